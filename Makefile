@@ -1,0 +1,56 @@
+# Arena: `make run` starts Arena's main job, `make test` runs every check. Both set up .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+
+.PHONY: run test test-slow lint typecheck imports pytest bench format clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(STAMP)
+
+## run: set up .venv and run Arena's main job (for now: checkers perft 8 and a board).
+run: $(STAMP)
+	$(BIN)/arena show checkers
+	$(BIN)/arena perft checkers 8
+
+## test: set up .venv with the dev extras and run ruff, mypy, import-linter and pytest.
+test: lint typecheck imports pytest
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(DEV_STAMP)
+	$(BIN)/mypy
+
+imports: $(DEV_STAMP)
+	$(BIN)/lint-imports
+
+pytest: $(DEV_STAMP)
+	$(BIN)/pytest
+
+## test-slow: only the tests marked slow (deep perft, whole data files).
+test-slow: $(DEV_STAMP)
+	$(BIN)/pytest -m slow
+
+## bench: run the benchmarks that compare Arena with its peers.
+bench: $(DEV_STAMP)
+	$(BIN)/python bench/perft.py
+
+format: $(DEV_STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build *.egg-info

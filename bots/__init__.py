@@ -1,0 +1,1 @@
+"""bots package of Arena (see ../shared/ARCHITECTURE.md)."""

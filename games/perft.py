@@ -1,0 +1,32 @@
+"""Perft: count the leaf nodes of the legal-move tree to a fixed depth."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.base import State
+
+
+def perft(state: State[Any], depth: int) -> int:
+    """Return the number of move paths of exactly `depth` plies from `state`.
+
+    A terminal state before `depth` contributes nothing; perft(state, 0) is 1.
+    """
+    if depth < 0:
+        raise ValueError(f"perft depth must be >= 0, not {depth}")
+    if depth == 0:
+        return 1
+    moves = state.legal_moves()
+    if depth == 1:
+        return len(moves)
+    return sum(perft(state.apply_unchecked(move), depth - 1) for move in moves)
+
+
+def divide(state: State[Any], depth: int) -> list[tuple[str, int]]:
+    """Return (move text, perft of the child at depth - 1) for every legal move, in move order."""
+    if depth < 1:
+        raise ValueError(f"divide needs a depth >= 1, not {depth}")
+    return [
+        (state.format_move(move), perft(state.apply_unchecked(move), depth - 1))
+        for move in state.legal_moves()
+    ]

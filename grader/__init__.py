@@ -1,0 +1,1 @@
+"""grader package of Arena (see ../shared/ARCHITECTURE.md)."""

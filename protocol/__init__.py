@@ -1,0 +1,1 @@
+"""protocol package of Arena (see ../shared/ARCHITECTURE.md)."""

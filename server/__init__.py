@@ -1,0 +1,1 @@
+"""server package of Arena (see ../shared/ARCHITECTURE.md)."""

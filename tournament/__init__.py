@@ -1,0 +1,1 @@
+"""tournament package of Arena (see ../shared/ARCHITECTURE.md)."""
