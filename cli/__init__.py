@@ -1,0 +1,1 @@
+"""The `arena` command line: one Typer app composed of a command group per package."""

@@ -1,0 +1,47 @@
+"""Helpers shared by the command groups: game options, errors, output."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from rich.console import Console
+
+from games import Game, GameError, get_game
+
+err_console = Console(stderr=True)
+
+OptionList = list[str]
+
+
+def parse_option_pairs(pairs: list[str] | None) -> dict[str, str]:
+    """Return the KEY=VALUE pairs given with --option as a dict, or exit with a clear error."""
+    options: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            fail(f"--option takes KEY=VALUE, got {pair!r}")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def load_game(name: str, option_pairs: list[str] | None) -> Game:
+    """Return the named game with its --option values, or exit with a clear error."""
+    with game_errors():
+        return get_game(name, parse_option_pairs(option_pairs))
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print `message` as an error and exit with `code`."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def game_errors() -> Iterator[None]:
+    """Turn a GameError into a one-line message and exit status 2 instead of a traceback."""
+    try:
+        yield
+    except GameError as exc:
+        fail(str(exc))

@@ -1,0 +1,26 @@
+"""The `arena` entry point: composes each package's command group into one app."""
+
+from __future__ import annotations
+
+import typer
+
+from cli import games
+
+
+def create_cli() -> typer.Typer:
+    """Return the `arena` Typer app with every command group registered."""
+    app = typer.Typer(
+        name="arena",
+        help="Arena: exact game rules, search bots, matches, tournaments and a checkers "
+        "autograder.",
+        no_args_is_help=True,
+        pretty_exceptions_show_locals=False,
+        add_completion=False,
+    )
+    games.register(app)
+    return app
+
+
+def main() -> None:
+    """Run the `arena` command line."""
+    create_cli()()

@@ -1,0 +1,106 @@
+"""The `arena games`, `arena show` and `arena perft` commands."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import create_cli
+
+runner = CliRunner()
+app = create_cli()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_perft_json_has_the_documented_keys() -> None:
+    code, out, _ = run("perft", "checkers", "5", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["game"] == "checkers"
+    assert data["depth"] == 5
+    assert data["nodes"] == 7361
+    assert data["seconds"] >= 0
+    assert set(data) == {"game", "depth", "nodes", "seconds", "position"}
+
+
+def test_perft_divide_sums_to_the_total() -> None:
+    code, out, _ = run("perft", "checkers", "4", "--divide", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert sum(data["divide"].values()) == data["nodes"] == 1469
+    assert set(data["divide"]) == {"9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"}
+
+
+def test_perft_text_and_position() -> None:
+    code, out, _ = run("perft", "checkers", "3", "--position", "B:WK1,18,21,27,28,29,31:B3,4,11")
+    assert code == 0
+    assert "perft(3) = 155 nodes" in out
+
+
+def test_perft_depth_zero_counts_the_root() -> None:
+    code, out, _ = run("perft", "tictactoe", "0", "--json")
+    assert code == 0 and json.loads(out)["nodes"] == 1
+
+
+def test_game_options_reach_the_rules() -> None:
+    code, out, _ = run("perft", "nim", "1", "--option", "heaps=2,3", "--json")
+    assert code == 0 and json.loads(out)["nodes"] == 5
+    code, out, _ = run("show", "nim", "-o", "heaps=0,0", "-o", "misere=false")
+    assert code == 0 and "game over" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("perft", "chess", "2"), "unknown game 'chess'"),
+        (("perft", "checkers", "2", "--position", "B:W21:B33"), "off the board"),
+        (("show", "nim", "--option", "colour=red"), "no option colour"),
+        (("show", "nim", "--option", "misere"), "KEY=VALUE"),
+        (("show", "connect4", "--position", "4444444"), "column 4"),
+    ],
+)
+def test_bad_input_is_one_clear_line(args: tuple[str, ...], message: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in out + err
+
+
+def test_show_lists_moves_in_natural_order() -> None:
+    code, out, _ = run("show", "checkers")
+    assert code == 0
+    assert "9-13 9-14 10-14 10-15 11-15 11-16 12-16" in out
+    assert "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12" in out
+
+
+def test_show_reports_the_end() -> None:
+    code, out, _ = run("show", "checkers", "--position", "W:W29:B25,22")
+    assert code == 0
+    assert "black wins (White has no legal move)" in out
+
+
+def test_games_lists_every_game() -> None:
+    code, out, _ = run("games")
+    assert code == 0
+    for name in ("checkers", "connect4", "nim", "tictactoe"):
+        assert name in out
+
+
+def test_installed_console_script() -> None:
+    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("the arena console script is not installed in this environment")
+    done = subprocess.run(
+        [exe, "perft", "connect4", "4", "--json"], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout)["nodes"] == 2401
