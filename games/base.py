@@ -138,6 +138,14 @@ class State(ABC, Generic[M]):
             state = state.apply_unchecked(state.parse_move(text))
         return state
 
+    def perft(self, depth: int) -> int:
+        """Return the number of move paths of exactly `depth` plies from this state.
+
+        A terminal state before `depth` contributes nothing; perft(0) is 1. A game may
+        override this with a faster path, which must agree with `perft_generic`.
+        """
+        return perft_generic(self, depth)
+
     def _describe(self, move: M) -> str:
         try:
             return self.format_move(move)
@@ -154,6 +162,21 @@ class State(ABC, Generic[M]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.game.format_position(self)!r}>"
+
+
+def perft_generic(state: State[Any], depth: int) -> int:
+    """Return perft through the public interface only (legal_moves and apply_unchecked).
+
+    The reference every game's fast path is tested against.
+    """
+    if depth < 0:
+        raise ValueError(f"perft depth must be >= 0, not {depth}")
+    if depth == 0:
+        return 1
+    moves = state.legal_moves()
+    if depth == 1:
+        return len(moves)
+    return sum(perft_generic(state.apply_unchecked(move), depth - 1) for move in moves)
 
 
 class Game(ABC):

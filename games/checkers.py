@@ -225,8 +225,9 @@ class CheckersState(State[CheckersMove]):
         else:
             mine, theirs = white, black
         my_kings = mine & kings
-        if _any_jump(mine, my_kings, theirs, empty, turn):
-            return _generate_jumps(mine, my_kings, theirs, empty, turn)
+        jumpers = _jumpers(mine, my_kings, theirs, empty, turn)
+        if jumpers:
+            return _generate_jumps(mine, my_kings, theirs, empty, turn, jumpers)
         moves: list[CheckersMove] = []
         append = moves.append
         for d in FORWARD[turn]:
@@ -249,6 +250,26 @@ class CheckersState(State[CheckersMove]):
                     if move is not None:
                         append(move)
         return tuple(moves)
+
+    def perft(self, depth: int) -> int:
+        """Count the leaf nodes to `depth` plies on the raw bitboards (same rules, no objects)."""
+        if depth < 0:
+            raise ValueError(f"perft depth must be >= 0, not {depth}")
+        if depth == 0:
+            return 1
+        history: History = None
+        for node in reversed(list(self._ancestors())):
+            history = (node.black, node.white, node.kings, history)
+        return _perft(self.black, self.white, self.kings, self.turn, depth, self.quiet, history)
+
+    def _ancestors(self) -> list[CheckersState]:
+        """The states since the last irreversible move, nearest first (this one excluded)."""
+        chain = []
+        node = self.prev
+        while node is not None:
+            chain.append(node)
+            node = node.prev
+        return chain
 
     # -- making moves ----------------------------------------------------------------------
 
@@ -410,29 +431,29 @@ class CheckersState(State[CheckersMove]):
         return f"<CheckersState {format_fen(self)!r}>"
 
 
-def _shift(mask: int, d: int) -> int:
-    return (mask << d) if d > 0 else (mask >> -d)
+def _jumpers(mine: int, my_kings: int, theirs: int, empty: int, turn: int) -> int:
+    """Return the mask of pieces of `mine` that can jump: bulk shifts, no per-piece work.
+
+    A piece at bit b jumps in direction d when b+d holds an enemy and b+2d is empty.
+    """
+    down = (theirs >> 4) & (empty >> 8) | (theirs >> 5) & (empty >> 10)
+    up = (theirs << 4) & (empty << 8) | (theirs << 5) & (empty << 10)
+    if turn == BLACK:
+        return mine & down | my_kings & up
+    return mine & up | my_kings & down
 
 
 def _any_jump(mine: int, my_kings: int, theirs: int, empty: int, turn: int) -> bool:
-    """True when some piece of `mine` can jump: bulk shifts, no per-piece work."""
-    for d in FORWARD[turn]:
-        # A piece at b jumps in direction d if b+d holds an enemy and b+2d is empty.
-        if mine & _shift(theirs, -d) & _shift(empty, -2 * d) & VALID:
-            return True
-    if my_kings:
-        for d in FORWARD[1 - turn]:
-            if my_kings & _shift(theirs, -d) & _shift(empty, -2 * d) & VALID:
-                return True
-    return False
+    """True when some piece of `mine` can jump (and so every move must be a capture)."""
+    return _jumpers(mine, my_kings, theirs, empty, turn) != 0
 
 
 def _generate_jumps(
-    mine: int, my_kings: int, theirs: int, empty: int, turn: int
+    mine: int, my_kings: int, theirs: int, empty: int, turn: int, jumpers: int | None = None
 ) -> tuple[CheckersMove, ...]:
     moves: list[CheckersMove] = []
     crown = CROWN_ROW[turn]
-    pieces = mine
+    pieces = _jumpers(mine, my_kings, theirs, empty, turn) if jumpers is None else jumpers
     while pieces:
         low = pieces & -pieces
         pieces ^= low
@@ -479,6 +500,156 @@ def _extend_jump(
             path.pop()
     if not extended and captured:
         out.append(CheckersMove(tuple(path), captured))
+
+
+def _count_jumps(jumpers: int, my_kings: int, theirs: int, empty: int, turn: int) -> int:
+    """Return how many capture moves the pieces in `jumpers` have, building none of them."""
+    crown = CROWN_ROW[turn]
+    man_indexes = FORWARD_INDEXES[turn]
+    count = 0
+    while jumpers:
+        low = jumpers & -jumpers
+        jumpers ^= low
+        if my_kings & low:
+            count += _count_paths(low.bit_length() - 1, theirs, empty | low, 0, KING_INDEXES)
+        else:
+            count += _count_paths(low.bit_length() - 1, theirs, empty | low, crown, man_indexes)
+    return count
+
+
+def _count_paths(b: int, theirs: int, empty: int, crown: int, indexes: tuple[int, ...]) -> int:
+    """Count the complete jump paths from bit `b`; `crown` is 0 for a king (never crowns)."""
+    entries = JUMPS[b]
+    count = 0
+    for i in indexes:
+        mid, land, land_bit = entries[i]
+        if theirs & mid and empty & land:
+            if land & crown:
+                count += 1
+            else:
+                count += _count_paths(land_bit, theirs & ~mid, empty, crown, indexes)
+    return count or 1
+
+
+# -- perft -------------------------------------------------------------------------------------
+# A private fast path: the same move generator on raw bitboards, with no state objects, bulk
+# counting at the last ply, and the draw rules tracked exactly (`quiet` plies since the last
+# irreversible move and `history`, the positions since then, nearest first).
+
+History = tuple[int, int, int, "History"] | None
+
+
+def _repeats(black: int, white: int, kings: int, history: History) -> int:
+    count = 1
+    odd = True
+    while history is not None:
+        hb, hw, hk, history = history
+        if not odd and hb == black and hw == white and hk == kings:
+            count += 1
+        odd = not odd
+    return count
+
+
+def _count(black: int, white: int, kings: int, turn: int) -> int:
+    """Return the number of legal moves, draws aside, without building any of them."""
+    empty = VALID ^ (black | white)
+    if turn == BLACK:
+        my_kings = black & kings
+        jumpers = black & ((white >> 4) & (empty >> 8) | (white >> 5) & (empty >> 10))
+        if my_kings:
+            jumpers |= my_kings & ((white << 4) & (empty << 8) | (white << 5) & (empty << 10))
+        if jumpers:
+            return _count_jumps(jumpers, my_kings, white, empty, BLACK)
+        count = ((black << 4) & empty).bit_count() + ((black << 5) & empty).bit_count()
+        if my_kings:
+            count += ((my_kings >> 4) & empty).bit_count() + ((my_kings >> 5) & empty).bit_count()
+        return count
+    my_kings = white & kings
+    jumpers = white & ((black << 4) & (empty << 8) | (black << 5) & (empty << 10))
+    if my_kings:
+        jumpers |= my_kings & ((black >> 4) & (empty >> 8) | (black >> 5) & (empty >> 10))
+    if jumpers:
+        return _count_jumps(jumpers, my_kings, black, empty, WHITE)
+    count = ((white >> 4) & empty).bit_count() + ((white >> 5) & empty).bit_count()
+    if my_kings:
+        count += ((my_kings << 4) & empty).bit_count() + ((my_kings << 5) & empty).bit_count()
+    return count
+
+
+def _is_drawn(black: int, white: int, kings: int, quiet: int, history: History) -> bool:
+    return quiet >= 2 * REPETITIONS + 2 and (
+        quiet >= DRAW_PLIES or _repeats(black, white, kings, history) >= REPETITIONS
+    )
+
+
+def _perft(
+    black: int, white: int, kings: int, turn: int, depth: int, quiet: int, history: History
+) -> int:
+    """Perft on raw bitboards; `depth` >= 1."""
+    if _is_drawn(black, white, kings, quiet, history):
+        return 0
+    if depth == 1:
+        return _count(black, white, kings, turn)
+    empty = VALID ^ (black | white)
+    if turn == BLACK:
+        mine, theirs = black, white
+    else:
+        mine, theirs = white, black
+    my_kings = mine & kings
+    child_depth = depth - 1
+    other = 1 - turn
+    total = 0
+    jumpers = _jumpers(mine, my_kings, theirs, empty, turn)
+    if jumpers:
+        crown = CROWN_ROW[turn]
+        for move in _generate_jumps(mine, my_kings, theirs, empty, turn, jumpers):
+            frm, to, captured = move.frm, move.to, move.captured
+            new_kings = kings & ~captured
+            if new_kings & frm:
+                new_kings ^= frm ^ to
+            elif to & crown:
+                new_kings |= to
+            if turn == BLACK:
+                b, w = black ^ frm ^ to, white & ~captured
+            else:
+                b, w = black & ~captured, white ^ frm ^ to
+            if child_depth == 1:
+                total += _count(b, w, new_kings, other)
+            else:
+                total += _perft(b, w, new_kings, other, child_depth, 0, None)
+        return total
+    crown = CROWN_ROW[turn]
+    here: History = (black, white, kings, history)
+    men = mine & ~kings
+    for pieces, directions, is_king in (
+        (men, FORWARD[turn], False),
+        (my_kings, ALL_DIRECTIONS, True),
+    ):
+        if not pieces:
+            continue
+        for d in directions:
+            targets = ((pieces << d) if d > 0 else (pieces >> -d)) & empty
+            while targets:
+                to = targets & -targets
+                targets ^= to
+                moved = to | ((to >> d) if d > 0 else (to << -d))
+                if turn == BLACK:
+                    b, w = black ^ moved, white
+                else:
+                    b, w = black, white ^ moved
+                if is_king:
+                    new_kings = kings ^ moved
+                    if child_depth == 1 and quiet + 1 < 2 * REPETITIONS + 2:
+                        total += _count(b, w, new_kings, other)
+                    else:
+                        total += _perft(b, w, new_kings, other, child_depth, quiet + 1, here)
+                else:
+                    new_kings = kings | to if to & crown else kings
+                    if child_depth == 1:
+                        total += _count(b, w, new_kings, other)
+                    else:
+                        total += _perft(b, w, new_kings, other, child_depth, 0, None)
+    return total
 
 
 # -- move text ---------------------------------------------------------------------------------

@@ -4,22 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.base import State
+from games.base import State, perft_generic
 
 
 def perft(state: State[Any], depth: int) -> int:
     """Return the number of move paths of exactly `depth` plies from `state`.
 
-    A terminal state before `depth` contributes nothing; perft(state, 0) is 1.
+    A terminal state before `depth` contributes nothing; perft(state, 0) is 1. Uses the game's
+    fast path where it has one (see `State.perft`).
     """
-    if depth < 0:
-        raise ValueError(f"perft depth must be >= 0, not {depth}")
-    if depth == 0:
-        return 1
-    moves = state.legal_moves()
-    if depth == 1:
-        return len(moves)
-    return sum(perft(state.apply_unchecked(move), depth - 1) for move in moves)
+    return state.perft(depth)
 
 
 def divide(state: State[Any], depth: int) -> list[tuple[str, int]]:
@@ -30,3 +24,6 @@ def divide(state: State[Any], depth: int) -> list[tuple[str, int]]:
         (state.format_move(move), perft(state.apply_unchecked(move), depth - 1))
         for move in state.legal_moves()
     ]
+
+
+__all__ = ["divide", "perft", "perft_generic"]

@@ -17,6 +17,7 @@ from games.checkers import (
     parse_board,
     parse_move_text,
 )
+from games.perft import perft_generic
 from tests.conftest import shared_file
 
 GAME = get_game("checkers")
@@ -364,3 +365,43 @@ def test_any_fen_text_is_parsed_or_rejected_cleanly(text: str) -> None:
         assert str(exc)
     else:
         assert GAME.parse_position(GAME.format_position(state)) == state
+
+
+def _random_path(fen: str, plies: int, seed: int) -> list[CheckersState]:
+    rng = random.Random(seed)
+    state = GAME.parse_position(fen)
+    path = [state]
+    for _ in range(plies):
+        moves = state.legal_moves()
+        if not moves:
+            break
+        state = state.apply_unchecked(rng.choice(moves))
+        path.append(state)
+    return path
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    fen=st.sampled_from(
+        [START_FEN, *POSITION_PERFT, "B:WK29,K30,K31,K32:BK1,K2,K3,K4", "W:WK32,K28:BK1,K5"]
+    ),
+    plies=st.integers(0, 40),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_fast_perft_agrees_with_the_public_interface(fen: str, plies: int, seed: int) -> None:
+    """The raw-bitboard perft and perft over legal_moves/apply agree, draws by history included."""
+    for state in _random_path(fen, plies, seed)[-3:]:
+        for depth in (1, 2, 3):
+            assert state.perft(depth) == perft_generic(state, depth)
+
+
+def test_fast_perft_sees_the_draw_rules() -> None:
+    path = _king_walk("B:WK29,K30,K31,K32:BK1,K2,K3,K4", 79, seed=7)
+    near = path[77]  # the nodes 3 plies below are drawn, so they have no moves to count
+    assert near.quiet == 77
+    assert near.perft(4) == perft_generic(near, 4)
+    assert near.perft(4) < perft_generic(GAME.parse_position(GAME.format_position(near)), 4)
+    shuffle = GAME.parse_position("B:WK32:BK1").play("1-5", "32-28", "5-1", "28-32", "1-5")
+    # Three more plies return to a position seen twice already: that line ends in a draw.
+    assert shuffle.perft(4) == perft_generic(shuffle, 4)
+    assert shuffle.perft(4) < perft_generic(GAME.parse_position(GAME.format_position(shuffle)), 4)
