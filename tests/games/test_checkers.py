@@ -346,17 +346,6 @@ def test_ballots_are_legal_and_distinct() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(max_size=30))
-def test_any_move_text_is_parsed_or_rejected_cleanly(text: str) -> None:
-    try:
-        move = START.parse_move(text)
-    except (InvalidMoveError, IllegalMoveError) as exc:
-        assert str(exc)
-    else:
-        assert move in START.legal_moves()
-
-
-@settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="BWK:,-0123456789x. ", max_size=40))
 def test_any_fen_text_is_parsed_or_rejected_cleanly(text: str) -> None:
     try:

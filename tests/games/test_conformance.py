@@ -147,13 +147,14 @@ def test_apply_rejects_a_foreign_move(game: Game) -> None:
 )
 @given(text=st.text(max_size=25))
 def test_any_move_text_parses_or_fails_cleanly(game: Game, text: str) -> None:
-    state = game.initial_state()
-    try:
-        move = state.parse_move(text)
-    except (InvalidMoveError, IllegalMoveError) as exc:
-        assert str(exc)
-    else:
-        assert move in state.legal_moves()
+    start = game.initial_state()
+    for state in (start, start.apply(start.legal_moves()[-1])):
+        try:
+            move = state.parse_move(text)
+        except (InvalidMoveError, IllegalMoveError) as exc:
+            assert str(exc)
+        else:
+            assert move in state.legal_moves()
 
 
 @settings(

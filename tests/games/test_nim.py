@@ -261,22 +261,6 @@ def test_game_metadata_and_render() -> None:
     assert "heap 1: 1000000" in Nim({"heaps": "1000000"}).initial_state().render()
 
 
-@given(st.text(max_size=12), st.text(max_size=12))
-def test_arbitrary_text_raises_only_game_errors(move_text: str, position_text: str) -> None:
-    state = MISERE.parse_position("0,2,1")
-    try:
-        move = state.parse_move(move_text)
-    except (InvalidMoveError, IllegalMoveError):
-        pass
-    else:
-        assert move in state.legal_moves()
-    try:
-        parsed = MISERE.parse_position(position_text)
-    except InvalidPositionError:
-        return
-    assert MISERE.parse_position(MISERE.format_position(parsed)) == parsed
-
-
 @given(st.from_regex(r"[0-9]{1,2}:[0-9]{1,2}", fullmatch=True))
 def test_well_formed_move_text_is_legal_or_explained(move_text: str) -> None:
     state = MISERE.parse_position("0,2,1")

@@ -220,19 +220,3 @@ def test_render_shows_the_board_and_the_status() -> None:
     assert GAME.initial_state().play("4", "0").render() == "O . .\n. X .\n. . .\nX to move"
     assert GAME.parse_position("XXXOO....").render().endswith("X wins (three in a row)")
     assert GAME.parse_position("XOXXOOOXX").render().endswith("draw (board full)")
-
-
-@given(st.text(max_size=12), st.text(max_size=12))
-def test_arbitrary_text_raises_only_game_errors(move_text: str, position_text: str) -> None:
-    state = GAME.initial_state().play("4")
-    try:
-        move = state.parse_move(move_text)
-    except (InvalidMoveError, IllegalMoveError):
-        pass
-    else:
-        assert move in state.legal_moves()
-    try:
-        parsed = GAME.parse_position(position_text)
-    except InvalidPositionError:
-        return
-    assert GAME.parse_position(GAME.format_position(parsed)) == parsed
