@@ -185,6 +185,8 @@ class Game(ABC):
     name: str = ""
     player_names: tuple[str, str] = ("first", "second")
     description: str = ""
+    setup_options: frozenset[str] = frozenset()
+    """Options that only choose the start position; the others change the rules."""
 
     __slots__ = ("options",)
 
@@ -226,6 +228,15 @@ class Game(ABC):
     @abstractmethod
     def format_position(self, state: State[Any]) -> str:
         """Return the standard text of `state`'s position; parse_position reads it back."""
+
+    def rules_key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """Return a key equal for games with the same rules (setup options aside)."""
+        return (
+            self.name,
+            tuple(
+                sorted((k, repr(v)) for k, v in self.options.items() if k not in self.setup_options)
+            ),
+        )
 
     def position_or_initial(self, text: str | None) -> State[Any]:
         """Return the parsed position, or the start position when `text` is None."""

@@ -172,6 +172,7 @@ class NimState(State[NimMove]):
 class Nim(Game):
     """Nim on any heaps; options `heaps` (e.g. "1,3,5,7") and `misere` (true/false)."""
 
+    setup_options = frozenset({"heaps"})
     name = "nim"
     player_names = ("first", "second")
     description = (
