@@ -1,0 +1,73 @@
+"""Minimax, as in the lecture's `chooseMove` returning a `Best` (move, score).
+
+Source: CS 61B Lecture 17, "Game tree search" (../shared/lectures/000_65826ade0e6856d0.txt):
+the side to move at the root is the maximising player (the lecture's COMPUTER); the opponent
+minimises. Scores are from the root player's point of view. With `prune`, the lecture's
+"simple pruning": stop searching a node as soon as a guaranteed win for its mover is found.
+
+A depth limit evaluates the positions at the limit with an evaluation function (which scores
+for the side to move there; minimax turns it to the root player's view).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from bots.common import pv_texts, require_evaluation, timed
+from bots.evaluation import StateFunction
+from bots.result import Clock, SearchResult, SearchStats, no_clock
+from bots.scoring import LECTURE, Scoring
+from games import State
+
+
+def minimax(
+    state: State[Any],
+    *,
+    depth: int | None = None,
+    evaluate: StateFunction | None = None,
+    scoring: Scoring = LECTURE,
+    prune: bool = False,
+    clock: Clock = no_clock,
+) -> SearchResult:
+    """Return the minimax move and score of `state` for its side to move.
+
+    `depth` None searches to the end of the game. Every call counts as a node (root and leaves
+    included), so the full tic-tac-toe tree is 549,946 nodes.
+    """
+    evaluation = require_evaluation(evaluate, depth)
+    root_player = state.to_move
+    stats = SearchStats()
+    elapsed = timed(clock)
+
+    def choose(node: State[Any], left: int | None, ply: int) -> tuple[float, list[Hashable]]:
+        stats.nodes += 1
+        outcome = node.outcome()
+        if outcome is not None:
+            return scoring.terminal(outcome, root_player, ply), []
+        if left == 0:
+            stats.evaluations += 1
+            value = evaluation(node)
+            return (value if node.to_move == root_player else -value), []
+        maximising = node.to_move == root_player
+        moves = node.legal_moves()
+        best_score = -scoring.win - 1 if maximising else scoring.win + 1
+        best_pv: list[Hashable] = [moves[0]]
+        child_left = None if left is None else left - 1
+        for move in moves:
+            score, pv = choose(node.apply_unchecked(move), child_left, ply + 1)
+            if (maximising and score > best_score) or (not maximising and score < best_score):
+                best_score, best_pv = score, [move, *pv]
+                if prune and (
+                    (maximising and scoring.is_win(score))
+                    or (not maximising and scoring.is_loss(score))
+                ):
+                    stats.cutoffs += 1
+                    break
+        return best_score, best_pv
+
+    score, pv = choose(state, depth, 0)
+    stats.seconds = elapsed()
+    stats.depth = depth if depth is not None else len(pv)
+    stats.pv = pv_texts(state, pv)
+    return SearchResult(move=pv[0] if pv else None, score=score, pv=pv, stats=stats)

@@ -1,0 +1,109 @@
+"""Alpha-beta in negamax form: the value of a node is the negated value of its best child.
+
+Source: "Game trees and strategies" (../shared/lectures/004_330688cd762b126d.txt),
+`ABNodeValue(X, numLev, parentVal)`: every node's value is taken from the point of view of its
+side to move, so one maximising rule serves both players; `parentVal` is the bound passed from
+the parent (minus the parent's current lower bound), and a node stops as soon as its lower
+bound LB reaches it. This is the same as fail-soft alpha-beta with a window (-inf, -parent LB).
+
+`negamax` here takes a full (alpha, beta) window, of which the lecture's form is the special
+case alpha = -inf; evaluations already score for the side to move, as negamax needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from bots.common import pv_texts, require_evaluation, timed
+from bots.evaluation import StateFunction
+from bots.result import Clock, SearchResult, SearchStats, no_clock
+from bots.scoring import LECTURE, Scoring
+from games import State
+
+INFINITY = float("inf")
+
+
+def ab_node_value(
+    state: State[Any],
+    levels: int | None,
+    parent_value: float = INFINITY,
+    *,
+    evaluate: StateFunction | None = None,
+    scoring: Scoring = LECTURE,
+    stats: SearchStats | None = None,
+    ply: int = 0,
+) -> float:
+    """Return the lecture's `ABNodeValue` of `state` for its side to move.
+
+    `levels` None searches to the end. Start with `ab_node_value(root, 10)` as in the lecture.
+    """
+    evaluation = require_evaluation(evaluate, levels)
+    counters = stats if stats is not None else SearchStats()
+
+    def value(node: State[Any], left: int | None, parent: float, depth: int) -> float:
+        counters.nodes += 1
+        outcome = node.outcome()
+        if outcome is not None:
+            return scoring.terminal(outcome, node.to_move, depth)
+        if left == 0:
+            counters.evaluations += 1
+            return evaluation(node)
+        moves = node.legal_moves()
+        child_left = None if left is None else left - 1
+        lower = -value(node.apply_unchecked(moves[0]), child_left, INFINITY, depth + 1)
+        for move in moves[1:]:
+            if lower >= parent:
+                counters.cutoffs += 1
+                return lower
+            lower = max(lower, -value(node.apply_unchecked(move), child_left, -lower, depth + 1))
+        return lower
+
+    return value(state, levels, parent_value, ply)
+
+
+def negamax(
+    state: State[Any],
+    *,
+    depth: int | None = None,
+    evaluate: StateFunction | None = None,
+    scoring: Scoring = LECTURE,
+    alpha: float = -INFINITY,
+    beta: float = INFINITY,
+    clock: Clock = no_clock,
+) -> SearchResult:
+    """Return the negamax alpha-beta (fail-soft) move and score for the side to move."""
+    evaluation = require_evaluation(evaluate, depth)
+    stats = SearchStats()
+    elapsed = timed(clock)
+
+    def search(
+        node: State[Any], left: int | None, ply: int, alpha: float, beta: float
+    ) -> tuple[float, list[Hashable]]:
+        stats.nodes += 1
+        outcome = node.outcome()
+        if outcome is not None:
+            return scoring.terminal(outcome, node.to_move, ply), []
+        if left == 0:
+            stats.evaluations += 1
+            return evaluation(node), []
+        moves = node.legal_moves()
+        best, best_pv = -INFINITY, [moves[0]]
+        child_left = None if left is None else left - 1
+        for move in moves:
+            score, pv = search(node.apply_unchecked(move), child_left, ply + 1, -beta, -alpha)
+            score = -score
+            if score > best:
+                best, best_pv = score, [move, *pv]
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        stats.cutoffs += 1
+                        break
+        return best, best_pv
+
+    score, pv = search(state, depth, 0, alpha, beta)
+    stats.seconds = elapsed()
+    stats.depth = depth if depth is not None else len(pv)
+    stats.pv = pv_texts(state, pv)
+    return SearchResult(move=pv[0] if pv else None, score=score, pv=pv, stats=stats)
