@@ -27,10 +27,7 @@ Exit status: 0 when every count matches, 1 on a wrong count or a requested side 
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
-import os
-import platform
 import statistics
 import sys
 import time
@@ -39,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from machine import machine_info  # noqa: E402 - bench/ is put on the path just above
 
 # Published perft counts from the start position (checkers.md; OEIS A133046).
 PUBLISHED: dict[int, int] = {
@@ -55,45 +55,6 @@ PUBLISHED: dict[int, int] = {
     11: 85_242_128,
 }
 TARGET_RATIO = 0.25
-
-
-# --------------------------------------------------------------------------------------------
-# Machine information
-# --------------------------------------------------------------------------------------------
-
-
-def cpu_model() -> str:
-    """Return the CPU model name from /proc/cpuinfo, or the best platform guess."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                key, _, value = line.partition(":")
-                if key.strip() in ("model name", "Hardware", "Processor") and value.strip():
-                    return value.strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown"
-
-
-def package_version(name: str) -> str | None:
-    """Return the installed version of distribution `name`, or None."""
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def machine_info() -> dict[str, Any]:
-    """Platform, CPU, Python and library versions, for the benchmark record."""
-    return {
-        "platform": platform.platform(),
-        "cpu": cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "python_executable": sys.executable,
-        "arena": package_version("gametree-arena") or "source tree (not installed)",
-        "open_spiel": package_version("open_spiel"),
-    }
 
 
 # --------------------------------------------------------------------------------------------
