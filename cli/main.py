@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import games
+from cli import bots, games
 
 
 def create_cli() -> typer.Typer:
@@ -18,6 +18,7 @@ def create_cli() -> typer.Typer:
         add_completion=False,
     )
     games.register(app)
+    bots.register(app)
     return app
 
 

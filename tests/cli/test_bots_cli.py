@@ -1,0 +1,101 @@
+"""The `arena analyse`, `arena solve` and `arena bots` commands."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import create_cli
+
+runner = CliRunner()
+app = create_cli()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_analyse_json_has_the_documented_keys() -> None:
+    code, out, _ = run("analyse", "checkers", "--bot", "alphabeta:depth=4", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert {"move", "score", "pv", "nodes", "depth", "seconds", "nps"} <= set(data)
+    assert data["depth"] == 4
+    assert data["pv"][0] == data["move"]
+    assert data["move"] in {"9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"}
+    assert data["nodes"] > 0
+
+
+def test_analyse_finds_the_immediate_win() -> None:
+    code, out, _ = run(
+        "analyse", "connect4", "--position", "445566", "--bot", "alphabeta:depth=2", "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["move"] in {"3", "7"}
+    assert data["score"] > 900_000
+
+
+def test_analyse_text_output() -> None:
+    code, out, _ = run("analyse", "tictactoe", "--bot", "mcts:simulations=200")
+    assert code == 0
+    assert "move" in out and "simulations" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("analyse", "checkers", "--bot", "alphabeat"), "unknown bot 'alphabeat'"),
+        (("analyse", "checkers", "--bot", "alphabeta:eval=nope"), "no evaluation 'nope'"),
+        (("analyse", "checkers", "--position", "W:W29:B25,22", "--bot", "random"), "game is over"),
+    ],
+)
+def test_analyse_errors(args: tuple[str, ...], message: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in out + err
+
+
+def test_solve_connect4_uses_the_pons_score() -> None:
+    code, out, _ = run("solve", "connect4", "--position", "4455", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["score"] == 18
+    assert data["value"] == "win"
+    code, out, _ = run("solve", "connect4", "--position", "44455554221", "--json")
+    assert json.loads(out)["score"] == -15
+
+
+def test_solve_tictactoe_lists_every_optimal_move() -> None:
+    code, out, _ = run("solve", "tictactoe", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["value"] == "draw" and data["score"] == 0
+    assert data["best_moves"] == [str(i) for i in range(9)]
+    assert {"value", "score", "best_moves", "nodes", "seconds"} <= set(data)
+
+
+def test_solve_checkers_endgame() -> None:
+    code, out, _ = run("solve", "checkers", "--position", "W:WK23,K28:B3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["value"] == "win" and data["plies"] == 7
+
+
+def test_solve_nim_normal_play() -> None:
+    code, out, _ = run("solve", "nim", "-o", "heaps=1,2", "-o", "misere=false", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["value"] == "win"
+    assert data["best_moves"] == ["2:1"]
+
+
+def test_bots_lists_every_bot() -> None:
+    code, out, _ = run("bots")
+    assert code == 0
+    for name in ("random", "greedy", "minimax", "alphabeta", "id", "mcts"):
+        assert name in out
