@@ -47,6 +47,8 @@ test-slow: $(DEV_STAMP)
 ## bench: run the benchmarks that compare Arena with its peers.
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/perft.py
+	$(BIN)/python bench/search.py
+	$(BIN)/python bench/connect4.py
 
 format: $(DEV_STAMP)
 	$(BIN)/ruff format .
