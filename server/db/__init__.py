@@ -1,0 +1,1 @@
+"""Persistence: the schema (SQLAlchemy 2), engines and migrations (alembic)."""

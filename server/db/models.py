@@ -1,0 +1,85 @@
+"""The database schema: players, matches, and each match's accepted events.
+
+A match is stored as its set-up plus the ordered list of events the referee accepted (moves
+with their elapsed time, resignations, draw offers and answers, aborts). Replaying the events
+through the referee rebuilds the match exactly, which is how a restarted server resumes every
+unfinished match; a move's event is committed before the move is acknowledged.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    """The current time in UTC (database timestamps)."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """The declarative base of Arena's tables."""
+
+
+class Player(Base):
+    """A registered player (a bot or a person), known by name, authenticated by token."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Match(Base):
+    """A match: its game and set-up, its two seats, its status and result."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), index=True)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    start_position: Mapped[str | None] = mapped_column(String(1024), nullable=True)
+    base_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    increment_ms: Mapped[int] = mapped_column(BigInteger, default=0)
+    move_cap_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    seat0_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+    seat1_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+    seat0_bot: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    seat1_bot: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    status: Mapped[str] = mapped_column(String(16), index=True, default="waiting")
+    result_winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    result_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    result_detail: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    seq: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+    events: Mapped[list[MatchEvent]] = relationship(
+        back_populates="match", order_by="MatchEvent.seq", cascade="all, delete-orphan"
+    )
+
+
+class MatchEvent(Base):
+    """One accepted event of a match, in order (`seq` is the referee's sequence number)."""
+
+    __tablename__ = "match_events"
+    __table_args__ = (UniqueConstraint("match_id", "seq", name="uq_match_events_seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))
+    player: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    move: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    elapsed_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    at_ms: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    match: Mapped[Match] = relationship(back_populates="events")

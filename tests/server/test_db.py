@@ -1,0 +1,140 @@
+"""The schema, its migration, and storing a match as its events (SQLite; PostgreSQL if set)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import select, text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from server.auth import new_token
+from server.db.engine import alembic_config, create_engine, migrate, session_factory
+from server.db.models import Base, Match, MatchEvent, Player
+
+POSTGRES = os.environ.get("ARENA_TEST_DATABASE_URL")
+
+
+def database_urls(tmp_path: Path) -> list[str]:
+    urls = [f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"]
+    if POSTGRES:
+        urls.append(POSTGRES)
+    return urls
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def engine(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[AsyncEngine]:
+    if request.param == "postgresql":
+        if not POSTGRES:
+            pytest.skip("ARENA_TEST_DATABASE_URL is not set")
+        url = POSTGRES
+    else:
+        url = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    engine = create_engine(url)
+    await _drop_everything(engine)
+    await migrate(engine)
+    yield engine
+    await _drop_everything(engine)
+    await engine.dispose()
+
+
+async def _drop_everything(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        await connection.run_sync(Base.metadata.drop_all)
+        await connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
+
+
+async def test_the_migration_matches_the_models(engine: AsyncEngine) -> None:
+    def differences(connection: object) -> list[object]:
+        context = MigrationContext.configure(connection)  # type: ignore[arg-type]
+        return list(compare_metadata(context, Base.metadata))
+
+    async with engine.connect() as connection:
+        diff = await connection.run_sync(differences)
+    assert diff == []
+
+
+async def test_migrating_twice_is_harmless(engine: AsyncEngine) -> None:
+    await migrate(engine)
+    async with engine.connect() as connection:
+        version = (
+            await connection.execute(text("SELECT version_num FROM alembic_version"))
+        ).scalar()
+    assert version == "0001"
+    assert alembic_config().get_main_option("script_location")
+
+
+async def test_a_match_is_stored_as_its_events(engine: AsyncEngine) -> None:
+    sessions = session_factory(engine)
+    _token, token_hash = new_token()
+    async with sessions() as session:
+        player = Player(name="alice", token_hash=token_hash)
+        session.add(player)
+        await session.flush()
+        match = Match(
+            id="m1",
+            game="checkers",
+            options={},
+            base_ms=60_000,
+            increment_ms=1_000,
+            seat0_player_id=player.id,
+            seat1_bot="alphabeta:depth=4",
+            status="active",
+            seq=0,
+        )
+        session.add(match)
+        for seq, (player_index, move) in enumerate([(0, "11-15"), (1, "23-19"), (0, "8-11")], 1):
+            session.add(
+                MatchEvent(
+                    match_id="m1",
+                    seq=seq,
+                    kind="move",
+                    player=player_index,
+                    move=move,
+                    elapsed_ms=100 * seq,
+                    at_ms=1000 * seq,
+                )
+            )
+        await session.commit()
+    async with sessions() as session:
+        stored = (await session.execute(select(Match).where(Match.id == "m1"))).scalar_one()
+        events = (
+            (
+                await session.execute(
+                    select(MatchEvent).where(MatchEvent.match_id == "m1").order_by(MatchEvent.seq)
+                )
+            )
+            .scalars()
+            .all()
+        )
+        assert stored.seat1_bot == "alphabeta:depth=4"
+        assert [e.move for e in events] == ["11-15", "23-19", "8-11"]
+        assert [e.seq for e in events] == [1, 2, 3]
+
+
+async def test_an_event_sequence_number_is_stored_once(engine: AsyncEngine) -> None:
+    sessions = session_factory(engine)
+    async with sessions() as session:
+        session.add(Match(id="m2", game="nim", options={}, status="active", seq=0, increment_ms=0))
+        session.add(MatchEvent(match_id="m2", seq=1, kind="move", player=0, move="1:1", at_ms=1))
+        await session.commit()
+    async with sessions() as session:
+        session.add(MatchEvent(match_id="m2", seq=1, kind="move", player=1, move="2:1", at_ms=2))
+        with pytest.raises(IntegrityError):
+            await session.commit()
+
+
+async def test_player_names_and_tokens_are_unique(engine: AsyncEngine) -> None:
+    sessions = session_factory(engine)
+    async with sessions() as session:
+        session.add(Player(name="bob", token_hash=new_token()[1]))
+        await session.commit()
+    async with sessions() as session:
+        session.add(Player(name="bob", token_hash=new_token()[1]))
+        with pytest.raises(IntegrityError):
+            await session.commit()
