@@ -1,0 +1,54 @@
+"""The FastAPI application, built from settings: `create_app(settings)`.
+
+Nothing is created at import time: the database engine and session maker live on
+`app.state`, made in the lifespan and disposed when the server stops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+
+from games import game_names
+from server.db.engine import create_engine, migrate, session_factory
+from server.settings import Settings
+
+API_VERSION = "0.1.0"
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """Return the Arena server application for `settings` (migrates its database on start)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = create_engine(settings.database_url)
+        await migrate(engine)
+        app.state.engine = engine
+        app.state.sessions = session_factory(engine)
+        try:
+            yield
+        finally:
+            await engine.dispose()
+
+    app = FastAPI(
+        title="Arena",
+        version=API_VERSION,
+        description="Matches between game-playing search bots over REST and WebSockets.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+
+    @app.get("/health", tags=["server"])
+    async def health() -> dict[str, Any]:
+        """Report that the server is up, and its database dialect."""
+        return {"status": "ok", "database": app.state.engine.dialect.name}
+
+    @app.get("/games", tags=["games"])
+    async def games() -> dict[str, list[str]]:
+        """List the games this server hosts."""
+        return {"games": game_names()}
+
+    return app
