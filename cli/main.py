@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import bots, games
+from cli import bots, games, server
 
 
 def create_cli() -> typer.Typer:
@@ -19,6 +19,7 @@ def create_cli() -> typer.Typer:
     )
     games.register(app)
     bots.register(app)
+    server.register(app)
     return app
 
 
