@@ -58,9 +58,12 @@ def minimax(
             score, pv = choose(node.apply_unchecked(move), child_left, ply + 1)
             if (maximising and score > best_score) or (not maximising and score < best_score):
                 best_score, best_pv = score, [move, *pv]
+                # Nothing beats a win in the next ply (with distance scoring) or any win (the
+                # lecture's scoring), so the rest of the node cannot change its value.
+                best_possible = scoring.win - (ply + 1) if scoring.by_distance else scoring.win
                 if prune and (
-                    (maximising and scoring.is_win(score))
-                    or (not maximising and scoring.is_loss(score))
+                    (maximising and score >= best_possible)
+                    or (not maximising and score <= -best_possible)
                 ):
                     stats.cutoffs += 1
                     break

@@ -160,3 +160,13 @@ def _shift(score: float) -> float:
     if ENGINE.is_loss(score):
         return score + 1
     return score
+
+
+def test_simple_pruning_keeps_the_fastest_win() -> None:
+    # O O X / . X . / . . . with X to move: X wins now on cell 6; the first cell tried (3)
+    # also wins, more slowly. Pruning at that first win would report the slower one.
+    state = TICTACTOE.parse_position("OOX.X....")
+    full = minimax(state, depth=3, evaluate=arbitrary_eval, scoring=ENGINE)
+    pruned = minimax(state, depth=3, evaluate=arbitrary_eval, scoring=ENGINE, prune=True)
+    assert full.score == pruned.score == ENGINE.win - 1
+    assert pruned.move == 6
