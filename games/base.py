@@ -188,10 +188,16 @@ class Game(ABC):
     setup_options: frozenset[str] = frozenset()
     """Options that only choose the start position; the others change the rules."""
 
-    __slots__ = ("options",)
+    __slots__ = ("option_texts", "options")
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
-        self.options: Mapping[str, Any] = self.parse_options(dict(options or {}))
+        raw = dict(options or {})
+        self.options: Mapping[str, Any] = self.parse_options(raw)
+        self.option_texts: Mapping[str, str] = {
+            key: str(raw.get(key, default)).strip()
+            for key, default in self.option_defaults().items()
+        }
+        """Every option as text (defaults filled in): what get_game() takes to rebuild it."""
 
     @classmethod
     def option_defaults(cls) -> Mapping[str, str]:

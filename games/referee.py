@@ -1,0 +1,824 @@
+"""The match referee: turns, clocks, rejected moves, resign, draws and results, sans I/O.
+
+A `Referee` holds one match. It reads no clock and does no I/O: every call takes the time of the
+event, `now_ms`, as an integer count of milliseconds on a clock the caller chooses (a monotonic
+clock in a server, a virtual one in tests), and returns a list of effects, small frozen
+dataclasses that say what happened. The server turns effects into protocol messages and database
+rows; a tournament runs the same referee in-process, so a game played over the network and
+in-process is the same game.
+
+Effects of one call come in this order: at most one `Event` first (the accepted event, to be
+stored before anything is sent), then the messages (`MatchStarted`, `MoveAccepted`, `DrawOffered`,
+`DrawDeclined`, `MatchEnded`, `Rejected`). Every accepted event increases `seq` by exactly one;
+all effects of one event carry its `seq`. A rejected call changes nothing but, for an illegal or
+unreadable move by the side to move, that player's count of rejected moves (and `seq` stays).
+
+Time: the side to move's clock runs from the moment its turn begins (the start, or the previous
+move) until its move arrives; the time used is subtracted, then the increment is added. A flag
+falls when the time used in a turn exceeds the clock (a move with exactly 0 ms left is in time)
+or exceeds the time control's cap per move. Every call first lets a fallen flag end the match,
+then handles its own event against the match as it then stands; `tick` does only the first part.
+
+Restarts: `Referee.restore` replays the stored `Event`s. Each event stores `elapsed_ms`, the time
+since the side to move's turn began, so replay needs no wall clock and gives the same clocks.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any, Final
+
+from games.base import Game, IllegalMoveError, InvalidMoveError, State
+from games.registry import get_game
+
+__all__ = [
+    "DrawDeclined",
+    "DrawOffered",
+    "Effect",
+    "ErrorCode",
+    "Event",
+    "EventKind",
+    "MatchConfig",
+    "MatchEnded",
+    "MatchStarted",
+    "MatchView",
+    "MoveAccepted",
+    "Referee",
+    "Rejected",
+    "Result",
+    "ResultCode",
+    "Status",
+    "TimeControl",
+    "match_record",
+    "to_pdn",
+]
+
+
+class Status(StrEnum):
+    """Where a match stands: waiting -> active -> finished, or aborted."""
+
+    WAITING = "waiting"
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+class ErrorCode(StrEnum):
+    """Why a call was rejected; the values are the protocol's error codes."""
+
+    ILLEGAL_MOVE = "ILLEGAL_MOVE"
+    INVALID_MOVE = "INVALID_MOVE"
+    NOT_YOUR_TURN = "NOT_YOUR_TURN"
+    MATCH_OVER = "MATCH_OVER"
+    NOT_STARTED = "NOT_STARTED"
+    NO_DRAW_OFFER = "NO_DRAW_OFFER"
+    CANNOT_ABORT = "CANNOT_ABORT"
+
+
+class ResultCode(StrEnum):
+    """How a match ended, as a stable code; `Result.reason` says it in words."""
+
+    RULES = "rules"
+    """The game's rules ended it (a win, or a draw such as repetition); the reason is the rules'."""
+    RESIGN = "resign"
+    TIMEOUT = "timeout"
+    """A flag fell: the clock ran out, or a move took longer than the cap per move."""
+    FORFEIT = "forfeit"
+    """Too many rejected (illegal or unreadable) moves."""
+    AGREEMENT = "agreement"
+    ABORTED = "aborted"
+
+
+class EventKind(StrEnum):
+    """The kinds of accepted events, as stored and replayed."""
+
+    START = "start"
+    MOVE = "move"
+    RESIGN = "resign"
+    OFFER_DRAW = "offer_draw"
+    ACCEPT_DRAW = "accept_draw"
+    DECLINE_DRAW = "decline_draw"
+    ABORT = "abort"
+    TIMEOUT = "timeout"
+    FORFEIT = "forfeit"
+
+
+_TIME_CONTROL_RE: Final = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*\+\s*(\d+(?:\.\d+)?)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Each side's clock: `base_ms` at the start, `increment_ms` added after each of its moves,
+    and optionally at most `move_cap_ms` for any one move. All times in milliseconds."""
+
+    base_ms: int
+    increment_ms: int = 0
+    move_cap_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.base_ms, bool) or not isinstance(self.base_ms, int):
+            raise ValueError(f"base_ms must be an integer number of ms, not {self.base_ms!r}")
+        if self.base_ms <= 0:
+            raise ValueError(f"base_ms must be positive, not {self.base_ms}")
+        if isinstance(self.increment_ms, bool) or not isinstance(self.increment_ms, int):
+            raise ValueError(
+                f"increment_ms must be an integer number of ms, not {self.increment_ms!r}"
+            )
+        if self.increment_ms < 0:
+            raise ValueError(f"increment_ms must be 0 or more, not {self.increment_ms}")
+        cap = self.move_cap_ms
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap <= 0):
+            raise ValueError(f"move_cap_ms must be a positive integer or None, not {cap!r}")
+
+    @classmethod
+    def parse(cls, text: str, move_cap_ms: int | None = None) -> TimeControl:
+        """Return the time control written as "minutes+seconds", e.g. "5+2" or "0.5+0.1"."""
+        match = _TIME_CONTROL_RE.match(text)
+        if match is None:
+            raise ValueError(
+                f"cannot read time control {text!r}: expected minutes+increment seconds, "
+                "e.g. 5+2 (5 minutes each, 2 seconds added per move)"
+            )
+        base = round(float(match.group(1)) * 60_000)
+        increment = round(float(match.group(2)) * 1000)
+        return cls(base, increment, move_cap_ms)
+
+    def __str__(self) -> str:
+        text = f"{self.base_ms / 60_000:g}+{self.increment_ms / 1000:g}"
+        return text if self.move_cap_ms is None else f"{text} (cap {self.move_cap_ms} ms/move)"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """What a match is played with: the game, the start position (a state, its text, or None
+    for the standard start), the time control (None: untimed) and the number of rejected moves
+    after which a player forfeits."""
+
+    game: Game
+    start: State[Any] | str | None = None
+    time_control: TimeControl | None = None
+    max_illegal_moves: int = 3
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_illegal_moves, bool) or not isinstance(self.max_illegal_moves, int):
+            raise ValueError(
+                f"max_illegal_moves must be an integer, not {self.max_illegal_moves!r}"
+            )
+        if self.max_illegal_moves < 1:
+            raise ValueError(f"max_illegal_moves must be at least 1, not {self.max_illegal_moves}")
+        if isinstance(self.start, State) and self.start.game.rules_key() != self.game.rules_key():
+            raise ValueError(
+                f"the start state follows {self.start.game!r}, not the match's {self.game!r}"
+            )
+
+    def start_state(self) -> State[Any]:
+        """Return the start state (parsing its text; raises InvalidPositionError if malformed)."""
+        if isinstance(self.start, State):
+            return self.start
+        return self.game.position_or_initial(self.start)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a match ended: the winner (0, 1, or None for a draw or an abort), a code, and words."""
+
+    winner: int | None
+    code: ResultCode
+    reason: str
+
+
+# -- effects -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """An accepted event, to be stored in order; `Referee.restore` replays a list of them.
+
+    `elapsed_ms` is the time from the start of the current turn to the event (for a move, the
+    time charged to the mover; 0 for events before the start). `move` is the move's standard
+    text for a move, and the rejected text for a forfeit.
+    """
+
+    seq: int
+    kind: EventKind
+    player: int | None = None
+    move: str | None = None
+    elapsed_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStarted:
+    """The match started; `to_move` moves first, with the clocks given (None: untimed)."""
+
+    seq: int
+    to_move: int
+    clocks_ms: tuple[int, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveAccepted:
+    """A move was played: everything a move record needs.
+
+    `ply` counts from 1; `move` is the standard text (a short form sent by the player is
+    expanded); `elapsed_ms` was charged to `player`; `clocks_ms` are both clocks after the move
+    and its increment; `position` is the new position's text.
+    """
+
+    seq: int
+    ply: int
+    player: int
+    move: str
+    elapsed_ms: int
+    clocks_ms: tuple[int, int] | None
+    position: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrawOffered:
+    """`player` offers a draw; the offer stands until answered or until the opponent moves."""
+
+    seq: int
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDeclined:
+    """`player` declined the opponent's draw offer."""
+
+    seq: int
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    """The match is over (finished or aborted), with its result and the final clocks."""
+
+    seq: int
+    status: Status
+    result: Result
+    clocks_ms: tuple[int, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A call by `player` was refused and the match is unchanged; send this to `player` only.
+
+    `action` names the call ("move", "resign", ...); `text` is the move text sent, if any;
+    `legal_moves` are the legal moves of the current position (empty when none can be played);
+    `rejections` is the player's count of rejected moves after this one (illegal and unreadable
+    moves count; the limit is `MatchConfig.max_illegal_moves`).
+    """
+
+    player: int
+    action: str
+    code: ErrorCode
+    reason: str
+    legal_moves: tuple[str, ...] = ()
+    text: str | None = None
+    rejections: int = 0
+
+
+Effect = Event | MatchStarted | MoveAccepted | DrawOffered | DrawDeclined | MatchEnded | Rejected
+
+
+@dataclass(frozen=True, slots=True)
+class MatchView:
+    """The full state of a match as of one moment, as a server sends it to players and watchers.
+
+    Clocks are in ms as of that moment (the side to move's clock running down; never below 0);
+    `to_move` is None once the match is over; `draw_offer` is the player whose offer stands.
+    """
+
+    game: str
+    start_position: str
+    position: str
+    moves: tuple[str, ...]
+    to_move: int | None
+    clocks_ms: tuple[int, int] | None
+    legal_moves: tuple[str, ...]
+    status: Status
+    result: Result | None
+    seq: int
+    illegal_counts: tuple[int, int]
+    draw_offer: int | None
+    time_control: TimeControl | None
+
+
+# -- the referee ---------------------------------------------------------------------------------
+
+
+class Referee:
+    """One match's referee: feed it events with their times, act on the effects it returns.
+
+    Draw offers: a player may offer a draw whenever the match is active, on either side's turn.
+    The offer stands until the opponent accepts or declines it, the opponent makes a move (which
+    declines it), or the match ends; the offerer's own moves leave it standing. Offering while
+    the opponent's offer stands accepts that offer; offering again while one's own offer stands
+    changes nothing and returns no effect. Abort: either player, before the first move only
+    (also before the start). A player is 0 or 1; anything else raises ValueError, as does a
+    `now_ms` earlier than the previous event's.
+    """
+
+    def __init__(self, config: MatchConfig) -> None:
+        self.config = config
+        self.game = config.game
+        self._start = config.start_state()
+        self._start_text = self.game.format_position(self._start)
+        self._state = self._start
+        self._log: list[MoveAccepted] = []
+        self._events: list[Event] = []
+        self._status = Status.WAITING
+        self._result: Result | None = None
+        self._seq = 0
+        self._illegal = [0, 0]
+        self._draw_offer: int | None = None
+        tc = config.time_control
+        self._clocks: list[int] | None = None if tc is None else [tc.base_ms, tc.base_ms]
+        self._turn_started = 0
+        self._last_ms: int | None = None
+
+    # -- read-only facts -------------------------------------------------------------------------
+
+    @property
+    def status(self) -> Status:
+        """Where the match stands."""
+        return self._status
+
+    @property
+    def seq(self) -> int:
+        """The number of accepted events so far."""
+        return self._seq
+
+    @property
+    def state(self) -> State[Any]:
+        """The current game state."""
+        return self._state
+
+    @property
+    def result(self) -> Result | None:
+        """The result once the match is over, else None."""
+        return self._result
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """Every accepted event so far, in order (what `restore` replays)."""
+        return tuple(self._events)
+
+    @property
+    def move_log(self) -> tuple[MoveAccepted, ...]:
+        """Every move played so far with its time and clocks, in order."""
+        return tuple(self._log)
+
+    def clocks_at(self, now_ms: int) -> tuple[int, int] | None:
+        """Return both clocks in ms as of `now_ms` (None when untimed); never below 0."""
+        if self._clocks is None:
+            return None
+        clocks = list(self._clocks)
+        if self._status is Status.ACTIVE:
+            mover = self._state.to_move
+            clocks[mover] = max(0, clocks[mover] - max(0, now_ms - self._turn_started))
+        return (clocks[0], clocks[1])
+
+    def view(self, now_ms: int) -> MatchView:
+        """Return the full state of the match as of `now_ms`."""
+        over = self._status in (Status.FINISHED, Status.ABORTED)
+        return MatchView(
+            game=self.game.name,
+            start_position=self._start_text,
+            position=self.game.format_position(self._state),
+            moves=tuple(m.move for m in self._log),
+            to_move=None if over else self._state.to_move,
+            clocks_ms=self.clocks_at(now_ms),
+            legal_moves=() if over else self._legal_texts(),
+            status=self._status,
+            result=self._result,
+            seq=self._seq,
+            illegal_counts=(self._illegal[0], self._illegal[1]),
+            draw_offer=self._draw_offer,
+            time_control=self.config.time_control,
+        )
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def start(self, now_ms: int) -> list[Effect]:
+        """Start the match: the first player's clock starts running at `now_ms`.
+
+        Raises ValueError if the match is not waiting (a caller's mistake, not a player's).
+        """
+        self._advance(now_ms)
+        if self._status is not Status.WAITING:
+            raise ValueError(f"cannot start a match that is {self._status.value}")
+        self._status = Status.ACTIVE
+        self._turn_started = now_ms
+        effects: list[Effect] = [
+            self._accept(EventKind.START, None, now_ms),
+            MatchStarted(self._seq, self._state.to_move, self.clocks_at(now_ms)),
+        ]
+        outcome = self._state.outcome()
+        if outcome is not None:  # a start position that is already over
+            effects.append(
+                self._finish(Result(outcome.winner, ResultCode.RULES, outcome.reason), now_ms)
+            )
+        return effects
+
+    def move(self, player: int, text: str, now_ms: int) -> list[Effect]:
+        """Play `player`'s move written as `text`, arriving at `now_ms`."""
+        effects = self._prepare(player, now_ms)
+        refusal = self._refuse_unless_active(player, "move", text)
+        if refusal is not None:
+            return [*effects, refusal]
+        state = self._state
+        if player != state.to_move:
+            return [
+                *effects,
+                self._reject(
+                    player,
+                    "move",
+                    ErrorCode.NOT_YOUR_TURN,
+                    f"it is {self._name(state.to_move)}'s turn, not {self._name(player)}'s",
+                    text,
+                ),
+            ]
+        try:
+            move = state.parse_move(text)
+        except InvalidMoveError as error:
+            return [
+                *effects,
+                *self._reject_move(player, ErrorCode.INVALID_MOVE, str(error), text, now_ms),
+            ]
+        except IllegalMoveError as error:
+            reason = f"illegal move {error.move}: {error.reason}"
+            return [
+                *effects,
+                *self._reject_move(player, ErrorCode.ILLEGAL_MOVE, reason, text, now_ms),
+            ]
+        elapsed = now_ms - self._turn_started
+        if self._clocks is not None:
+            assert self.config.time_control is not None
+            self._clocks[player] += self.config.time_control.increment_ms - elapsed
+        move_text = state.format_move(move)
+        self._state = state.apply_unchecked(move)
+        self._turn_started = now_ms
+        if self._draw_offer == 1 - player:
+            self._draw_offer = None
+        event = self._accept(EventKind.MOVE, player, now_ms, move_text, elapsed)
+        accepted = MoveAccepted(
+            seq=self._seq,
+            ply=len(self._log) + 1,
+            player=player,
+            move=move_text,
+            elapsed_ms=elapsed,
+            clocks_ms=self.clocks_at(now_ms),
+            position=self.game.format_position(self._state),
+        )
+        self._log.append(accepted)
+        effects += [event, accepted]
+        outcome = self._state.outcome()
+        if outcome is not None:
+            effects.append(
+                self._finish(Result(outcome.winner, ResultCode.RULES, outcome.reason), now_ms)
+            )
+        return effects
+
+    def resign(self, player: int, now_ms: int) -> list[Effect]:
+        """Resign for `player`: the opponent wins."""
+        effects = self._prepare(player, now_ms)
+        refusal = self._refuse_unless_active(player, "resign")
+        if refusal is not None:
+            return [*effects, refusal]
+        event = self._accept(EventKind.RESIGN, player, now_ms)
+        reason = f"{self._name(player)} resigned"
+        return [
+            *effects,
+            event,
+            self._finish(Result(1 - player, ResultCode.RESIGN, reason), now_ms),
+        ]
+
+    def offer_draw(self, player: int, now_ms: int) -> list[Effect]:
+        """Offer a draw for `player` (accepting the opponent's standing offer, if there is one)."""
+        effects = self._prepare(player, now_ms)
+        refusal = self._refuse_unless_active(player, "offer_draw")
+        if refusal is not None:
+            return [*effects, refusal]
+        if self._draw_offer == player:
+            return effects
+        if self._draw_offer == 1 - player:
+            return [*effects, *self._agree(player, EventKind.OFFER_DRAW, now_ms)]
+        self._draw_offer = player
+        event = self._accept(EventKind.OFFER_DRAW, player, now_ms)
+        return [*effects, event, DrawOffered(self._seq, player)]
+
+    def accept_draw(self, player: int, now_ms: int) -> list[Effect]:
+        """Accept the opponent's standing draw offer for `player`: the match is drawn."""
+        effects = self._prepare(player, now_ms)
+        refusal = self._refuse_unless_active(player, "accept_draw") or self._refuse_no_offer(
+            player, "accept_draw"
+        )
+        if refusal is not None:
+            return [*effects, refusal]
+        return [*effects, *self._agree(player, EventKind.ACCEPT_DRAW, now_ms)]
+
+    def decline_draw(self, player: int, now_ms: int) -> list[Effect]:
+        """Decline the opponent's standing draw offer for `player`."""
+        effects = self._prepare(player, now_ms)
+        refusal = self._refuse_unless_active(player, "decline_draw") or self._refuse_no_offer(
+            player, "decline_draw"
+        )
+        if refusal is not None:
+            return [*effects, refusal]
+        self._draw_offer = None
+        event = self._accept(EventKind.DECLINE_DRAW, player, now_ms)
+        return [*effects, event, DrawDeclined(self._seq, player)]
+
+    def abort(self, player: int, now_ms: int) -> list[Effect]:
+        """Abort the match for `player`; allowed only before the first move. No one wins."""
+        effects = self._prepare(player, now_ms)
+        if self._status in (Status.FINISHED, Status.ABORTED):
+            return [*effects, self._reject(player, "abort", ErrorCode.MATCH_OVER, self._over())]
+        if self._log:
+            reason = (
+                f"the match can only be aborted before the first move ({len(self._log)} played)"
+            )
+            return [*effects, self._reject(player, "abort", ErrorCode.CANNOT_ABORT, reason)]
+        event = self._accept(EventKind.ABORT, player, now_ms)
+        reason = f"aborted by {self._name(player)} before the first move"
+        return [*effects, event, self._finish(Result(None, ResultCode.ABORTED, reason), now_ms)]
+
+    def tick(self, now_ms: int) -> list[Effect]:
+        """Let the side to move lose on time if its flag has fallen by `now_ms`."""
+        self._advance(now_ms)
+        return self._flag(now_ms)
+
+    # -- restarts --------------------------------------------------------------------------------
+
+    @classmethod
+    def restore(
+        cls,
+        config: MatchConfig,
+        events: Iterable[Event],
+        now_ms: int,
+        *,
+        illegal_counts: tuple[int, int] = (0, 0),
+        downtime_ms: int = 0,
+    ) -> Referee:
+        """Return the referee of a match rebuilt from its stored events, resuming at `now_ms`.
+
+        The events are replayed in order through the same code that accepted them, each at its
+        `elapsed_ms` into its turn, so positions, clocks, offers and results come out exactly
+        as they were; a gap, or an event that does not replay identically, raises ValueError.
+
+        Time while the match was not running (the server's downtime) is charged by the caller's
+        choice: the side to move's clock resumes at `now_ms` as it stood at the last stored
+        event, minus `downtime_ms` (0: the downtime costs nobody anything; pass the wall-clock
+        time since the last event to keep the clock running through a restart). Call `tick`
+        afterwards, since charged downtime may make a flag fall. Rejected-move counts are not
+        events; pass them as `illegal_counts` if they were kept.
+        """
+        if downtime_ms < 0:
+            raise ValueError(f"downtime_ms must be 0 or more, not {downtime_ms}")
+        referee = cls(config)
+        t = 0
+        for event in events:
+            if event.seq != referee._seq + 1:
+                raise ValueError(f"event seq {event.seq} does not follow seq {referee._seq}")
+            if event.kind is not EventKind.START:
+                t = referee._turn_started + event.elapsed_ms
+            replayed = referee._replay(event, t)
+            if replayed != event:
+                raise ValueError(f"stored event {event} replays as {replayed}")
+        for player, count in enumerate(illegal_counts):
+            referee._illegal[player] = max(referee._illegal[player], count)
+        # Move the time base to the caller's clock, keeping the time already used in this turn.
+        into_turn = t - referee._turn_started
+        referee._turn_started = now_ms - downtime_ms - into_turn
+        referee._last_ms = now_ms - downtime_ms
+        return referee
+
+    def _replay(self, event: Event, t: int) -> Event | None:
+        player = -1 if event.player is None else event.player
+        handlers = {
+            EventKind.START: lambda: self.start(t),
+            EventKind.MOVE: lambda: self.move(player, event.move or "", t),
+            EventKind.RESIGN: lambda: self.resign(player, t),
+            EventKind.OFFER_DRAW: lambda: self.offer_draw(player, t),
+            EventKind.ACCEPT_DRAW: lambda: self.accept_draw(player, t),
+            EventKind.DECLINE_DRAW: lambda: self.decline_draw(player, t),
+            EventKind.ABORT: lambda: self.abort(player, t),
+            EventKind.TIMEOUT: lambda: self.tick(t),
+            EventKind.FORFEIT: lambda: self._replay_forfeit(player, event.move or "", t),
+        }
+        return next((e for e in handlers[event.kind]() if isinstance(e, Event)), None)
+
+    def _replay_forfeit(self, player: int, text: str, t: int) -> list[Effect]:
+        # The rejected moves before the last one are not events: count them as having happened.
+        self._illegal[player] = max(self._illegal[player], self.config.max_illegal_moves - 1)
+        return self.move(player, text, t)
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _name(self, player: int) -> str:
+        name = self.game.player_names[player]
+        return name[:1].upper() + name[1:]
+
+    def _legal_texts(self) -> tuple[str, ...]:
+        state = self._state
+        return tuple(state.format_move(m) for m in state.legal_moves())
+
+    def _advance(self, now_ms: int) -> None:
+        if self._last_ms is not None and now_ms < self._last_ms:
+            raise ValueError(f"time went backwards: {now_ms} ms after an event at {self._last_ms}")
+        self._last_ms = now_ms
+
+    def _prepare(self, player: int, now_ms: int) -> list[Effect]:
+        """Check the arguments, then let a fallen flag end the match first."""
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, not {player!r}")
+        self._advance(now_ms)
+        return self._flag(now_ms)
+
+    def _over(self) -> str:
+        assert self._result is not None
+        return f"the match is over: {self._result.reason}"
+
+    def _refuse_unless_active(
+        self, player: int, action: str, text: str | None = None
+    ) -> Rejected | None:
+        if self._status is Status.WAITING:
+            reason = "the match has not started yet"
+            return self._reject(player, action, ErrorCode.NOT_STARTED, reason, text)
+        if self._status is not Status.ACTIVE:
+            return self._reject(player, action, ErrorCode.MATCH_OVER, self._over(), text)
+        return None
+
+    def _refuse_no_offer(self, player: int, action: str) -> Rejected | None:
+        if self._draw_offer == 1 - player:
+            return None
+        reason = (
+            "your own draw offer is pending; your opponent must answer it"
+            if self._draw_offer == player
+            else "your opponent has not offered a draw"
+        )
+        return self._reject(player, action, ErrorCode.NO_DRAW_OFFER, reason)
+
+    def _reject(
+        self, player: int, action: str, code: ErrorCode, reason: str, text: str | None = None
+    ) -> Rejected:
+        legal = self._legal_texts() if self._status is Status.ACTIVE else ()
+        return Rejected(player, action, code, reason, legal, text, self._illegal[player])
+
+    def _reject_move(
+        self, player: int, code: ErrorCode, reason: str, text: str, now_ms: int
+    ) -> list[Effect]:
+        self._illegal[player] += 1
+        rejected = self._reject(player, "move", code, reason, text)
+        limit = self.config.max_illegal_moves
+        if self._illegal[player] < limit:
+            return [rejected]
+        event = self._accept(EventKind.FORFEIT, player, now_ms, text)
+        why = f"{self._name(player)} forfeits after {limit} rejected moves (the limit is {limit})"
+        return [event, rejected, self._finish(Result(1 - player, ResultCode.FORFEIT, why), now_ms)]
+
+    def _accept(
+        self,
+        kind: EventKind,
+        player: int | None,
+        now_ms: int,
+        move: str | None = None,
+        elapsed_ms: int | None = None,
+    ) -> Event:
+        self._seq += 1
+        if elapsed_ms is None:
+            elapsed_ms = now_ms - self._turn_started if self._status is Status.ACTIVE else 0
+        event = Event(self._seq, kind, player, move, elapsed_ms)
+        self._events.append(event)
+        return event
+
+    def _flag(self, now_ms: int) -> list[Effect]:
+        tc = self.config.time_control
+        if self._status is not Status.ACTIVE or tc is None or self._clocks is None:
+            return []
+        mover = self._state.to_move
+        used = now_ms - self._turn_started
+        if used > self._clocks[mover]:
+            reason = f"{self._name(mover)} ran out of time"
+        elif tc.move_cap_ms is not None and used > tc.move_cap_ms:
+            reason = (
+                f"{self._name(mover)} took {used} ms for one move; "
+                f"the limit is {tc.move_cap_ms} ms per move"
+            )
+        else:
+            return []
+        event = self._accept(EventKind.TIMEOUT, mover, now_ms)
+        return [event, self._finish(Result(1 - mover, ResultCode.TIMEOUT, reason), now_ms)]
+
+    def _agree(self, player: int, kind: EventKind, now_ms: int) -> list[Effect]:
+        event = self._accept(kind, player, now_ms)
+        result = Result(None, ResultCode.AGREEMENT, "drawn by agreement")
+        return [event, self._finish(result, now_ms)]
+
+    def _finish(self, result: Result, now_ms: int) -> MatchEnded:
+        """End the match, stopping the side to move's clock at `now_ms`."""
+        if self._clocks is not None and self._status is Status.ACTIVE:
+            mover = self._state.to_move
+            used = max(0, now_ms - self._turn_started)
+            self._clocks[mover] = max(0, self._clocks[mover] - used)
+        self._status = Status.ABORTED if result.code is ResultCode.ABORTED else Status.FINISHED
+        self._result = result
+        self._draw_offer = None
+        clocks = None if self._clocks is None else (self._clocks[0], self._clocks[1])
+        return MatchEnded(self._seq, self._status, result, clocks)
+
+
+# -- records -------------------------------------------------------------------------------------
+
+
+def match_record(referee: Referee, now_ms: int) -> dict[str, Any]:
+    """Return the whole match as a JSON-ready dict: set-up, every move with its time, result."""
+    view = referee.view(now_ms)
+    tc = view.time_control
+    return {
+        "game": view.game,
+        "options": dict(referee.game.option_texts),
+        "player_names": list(referee.game.player_names),
+        "start_position": view.start_position,
+        "time_control": None if tc is None else asdict(tc),
+        "max_illegal_moves": referee.config.max_illegal_moves,
+        "status": view.status.value,
+        "result": None
+        if view.result is None
+        else {
+            "winner": view.result.winner,
+            "code": view.result.code.value,
+            "reason": view.result.reason,
+        },
+        "position": view.position,
+        "to_move": view.to_move,
+        "clocks_ms": None if view.clocks_ms is None else list(view.clocks_ms),
+        "moves": [
+            {
+                "ply": m.ply,
+                "player": m.player,
+                "move": m.move,
+                "elapsed_ms": m.elapsed_ms,
+                "clocks_ms": None if m.clocks_ms is None else list(m.clocks_ms),
+            }
+            for m in referee.move_log
+        ],
+        "illegal_counts": list(view.illegal_counts),
+        "draw_offer": view.draw_offer,
+        "seq": view.seq,
+    }
+
+
+PDN_RESULTS: Final = {0: "2-0", 1: "0-2", None: "1-1"}
+"""PDN result tokens, ACF style with Black (player 0) first: 2-0 Black won, 0-2 White won."""
+
+
+def to_pdn(source: Referee | MatchView, headers: Mapping[str, str] | None = None) -> str:
+    """Return a checkers match as PDN text.
+
+    Headers given come first (e.g. Event, Black, White, Date), then `GameType "21"`, `FEN` when
+    the start is not the standard start, and `Result`. Moves are numbered with Black's move
+    first (`1. 11-15 23-19 2. 8-11 ...`); from a position with White to move the first number
+    is written `1...`. The result is ACF style with Black first: `2-0` Black won, `0-2` White
+    won, `1-1` drawn, `*` unfinished or aborted; the reason follows as a `{comment}`.
+    """
+    view = source.view(0) if isinstance(source, Referee) else source
+    game = get_game(view.game)
+    if game.name != "checkers":
+        raise ValueError(f"PDN is for checkers, not {view.game}")
+    start = game.parse_position(view.start_position)
+    result = view.result
+    token = (
+        "*" if result is None or result.code is ResultCode.ABORTED else PDN_RESULTS[result.winner]
+    )
+    tags = dict(headers or {})
+    tags["GameType"] = "21"
+    if start != game.initial_state():
+        tags["FEN"] = view.start_position
+    tags["Result"] = token
+    lines = [f'[{key} "{_pdn_escape(value)}"]' for key, value in tags.items()]
+    tokens: list[str] = []
+    for index, move in enumerate(view.moves):
+        player = (start.to_move + index) % 2
+        number = (index + start.to_move) // 2 + 1
+        if player == 0:
+            tokens.append(f"{number}.")
+        elif index == 0:
+            tokens.append(f"{number}...")
+        tokens.append(move)
+    if result is not None:
+        tokens.append("{" + result.reason.replace("}", ")") + "}")
+    tokens.append(token)
+    movetext = textwrap.fill(
+        " ".join(tokens), width=79, break_long_words=False, break_on_hyphens=False
+    )
+    return "\n".join([*lines, "", movetext, ""])
+
+
+def _pdn_escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')

@@ -1,0 +1,678 @@
+"""The match referee: turns, rejected moves, clocks, resign, draws, abort, restore and records.
+
+Every test drives a `Referee` with explicit times; nothing here reads a clock or opens a socket.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import re
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from games import Game, State, game_names, get_game
+from games.referee import (
+    DrawDeclined,
+    DrawOffered,
+    Effect,
+    ErrorCode,
+    Event,
+    EventKind,
+    MatchConfig,
+    MatchEnded,
+    MatchStarted,
+    MatchView,
+    MoveAccepted,
+    Referee,
+    Rejected,
+    Result,
+    ResultCode,
+    Status,
+    TimeControl,
+    match_record,
+    to_pdn,
+)
+
+CHECKERS = get_game("checkers")
+START_FEN = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+OPENING_MOVES = ("9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16")
+
+
+def referee(
+    game: Game = CHECKERS,
+    start: State[Any] | str | None = None,
+    tc: TimeControl | None = None,
+    max_illegal: int = 3,
+    started_at: int | None = 0,
+) -> Referee:
+    """Return a referee for `game`, started at `started_at` unless that is None."""
+    ref = Referee(MatchConfig(game, start, tc, max_illegal))
+    if started_at is not None:
+        ref.start(started_at)
+    return ref
+
+
+def only(effects: list[Effect], kind: type[Any]) -> Any:
+    """Return the one effect of type `kind` among `effects`."""
+    found = [e for e in effects if isinstance(e, kind)]
+    assert len(found) == 1, effects
+    return found[0]
+
+
+def without_counts(view: MatchView) -> MatchView:
+    return dataclasses.replace(view, illegal_counts=(0, 0))
+
+
+# -- whole games ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", game_names())
+@pytest.mark.parametrize("seed", range(3))
+def test_random_game_through_referee_ends_with_the_rules_result(name: str, seed: int) -> None:
+    game = get_game(name)
+    rng = random.Random(seed)
+    ref = referee(game, tc=TimeControl(10**9, 5))
+    state = game.initial_state()
+    now = 0
+    while state.outcome() is None:
+        move = rng.choice(list(state.legal_moves()))
+        text = state.format_move(move)
+        now += rng.randrange(100)
+        effects = ref.move(state.to_move, text, now)
+        accepted = only(effects, MoveAccepted)
+        state = state.apply(move)
+        assert accepted.move == text
+        assert accepted.position == game.format_position(state)
+        assert accepted.ply == len(ref.move_log)
+    outcome = state.outcome()
+    assert outcome is not None
+    ended = only(effects, MatchEnded)
+    assert ended.result == Result(outcome.winner, ResultCode.RULES, outcome.reason)
+    view = ref.view(now + 10_000)
+    assert view.status is Status.FINISHED
+    assert view.result == ended.result
+    assert view.legal_moves == ()
+    assert view.to_move is None
+    assert view.position == game.format_position(state)
+    assert view.seq == 1 + len(view.moves)
+    # The clocks stopped when the game ended.
+    assert view.clocks_ms == ref.view(now).clocks_ms == ended.clocks_ms
+    assert ref.move(state.to_move, "1", now + 1)[-1].code is ErrorCode.MATCH_OVER
+
+
+def test_checkers_win_reason_comes_from_the_rules() -> None:
+    # Black's 22x31 would crown; here Black jumps and White is left with no piece.
+    ref = referee(start="B:W26:B22")
+    effects = ref.move(0, "22x31", 10)
+    expected = Result(0, ResultCode.RULES, "White has no pieces left")
+    assert only(effects, MatchEnded).result == expected
+
+
+def test_a_start_position_that_is_already_over_ends_at_the_start() -> None:
+    effects = referee(start="W:W29:B25,22", started_at=None).start(5)
+    assert [type(e) for e in effects] == [Event, MatchStarted, MatchEnded]
+    assert effects[-1].result == Result(0, ResultCode.RULES, "White has no legal move")
+
+
+def test_short_capture_is_stored_in_full() -> None:
+    ref = referee(start="B:W14,15,23,24:B9")
+    accepted = only(ref.move(0, "9x27", 1), MoveAccepted)
+    assert accepted.move == "9x18x27"
+    assert ref.view(1).moves == ("9x18x27",)
+
+
+def test_a_draw_by_repetition_is_the_rules_result() -> None:
+    ref = referee(start="B:WK32:BK1")
+    shuffle = ["1-5", "32-28", "5-1", "28-32"]
+    effects: list[Effect] = []
+    for ply, text in enumerate(shuffle * 2):
+        effects = ref.move(ply % 2, text, ply)
+    assert only(effects, MatchEnded).result == Result(
+        None, ResultCode.RULES, "draw: threefold repetition"
+    )
+
+
+# -- rejected moves ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("player", "text", "code", "reason"),
+    [
+        (1, "22-18", ErrorCode.NOT_YOUR_TURN, "it is Black's turn, not White's"),
+        (0, "11-", ErrorCode.INVALID_MOVE, "cannot read checkers move '11-'"),
+        (0, "11-33", ErrorCode.INVALID_MOVE, "square 33 is off the board"),
+        (0, "21-17", ErrorCode.ILLEGAL_MOVE, "illegal move 21-17: square 21 holds a White"),
+        (0, "13-17", ErrorCode.ILLEGAL_MOVE, "there is no Black piece on square 13"),
+    ],
+)
+def test_rejected_moves_say_why_and_change_nothing(
+    player: int, text: str, code: ErrorCode, reason: str
+) -> None:
+    ref = referee(tc=TimeControl(60_000, 1_000))
+    ref.move(0, "11-15", 100)
+    ref.move(1, "23-19", 200)
+    before = ref.view(300)
+    events = ref.events
+    effects = ref.move(player, text, 300)
+    assert len(effects) == 1
+    rejected = effects[0]
+    assert isinstance(rejected, Rejected)
+    assert (rejected.player, rejected.action, rejected.code, rejected.text) == (
+        player,
+        "move",
+        code,
+        text,
+    )
+    assert reason in rejected.reason
+    assert sorted(rejected.legal_moves) == sorted(before.legal_moves)
+    assert "8-11" in rejected.legal_moves
+    after = ref.view(300)
+    counted = code is not ErrorCode.NOT_YOUR_TURN
+    assert rejected.rejections == int(counted)
+    assert after.illegal_counts[player] == int(counted)
+    assert without_counts(after) == without_counts(before)
+    assert ref.events == events
+    assert after.seq == before.seq
+
+
+def test_rejected_move_legal_moves_are_the_positions() -> None:
+    rejected = only(referee().move(0, "11-16x", 0), Rejected)
+    assert rejected.code is ErrorCode.INVALID_MOVE
+    assert sorted(rejected.legal_moves) == sorted(OPENING_MOVES)
+
+
+def test_moves_before_the_start_are_refused() -> None:
+    ref = referee(started_at=None)
+    rejected = only(ref.move(0, "11-15", 0), Rejected)
+    assert rejected.code is ErrorCode.NOT_STARTED
+    assert rejected.legal_moves == ()
+    assert ref.view(0).status is Status.WAITING
+    assert only(ref.resign(0, 0), Rejected).code is ErrorCode.NOT_STARTED
+    assert only(ref.offer_draw(0, 0), Rejected).code is ErrorCode.NOT_STARTED
+
+
+def test_forfeit_after_the_limit_of_rejected_moves() -> None:
+    ref = referee(max_illegal=3)
+    for count in (1, 2):
+        effects = ref.move(0, "12-17", count)
+        assert only(effects, Rejected).rejections == count
+        assert ref.status is Status.ACTIVE
+    # Out-of-turn moves do not count toward the limit.
+    assert only(ref.move(1, "22-18", 3), Rejected).rejections == 0
+    assert ref.view(3).illegal_counts == (2, 0)
+    seq = ref.seq
+    effects = ref.move(0, "xx", 4)
+    assert [type(e) for e in effects] == [Event, Rejected, MatchEnded]
+    assert effects[0] == Event(seq + 1, EventKind.FORFEIT, 0, "xx", 4)
+    result = effects[-1].result
+    assert (result.winner, result.code) == (1, ResultCode.FORFEIT)
+    assert result.reason == "Black forfeits after 3 rejected moves (the limit is 3)"
+    assert ref.view(5).status is Status.FINISHED
+    assert ref.view(5).moves == ()
+
+
+def test_a_limit_of_one_forfeits_at_the_first_rejected_move() -> None:
+    ref = referee(max_illegal=1)
+    ref.move(0, "11-15", 0)
+    assert only(ref.move(1, "11-15", 1), MatchEnded).result.winner == 0
+
+
+# -- clocks --------------------------------------------------------------------------------------
+
+
+def test_elapsed_is_charged_and_the_increment_added() -> None:
+    ref = referee(tc=TimeControl(10_000, 1_000), started_at=500)
+    assert ref.view(500).clocks_ms == (10_000, 10_000)
+    assert ref.view(2_500).clocks_ms == (8_000, 10_000)
+    accepted = only(ref.move(0, "11-15", 3_500), MoveAccepted)
+    assert accepted.elapsed_ms == 3_000
+    assert accepted.clocks_ms == (8_000, 10_000)
+    assert ref.view(4_500).clocks_ms == (8_000, 9_000)
+    accepted = only(ref.move(1, "23-19", 9_500), MoveAccepted)
+    assert (accepted.elapsed_ms, accepted.clocks_ms) == (6_000, (8_000, 5_000))
+    # A rejected move does not stop the clock.
+    ref.move(0, "zz", 10_000)
+    assert only(ref.move(0, "8-11", 10_500), MoveAccepted).elapsed_ms == 1_000
+
+
+def test_untimed_matches_have_no_clocks_but_record_elapsed() -> None:
+    ref = referee(started_at=100)
+    accepted = only(ref.move(0, "11-15", 10**9), MoveAccepted)
+    assert (accepted.clocks_ms, accepted.elapsed_ms) == (None, 10**9 - 100)
+    assert ref.view(10**10).clocks_ms is None
+    assert ref.tick(10**12) == []
+
+
+def test_flag_falls_on_tick() -> None:
+    ref = referee(tc=TimeControl(1_000))
+    ref.move(0, "11-15", 400)
+    assert ref.tick(1_400) == []  # exactly 0 ms left is still in time
+    assert ref.view(1_400).clocks_ms == (600, 0)
+    effects = ref.tick(1_401)
+    assert effects[0] == Event(3, EventKind.TIMEOUT, 1, None, 1_001)
+    ended = only(effects, MatchEnded)
+    assert ended.result == Result(0, ResultCode.TIMEOUT, "White ran out of time")
+    assert ended.clocks_ms == (600, 0)
+    assert ref.view(5_000).clocks_ms == (600, 0)
+    assert ref.tick(5_000) == []
+
+
+def test_a_late_move_loses_on_time_and_is_not_played() -> None:
+    ref = referee(tc=TimeControl(1_000, 500))
+    assert ref.move(0, "11-15", 1_000)[0].__class__ is Event  # in time, exactly
+    effects = ref.move(1, "23-19", 2_501)
+    assert [type(e) for e in effects] == [Event, MatchEnded, Rejected]
+    assert effects[1].result == Result(0, ResultCode.TIMEOUT, "White ran out of time")
+    assert effects[2].code is ErrorCode.MATCH_OVER
+    assert "White ran out of time" in effects[2].reason
+    assert ref.view(3_000).moves == ("11-15",)
+
+
+def test_the_cap_per_move_ends_the_match() -> None:
+    tc = TimeControl(60_000, 0, move_cap_ms=1_000)
+    ref = referee(tc=tc)
+    assert ref.tick(1_000) == []
+    ended = only(ref.move(0, "11-15", 1_001), MatchEnded)
+    assert ended.result == Result(
+        1, ResultCode.TIMEOUT, "Black took 1001 ms for one move; the limit is 1000 ms per move"
+    )
+    assert ended.clocks_ms == (58_999, 60_000)
+    ref = referee(tc=tc)
+    ref.move(0, "11-15", 999)
+    assert only(ref.tick(2_000), MatchEnded).result.winner == 0
+
+
+def test_an_event_after_a_flag_fall_finds_the_match_over() -> None:
+    ref = referee(tc=TimeControl(1_000))
+    effects = ref.resign(1, 5_000)
+    assert only(effects, MatchEnded).result.code is ResultCode.TIMEOUT
+    assert only(effects, Rejected).code is ErrorCode.MATCH_OVER
+    assert ref.result is not None and ref.result.winner == 1
+
+
+def test_time_going_backwards_is_a_caller_error() -> None:
+    ref = referee(started_at=1_000)
+    with pytest.raises(ValueError, match="time went backwards"):
+        ref.move(0, "11-15", 999)
+    with pytest.raises(ValueError, match="player must be 0 or 1"):
+        ref.move(2, "11-15", 1_000)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"base_ms": 0}, "base_ms must be positive"),
+        ({"base_ms": 1.5}, "base_ms must be an integer"),
+        ({"base_ms": 1, "increment_ms": -1}, "increment_ms must be 0 or more"),
+        ({"base_ms": 1, "move_cap_ms": 0}, "move_cap_ms must be a positive integer"),
+    ],
+)
+def test_time_control_validation(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        TimeControl(**kwargs)
+
+
+def test_time_control_parse() -> None:
+    assert TimeControl.parse("5+2") == TimeControl(300_000, 2_000)
+    assert TimeControl.parse(" 0.5 + 0.1 ", 250) == TimeControl(30_000, 100, 250)
+    with pytest.raises(ValueError, match="expected minutes\\+increment"):
+        TimeControl.parse("5 minutes")
+
+
+def test_match_config_validation() -> None:
+    with pytest.raises(ValueError, match="max_illegal_moves must be at least 1"):
+        MatchConfig(CHECKERS, max_illegal_moves=0)
+    with pytest.raises(ValueError, match="the start state follows"):
+        MatchConfig(CHECKERS, get_game("nim").initial_state())
+
+
+# -- resign, draws, abort ------------------------------------------------------------------------
+
+
+def test_resign() -> None:
+    ref = referee(tc=TimeControl(10_000))
+    ref.move(0, "11-15", 1_000)
+    effects = ref.resign(0, 3_000)
+    assert effects[0] == Event(3, EventKind.RESIGN, 0, None, 2_000)
+    ended = only(effects, MatchEnded)
+    assert ended.result == Result(1, ResultCode.RESIGN, "Black resigned")
+    assert ended.clocks_ms == (9_000, 8_000)
+    assert only(ref.resign(1, 4_000), Rejected).code is ErrorCode.MATCH_OVER
+
+
+def test_draw_offer_accepted() -> None:
+    ref = referee()
+    effects = ref.offer_draw(1, 10)
+    assert effects == [Event(2, EventKind.OFFER_DRAW, 1, None, 10), DrawOffered(2, 1)]
+    assert ref.view(10).draw_offer == 1
+    assert ref.offer_draw(1, 11) == []  # an offer that stands is not repeated
+    rejected = only(ref.accept_draw(1, 12), Rejected)
+    assert (rejected.code, rejected.reason) == (
+        ErrorCode.NO_DRAW_OFFER,
+        "your own draw offer is pending; your opponent must answer it",
+    )
+    ended = only(ref.accept_draw(0, 13), MatchEnded)
+    assert ended.result == Result(None, ResultCode.AGREEMENT, "drawn by agreement")
+    assert ref.view(13).draw_offer is None
+    assert ref.view(13).status is Status.FINISHED
+
+
+def test_draw_offer_declined() -> None:
+    ref = referee()
+    assert only(ref.decline_draw(0, 1), Rejected).code is ErrorCode.NO_DRAW_OFFER
+    ref.offer_draw(0, 2)
+    assert ref.decline_draw(1, 3) == [
+        Event(3, EventKind.DECLINE_DRAW, 1, None, 3),
+        DrawDeclined(3, 1),
+    ]
+    assert ref.view(3).draw_offer is None
+    assert only(ref.accept_draw(1, 4), Rejected).code is ErrorCode.NO_DRAW_OFFER
+
+
+def test_an_offer_survives_the_offerers_move_and_lapses_at_the_opponents() -> None:
+    ref = referee()
+    ref.offer_draw(0, 1)
+    ref.move(0, "11-15", 2)
+    assert ref.view(2).draw_offer == 0
+    ref.move(1, "23-19", 3)
+    assert ref.view(3).draw_offer is None
+    assert only(ref.accept_draw(1, 4), Rejected).code is ErrorCode.NO_DRAW_OFFER
+
+
+def test_crossing_offers_agree_a_draw() -> None:
+    ref = referee()
+    ref.offer_draw(0, 1)
+    effects = ref.offer_draw(1, 2)
+    assert effects[0] == Event(3, EventKind.OFFER_DRAW, 1, None, 2)
+    assert only(effects, MatchEnded).result.code is ResultCode.AGREEMENT
+
+
+@pytest.mark.parametrize("started", [False, True])
+def test_abort_before_the_first_move(started: bool) -> None:
+    ref = referee(tc=TimeControl(5_000), started_at=0 if started else None)
+    effects = ref.abort(1, 700)
+    ended = only(effects, MatchEnded)
+    assert ended.status is Status.ABORTED
+    assert ended.result == Result(
+        None, ResultCode.ABORTED, "aborted by White before the first move"
+    )
+    view = ref.view(800)
+    assert (view.status, view.to_move, view.legal_moves) == (Status.ABORTED, None, ())
+    assert view.seq == (2 if started else 1)
+    assert only(ref.move(0, "11-15", 900), Rejected).code is ErrorCode.MATCH_OVER
+    assert only(ref.abort(0, 900), Rejected).code is ErrorCode.MATCH_OVER
+
+
+def test_no_abort_after_the_first_move() -> None:
+    ref = referee()
+    ref.move(0, "11-15", 1)
+    before = ref.view(2)
+    rejected = only(ref.abort(0, 2), Rejected)
+    assert rejected.code is ErrorCode.CANNOT_ABORT
+    assert ref.view(2) == before
+
+
+def test_start_twice_is_a_caller_error() -> None:
+    with pytest.raises(ValueError, match="cannot start a match that is active"):
+        referee().start(1)
+
+
+# -- a random match, for seq and restore ---------------------------------------------------------
+
+# Weighted so that matches run long enough to play moves, yet also end every way there is.
+ACTIONS = ("move",) * 24 + ("bad", "turn", "tick") * 2 + ("offer", "accept", "decline")
+ACTIONS += ("resign", "abort")
+
+
+@st.composite
+def matches(draw: st.DrawFn) -> tuple[MatchConfig, list[tuple[int, str, int, int]]]:
+    """Draw a match set-up and a list of calls (delay ms, action, player, pick)."""
+    game = get_game(draw(st.sampled_from(game_names())))
+    tc = draw(
+        st.none()
+        | st.builds(
+            TimeControl,
+            st.integers(500, 20_000),
+            st.integers(0, 300),
+            st.none() | st.integers(300, 2_000),
+        )
+    )
+    config = MatchConfig(game, None, tc, draw(st.integers(1, 4)))
+    action = st.sampled_from(ACTIONS)
+    call = st.tuples(st.integers(0, 500), action, st.integers(0, 1), st.integers(0, 10**6))
+    return config, draw(st.lists(call, max_size=80))
+
+
+def perform(ref: Referee, call: tuple[int, str, int, int], now: int) -> list[Effect]:
+    """Perform one drawn call on `ref` at `now` (the delay in `call` is the caller's)."""
+    _, action, player, pick = call
+    state = ref.state
+    legal = [state.format_move(m) for m in state.legal_moves()]
+    mover = state.to_move
+    if action == "move":
+        return ref.move(mover, legal[pick % len(legal)] if legal else "1", now)
+    if action == "bad":
+        return ref.move(mover, "??", now)
+    if action == "turn":
+        return ref.move(1 - mover, legal[0] if legal else "1", now)
+    if action == "tick":
+        return ref.tick(now)
+    method = {
+        "offer": ref.offer_draw,
+        "accept": ref.accept_draw,
+        "decline": ref.decline_draw,
+        "resign": ref.resign,
+        "abort": ref.abort,
+    }[action]
+    return method(player, now)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(matches(), st.data())
+def test_seq_and_restore_reproduce_the_match(
+    match: tuple[MatchConfig, list[tuple[int, str, int, int]]], data: st.DataObject
+) -> None:
+    config, calls = match
+    original = Referee(config)
+    original.start(0)
+    cut = data.draw(st.integers(0, len(calls)), label="cut")
+    peek = data.draw(st.integers(0, 3_000), label="peek")
+    now = last_event_at = 0
+    snapshot: MatchView | None = None
+    for index, call in enumerate(calls):
+        if index == cut:
+            snapshot = original.view(last_event_at + peek)
+            break
+        now += call[0]
+        seq = original.seq
+        events_before = original.events
+        effects = perform(original, call, now)
+        events = [e for e in effects if isinstance(e, Event)]
+        # One accepted event raises seq by exactly one; its effects all carry that seq.
+        assert len(events) <= 1
+        assert original.seq == seq + len(events)
+        assert original.events == events_before + tuple(events)
+        for effect in effects:
+            if not isinstance(effect, Rejected):
+                assert effect.seq == original.seq
+        if events:
+            last_event_at = now
+    if snapshot is None:
+        cut = len(calls)
+        snapshot = original.view(last_event_at + peek)
+
+    event(f"status at the cut: {snapshot.status.value}")
+    event(f"last event: {original.events[-1].kind.value}")
+    resume = 10**9
+    restored = Referee.restore(
+        config, original.events, resume, illegal_counts=snapshot.illegal_counts
+    )
+    assert restored.view(resume + peek) == snapshot
+    assert restored.events == original.events
+    # Both play on identically, the restored one on a clock shifted by the restart.
+    shift = resume - last_event_at
+    for call in calls[cut:]:
+        now += call[0]
+        assert perform(restored, call, now + shift) == perform(original, call, now)
+    assert restored.view(now + shift + peek) == original.view(now + peek)
+    assert [e.seq for e in original.events] == list(range(1, original.seq + 1))
+    event(f"moves played: {min(len(original.move_log), 10) // 5 * 5}+")
+    event(f"final event: {original.events[-1].kind.value}")
+
+
+def test_restore_charges_the_downtime_it_is_given() -> None:
+    ref = referee(tc=TimeControl(10_000))
+    ref.move(0, "11-15", 2_000)
+    ref.offer_draw(0, 3_000)  # 1 s into White's turn
+    restored = Referee.restore(ref.config, ref.events, 50_000)
+    assert restored.view(50_000).clocks_ms == (8_000, 9_000)
+    assert restored.view(50_000).draw_offer == 0
+    charged = Referee.restore(ref.config, ref.events, 50_000, downtime_ms=4_000)
+    assert charged.view(50_000).clocks_ms == (8_000, 5_000)
+    assert charged.tick(50_000) == []
+    assert only(charged.tick(55_001), MatchEnded).result.code is ResultCode.TIMEOUT
+
+
+def test_restore_rejects_records_that_do_not_replay() -> None:
+    ref = referee()
+    ref.move(0, "11-15", 10)
+    ref.move(1, "23-19", 20)
+    events = list(ref.events)
+    with pytest.raises(ValueError, match="does not follow"):
+        Referee.restore(ref.config, events[:1] + events[2:], 0)
+    wrong_player = dataclasses.replace(events[2], player=0)
+    with pytest.raises(ValueError, match="replays as"):
+        Referee.restore(ref.config, [*events[:2], wrong_player], 0)
+    with pytest.raises(ValueError, match="downtime_ms"):
+        Referee.restore(ref.config, events, 0, downtime_ms=-1)
+
+
+def test_restore_a_forfeit_and_a_finished_match() -> None:
+    ref = referee(max_illegal=2, tc=TimeControl(5_000))
+    ref.move(0, "11-15", 100)
+    ref.move(1, "bad", 200)
+    ref.move(1, "bad", 300)
+    assert ref.status is Status.FINISHED
+    restored = Referee.restore(ref.config, ref.events, 7)
+    assert restored.view(7) == ref.view(300)
+
+
+# -- records -------------------------------------------------------------------------------------
+
+_MOVE_NUMBER = re.compile(r"^\d+\.(\.\.)?$")
+_RESULTS = {"2-0": 0, "1-0": 0, "0-2": 1, "0-1": 1, "1-1": None, "1/2-1/2": None, "*": None}
+
+
+def read_pdn(text: str) -> tuple[dict[str, str], State[Any], list[str], str]:
+    """Return the tags, the start, the moves and the result token of one PDN game."""
+    tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', text, re.MULTILINE))
+    movetext = "\n".join(line for line in text.splitlines() if not line.startswith("["))
+    movetext = re.sub(r"\{[^}]*\}", " ", movetext)
+    state = CHECKERS.parse_position(tags["FEN"]) if "FEN" in tags else CHECKERS.initial_state()
+    start = state
+    moves: list[str] = []
+    token = ""
+    for word in movetext.split():
+        if _MOVE_NUMBER.match(word):
+            continue
+        if word in _RESULTS:
+            token = word
+            continue
+        state = state.apply(state.parse_move(word))
+        moves.append(word)
+    return tags, start, moves, token
+
+
+def play_random(ref: Referee, seed: int, limit: int = 400) -> None:
+    rng = random.Random(seed)
+    for ply in range(limit):
+        state = ref.state
+        if state.outcome() is not None:
+            break
+        text = state.format_move(rng.choice(list(state.legal_moves())))
+        ref.move(state.to_move, text, ply)
+
+
+def test_pdn_numbers_black_first_and_reads_back() -> None:
+    ref = referee()
+    for ply, text in enumerate(["11-15", "23-19", "8-11", "22-17"]):
+        ref.move(ply % 2, text, ply)
+    pdn = to_pdn(ref, {"Event": 'Test "cup"', "Black": "alice", "White": "bob"})
+    assert "1. 11-15 23-19 2. 8-11 22-17 *" in pdn
+    assert "..." not in pdn
+    assert "[FEN" not in pdn
+    assert '[GameType "21"]' in pdn
+    assert '[Event "Test \\"cup\\""]' in pdn
+    tags, start, moves, token = read_pdn(pdn)
+    assert start == CHECKERS.initial_state()
+    assert moves == ["11-15", "23-19", "8-11", "22-17"]
+    assert (tags["Result"], token) == ("*", "*")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pdn_of_a_whole_game_reproduces_it(seed: int) -> None:
+    ref = referee()
+    play_random(ref, seed)
+    view = ref.view(0)
+    assert view.status is Status.FINISHED
+    tags, start, moves, token = read_pdn(to_pdn(view))
+    assert list(view.moves) == moves
+    assert CHECKERS.format_position(start.play(*moves)) == view.position
+    assert view.result is not None
+    assert _RESULTS[token] == view.result.winner
+    assert tags["Result"] == token
+    assert token in {"2-0", "0-2", "1-1"}
+    assert max(len(line) for line in to_pdn(view).splitlines()) <= 79
+
+
+def test_pdn_of_a_set_position_has_a_fen_and_numbers_white_first() -> None:
+    fen = "W:W18,K30:B14,23"
+    ref = referee(start=fen)
+    ref.move(1, "18x9", 1)
+    ref.move(0, "23-27", 2)
+    ref.move(1, "30-26", 3)
+    ref.resign(0, 4)
+    pdn = to_pdn(ref)
+    assert f'[FEN "{fen}"]' in pdn
+    assert "1... 18x9 2. 23-27 30-26 {Black resigned} 0-2" in pdn
+    _, start, moves, token = read_pdn(pdn)
+    assert CHECKERS.format_position(start.play(*moves)) == ref.view(4).position
+    assert token == "0-2"
+
+
+def test_pdn_is_for_checkers_only() -> None:
+    with pytest.raises(ValueError, match="PDN is for checkers"):
+        to_pdn(referee(get_game("tictactoe")))
+
+
+def test_match_record_is_json_with_every_move() -> None:
+    ref = referee(tc=TimeControl(10_000, 100))
+    ref.move(0, "11-15", 1_000)
+    ref.move(1, "23-19", 1_500)
+    ref.resign(1, 1_600)
+    record = json.loads(json.dumps(match_record(ref, 2_000)))
+    assert record["moves"] == [
+        {"ply": 1, "player": 0, "move": "11-15", "elapsed_ms": 1_000, "clocks_ms": [9_100, 10_000]},
+        {"ply": 2, "player": 1, "move": "23-19", "elapsed_ms": 500, "clocks_ms": [9_100, 9_600]},
+    ]
+    assert record["result"] == {"winner": 0, "code": "resign", "reason": "White resigned"}
+    assert record["status"] == "finished"
+    assert record["start_position"] == START_FEN
+    assert record["time_control"] == {"base_ms": 10_000, "increment_ms": 100, "move_cap_ms": None}
+    assert record["clocks_ms"] == [9_000, 9_600]
+
+
+def test_match_record_options_rebuild_the_game() -> None:
+    from games import get_game
+    from games.referee import MatchConfig, Referee, match_record
+
+    game = get_game("nim", {"heaps": "2, 3", "misere": "false"})
+    record = match_record(Referee(MatchConfig(game)), 0)
+    assert record["options"] == {"heaps": "2, 3", "misere": "false"}
+    rebuilt = get_game("nim", record["options"])
+    assert rebuilt.options == game.options
