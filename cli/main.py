@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import bots, games, server
+from cli import bots, games, protocol, server
 
 
 def create_cli() -> typer.Typer:
@@ -20,6 +20,7 @@ def create_cli() -> typer.Typer:
     games.register(app)
     bots.register(app)
     server.register(app)
+    protocol.register(app)
     return app
 
 

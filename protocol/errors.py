@@ -1,0 +1,153 @@
+"""Error codes, WebSocket close codes and the exception the protocol raises on bad input.
+
+Every error a client can see names one `ErrorCode`. The same codes travel in WebSocket `error`
+messages and in REST `ErrorResponse` bodies, so a client handles both transports alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import IntEnum, StrEnum
+from types import MappingProxyType
+
+
+class ErrorCode(StrEnum):
+    """What went wrong, as a stable machine-readable code (the value is the wire text)."""
+
+    ILLEGAL_MOVE = "ILLEGAL_MOVE"
+    INVALID_MOVE = "INVALID_MOVE"
+    NOT_YOUR_TURN = "NOT_YOUR_TURN"
+    STALE_SEQ = "STALE_SEQ"
+    MATCH_OVER = "MATCH_OVER"
+    NOT_STARTED = "NOT_STARTED"
+    BAD_MESSAGE = "BAD_MESSAGE"
+    VALIDATION_ERROR = "VALIDATION_ERROR"
+    MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
+    UNSUPPORTED_VERSION = "UNSUPPORTED_VERSION"
+    UNKNOWN_MATCH = "UNKNOWN_MATCH"
+    NOT_A_PLAYER = "NOT_A_PLAYER"
+    UNAUTHORIZED = "UNAUTHORIZED"
+    FORBIDDEN = "FORBIDDEN"
+    RATE_LIMITED = "RATE_LIMITED"
+    NO_DRAW_OFFER = "NO_DRAW_OFFER"
+    CANNOT_ABORT = "CANNOT_ABORT"
+    SEAT_TAKEN = "SEAT_TAKEN"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
+    {
+        ErrorCode.ILLEGAL_MOVE: "The move parses but is not legal in the position; "
+        "`legal_moves` lists the legal ones. The match is unchanged.",
+        ErrorCode.INVALID_MOVE: "The move text cannot be read in the game's notation. "
+        "The match is unchanged.",
+        ErrorCode.NOT_YOUR_TURN: "It is the other seat's turn. The match is unchanged.",
+        ErrorCode.STALE_SEQ: "`expected_seq` differs from the match's current `seq`: you missed "
+        "an event. `details.seq` holds the current one; the move was not played.",
+        ErrorCode.MATCH_OVER: "The match has already ended (finished or aborted).",
+        ErrorCode.NOT_STARTED: "The match is still waiting for a player; nothing can be "
+        "played yet.",
+        ErrorCode.BAD_MESSAGE: "Not a JSON object, no `type`, an unknown `type`, or a message "
+        "sent before `hello`.",
+        ErrorCode.VALIDATION_ERROR: "A known message or body with a missing, extra, mistyped or "
+        "out-of-range field; `details` names the fields.",
+        ErrorCode.MESSAGE_TOO_LARGE: "The message is larger than the server accepts "
+        "(see MAX_MESSAGE_BYTES).",
+        ErrorCode.UNSUPPORTED_VERSION: "The server does not speak the major protocol version "
+        "given in `hello`.",
+        ErrorCode.UNKNOWN_MATCH: "No match has this id.",
+        ErrorCode.NOT_A_PLAYER: "You do not hold a seat in this match.",
+        ErrorCode.UNAUTHORIZED: "The token is missing or wrong.",
+        ErrorCode.FORBIDDEN: "The token is valid but does not allow this action "
+        "(for example, sending on a spectator connection).",
+        ErrorCode.RATE_LIMITED: "Too many messages or requests; slow down and retry later.",
+        ErrorCode.NO_DRAW_OFFER: "There is no pending draw offer from your opponent to accept "
+        "or decline.",
+        ErrorCode.CANNOT_ABORT: "The match can only be aborted before its first move.",
+        ErrorCode.SEAT_TAKEN: "The seat asked for is not open, or the player name is taken.",
+        ErrorCode.INTERNAL_ERROR: "The server failed; the match is unchanged. Retry, and report "
+        "it if it repeats.",
+    }
+)
+"""One line per error code, for documentation and for default error messages."""
+
+
+HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
+    {
+        ErrorCode.ILLEGAL_MOVE: 422,
+        ErrorCode.INVALID_MOVE: 422,
+        ErrorCode.NOT_YOUR_TURN: 409,
+        ErrorCode.STALE_SEQ: 409,
+        ErrorCode.MATCH_OVER: 409,
+        ErrorCode.NOT_STARTED: 409,
+        ErrorCode.BAD_MESSAGE: 400,
+        ErrorCode.VALIDATION_ERROR: 422,
+        ErrorCode.MESSAGE_TOO_LARGE: 413,
+        ErrorCode.UNSUPPORTED_VERSION: 400,
+        ErrorCode.UNKNOWN_MATCH: 404,
+        ErrorCode.NOT_A_PLAYER: 403,
+        ErrorCode.UNAUTHORIZED: 401,
+        ErrorCode.FORBIDDEN: 403,
+        ErrorCode.RATE_LIMITED: 429,
+        ErrorCode.NO_DRAW_OFFER: 409,
+        ErrorCode.CANNOT_ABORT: 409,
+        ErrorCode.SEAT_TAKEN: 409,
+        ErrorCode.INTERNAL_ERROR: 500,
+    }
+)
+"""The HTTP status of a REST response carrying each error code."""
+
+
+class CloseCode(IntEnum):
+    """The codes the server uses when it closes a WebSocket (RFC 6455 section 7.4)."""
+
+    NORMAL = 1000
+    GOING_AWAY = 1001
+    POLICY_VIOLATION = 1008
+    MESSAGE_TOO_BIG = 1009
+    SERVER_ERROR = 1011
+    BAD_PROTOCOL = 4000
+    UNAUTHORIZED = 4001
+    REPLACED = 4002
+    UNSUPPORTED_VERSION = 4003
+
+
+CLOSE_DESCRIPTIONS: Mapping[CloseCode, str] = MappingProxyType(
+    {
+        CloseCode.NORMAL: "Normal closure.",
+        CloseCode.GOING_AWAY: "The server is shutting down or restarting; reconnect with backoff.",
+        CloseCode.POLICY_VIOLATION: "The client broke a rule the server enforces (for example, "
+        "it kept sending after RATE_LIMITED).",
+        CloseCode.MESSAGE_TOO_BIG: "A message exceeded MAX_MESSAGE_BYTES.",
+        CloseCode.SERVER_ERROR: "The server hit an unexpected error; reconnect with backoff.",
+        CloseCode.BAD_PROTOCOL: "The first message was not `hello`, or the client kept sending "
+        "messages that are not JSON.",
+        CloseCode.UNAUTHORIZED: "The token is missing or wrong; do not reconnect with the same "
+        "token.",
+        CloseCode.REPLACED: "A newer connection with the same token replaced this one; do not "
+        "reconnect automatically.",
+        CloseCode.UNSUPPORTED_VERSION: "The server does not speak the major protocol version "
+        "given in `hello`.",
+    }
+)
+"""One line per WebSocket close code, for documentation."""
+
+
+ScalarValue = str | int | float | bool | None
+"""A JSON scalar: the values error details may hold."""
+
+
+class ProtocolError(ValueError):
+    """Input that breaks the wire contract: `code` says how, `details` says where.
+
+    Raised by `parse_client_message` and `parse_server_message`; a server answers it with an
+    `error` message (or an `ErrorResponse` body) carrying the same code, message and details.
+    """
+
+    def __init__(
+        self, code: ErrorCode, message: str, details: Mapping[str, ScalarValue] | None = None
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.details: dict[str, ScalarValue] = dict(details or {})
+        super().__init__(f"{code.value}: {message}")

@@ -1,0 +1,644 @@
+"""The wire messages: every WebSocket message and REST body as a frozen pydantic model.
+
+Each model has a `type` tag. WebSocket messages are read through the discriminated unions
+`ClientMessage` (client to server) and `ServerMessage` (server to client); the tag is required
+there. REST bodies carry a tag too, which a request may omit.
+
+Moves and positions are text in each game's own notation; this package never reads them. A seat
+is 0 or 1: the player number of the games package (seat 0 moves first from the standard start).
+Times are integers in milliseconds; `*_time_ms` fields are Unix epoch milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
+
+from protocol.errors import ErrorCode, ProtocolError, ScalarValue
+from protocol.version import PROTOCOL_VERSION
+
+MAX_MESSAGE_BYTES = 65_536
+"""The largest WebSocket message or REST body, in bytes of UTF-8, that a server must accept."""
+
+MAX_MOVE_LENGTH = 128
+MAX_POSITION_LENGTH = 4096
+MAX_OPTIONS = 32
+MAX_DAY_MS = 86_400_000
+
+# Constrained field types. Integers are strict: JSON `"5"`, `5.5` or `true` is not an integer.
+Ms = Annotated[int, Strict(), Field(ge=0, description="A duration in milliseconds.")]
+EpochMs = Annotated[int, Strict(), Field(ge=0, description="Unix epoch time in milliseconds.")]
+Seq = Annotated[
+    int,
+    Strict(),
+    Field(ge=0, description="The match's event counter: +1 per accepted event of the match."),
+]
+Seat = Annotated[
+    int,
+    Strict(),
+    Field(ge=0, le=1, description="A seat: 0 moves first from the standard start, 1 second."),
+]
+PlayerName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$",
+        description="A player name: letters, digits, `_`, `.`, `-`; starts with a letter or "
+        "digit. `open` is reserved.",
+    ),
+]
+MatchId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_\-]+$",
+        description="A match id chosen by the server; treat it as opaque text.",
+    ),
+]
+GameName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="A game name as `arena games` lists it, e.g. `checkers`.",
+    ),
+]
+OptionKey = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[a-z][a-z0-9_]*$")]
+OptionValue = Annotated[str, Field(min_length=1, max_length=256)]
+Options = Annotated[
+    dict[OptionKey, OptionValue],
+    Field(max_length=MAX_OPTIONS, description="Game options as text, e.g. {'heaps': '3,4,5'}."),
+]
+MoveText = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_MOVE_LENGTH,
+        description="A move in the game's notation, e.g. `11-15` (checkers), `4` (connect4).",
+    ),
+]
+PositionText = Annotated[
+    str,
+    Field(
+        max_length=MAX_POSITION_LENGTH,
+        description="A position in the game's notation (may be empty, e.g. connect4's start).",
+    ),
+]
+BotSpecText = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=256,
+        pattern=r"^[a-z][a-z0-9_]*(:[^\s:]*)?$",
+        description="A bot spec as `arena bots` documents it, e.g. `alphabeta:depth=4`.",
+    ),
+]
+VersionText = Annotated[
+    str,
+    Field(
+        min_length=3,
+        max_length=16,
+        pattern=r"^[0-9]{1,4}\.[0-9]{1,4}$",
+        description="A protocol version MAJOR.MINOR.",
+    ),
+]
+ClientName = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")]
+Text = Annotated[str, Field(max_length=2000)]
+Details = dict[Annotated[str, Field(max_length=128)], ScalarValue]
+
+MatchStatus = Literal["waiting", "active", "finished", "aborted"]
+"""`waiting`: a seat is open; `active`: being played; `finished`: has a result; `aborted`."""
+
+ResultReason = Literal["rules", "resign", "timeout", "forfeit", "agreement", "aborted"]
+"""Why a match ended: by the game's rules (`description` says how), a resignation, a flag fall
+or an exceeded per-move cap, a forfeit after too many illegal moves, a draw by agreement, or an
+abort. The values are those of `games.referee.ResultCode`."""
+
+
+def _require_type(schema: dict[str, Any]) -> None:
+    """Mark `type` required in a message's JSON Schema: the unions cannot work without it."""
+    required = schema.setdefault("required", [])
+    if "type" not in required:
+        required.insert(0, "type")
+
+
+class WireModel(BaseModel):
+    """Base of every protocol model: immutable, and unknown fields are an error."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class WireMessage(WireModel):
+    """Base of the WebSocket messages, whose `type` tag is required on the wire."""
+
+    model_config = ConfigDict(json_schema_extra=_require_type)
+
+
+# Shared parts -------------------------------------------------------------------------------------
+
+
+class TimeControl(WireModel):
+    """Each side's time: `base_ms` at the start, `increment_ms` added after each of its moves.
+
+    With `move_cap_ms`, a single move taking longer than the cap also loses on time.
+    """
+
+    base_ms: Annotated[int, Strict(), Field(ge=1, le=7 * MAX_DAY_MS)]
+    increment_ms: Annotated[int, Strict(), Field(ge=0, le=MAX_DAY_MS)] = 0
+    move_cap_ms: Annotated[int, Strict(), Field(ge=1, le=MAX_DAY_MS)] | None = None
+
+
+class Clocks(WireModel):
+    """Both seats' remaining time in ms, as measured at `server_time_ms`.
+
+    Only the clock of seat `running` is running (None when both are stopped); subtract the
+    time elapsed since `server_time_ms` from it to know the time left now.
+    """
+
+    remaining_ms: tuple[Ms, Ms]
+    running: Seat | None = None
+    server_time_ms: EpochMs
+
+
+class SeatInfo(WireModel):
+    """Who sits in a seat: a player, a house bot, or nobody yet (both None: the seat is open)."""
+
+    seat: Seat
+    side: Annotated[str, Field(min_length=1, max_length=32)] = Field(
+        description="The game's name for this side, e.g. `black`."
+    )
+    player: PlayerName | None = None
+    bot: BotSpecText | None = None
+
+
+class HouseBot(WireModel):
+    """A seat request for a bot run by the server itself."""
+
+    bot: BotSpecText
+
+
+OPEN_SEAT = "open"
+"""The seat request meaning: anyone may join this seat."""
+
+SeatRequest = Annotated[
+    PlayerName | HouseBot,
+    Field(description="A player name, `open` (anyone may join), or {'bot': SPEC}."),
+]
+
+
+class MatchResult(WireModel):
+    """How a match ended: the winning seat (None for a draw or an abort) and why."""
+
+    winner: Seat | None
+    reason: ResultReason
+    description: Text = Field(description="The reason in words, e.g. `four in a row`.")
+
+
+# Client to server ---------------------------------------------------------------------------------
+
+
+class Hello(WireMessage):
+    """Open a session: the first message on every connection, naming the protocol version."""
+
+    type: Literal["hello"] = "hello"
+    protocol_version: VersionText
+    client: ClientName | None = None
+
+
+class Move(WireMessage):
+    """Play `move` in a match; with `expected_seq`, only if the match's seq still equals it."""
+
+    type: Literal["move"] = "move"
+    match_id: MatchId
+    move: MoveText
+    expected_seq: Seq | None = None
+
+
+class Resign(WireMessage):
+    """Resign a match: the opponent wins."""
+
+    type: Literal["resign"] = "resign"
+    match_id: MatchId
+
+
+class OfferDraw(WireMessage):
+    """Offer a draw; it stands until the opponent accepts, declines or moves."""
+
+    type: Literal["offer_draw"] = "offer_draw"
+    match_id: MatchId
+
+
+class AcceptDraw(WireMessage):
+    """Accept the opponent's pending draw offer: the match ends drawn."""
+
+    type: Literal["accept_draw"] = "accept_draw"
+    match_id: MatchId
+
+
+class DeclineDraw(WireMessage):
+    """Decline the opponent's pending draw offer."""
+
+    type: Literal["decline_draw"] = "decline_draw"
+    match_id: MatchId
+
+
+class Abort(WireMessage):
+    """Abort a match before its first move: it ends with no winner and no rating change."""
+
+    type: Literal["abort"] = "abort"
+    match_id: MatchId
+
+
+class Ping(WireMessage):
+    """Ask for a `pong`; `time_ms` is the client's own clock, echoed back to measure latency."""
+
+    type: Literal["ping"] = "ping"
+    time_ms: EpochMs
+
+
+ClientMessage: TypeAlias = Annotated[
+    Hello | Move | Resign | OfferDraw | AcceptDraw | DeclineDraw | Abort | Ping,
+    Field(discriminator="type"),
+]
+"""Any message a client sends on a WebSocket, told apart by `type`."""
+
+
+# Server to client ---------------------------------------------------------------------------------
+
+
+class Welcome(WireMessage):
+    """Accept a `hello`: the server's protocol version and who the token belongs to.
+
+    `player` is None on a spectator connection.
+    """
+
+    type: Literal["welcome"] = "welcome"
+    protocol_version: VersionText = PROTOCOL_VERSION
+    player: PlayerName | None
+    server_time_ms: EpochMs
+
+
+class MatchStarted(WireMessage):
+    """Announce a match that has begun (both seats filled); a `match_state` follows at once."""
+
+    type: Literal["match_started"] = "match_started"
+    match_id: MatchId
+    game: GameName
+    options: Options = Field(default_factory=dict)
+    seats: tuple[SeatInfo, SeatInfo]
+    your_seat: Seat | None = None
+    time_control: TimeControl | None = None
+    seq: Seq
+
+
+class MatchState(WireMessage):
+    """The full state of a match; everything a client needs to resume.
+
+    `position` is the current position, `moves` every move from `start_position`. `to_move`
+    and `legal_moves` are None and empty once the match is over. `clocks` is None for an
+    untimed match. `draw_offer` is the seat whose draw offer is pending. `your_seat` is the
+    receiver's seat (None for spectators).
+    """
+
+    type: Literal["match_state"] = "match_state"
+    match_id: MatchId
+    game: GameName
+    options: Options = Field(default_factory=dict)
+    start_position: PositionText
+    position: PositionText
+    moves: tuple[MoveText, ...] = ()
+    to_move: Seat | None
+    seats: tuple[SeatInfo, SeatInfo]
+    your_seat: Seat | None = None
+    time_control: TimeControl | None = None
+    clocks: Clocks | None = None
+    legal_moves: tuple[MoveText, ...] = ()
+    status: MatchStatus
+    result: MatchResult | None = None
+    draw_offer: Seat | None = None
+    seq: Seq
+
+
+class MoveMade(WireMessage):
+    """A move was played in a match (sent to both players and every spectator).
+
+    `ply` counts the moves played so far, this one included (the first move has ply 1).
+    `position`, `to_move` and `legal_moves` describe the position after the move; a move that
+    ends the match is followed by a `match_ended` with the same `seq`.
+    """
+
+    type: Literal["move_made"] = "move_made"
+    match_id: MatchId
+    seq: Seq
+    ply: Annotated[int, Strict(), Field(ge=1)]
+    seat: Seat
+    move: MoveText
+    position: PositionText
+    to_move: Seat | None
+    legal_moves: tuple[MoveText, ...] = ()
+    clocks: Clocks | None = None
+
+
+class DrawOffered(WireMessage):
+    """Seat `seat` offers a draw; answer with `accept_draw` or `decline_draw`, or just move."""
+
+    type: Literal["draw_offered"] = "draw_offered"
+    match_id: MatchId
+    seq: Seq
+    seat: Seat
+
+
+class DrawDeclined(WireMessage):
+    """Seat `seat` declined the pending draw offer."""
+
+    type: Literal["draw_declined"] = "draw_declined"
+    match_id: MatchId
+    seq: Seq
+    seat: Seat
+
+
+class MatchEnded(WireMessage):
+    """A match is over: its result, and the clocks as they stopped."""
+
+    type: Literal["match_ended"] = "match_ended"
+    match_id: MatchId
+    seq: Seq
+    status: Literal["finished", "aborted"] = "finished"
+    result: MatchResult
+    clocks: Clocks | None = None
+
+
+class _ErrorFields(WireMessage):
+    """The fields of an error, shared by the WebSocket message and the REST body."""
+
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: Text
+    match_id: MatchId | None = None
+    legal_moves: tuple[MoveText, ...] | None = None
+    details: Details = Field(default_factory=dict)
+
+
+class ErrorMessage(_ErrorFields):
+    """A request was refused; `code` says why and the match, if any, is unchanged.
+
+    `legal_moves` is set on move errors; `details` maps field names or facts to values.
+    """
+
+    @classmethod
+    def from_protocol_error(cls, error: ProtocolError, match_id: str | None = None) -> ErrorMessage:
+        """Return the error message answering a `ProtocolError`."""
+        return cls(code=error.code, message=error.message, match_id=match_id, details=error.details)
+
+
+class Pong(WireMessage):
+    """Answer a `ping`: the client's `time_ms` echoed, and the server's clock."""
+
+    type: Literal["pong"] = "pong"
+    time_ms: EpochMs
+    server_time_ms: EpochMs
+
+
+ServerMessage: TypeAlias = Annotated[
+    Welcome
+    | MatchStarted
+    | MatchState
+    | MoveMade
+    | DrawOffered
+    | DrawDeclined
+    | MatchEnded
+    | ErrorMessage
+    | Pong,
+    Field(discriminator="type"),
+]
+"""Any message the server sends on a WebSocket, told apart by `type`."""
+
+
+# REST bodies --------------------------------------------------------------------------------------
+
+
+class PlayerCreate(WireModel):
+    """Register a player by name (request body)."""
+
+    type: Literal["player_create"] = "player_create"
+    name: PlayerName
+
+    @field_validator("name")
+    @classmethod
+    def _not_reserved(cls, name: str) -> str:
+        """Refuse `open`, which means an open seat in `MatchCreate.seats`."""
+        if name.lower() == OPEN_SEAT:
+            raise ValueError(f"{name!r} is reserved: it means an open seat")
+        return name
+
+
+class PlayerCreated(WireModel):
+    """A registered player; `token` is shown this once and stored only as a hash."""
+
+    type: Literal["player_created"] = "player_created"
+    id: Annotated[str, Field(min_length=1, max_length=64)]
+    name: PlayerName
+    token: Annotated[str, Field(min_length=16, max_length=256)]
+
+
+class MatchCreate(WireModel):
+    """Create a match (request body): the game, its setup, the clocks and who sits where.
+
+    `start_position` defaults to the game's standard start; no `time_control` means untimed.
+    """
+
+    type: Literal["match_create"] = "match_create"
+    game: GameName
+    options: Options = Field(default_factory=dict)
+    start_position: PositionText | None = None
+    time_control: TimeControl | None = None
+    seats: tuple[SeatRequest, SeatRequest]
+
+
+class MatchJoin(WireModel):
+    """Take an open seat in a match (request body); `seat` None means any open seat."""
+
+    type: Literal["match_join"] = "match_join"
+    seat: Seat | None = None
+
+
+class MoveRequest(WireModel):
+    """Play a move over REST (request body); `expected_seq` as in the `move` message."""
+
+    type: Literal["move_request"] = "move_request"
+    move: MoveText
+    expected_seq: Seq | None = None
+
+
+class MatchFilter(WireModel):
+    """Which matches to list; every filter given must hold. Newest first, `limit` at a time."""
+
+    type: Literal["match_filter"] = "match_filter"
+    status: MatchStatus | None = None
+    game: GameName | None = None
+    player: PlayerName | None = None
+    limit: Annotated[int, Strict(), Field(ge=1, le=200)] = 50
+    offset: Annotated[int, Strict(), Field(ge=0)] = 0
+
+
+class MatchSummary(WireModel):
+    """One line of a match list."""
+
+    type: Literal["match_summary"] = "match_summary"
+    match_id: MatchId
+    game: GameName
+    options: Options = Field(default_factory=dict)
+    status: MatchStatus
+    seats: tuple[SeatInfo, SeatInfo]
+    time_control: TimeControl | None = None
+    to_move: Seat | None = None
+    ply: Annotated[int, Strict(), Field(ge=0)] = 0
+    result: MatchResult | None = None
+    created_time_ms: EpochMs
+
+
+class MatchList(WireModel):
+    """A page of matches; `next_offset` is None on the last page."""
+
+    type: Literal["match_list"] = "match_list"
+    matches: tuple[MatchSummary, ...] = ()
+    next_offset: Annotated[int, Strict(), Field(ge=0)] | None = None
+
+
+class ErrorResponse(_ErrorFields):
+    """The body of every REST error response, with the same fields as the `error` message."""
+
+
+REST_MODELS: tuple[type[WireModel], ...] = (
+    PlayerCreate,
+    PlayerCreated,
+    MatchCreate,
+    MatchJoin,
+    MoveRequest,
+    MatchFilter,
+    MatchSummary,
+    MatchList,
+    ErrorResponse,
+)
+"""Every REST body model (a match's full state over REST is a `MatchState`)."""
+
+CLIENT_MESSAGES: tuple[type[WireMessage], ...] = (
+    Hello,
+    Move,
+    Resign,
+    OfferDraw,
+    AcceptDraw,
+    DeclineDraw,
+    Abort,
+    Ping,
+)
+"""Every client-to-server WebSocket message model, in the order of the union."""
+
+SERVER_MESSAGES: tuple[type[WireMessage], ...] = (
+    Welcome,
+    MatchStarted,
+    MatchState,
+    MoveMade,
+    DrawOffered,
+    DrawDeclined,
+    MatchEnded,
+    ErrorMessage,
+    Pong,
+)
+"""Every server-to-client WebSocket message model, in the order of the union."""
+
+_CLIENT_ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+_SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+
+def _parse(
+    adapter: TypeAdapter[Any], data: bytes | str, known: tuple[type[WireMessage], ...]
+) -> Any:
+    """Validate one JSON message, raising ProtocolError with the error code that fits."""
+    size = len(data.encode() if isinstance(data, str) else data)
+    if size > MAX_MESSAGE_BYTES:
+        raise ProtocolError(
+            ErrorCode.MESSAGE_TOO_LARGE,
+            f"message of {size} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes",
+            {"size": size, "limit": MAX_MESSAGE_BYTES},
+        )
+    try:
+        return adapter.validate_json(data)
+    except ValidationError as exc:
+        # Only a rejected message pays for a second parse, to tell BAD_MESSAGE from the rest.
+        raise _diagnose(data, exc, known) from None
+
+
+def _diagnose(
+    data: bytes | str, exc: ValidationError, known: tuple[type[WireMessage], ...]
+) -> ProtocolError:
+    """Return the ProtocolError that explains why `data` failed validation."""
+    try:
+        raw = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        return ProtocolError(ErrorCode.BAD_MESSAGE, f"message is not valid JSON: {error}")
+    if not isinstance(raw, dict):
+        return ProtocolError(
+            ErrorCode.BAD_MESSAGE, f"message must be a JSON object, not {type(raw).__name__}"
+        )
+    tags = [model.model_fields["type"].default for model in known]
+    tag = raw.get("type")
+    if tag not in tags:
+        shown = "no `type` field" if tag is None else f"unknown type {tag!r}"
+        return ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"{shown} (expected one of: {', '.join(tags)})",
+            {"type": tag if isinstance(tag, str) else None},
+        )
+    return _validation_error(str(tag), exc)
+
+
+def _validation_error(tag: str, exc: ValidationError) -> ProtocolError:
+    """Return the VALIDATION_ERROR naming each bad field of a `tag` message."""
+    details: dict[str, ScalarValue] = {}
+    for error in exc.errors(include_url=False):
+        # The first location item is the union's tag; the rest is the field path.
+        location = ".".join(str(part) for part in error["loc"][1:]) or "(message)"
+        details.setdefault(location, error["msg"])
+    listed = "; ".join(f"{field}: {problem}" for field, problem in details.items())
+    return ProtocolError(ErrorCode.VALIDATION_ERROR, f"bad {tag} message: {listed}", details)
+
+
+def parse_client_message(data: bytes | str) -> ClientMessage:
+    """Return the client message encoded as JSON in `data`.
+
+    Raises ProtocolError: MESSAGE_TOO_LARGE over MAX_MESSAGE_BYTES, BAD_MESSAGE for anything
+    but a JSON object with a known `type`, VALIDATION_ERROR (with `details` per field) for a
+    known message with bad fields.
+    """
+    message: ClientMessage = _parse(_CLIENT_ADAPTER, data, CLIENT_MESSAGES)
+    return message
+
+
+def parse_server_message(data: bytes | str) -> ServerMessage:
+    """Return the server message encoded as JSON in `data`; errors as `parse_client_message`."""
+    message: ServerMessage = _parse(_SERVER_ADAPTER, data, SERVER_MESSAGES)
+    return message
+
+
+def dump_server_message(message: ServerMessage) -> str:
+    """Return the JSON text of a server message, every field present (null when unset)."""
+    return _SERVER_ADAPTER.dump_json(message).decode()
+
+
+def dump_client_message(message: ClientMessage) -> str:
+    """Return the JSON text of a client message, every field present (null when unset)."""
+    return _CLIENT_ADAPTER.dump_json(message).decode()

@@ -1,0 +1,643 @@
+"""The wire contract: round trips, discrimination, rejection of bad input, schema, CLI, docs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, ValidationError
+from typer.testing import CliRunner
+
+from cli import protocol as protocol_cli
+from protocol import (
+    CLIENT_MESSAGES,
+    CLOSE_DESCRIPTIONS,
+    ERROR_DESCRIPTIONS,
+    HTTP_STATUS,
+    MAX_MESSAGE_BYTES,
+    MAX_MOVE_LENGTH,
+    MAX_OPTIONS,
+    MAX_POSITION_LENGTH,
+    PROTOCOL_VERSION,
+    REST_MODELS,
+    SERVER_MESSAGES,
+    Abort,
+    AcceptDraw,
+    Clocks,
+    CloseCode,
+    DeclineDraw,
+    DrawDeclined,
+    DrawOffered,
+    ErrorCode,
+    ErrorMessage,
+    ErrorResponse,
+    Hello,
+    HouseBot,
+    MatchCreate,
+    MatchEnded,
+    MatchFilter,
+    MatchJoin,
+    MatchList,
+    MatchResult,
+    MatchStarted,
+    MatchState,
+    MatchSummary,
+    Move,
+    MoveMade,
+    MoveRequest,
+    OfferDraw,
+    Ping,
+    PlayerCreate,
+    PlayerCreated,
+    Pong,
+    ProtocolError,
+    Resign,
+    SeatInfo,
+    TimeControl,
+    Welcome,
+    dump_client_message,
+    dump_server_message,
+    is_compatible,
+    json_schema,
+    parse_client_message,
+    parse_server_message,
+    parse_version,
+)
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
+
+SEATS = (
+    SeatInfo(seat=0, side="black", player="alice"),
+    SeatInfo(seat=1, side="white", player="house-alphabeta", bot="alphabeta:depth=4"),
+)
+TIME_CONTROL = TimeControl(base_ms=60_000, increment_ms=1_000, move_cap_ms=10_000)
+CLOCKS = Clocks(remaining_ms=(59_000, 60_000), running=1, server_time_ms=1_700_000_000_000)
+RESULT = MatchResult(winner=0, reason="rules", description="white has no legal move")
+
+CLIENT_EXAMPLES: list[BaseModel] = [
+    Hello(protocol_version="1.0", client="mybot/0.1"),
+    Move(match_id="m1", move="11-15", expected_seq=3),
+    Resign(match_id="m1"),
+    OfferDraw(match_id="m1"),
+    AcceptDraw(match_id="m1"),
+    DeclineDraw(match_id="m1"),
+    Abort(match_id="m1"),
+    Ping(time_ms=1_700_000_000_000),
+]
+SERVER_EXAMPLES: list[BaseModel] = [
+    Welcome(player="alice", server_time_ms=1_700_000_000_000),
+    MatchStarted(
+        match_id="m1", game="checkers", seats=SEATS, your_seat=0, time_control=TIME_CONTROL, seq=1
+    ),
+    MatchState(
+        match_id="m1",
+        game="nim",
+        options={"heaps": "3,4,5", "misere": "false"},
+        start_position="3,4,5",
+        position="3,4,2",
+        moves=("3:3",),
+        to_move=1,
+        seats=SEATS,
+        your_seat=0,
+        time_control=TIME_CONTROL,
+        clocks=CLOCKS,
+        legal_moves=("1:1", "1:2"),
+        status="active",
+        draw_offer=0,
+        seq=2,
+    ),
+    MoveMade(
+        match_id="m1",
+        seq=2,
+        ply=1,
+        seat=0,
+        move="11-15",
+        position="W:W21,22:B1,15",
+        to_move=1,
+        legal_moves=("22-18",),
+        clocks=CLOCKS,
+    ),
+    DrawOffered(match_id="m1", seq=3, seat=1),
+    DrawDeclined(match_id="m1", seq=4, seat=0),
+    MatchEnded(match_id="m1", seq=9, result=RESULT, clocks=CLOCKS),
+    ErrorMessage(
+        code=ErrorCode.ILLEGAL_MOVE,
+        message="illegal move '9-14': a capture is available",
+        match_id="m1",
+        legal_moves=("15x24",),
+        details={"illegal_moves": 1, "limit": 3},
+    ),
+    Pong(time_ms=1_700_000_000_000, server_time_ms=1_700_000_000_005),
+]
+REST_EXAMPLES: list[BaseModel] = [
+    PlayerCreate(name="alice"),
+    PlayerCreated(id="p1", name="alice", token="t" * 40),
+    MatchCreate(
+        game="connect4",
+        options={},
+        start_position="44",
+        time_control=TIME_CONTROL,
+        seats=("alice", HouseBot(bot="alphabeta:depth=4")),
+    ),
+    MatchJoin(seat=1),
+    MoveRequest(move="4", expected_seq=7),
+    MatchFilter(status="active", game="checkers", player="alice", limit=10, offset=20),
+    MatchSummary(
+        match_id="m1",
+        game="checkers",
+        status="finished",
+        seats=SEATS,
+        ply=42,
+        result=RESULT,
+        created_time_ms=1_700_000_000_000,
+    ),
+    MatchList(
+        matches=(
+            MatchSummary(
+                match_id="m2",
+                game="tictactoe",
+                status="waiting",
+                seats=(SeatInfo(seat=0, side="X", player="bob"), SeatInfo(seat=1, side="O")),
+                created_time_ms=1,
+            ),
+        ),
+        next_offset=50,
+    ),
+    ErrorResponse(code=ErrorCode.UNKNOWN_MATCH, message="no match has id 'm9'", match_id="m9"),
+]
+
+
+def tag(model: BaseModel | type[BaseModel]) -> str:
+    """Return the `type` tag of a model or model class."""
+    cls = model if isinstance(model, type) else type(model)
+    return str(cls.model_fields["type"].default)
+
+
+def reject_client(data: Any) -> ProtocolError:
+    """Return the ProtocolError raised by parsing `data` (a dict is dumped to JSON first)."""
+    text = data if isinstance(data, str | bytes) else json.dumps(data)
+    with pytest.raises(ProtocolError) as caught:
+        parse_client_message(text)
+    return caught.value
+
+
+def move_with(**fields: Any) -> dict[str, Any]:
+    """Return a valid `move` message as a dict, with `fields` replaced or added."""
+    return {"type": "move", "match_id": "m1", "move": "11-15", **fields}
+
+
+# Coverage of the examples themselves --------------------------------------------------------------
+
+
+def test_examples_cover_every_model_once() -> None:
+    assert [type(m) for m in CLIENT_EXAMPLES] == list(CLIENT_MESSAGES)
+    assert [type(m) for m in SERVER_EXAMPLES] == list(SERVER_MESSAGES)
+    assert [type(m) for m in REST_EXAMPLES] == list(REST_MODELS)
+
+
+def test_tags_are_unique_within_each_union() -> None:
+    for models in (CLIENT_MESSAGES, SERVER_MESSAGES):
+        tags = [tag(m) for m in models]
+        assert len(tags) == len(set(tags))
+    assert not {tag(m) for m in CLIENT_MESSAGES} & {tag(m) for m in SERVER_MESSAGES}
+
+
+# Round trips and discrimination -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("message", CLIENT_EXAMPLES, ids=tag)
+def test_client_message_round_trips_to_its_own_class(message: Any) -> None:
+    text = dump_client_message(message)
+    assert json.loads(text)["type"] == tag(message)
+    parsed = parse_client_message(text)
+    assert type(parsed) is type(message)
+    assert parsed == message
+    assert parse_client_message(text.encode()) == message
+
+
+@pytest.mark.parametrize("message", SERVER_EXAMPLES, ids=tag)
+def test_server_message_round_trips_to_its_own_class(message: Any) -> None:
+    text = dump_server_message(message)
+    assert json.loads(text)["type"] == tag(message)
+    parsed = parse_server_message(text)
+    assert type(parsed) is type(message)
+    assert parsed == message
+
+
+@pytest.mark.parametrize("body", REST_EXAMPLES, ids=tag)
+def test_rest_body_round_trips(body: BaseModel) -> None:
+    assert type(body).model_validate_json(body.model_dump_json()) == body
+
+
+def test_dumped_messages_carry_every_field() -> None:
+    data = json.loads(dump_client_message(Move(match_id="m1", move="4")))
+    assert data == {"type": "move", "match_id": "m1", "move": "4", "expected_seq": None}
+
+
+def test_rest_request_may_omit_its_tag_but_not_use_a_wrong_one() -> None:
+    assert MoveRequest.model_validate_json('{"move": "4"}') == MoveRequest(move="4")
+    with pytest.raises(ValidationError):
+        MoveRequest.model_validate_json('{"type": "move", "move": "4"}')
+
+
+def test_seat_requests_tell_names_from_house_bots() -> None:
+    body = MatchCreate.model_validate_json(
+        '{"game": "checkers", "seats": ["open", {"bot": "mcts:simulations=500"}]}'
+    )
+    assert body.seats == ("open", HouseBot(bot="mcts:simulations=500"))
+
+
+def test_error_message_from_protocol_error_keeps_code_and_details() -> None:
+    error = reject_client(move_with(expected_seq=-1))
+    message = ErrorMessage.from_protocol_error(error, match_id="m1")
+    assert message.code is ErrorCode.VALIDATION_ERROR
+    assert message.match_id == "m1"
+    assert set(message.details) == {"expected_seq"}
+    assert parse_server_message(dump_server_message(message)) == message
+
+
+# Rejection of bad input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("message", CLIENT_EXAMPLES + SERVER_EXAMPLES, ids=tag)
+def test_extra_fields_are_rejected(message: BaseModel) -> None:
+    data = json.loads(message.model_dump_json())
+    data["surprise"] = 1
+    parse = parse_client_message if type(message) in CLIENT_MESSAGES else parse_server_message
+    with pytest.raises(ProtocolError) as caught:
+        parse(json.dumps(data))
+    assert caught.value.code is ErrorCode.VALIDATION_ERROR
+    assert "surprise" in caught.value.details
+
+
+@pytest.mark.parametrize("body", REST_EXAMPLES, ids=tag)
+def test_rest_bodies_reject_extra_fields(body: BaseModel) -> None:
+    data = json.loads(body.model_dump_json())
+    data["surprise"] = 1
+    with pytest.raises(ValidationError, match="surprise"):
+        type(body).model_validate(data)
+
+
+def test_nested_models_reject_extra_fields() -> None:
+    with pytest.raises(ValidationError, match="colour"):
+        TimeControl.model_validate({"base_ms": 1000, "colour": "red"})
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"expected_seq": "3"}, "expected_seq"),
+        ({"expected_seq": True}, "expected_seq"),
+        ({"expected_seq": 1.5}, "expected_seq"),
+        ({"expected_seq": -1}, "expected_seq"),
+        ({"match_id": 5}, "match_id"),
+        ({"match_id": "has space"}, "match_id"),
+        ({"move": None}, "move"),
+        ({"move": ["11", "15"]}, "move"),
+    ],
+)
+def test_wrong_field_types_are_validation_errors(fields: dict[str, Any], field: str) -> None:
+    error = reject_client(move_with(**fields))
+    assert error.code is ErrorCode.VALIDATION_ERROR
+    assert field in error.details
+    assert field in error.message
+
+
+@pytest.mark.parametrize(
+    ("model", "data"),
+    [
+        (Clocks, {"remaining_ms": ["1000", 5], "server_time_ms": 0}),
+        (Clocks, {"remaining_ms": [1000.5, 5], "server_time_ms": 0}),
+        (Clocks, {"remaining_ms": [1000], "server_time_ms": 0}),
+        (Clocks, {"remaining_ms": [-1, 5], "server_time_ms": 0}),
+        (Ping, {"type": "ping", "time_ms": "now"}),
+        (MatchResult, {"winner": 0, "reason": "boredom", "description": ""}),
+        (MoveMade, {**json.loads(SERVER_EXAMPLES[3].model_dump_json()), "ply": 0}),
+        (MatchState, {**json.loads(SERVER_EXAMPLES[2].model_dump_json()), "status": "paused"}),
+    ],
+)
+def test_wrong_values_in_other_models_are_rejected(
+    model: type[BaseModel], data: dict[str, Any]
+) -> None:
+    with pytest.raises(ValidationError):
+        model.model_validate_json(json.dumps(data))
+
+
+def test_missing_field_is_named() -> None:
+    error = reject_client({"type": "move", "match_id": "m1"})
+    assert error.code is ErrorCode.VALIDATION_ERROR
+    assert error.details == {"move": "Field required"}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"type": "castle", "match_id": "m1"},
+        {"type": "welcome", "player": "a", "server_time_ms": 1},
+        {"type": None},
+        {"type": ["move"]},
+        {"match_id": "m1", "move": "4"},
+        [{"type": "ping", "time_ms": 1}],
+        "not json",
+        b"\xff\xfe",
+        "42",
+    ],
+)
+def test_unknown_type_and_non_objects_are_bad_messages(data: Any) -> None:
+    assert reject_client(data).code is ErrorCode.BAD_MESSAGE
+
+
+def test_unknown_type_error_lists_the_known_types() -> None:
+    error = reject_client({"type": "castle"})
+    assert "castle" in error.message
+    assert all(tag(m) in error.message for m in CLIENT_MESSAGES)
+
+
+def test_server_parser_refuses_client_messages() -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_server_message(dump_client_message(Ping(time_ms=1)))
+    assert caught.value.code is ErrorCode.BAD_MESSAGE
+
+
+def test_oversize_strings_are_rejected() -> None:
+    assert reject_client(move_with(move="1" * (MAX_MOVE_LENGTH + 1))).details.keys() == {"move"}
+    parse_client_message(json.dumps(move_with(move="1" * MAX_MOVE_LENGTH)))
+    assert "match_id" in reject_client(move_with(match_id="m" * 65)).details
+    assert (
+        "client"
+        in reject_client({"type": "hello", "protocol_version": "1.0", "client": "c" * 129}).details
+    )
+    with pytest.raises(ValidationError, match="start_position"):
+        MatchCreate(game="nim", start_position="1" * (MAX_POSITION_LENGTH + 1), seats=("a", "b"))
+
+
+def test_oversize_message_is_refused_before_parsing() -> None:
+    text = json.dumps(move_with(move="4", padding="x" * MAX_MESSAGE_BYTES))
+    error = reject_client(text)
+    assert error.code is ErrorCode.MESSAGE_TOO_LARGE
+    assert error.details["limit"] == MAX_MESSAGE_BYTES
+
+
+def test_option_count_and_keys_are_bounded() -> None:
+    options = {f"k{i}": "v" for i in range(MAX_OPTIONS)}
+    assert len(MatchCreate(game="nim", options=options, seats=("a", "b")).options) == MAX_OPTIONS
+    with pytest.raises(ValidationError, match="options"):
+        MatchCreate(game="nim", options={**options, "extra": "v"}, seats=("a", "b"))
+    with pytest.raises(ValidationError, match="options"):
+        MatchCreate(game="nim", options={"Bad Key": "v"}, seats=("a", "b"))
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"base_ms": 0},
+        {"base_ms": 1000, "increment_ms": -1},
+        {"base_ms": 1000, "move_cap_ms": 0},
+        {"base_ms": "1000"},
+        {"base_ms": 8 * 86_400_000},
+    ],
+)
+def test_time_control_bounds(fields: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        TimeControl.model_validate(fields)
+
+
+@pytest.mark.parametrize("seat", [2, -1, True, "0"])
+def test_seats_are_zero_or_one(seat: Any) -> None:
+    with pytest.raises(ValidationError):
+        MatchJoin.model_validate({"seat": seat})
+
+
+def test_match_create_needs_exactly_two_seats() -> None:
+    for seats in (["alice"], ["alice", "bob", "carol"]):
+        with pytest.raises(ValidationError, match="seats"):
+            MatchCreate.model_validate({"game": "nim", "seats": seats})
+
+
+@pytest.mark.parametrize("name", ["open", "OPEN", "", "-dash", "has space", "n" * 33])
+def test_player_names_are_checked(name: str) -> None:
+    with pytest.raises(ValidationError, match="name"):
+        PlayerCreate(name=name)
+
+
+def test_bad_bot_spec_is_rejected() -> None:
+    with pytest.raises(ValidationError, match="bot"):
+        HouseBot(bot="Alpha Beta")
+
+
+def test_error_code_must_be_known() -> None:
+    with pytest.raises(ValidationError, match="code"):
+        ErrorResponse.model_validate({"code": "OOPS", "message": "x"})
+
+
+@pytest.mark.parametrize("message", CLIENT_EXAMPLES + SERVER_EXAMPLES + REST_EXAMPLES, ids=tag)
+def test_models_are_frozen(message: BaseModel) -> None:
+    with pytest.raises(ValidationError, match="frozen"):
+        message.type = "other"  # type: ignore[attr-defined]
+
+
+# Hypothesis round trips ---------------------------------------------------------------------------
+
+ids = st.from_regex(r"\A[A-Za-z0-9_\-]{1,64}\Z")
+moves = st.text(min_size=1, max_size=MAX_MOVE_LENGTH)
+seqs = st.none() | st.integers(min_value=0, max_value=2**53)
+ms = st.integers(min_value=0, max_value=2**53)
+
+
+@given(match_id=ids, move=moves, expected_seq=seqs)
+def test_move_round_trips_for_any_valid_fields(
+    match_id: str, move: str, expected_seq: int | None
+) -> None:
+    message = Move(match_id=match_id, move=move, expected_seq=expected_seq)
+    assert parse_client_message(dump_client_message(message)) == message
+
+
+@given(
+    match_id=ids,
+    seq=st.integers(min_value=0, max_value=2**53),
+    ply=st.integers(min_value=1, max_value=10_000),
+    seat=st.sampled_from([0, 1]),
+    move=moves,
+    position=st.text(max_size=200),
+    legal=st.lists(moves, max_size=10).map(tuple),
+    clocks=st.none() | st.builds(Clocks, remaining_ms=st.tuples(ms, ms), server_time_ms=ms),
+)
+def test_move_made_round_trips_for_any_valid_fields(
+    match_id: str,
+    seq: int,
+    ply: int,
+    seat: int,
+    move: str,
+    position: str,
+    legal: tuple[str, ...],
+    clocks: Clocks | None,
+) -> None:
+    message = MoveMade(
+        match_id=match_id,
+        seq=seq,
+        ply=ply,
+        seat=seat,
+        move=move,
+        position=position,
+        to_move=1 - seat,
+        legal_moves=legal,
+        clocks=clocks,
+    )
+    assert parse_server_message(dump_server_message(message)) == message
+
+
+# Error and close codes, version -------------------------------------------------------------------
+
+
+def test_every_error_code_is_described_and_is_its_own_wire_text() -> None:
+    assert set(ERROR_DESCRIPTIONS) == set(ErrorCode)
+    assert all(code.value == code.name for code in ErrorCode)
+    assert all(ERROR_DESCRIPTIONS[code].strip() for code in ErrorCode)
+
+
+def test_every_error_code_has_an_http_error_status() -> None:
+    assert set(HTTP_STATUS) == set(ErrorCode)
+    assert all(400 <= status <= 599 for status in HTTP_STATUS.values())
+    assert HTTP_STATUS[ErrorCode.UNKNOWN_MATCH] == 404
+    assert HTTP_STATUS[ErrorCode.UNAUTHORIZED] == 401
+
+
+def test_close_codes_are_the_documented_numbers() -> None:
+    assert set(CLOSE_DESCRIPTIONS) == set(CloseCode)
+    assert {code.name: int(code) for code in CloseCode} == {
+        "NORMAL": 1000,
+        "GOING_AWAY": 1001,
+        "POLICY_VIOLATION": 1008,
+        "MESSAGE_TOO_BIG": 1009,
+        "SERVER_ERROR": 1011,
+        "BAD_PROTOCOL": 4000,
+        "UNAUTHORIZED": 4001,
+        "REPLACED": 4002,
+        "UNSUPPORTED_VERSION": 4003,
+    }
+
+
+def test_version_compatibility_follows_the_major_version() -> None:
+    assert PROTOCOL_VERSION == "1.0"
+    assert parse_version("1.12") == (1, 12)
+    assert is_compatible("1.9")
+    assert not is_compatible("2.0")
+    with pytest.raises(ValueError, match=r"MAJOR\.MINOR"):
+        parse_version("1")
+    assert "protocol_version" in reject_client({"type": "hello", "protocol_version": "v1"}).details
+
+
+# JSON Schema and CLI ------------------------------------------------------------------------------
+
+
+def test_schema_names_every_message_in_its_union() -> None:
+    schema = json_schema()
+    defs = schema["$defs"]
+    for union, models in (("ClientMessage", CLIENT_MESSAGES), ("ServerMessage", SERVER_MESSAGES)):
+        mapping = defs[union]["discriminator"]["mapping"]
+        assert mapping == {tag(m): f"#/$defs/{m.__name__}" for m in models}
+    for model in (*CLIENT_MESSAGES, *SERVER_MESSAGES, *REST_MODELS):
+        assert model.__name__ in defs
+        assert defs[model.__name__]["additionalProperties"] is False
+    assert schema["x-protocol-version"] == PROTOCOL_VERSION
+
+
+def test_schema_requires_the_tag_of_every_websocket_message() -> None:
+    defs = json_schema()["$defs"]
+    for model in (*CLIENT_MESSAGES, *SERVER_MESSAGES):
+        assert "type" in defs[model.__name__]["required"], model.__name__
+
+
+@pytest.mark.parametrize("message", CLIENT_EXAMPLES + SERVER_EXAMPLES + REST_EXAMPLES, ids=tag)
+def test_dumped_examples_agree_with_their_schema_fields(message: BaseModel) -> None:
+    schema = json_schema()["$defs"][type(message).__name__]
+    data = json.loads(message.model_dump_json())
+    assert set(data) == set(schema["properties"])
+    assert set(schema.get("required", [])) <= set(data)
+    assert data["type"] == schema["properties"]["type"]["const"]
+
+
+def test_cli_prints_the_schema_as_json() -> None:
+    app = typer.Typer()
+    protocol_cli.register(app)
+    result = CliRunner().invoke(app, ["protocol", "schema"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == json_schema()
+    assert result.stdout.startswith('{\n  "')
+
+
+# The documentation --------------------------------------------------------------------------------
+
+
+REST_REQUESTS: tuple[type[BaseModel], ...] = (PlayerCreate, MatchCreate, MatchJoin, MoveRequest)
+
+
+def doc_examples() -> list[dict[str, Any]]:
+    """Return every JSON object in the ```json blocks of docs/PROTOCOL.md, in order."""
+    if not DOCS.is_file():
+        pytest.fail(f"{DOCS} is missing")
+    decoder = json.JSONDecoder()
+    examples = []
+    for block in re.findall(r"```json\n(.*?)```", DOCS.read_text(), flags=re.DOTALL):
+        position = 0
+        while block[position:].strip():
+            position += len(block[position:]) - len(block[position:].lstrip())
+            value, position = decoder.raw_decode(block, position)
+            assert isinstance(value, dict), value
+            examples.append(value)
+    return examples
+
+
+def test_every_json_example_in_the_docs_is_valid() -> None:
+    # ErrorMessage and ErrorResponse share the tag "error" and their fields.
+    by_tag: dict[str, type[BaseModel]] = {
+        tag(m): m for m in (*CLIENT_MESSAGES, *SERVER_MESSAGES, *REST_MODELS)
+    }
+    seen: set[str] = set()
+    for example in doc_examples():
+        if "type" in example:
+            model = by_tag.get(example["type"])
+            assert model is not None, f"docs example with an unknown type: {example}"
+            model.model_validate_json(json.dumps(example))
+        else:
+            # A REST request body may omit its tag: it must be one of the request bodies.
+            fits = [m for m in REST_REQUESTS if _is_valid(m, example)]
+            assert len(fits) == 1, f"docs example fits {fits}: {example}"
+            seen.add(tag(fits[0]))
+        seen |= _tags_within(example)
+    # MatchFilter travels as query parameters, which the docs show as a URL.
+    missing = set(by_tag) - {tag(MatchFilter)} - seen
+    assert not missing, f"types without an example in PROTOCOL.md: {sorted(missing)}"
+
+
+def _tags_within(value: Any) -> set[str]:
+    """Return the `type` tags of `value` and of every object nested in it."""
+    if isinstance(value, list):
+        return set().union(*(_tags_within(item) for item in value))
+    if not isinstance(value, dict):
+        return set()
+    found = {value["type"]} if isinstance(value.get("type"), str) else set()
+    return found.union(*(_tags_within(item) for item in value.values()))
+
+
+def _is_valid(model: type[BaseModel], data: dict[str, Any]) -> bool:
+    """Return whether `data` is a valid `model`."""
+    try:
+        model.model_validate_json(json.dumps(data))
+    except ValidationError:
+        return False
+    return True
+
+
+def test_docs_list_every_error_and_close_code() -> None:
+    text = DOCS.read_text()
+    for code in ErrorCode:
+        assert f"`{code.value}`" in text, code
+    for close in CloseCode:
+        assert f"`{close.value}`" in text, close
