@@ -14,6 +14,8 @@ from fastapi import FastAPI
 
 from games import game_names
 from server.db.engine import create_engine, migrate, session_factory
+from server.matches import MatchService
+from server.routes import install
 from server.settings import Settings
 
 API_VERSION = "0.1.0"
@@ -28,9 +30,13 @@ def create_app(settings: Settings) -> FastAPI:
         await migrate(engine)
         app.state.engine = engine
         app.state.sessions = session_factory(engine)
+        service = MatchService(app.state.sessions, settings)
+        app.state.service = service
         try:
+            await service.resume()
             yield
         finally:
+            await service.close()
             await engine.dispose()
 
     app = FastAPI(
@@ -40,6 +46,7 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    install(app)
 
     @app.get("/health", tags=["server"])
     async def health() -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 import time
@@ -12,8 +13,11 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from sqlalchemy import text
 
 from server.app import create_app
+from server.db.engine import create_engine
+from server.db.models import Base
 from server.settings import Settings
 
 
@@ -62,16 +66,32 @@ def start_server(settings: Settings) -> RunningServer:
     return RunningServer(server, thread, port)
 
 
-@pytest.fixture
-def sqlite_settings(tmp_path: Path) -> Settings:
-    """Settings for a fresh SQLite database in the test's directory."""
+async def _reset_database(url: str) -> None:
+    """Drop Arena's tables (and alembic's record) so the server migrates a clean database."""
+    engine = create_engine(url)
+    async with engine.begin() as connection:
+        await connection.run_sync(Base.metadata.drop_all)
+        await connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
+    await engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def server_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    """Settings for a fresh database: SQLite in the test's directory, and PostgreSQL when
+    ARENA_TEST_DATABASE_URL is set (the same suite runs against both)."""
+    if request.param == "postgresql":
+        url = os.environ.get("ARENA_TEST_DATABASE_URL")
+        if not url:
+            pytest.skip("ARENA_TEST_DATABASE_URL is not set")
+        asyncio.run(_reset_database(url))
+        return Settings(database_url=url)
     return Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}")
 
 
 @pytest.fixture
-def live_server(sqlite_settings: Settings) -> Iterator[RunningServer]:
-    """A running server on SQLite, stopped after the test."""
-    running = start_server(sqlite_settings)
+def live_server(server_settings: Settings) -> Iterator[RunningServer]:
+    """A running server on a fresh database, stopped after the test."""
+    running = start_server(server_settings)
     try:
         yield running
     finally:

@@ -9,11 +9,12 @@ from server.settings import Settings
 from tests.server.conftest import RunningServer
 
 
-def test_health_and_games_over_http(live_server: RunningServer) -> None:
+def test_health_and_games_over_http(live_server: RunningServer, server_settings: Settings) -> None:
+    dialect = "postgresql" if server_settings.database_url.startswith("postgresql") else "sqlite"
     with httpx.Client(base_url=live_server.url, timeout=10) as client:
         health = client.get("/health")
         assert health.status_code == 200
-        assert health.json() == {"status": "ok", "database": "sqlite"}
+        assert health.json() == {"status": "ok", "database": dialect}
         assert client.get("/games").json() == {
             "games": ["checkers", "connect4", "nim", "tictactoe"]
         }

@@ -1,0 +1,748 @@
+"""The match service: live referees in memory, their events in the database, house bots.
+
+`MatchService` adapts the pure referee (games.referee) to the server: one per application, built
+in the lifespan and kept on `app.state.service`. Every match being played has a `LiveMatch` in
+memory (its referee, seats and house bots) and one `asyncio.Lock`; every call on a match runs
+under that lock, in this order:
+
+1. take the time (a monotonic clock in milliseconds, passed in; games/ never reads a clock);
+2. let the referee handle the call (which first lets a fallen flag end the match);
+3. if the referee accepted an event, commit its `MatchEvent` row and the `Match` row's status,
+   result and seq in one transaction (commit before acknowledge);
+4. only then answer: the new state, or the protocol error of a rejected call.
+
+A failed commit evicts the match from memory (the next call reloads it from the database, where
+the event is absent) and answers INTERNAL_ERROR, so memory never runs ahead of the database.
+
+Restarts: `resume()` rebuilds every unfinished match with `Referee.restore` from its events.
+Downtime is charged to nobody: the side to move's clock resumes as it stood at its last stored
+event (`downtime_ms=0`); the server being down is not the player's fault, and the time a player
+spent thinking between its last event and the crash cannot be known. Counts of rejected moves
+are not events and restart from the stored forfeit, if any (see `Referee.restore`).
+
+Flag falls are noticed when the match is next touched: every call, a REST GET included, ticks
+the referee first. A background ticker that ends idle matches on time is a later step (the
+WebSocket slice of issue 4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import aliased
+
+from bots.spec import Bot, BotSpecError, create_bot
+from games import game_names
+from games.base import GameError
+from games.referee import (
+    Effect,
+    Event,
+    EventKind,
+    MatchConfig,
+    MatchView,
+    MoveAccepted,
+    Referee,
+    Rejected,
+    Status,
+    TimeControl,
+    match_record,
+    to_pdn,
+)
+from games.referee import (
+    ErrorCode as RefereeCode,
+)
+from games.registry import get_game
+from protocol.errors import ErrorCode, ProtocolError, ScalarValue
+from protocol.messages import (
+    Clocks,
+    HouseBot,
+    MatchCreate,
+    MatchList,
+    MatchResult,
+    MatchState,
+    MatchSummary,
+    MoveMade,
+    SeatInfo,
+)
+from protocol.messages import TimeControl as WireTimeControl
+from server.db.models import Match, MatchEvent, Player
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+"""A clock in seconds: `time.monotonic` for the referee's time, `time.time` for epoch times."""
+
+UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
+
+BOT_TIME_SHARE = 20
+"""A house bot spends at most 1/BOT_TIME_SHARE of its remaining time (plus its increment)."""
+
+
+class MatchError(ProtocolError):
+    """A refused call on a match: a protocol error with the match id and, for moves, legal moves."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        match_id: str | None = None,
+        legal_moves: Sequence[str] | None = None,
+        details: dict[str, ScalarValue] | None = None,
+    ) -> None:
+        super().__init__(code, message, details)
+        self.match_id = match_id
+        self.legal_moves = None if legal_moves is None else tuple(legal_moves)
+
+
+@dataclass
+class LiveMatch:
+    """A match held in memory: its referee, who sits where, its house bots and its lock.
+
+    `players` holds each seat's player id and `names` its player name (None: a bot or open).
+    """
+
+    id: str
+    referee: Referee
+    options: dict[str, str]
+    players: list[int | None]
+    names: list[str | None]
+    bot_specs: list[str | None]
+    created_ms: int
+    bots: list[Bot | None] = field(default_factory=lambda: [None, None])
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    bot_task: asyncio.Task[None] | None = None
+
+    def seat_of(self, player_id: int) -> int | None:
+        """Return the seat `player_id` holds, or None."""
+        for seat, holder in enumerate(self.players):
+            if holder == player_id:
+                return seat
+        return None
+
+    def is_open(self, seat: int) -> bool:
+        """Return True when nobody (no player, no bot) sits in `seat`."""
+        return self.players[seat] is None and self.bot_specs[seat] is None
+
+
+class MatchService:
+    """Hosts matches: creates, loads, plays and resumes them; one per application.
+
+    `clock` (seconds, monotonic) times the referee; `wall` (seconds since the epoch) stamps the
+    `*_time_ms` fields and stored events.
+    """
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        settings: Settings,
+        *,
+        clock: Clock = time.monotonic,
+        wall: Clock = time.time,
+    ) -> None:
+        self._sessions = sessions
+        self._settings = settings
+        self._clock = clock
+        self._wall = wall
+        self._live: dict[str, LiveMatch] = {}
+        self._load_lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- time ----------------------------------------------------------------------------------
+
+    def _now(self) -> int:
+        return int(self._clock() * 1000)
+
+    def _epoch_ms(self) -> int:
+        return int(self._wall() * 1000)
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    async def resume(self) -> int:
+        """Rebuild every unfinished match from its stored events; return how many were resumed."""
+        async with self._sessions() as session:
+            ids = (
+                await session.scalars(select(Match.id).where(Match.status.in_(UNFINISHED)))
+            ).all()
+        for match_id in ids:
+            live = await self._load(match_id)
+            async with live.lock:
+                await self._run(live, live.referee.tick(self._now()))
+                self._schedule_bot(live)
+        return len(ids)
+
+    async def close(self) -> None:
+        """Stop the house bots' tasks (a search already running in a thread finishes unused)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- players -------------------------------------------------------------------------------
+
+    async def register_player(self, name: str, token_hash: str) -> Player:
+        """Store a new player; raise MatchError SEAT_TAKEN when the name is registered."""
+        taken = MatchError(ErrorCode.SEAT_TAKEN, f"the player name {name!r} is already taken")
+        async with self._sessions() as session:
+            existing = await session.scalar(
+                select(Player.id).where(func.lower(Player.name) == name.lower())
+            )
+            if existing is not None:
+                raise taken
+            player = Player(name=name, token_hash=token_hash)
+            session.add(player)
+            try:
+                await session.commit()
+            except IntegrityError:
+                raise taken from None
+            return player
+
+    async def player_by_token_hash(self, token_hash: str) -> Player | None:
+        """Return the player whose token hashes to `token_hash`, or None."""
+        async with self._sessions() as session:
+            player: Player | None = await session.scalar(
+                select(Player).where(Player.token_hash == token_hash)
+            )
+            return player
+
+    # -- matches: create and join --------------------------------------------------------------
+
+    async def create_match(self, body: MatchCreate) -> MatchState:
+        """Create a match from `body`; it starts at once unless a seat is open.
+
+        Raises MatchError VALIDATION_ERROR naming the field for an unknown game, bad options,
+        a bad start position, an unknown player or a bad bot spec.
+        """
+        try:
+            game = get_game(body.game, body.options)
+        except GameError as error:
+            field_name = "options" if body.game in game_names() else "game"
+            raise _invalid(field_name, str(error)) from None
+        tc = body.time_control
+        config_tc = None if tc is None else TimeControl(tc.base_ms, tc.increment_ms, tc.move_cap_ms)
+        try:
+            config = MatchConfig(
+                game, body.start_position, config_tc, self._settings.max_illegal_moves
+            )
+            referee = Referee(config)
+        except (GameError, ValueError) as error:
+            raise _invalid("start_position", str(error)) from None
+        players: list[int | None] = [None, None]
+        names: list[str | None] = [None, None]
+        specs: list[str | None] = [None, None]
+        bots: list[Bot | None] = [None, None]
+        async with self._sessions() as session:
+            for seat, request in enumerate(body.seats):
+                if isinstance(request, HouseBot):
+                    try:
+                        bots[seat] = create_bot(request.bot, game)
+                    except BotSpecError as error:
+                        raise _invalid(f"seats.{seat}.bot", str(error)) from None
+                    specs[seat] = request.bot
+                elif request.lower() != "open":
+                    player = await session.scalar(select(Player).where(Player.name == request))
+                    if player is None:
+                        raise _invalid(f"seats.{seat}", f"no player is named {request!r}")
+                    players[seat], names[seat] = player.id, player.name
+        if players[0] is not None and players[0] == players[1]:
+            raise _invalid("seats", "a player cannot hold both seats of a match")
+        live = LiveMatch(
+            id="m_" + uuid.uuid4().hex[:16],
+            referee=referee,
+            options=dict(game.option_texts),
+            players=players,
+            names=names,
+            bot_specs=specs,
+            created_ms=self._epoch_ms(),
+            bots=bots,
+        )
+        effects: list[Effect] = []
+        if not live.is_open(0) and not live.is_open(1):
+            effects = referee.start(self._now())
+        row = Match(
+            id=live.id,
+            game=game.name,
+            options=live.options,
+            start_position=body.start_position,
+            base_ms=None if tc is None else tc.base_ms,
+            increment_ms=0 if tc is None else tc.increment_ms,
+            move_cap_ms=None if tc is None else tc.move_cap_ms,
+        )
+        async with live.lock:
+            await self._commit(live, _events(effects), new_row=row)
+            self._live[live.id] = live
+            self._schedule_bot(live)
+            return self._state(live, None)
+
+    async def join(self, match_id: str, player: Player, seat: int | None) -> MatchState:
+        """Seat `player` in an open seat (`seat` None: any); the match starts when full."""
+        live = await self._load(match_id)
+        async with live.lock:
+            if live.seat_of(player.id) is not None:
+                raise MatchError(
+                    ErrorCode.SEAT_TAKEN,
+                    f"{player.name} already holds seat {live.seat_of(player.id)} of this match",
+                    match_id=match_id,
+                )
+            open_seats = [s for s in (0, 1) if live.is_open(s)]
+            if seat is None:
+                seat = open_seats[0] if open_seats else None
+            if seat is None or seat not in open_seats:
+                raise MatchError(
+                    ErrorCode.SEAT_TAKEN,
+                    "this match has no open seat"
+                    if not open_seats
+                    else f"seat {seat} is not open (open: {open_seats})",
+                    match_id=match_id,
+                )
+            live.players[seat], live.names[seat] = player.id, player.name
+            effects: list[Effect] = []
+            if not open_seats or open_seats == [seat]:
+                effects = live.referee.start(self._now())
+            try:
+                await self._commit(live, _events(effects))
+            except MatchError:
+                live.players[seat], live.names[seat] = None, None
+                raise
+            self._schedule_bot(live)
+            return self._state(live, seat)
+
+    # -- matches: play -------------------------------------------------------------------------
+
+    async def move(
+        self, match_id: str, player: Player, text: str, expected_seq: int | None
+    ) -> MoveMade:
+        """Play `player`'s move; raise MatchError for a refused move (the match is unchanged)."""
+        live = await self._load(match_id)
+        async with live.lock:
+            seat = self._seat(live, player)
+            if expected_seq is not None and expected_seq != live.referee.seq:
+                await self._run(live, live.referee.tick(self._now()))
+                raise MatchError(
+                    ErrorCode.STALE_SEQ,
+                    f"expected_seq is {expected_seq} but the match is at seq {live.referee.seq}",
+                    match_id=match_id,
+                    details={"seq": live.referee.seq},
+                )
+            effects = live.referee.move(seat, text, self._now())
+            await self._run(live, effects)
+            accepted = next(e for e in effects if isinstance(e, MoveAccepted))
+            view = live.referee.view(self._now())
+            return MoveMade(
+                match_id=live.id,
+                seq=accepted.seq,
+                ply=accepted.ply,
+                seat=accepted.player,
+                move=accepted.move,
+                position=accepted.position,
+                to_move=view.to_move,
+                legal_moves=view.legal_moves,
+                clocks=self._clocks(view),
+            )
+
+    async def act(self, match_id: str, player: Player, action: str) -> MatchState:
+        """Run `action` (resign, offer_draw, accept_draw, decline_draw, abort) for `player`."""
+        live = await self._load(match_id)
+        async with live.lock:
+            seat = self._seat(live, player)
+            referee = live.referee
+            handlers: dict[str, Callable[[int, int], list[Effect]]] = {
+                "resign": referee.resign,
+                "offer_draw": referee.offer_draw,
+                "accept_draw": referee.accept_draw,
+                "decline_draw": referee.decline_draw,
+                "abort": referee.abort,
+            }
+            await self._run(live, handlers[action](seat, self._now()))
+            return self._state(live, seat)
+
+    # -- matches: read -------------------------------------------------------------------------
+
+    async def state(self, match_id: str, viewer: Player | None = None) -> MatchState:
+        """Return the full state of a match (after letting a fallen flag end it)."""
+        live = await self._load(match_id)
+        async with live.lock:
+            await self._run(live, live.referee.tick(self._now()))
+            return self._state(live, None if viewer is None else live.seat_of(viewer.id))
+
+    async def record(self, match_id: str) -> dict[str, Any]:
+        """Return the JSON record of a match: set-up, seats, every move with its time, result."""
+        live = await self._load(match_id)
+        async with live.lock:
+            await self._run(live, live.referee.tick(self._now()))
+            record = match_record(live.referee, self._now())
+            record["match_id"] = live.id
+            record["seats"] = [s.model_dump() for s in self._seats(live)]
+            return record
+
+    async def pdn(self, match_id: str) -> str:
+        """Return a checkers match as PDN; MatchError BAD_MESSAGE for any other game."""
+        live = await self._load(match_id)
+        async with live.lock:
+            await self._run(live, live.referee.tick(self._now()))
+            if live.referee.game.name != "checkers":
+                raise MatchError(
+                    ErrorCode.BAD_MESSAGE,
+                    f"PDN is for checkers only; this match is {live.referee.game.name} "
+                    "(use /matches/{id}/record)",
+                    match_id=match_id,
+                )
+            seats = self._seats(live)
+            headers = {
+                "Event": f"Arena match {live.id}",
+                "Black": seats[0].player or seats[0].bot or "?",
+                "White": seats[1].player or seats[1].bot or "?",
+            }
+            return to_pdn(live.referee, headers)
+
+    async def list_matches(
+        self,
+        *,
+        status: str | None = None,
+        game: str | None = None,
+        player: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> MatchList:
+        """Return a page of matches, newest first; every filter given must hold."""
+        seat0, seat1 = aliased(Player), aliased(Player)
+        query = (
+            select(Match, seat0.name, seat1.name)
+            .outerjoin(seat0, Match.seat0_player_id == seat0.id)
+            .outerjoin(seat1, Match.seat1_player_id == seat1.id)
+            .order_by(Match.created_at.desc(), Match.id)
+            .limit(limit + 1)
+            .offset(offset)
+        )
+        if status is not None:
+            query = query.where(Match.status == status)
+        if game is not None:
+            query = query.where(Match.game == game)
+        if player is not None:
+            query = query.where(or_(seat0.name == player, seat1.name == player))
+        async with self._sessions() as session:
+            rows = (await session.execute(query)).all()
+            ids = [row[0].id for row in rows if row[0].id not in self._live]
+            plies: dict[str, int] = {}
+            if ids:
+                counted = await session.execute(
+                    select(MatchEvent.match_id, func.count())
+                    .where(MatchEvent.match_id.in_(ids), MatchEvent.kind == EventKind.MOVE.value)
+                    .group_by(MatchEvent.match_id)
+                )
+                plies = {match_id: count for match_id, count in counted.tuples()}
+        summaries = [
+            self._summary(match, (name0, name1), plies.get(match.id, 0))
+            for match, name0, name1 in rows[:limit]
+        ]
+        return MatchList(
+            matches=tuple(summaries), next_offset=offset + limit if len(rows) > limit else None
+        )
+
+    # -- internals: loading and committing -----------------------------------------------------
+
+    async def _load(self, match_id: str) -> LiveMatch:
+        """Return the live match `match_id`, rebuilding it from the database if needed."""
+        live = self._live.get(match_id)
+        if live is not None:
+            return live
+        async with self._load_lock:
+            live = self._live.get(match_id)
+            if live is not None:
+                return live
+            async with self._sessions() as session:
+                row = await session.get(Match, match_id)
+                if row is None:
+                    raise MatchError(
+                        ErrorCode.UNKNOWN_MATCH, f"no match has id {match_id!r}", match_id=match_id
+                    )
+                stored = (
+                    await session.scalars(
+                        select(MatchEvent)
+                        .where(MatchEvent.match_id == match_id)
+                        .order_by(MatchEvent.seq)
+                    )
+                ).all()
+                names = [
+                    None
+                    if pid is None
+                    else await session.scalar(select(Player.name).where(Player.id == pid))
+                    for pid in (row.seat0_player_id, row.seat1_player_id)
+                ]
+            live = self._rebuild(row, stored, names)
+            self._live[match_id] = live
+            return live
+
+    def _rebuild(
+        self, row: Match, stored: Sequence[MatchEvent], names: list[str | None]
+    ) -> LiveMatch:
+        game = get_game(row.game, row.options)
+        tc = None
+        if row.base_ms is not None:
+            tc = TimeControl(row.base_ms, row.increment_ms, row.move_cap_ms)
+        config = MatchConfig(game, row.start_position, tc, self._settings.max_illegal_moves)
+        events = [
+            Event(e.seq, EventKind(e.kind), e.player, e.move, e.elapsed_ms or 0) for e in stored
+        ]
+        referee = Referee.restore(config, events, self._now(), downtime_ms=0)
+        specs = [row.seat0_bot, row.seat1_bot]
+        bots = [None if spec is None else create_bot(spec, game) for spec in specs]
+        return LiveMatch(
+            id=row.id,
+            referee=referee,
+            options=dict(row.options),
+            players=[row.seat0_player_id, row.seat1_player_id],
+            names=names,
+            bot_specs=specs,
+            created_ms=_epoch_ms_of(row.created_at),
+            bots=bots,
+        )
+
+    async def _commit(
+        self, live: LiveMatch, events: list[Event], *, new_row: Match | None = None
+    ) -> None:
+        """Store `events` and the match row in one transaction; on failure evict and raise."""
+        try:
+            async with self._sessions() as session, session.begin():
+                row = new_row
+                if row is None:
+                    row = await session.get(Match, live.id)
+                    assert row is not None
+                else:
+                    session.add(row)
+                referee = live.referee
+                row.seat0_player_id, row.seat1_player_id = live.players
+                row.seat0_bot, row.seat1_bot = live.bot_specs
+                row.status = referee.status.value
+                row.seq = referee.seq
+                result = referee.result
+                if result is not None:
+                    row.result_winner = result.winner
+                    row.result_reason = result.code.value
+                    row.result_detail = result.reason[:500]
+                now = self._epoch_ms()
+                for event in events:
+                    session.add(
+                        MatchEvent(
+                            match_id=live.id,
+                            seq=event.seq,
+                            kind=event.kind.value,
+                            player=event.player,
+                            move=event.move,
+                            elapsed_ms=event.elapsed_ms,
+                            at_ms=now,
+                        )
+                    )
+        except SQLAlchemyError:
+            log.exception("could not store match %s", live.id)
+            self._live.pop(live.id, None)
+            raise MatchError(
+                ErrorCode.INTERNAL_ERROR,
+                "the server could not store the match; nothing was changed, retry",
+                match_id=live.id,
+            ) from None
+
+    async def _run(self, live: LiveMatch, effects: list[Effect]) -> None:
+        """Commit the accepted events of `effects`, then raise the rejection if there is one."""
+        events = _events(effects)
+        if events:
+            await self._commit(live, events)
+            self._schedule_bot(live)
+        rejected = next((e for e in effects if isinstance(e, Rejected)), None)
+        if rejected is not None:
+            raise MatchError(
+                ErrorCode(rejected.code.value),
+                rejected.reason,
+                match_id=live.id,
+                legal_moves=rejected.legal_moves if _is_move_error(rejected.code) else None,
+                details={"rejections": rejected.rejections, "seq": live.referee.seq},
+            )
+
+    def _seat(self, live: LiveMatch, player: Player) -> int:
+        seat = live.seat_of(player.id)
+        if seat is None:
+            raise MatchError(
+                ErrorCode.NOT_A_PLAYER,
+                f"{player.name} holds no seat in match {live.id}",
+                match_id=live.id,
+            )
+        return seat
+
+    # -- internals: house bots -----------------------------------------------------------------
+
+    def _schedule_bot(self, live: LiveMatch) -> None:
+        """Start the house bot's task if it is a bot's turn and none is running."""
+        referee = live.referee
+        if referee.status is not Status.ACTIVE or live.bots[referee.state.to_move] is None:
+            return
+        if live.bot_task is not None and not live.bot_task.done():
+            return
+        task = asyncio.create_task(self._play_bots(live))
+        live.bot_task = task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _play_bots(self, live: LiveMatch) -> None:
+        """Play house-bot moves while a bot is to move; the search runs in a thread."""
+        while True:
+            async with live.lock:
+                referee = live.referee
+                if self._live.get(live.id) is not live or referee.status is not Status.ACTIVE:
+                    return
+                seat = referee.state.to_move
+                bot = live.bots[seat]
+                if bot is None:
+                    return
+                state, seq = referee.state, referee.seq
+                budget = self._bot_budget(referee.view(self._now()), seat)
+            try:
+                result = await asyncio.to_thread(bot.choose, state, time_budget=budget)
+            except Exception:
+                log.exception("house bot %s failed in match %s", bot.name, live.id)
+                return
+            async with live.lock:
+                if referee.seq != seq or result.move is None:
+                    continue  # the match moved on while the bot thought (a resign, a flag)
+                try:
+                    await self._run(
+                        live, referee.move(seat, state.format_move(result.move), self._now())
+                    )
+                except MatchError as error:
+                    log.error("house bot %s in match %s: %s", bot.name, live.id, error)
+                    return
+
+    def _bot_budget(self, view: MatchView, seat: int) -> float | None:
+        """Seconds a bot may think: a share of its clock plus most of its increment."""
+        tc = view.time_control
+        if tc is None or view.clocks_ms is None:
+            return None
+        budget = view.clocks_ms[seat] / BOT_TIME_SHARE + 0.8 * tc.increment_ms
+        if tc.move_cap_ms is not None:
+            budget = min(budget, 0.8 * tc.move_cap_ms)
+        return max(budget, 1.0) / 1000
+
+    # -- internals: wire models ----------------------------------------------------------------
+
+    def _seats(self, live: LiveMatch) -> tuple[SeatInfo, SeatInfo]:
+        sides = live.referee.game.player_names
+        return (
+            SeatInfo(seat=0, side=sides[0], player=live.names[0], bot=live.bot_specs[0]),
+            SeatInfo(seat=1, side=sides[1], player=live.names[1], bot=live.bot_specs[1]),
+        )
+
+    def _clocks(self, view: MatchView) -> Clocks | None:
+        if view.clocks_ms is None:
+            return None
+        running = view.to_move if view.status is Status.ACTIVE else None
+        return Clocks(remaining_ms=view.clocks_ms, running=running, server_time_ms=self._epoch_ms())
+
+    def _state(self, live: LiveMatch, your_seat: int | None) -> MatchState:
+        view = live.referee.view(self._now())
+        return MatchState(
+            match_id=live.id,
+            game=view.game,
+            options=live.options,
+            start_position=view.start_position,
+            position=view.position,
+            moves=view.moves,
+            to_move=view.to_move if view.status is Status.ACTIVE else None,
+            seats=self._seats(live),
+            your_seat=your_seat,
+            time_control=_wire_time_control(view.time_control),
+            clocks=self._clocks(view),
+            legal_moves=view.legal_moves if view.status is Status.ACTIVE else (),
+            status=view.status.value,
+            result=None
+            if view.result is None
+            else MatchResult(
+                winner=view.result.winner,
+                reason=view.result.code.value,
+                description=view.result.reason,
+            ),
+            draw_offer=view.draw_offer,
+            seq=view.seq,
+        )
+
+    def _summary(self, row: Match, names: tuple[str | None, str | None], ply: int) -> MatchSummary:
+        live = self._live.get(row.id)
+        if live is not None:
+            state = self._state(live, None)
+            return MatchSummary(
+                match_id=row.id,
+                game=state.game,
+                options=state.options,
+                status=state.status,
+                seats=state.seats,
+                time_control=state.time_control,
+                to_move=state.to_move,
+                ply=len(state.moves),
+                result=state.result,
+                created_time_ms=live.created_ms,
+            )
+        sides = get_game(row.game, row.options).player_names
+        tc = None
+        if row.base_ms is not None:
+            tc = WireTimeControl(
+                base_ms=row.base_ms, increment_ms=row.increment_ms, move_cap_ms=row.move_cap_ms
+            )
+        result = None
+        if row.result_reason is not None:
+            result = MatchResult(
+                winner=row.result_winner,
+                reason=row.result_reason,
+                description=row.result_detail or "",
+            )
+        return MatchSummary(
+            match_id=row.id,
+            game=row.game,
+            options=row.options,
+            status=row.status,
+            seats=(
+                SeatInfo(seat=0, side=sides[0], player=names[0], bot=row.seat0_bot),
+                SeatInfo(seat=1, side=sides[1], player=names[1], bot=row.seat1_bot),
+            ),
+            time_control=tc,
+            ply=ply,
+            result=result,
+            created_time_ms=_epoch_ms_of(row.created_at),
+        )
+
+
+def _events(effects: list[Effect]) -> list[Event]:
+    return [effect for effect in effects if isinstance(effect, Event)]
+
+
+def _is_move_error(code: RefereeCode) -> bool:
+    return code in (RefereeCode.ILLEGAL_MOVE, RefereeCode.INVALID_MOVE, RefereeCode.NOT_YOUR_TURN)
+
+
+def _invalid(field_name: str, message: str) -> MatchError:
+    return MatchError(
+        ErrorCode.VALIDATION_ERROR, f"{field_name}: {message}", details={field_name: message}
+    )
+
+
+def _epoch_ms_of(moment: datetime) -> int:
+    # SQLite hands back naive datetimes; they were stored in UTC.
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def _wire_time_control(tc: TimeControl | None) -> WireTimeControl | None:
+    if tc is None:
+        return None
+    return WireTimeControl(
+        base_ms=tc.base_ms, increment_ms=tc.increment_ms, move_cap_ms=tc.move_cap_ms
+    )

@@ -1,0 +1,117 @@
+"""Matches: create, join, list, read, play moves, resign, draws, abort, records."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, status
+from fastapi.responses import PlainTextResponse
+
+from protocol.messages import (
+    ErrorResponse,
+    GameName,
+    MatchCreate,
+    MatchJoin,
+    MatchList,
+    MatchState,
+    MatchStatus,
+    MoveMade,
+    MoveRequest,
+    PlayerName,
+)
+from server.deps import OptionalPlayerDep, PlayerDep, ServiceDep
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 422)
+}
+
+router = APIRouter(prefix="/matches", tags=["matches"], responses=ERRORS)
+
+MatchPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+async def create_match(body: MatchCreate, service: ServiceDep, _player: PlayerDep) -> MatchState:
+    """Create a match: seats are player names, `open`, or {"bot": SPEC} (a house bot)."""
+    return await service.create_match(body)
+
+
+@router.get("")
+async def list_matches(
+    service: ServiceDep,
+    status: MatchStatus | None = None,
+    game: Annotated[GameName | None, Query()] = None,
+    player: Annotated[PlayerName | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> MatchList:
+    """List matches, newest first; every filter given must hold."""
+    return await service.list_matches(
+        status=status, game=game, player=player, limit=limit, offset=offset
+    )
+
+
+@router.get("/{match_id}")
+async def get_match(
+    match_id: MatchPath, service: ServiceDep, viewer: OptionalPlayerDep
+) -> MatchState:
+    """Return the full state of a match (no token needed; with one, `your_seat` is set)."""
+    return await service.state(match_id, viewer)
+
+
+@router.post("/{match_id}/join")
+async def join_match(
+    match_id: MatchPath, service: ServiceDep, player: PlayerDep, body: MatchJoin | None = None
+) -> MatchState:
+    """Take an open seat (`seat` omitted: any); the match starts when both seats are taken."""
+    return await service.join(match_id, player, None if body is None else body.seat)
+
+
+@router.post("/{match_id}/moves")
+async def play_move(
+    match_id: MatchPath, body: MoveRequest, service: ServiceDep, player: PlayerDep
+) -> MoveMade:
+    """Play a move; a refused move leaves the match unchanged and lists the legal moves."""
+    return await service.move(match_id, player, body.move, body.expected_seq)
+
+
+@router.post("/{match_id}/resign")
+async def resign(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
+    """Resign: the opponent wins."""
+    return await service.act(match_id, player, "resign")
+
+
+@router.post("/{match_id}/offer-draw")
+async def offer_draw(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
+    """Offer a draw (accepts the opponent's standing offer, if any)."""
+    return await service.act(match_id, player, "offer_draw")
+
+
+@router.post("/{match_id}/accept-draw")
+async def accept_draw(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
+    """Accept the opponent's draw offer: the match is drawn."""
+    return await service.act(match_id, player, "accept_draw")
+
+
+@router.post("/{match_id}/decline-draw")
+async def decline_draw(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
+    """Decline the opponent's draw offer."""
+    return await service.act(match_id, player, "decline_draw")
+
+
+@router.post("/{match_id}/abort")
+async def abort(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
+    """Abort the match before its first move; no one wins."""
+    return await service.act(match_id, player, "abort")
+
+
+@router.get("/{match_id}/record")
+async def match_record(match_id: MatchPath, service: ServiceDep) -> dict[str, Any]:
+    """Return the JSON record of a match: set-up, seats, every move with its time, result."""
+    return await service.record(match_id)
+
+
+@router.get("/{match_id}/pdn", response_class=PlainTextResponse)
+async def match_pdn(match_id: MatchPath, service: ServiceDep) -> str:
+    """Return a checkers match as PDN text (400 BAD_MESSAGE for any other game)."""
+    return await service.pdn(match_id)

@@ -1,0 +1,23 @@
+"""Players: register by name and get an API token (shown once, stored hashed)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, status
+
+from protocol.messages import ErrorResponse, PlayerCreate, PlayerCreated
+from server.auth import new_token
+from server.deps import ServiceDep
+
+router = APIRouter(prefix="/players", tags=["players"])
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    responses={409: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
+)
+async def register_player(body: PlayerCreate, service: ServiceDep) -> PlayerCreated:
+    """Register a player; the token in the answer is shown this once (409 SEAT_TAKEN if taken)."""
+    token, token_hash = new_token()
+    player = await service.register_player(body.name, token_hash)
+    return PlayerCreated(id=f"p_{player.id}", name=player.name, token=token)
