@@ -19,10 +19,9 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(STAMP)
 
-## run: set up .venv and run Arena's main job (for now: checkers perft 8 and a board).
+## run: set up .venv and start the Arena server on SQLite (arena.db), house bots ready.
 run: $(STAMP)
-	$(BIN)/arena show checkers
-	$(BIN)/arena perft checkers 8
+	$(BIN)/arena serve
 
 ## test: set up .venv with the dev extras and run ruff, mypy, import-linter and pytest.
 test: lint typecheck imports pytest

@@ -18,6 +18,29 @@ def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
 
 
+def quick_start(settings: Settings) -> str:
+    """Return the start-up banner: where the server is and how to play a first match."""
+    base = f"http://{settings.host}:{settings.port}"
+    bot = settings.house_bots[0] if settings.house_bots else "alphabeta:depth=4"
+    json_header = "-H 'Content-Type: application/json'"
+    return "\n".join(
+        [
+            f"Arena on {base} (API docs at {base}/docs), database {settings.database_url}",
+            f"House bots: {', '.join(settings.house_bots) or 'none'} (any bot spec works).",
+            "Play checkers against a house bot from another terminal:",
+            f'  curl -s -X POST {base}/players {json_header} -d \'{{"name": "you"}}\'',
+            "      # note the token it prints: export TOKEN=...",
+            f'  curl -s -X POST {base}/matches -H "Authorization: Bearer $TOKEN" {json_header} '
+            f'-d \'{{"game": "checkers", "seats": ["you", {{"bot": "{bot}"}}]}}\'',
+            "      # note the match_id: export MATCH=...",
+            f'  curl -s -X POST {base}/matches/$MATCH/moves -H "Authorization: Bearer $TOKEN" '
+            f'{json_header} -d \'{{"move": "11-15"}}\'',
+            f"  curl -s {base}/matches/$MATCH      # watch: the full state, moves and clocks",
+            "Protocol for bots in any language: docs/PROTOCOL.md. Stop with Ctrl-C.",
+        ]
+    )
+
+
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to listen on (ARENA_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port to listen on (ARENA_PORT).")] = None,
@@ -40,8 +63,5 @@ def serve(
         settings = Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         fail("bad setting: " + "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors()))
-    typer.echo(
-        f"Arena on http://{settings.host}:{settings.port} (API docs at /docs), "
-        f"database {settings.database_url}"
-    )
+    typer.echo(quick_start(settings))
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
