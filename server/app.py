@@ -14,6 +14,7 @@ from fastapi import FastAPI
 
 from games import game_names
 from server.db.engine import create_engine, migrate, session_factory
+from server.hub import Hub
 from server.matches import MatchService
 from server.routes import install
 from server.settings import Settings
@@ -32,10 +33,15 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.sessions = session_factory(engine)
         service = MatchService(app.state.sessions, settings)
         app.state.service = service
+        hub = Hub()
+        app.state.hub = hub
+        service.listeners.append(hub.publish)
         try:
             await service.resume()
+            service.start_ticker()
             yield
         finally:
+            await hub.close()
             await service.close()
             await engine.dispose()
 

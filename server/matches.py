@@ -21,8 +21,13 @@ spent thinking between its last event and the crash cannot be known. Counts of r
 are not events and restart from the stored forfeit, if any (see `Referee.restore`).
 
 Flag falls are noticed when the match is next touched: every call, a REST GET included, ticks
-the referee first. A background ticker that ends idle matches on time is a later step (the
-WebSocket slice of issue 4).
+the referee first, and the background ticker (`start_ticker`) ticks every active timed match a
+few times a second, so an idle match (a disconnected player's, say) also ends on time.
+
+Broadcasting: after every commit of accepted events, each of `listeners` is awaited with a
+`Broadcast` (the match id, its seats' player ids and the protocol messages of the events, in seq
+order) while the match lock is still held, so listeners see every match's events in order. A
+listener must not block (the WebSocket hub only queues the messages).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -45,10 +50,13 @@ from bots.spec import Bot, BotSpecError, create_bot
 from games import game_names
 from games.base import GameError
 from games.referee import (
+    DrawDeclined,
+    DrawOffered,
     Effect,
     Event,
     EventKind,
     MatchConfig,
+    MatchEnded,
     MatchView,
     MoveAccepted,
     Referee,
@@ -60,6 +68,9 @@ from games.referee import (
 )
 from games.referee import (
     ErrorCode as RefereeCode,
+)
+from games.referee import (
+    MatchStarted as RefereeMatchStarted,
 )
 from games.registry import get_game
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
@@ -73,7 +84,12 @@ from protocol.messages import (
     MatchSummary,
     MoveMade,
     SeatInfo,
+    ServerMessage,
 )
+from protocol.messages import DrawDeclined as WireDrawDeclined
+from protocol.messages import DrawOffered as WireDrawOffered
+from protocol.messages import MatchEnded as WireMatchEnded
+from protocol.messages import MatchStarted as WireMatchStarted
 from protocol.messages import TimeControl as WireTimeControl
 from server.db.models import Match, MatchEvent, Player
 from server.settings import Settings
@@ -87,6 +103,27 @@ UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
 
 BOT_TIME_SHARE = 20
 """A house bot spends at most 1/BOT_TIME_SHARE of its remaining time (plus its increment)."""
+
+TICK_SECONDS = 0.1
+"""How often the background ticker lets fallen flags end active timed matches."""
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    """The messages of a match's newly committed events, for everyone following the match.
+
+    `players` holds each seat's player id (None: a bot or an open seat). `messages` are in seq
+    order; a `match_started` is followed by the match's `match_state` (with `your_seat` None:
+    a sender fills in each receiver's seat).
+    """
+
+    match_id: str
+    players: tuple[int | None, int | None]
+    messages: tuple[ServerMessage, ...]
+
+
+Listener = Callable[[Broadcast], Awaitable[None]]
+"""An async callback awaited after each commit, under the match's lock; it must not block."""
 
 
 class MatchError(ProtocolError):
@@ -158,6 +195,9 @@ class MatchService:
         self._live: dict[str, LiveMatch] = {}
         self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._ticker: asyncio.Task[None] | None = None
+        self.listeners: list[Listener] = []
+        """Awaited with a `Broadcast` after every commit of accepted events (see the module)."""
 
     # -- time ----------------------------------------------------------------------------------
 
@@ -182,8 +222,32 @@ class MatchService:
                 self._schedule_bot(live)
         return len(ids)
 
+    def start_ticker(self) -> None:
+        """Start the background task that ends active timed matches whose flag has fallen."""
+        if self._ticker is None or self._ticker.done():
+            self._ticker = asyncio.create_task(self._tick_forever())
+            self._tasks.add(self._ticker)
+            self._ticker.add_done_callback(self._tasks.discard)
+
+    async def _tick_forever(self) -> None:
+        """Tick every active timed match every TICK_SECONDS; a failure is logged, not fatal."""
+        while True:
+            await asyncio.sleep(TICK_SECONDS)
+            for live in list(self._live.values()):
+                referee = live.referee
+                if referee.status is not Status.ACTIVE or referee.config.time_control is None:
+                    continue
+                try:
+                    async with live.lock:
+                        if self._live.get(live.id) is live:
+                            await self._run(live, live.referee.tick(self._now()))
+                except MatchError as error:
+                    log.error("ticking match %s: %s", live.id, error)
+                except Exception:
+                    log.exception("ticking match %s failed", live.id)
+
     async def close(self) -> None:
-        """Stop the house bots' tasks (a search already running in a thread finishes unused)."""
+        """Stop the ticker and the house bots' tasks (a search in a thread finishes unused)."""
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
@@ -282,6 +346,7 @@ class MatchService:
         async with live.lock:
             await self._commit(live, _events(effects), new_row=row)
             self._live[live.id] = live
+            await self._broadcast(live, effects)
             self._schedule_bot(live)
             return self._state(live, None)
 
@@ -315,6 +380,7 @@ class MatchService:
             except MatchError:
                 live.players[seat], live.names[seat] = None, None
                 raise
+            await self._broadcast(live, effects)
             self._schedule_bot(live)
             return self._state(live, seat)
 
@@ -338,18 +404,7 @@ class MatchService:
             effects = live.referee.move(seat, text, self._now())
             await self._run(live, effects)
             accepted = next(e for e in effects if isinstance(e, MoveAccepted))
-            view = live.referee.view(self._now())
-            return MoveMade(
-                match_id=live.id,
-                seq=accepted.seq,
-                ply=accepted.ply,
-                seat=accepted.player,
-                move=accepted.move,
-                position=accepted.position,
-                to_move=view.to_move,
-                legal_moves=view.legal_moves,
-                clocks=self._clocks(view),
-            )
+            return self._move_made(live, accepted)
 
     async def act(self, match_id: str, player: Player, action: str) -> MatchState:
         """Run `action` (resign, offer_draw, accept_draw, decline_draw, abort) for `player`."""
@@ -368,6 +423,32 @@ class MatchService:
             return self._state(live, seat)
 
     # -- matches: read -------------------------------------------------------------------------
+
+    async def live_states(self, player: Player) -> list[MatchState]:
+        """Return the state of every live (waiting or active) match `player` holds a seat in.
+
+        Each state is taken under its match's lock, after letting a fallen flag end it.
+        """
+        async with self._sessions() as session:
+            ids = (
+                await session.scalars(
+                    select(Match.id)
+                    .where(
+                        Match.status.in_(UNFINISHED),
+                        or_(
+                            Match.seat0_player_id == player.id,
+                            Match.seat1_player_id == player.id,
+                        ),
+                    )
+                    .order_by(Match.created_at, Match.id)
+                )
+            ).all()
+        states = []
+        for match_id in ids:
+            state = await self.state(match_id, player)
+            if state.status in UNFINISHED:
+                states.append(state)
+        return states
 
     async def state(self, match_id: str, viewer: Player | None = None) -> MatchState:
         """Return the full state of a match (after letting a fallen flag end it)."""
@@ -558,6 +639,7 @@ class MatchService:
         events = _events(effects)
         if events:
             await self._commit(live, events)
+            await self._broadcast(live, effects)
             self._schedule_bot(live)
         rejected = next((e for e in effects if isinstance(e, Rejected)), None)
         if rejected is not None:
@@ -568,6 +650,83 @@ class MatchService:
                 legal_moves=rejected.legal_moves if _is_move_error(rejected.code) else None,
                 details={"rejections": rejected.rejections, "seq": live.referee.seq},
             )
+
+    async def _broadcast(self, live: LiveMatch, effects: list[Effect]) -> None:
+        """Await every listener with the messages of `effects` (committed already)."""
+        if not self.listeners:
+            return
+        messages = self._messages(live, effects)
+        if not messages:
+            return
+        broadcast = Broadcast(live.id, (live.players[0], live.players[1]), tuple(messages))
+        for listener in self.listeners:
+            try:
+                await listener(broadcast)
+            except Exception:
+                log.exception("a listener failed on match %s", live.id)
+
+    def _messages(self, live: LiveMatch, effects: list[Effect]) -> list[ServerMessage]:
+        """Return the protocol messages announcing the accepted events among `effects`."""
+        messages: list[ServerMessage] = []
+        for effect in effects:
+            if isinstance(effect, RefereeMatchStarted):
+                state = self._state(live, None)
+                messages.append(
+                    WireMatchStarted(
+                        match_id=live.id,
+                        game=state.game,
+                        options=state.options,
+                        seats=state.seats,
+                        time_control=state.time_control,
+                        seq=effect.seq,
+                    )
+                )
+                messages.append(state)
+            elif isinstance(effect, MoveAccepted):
+                messages.append(self._move_made(live, effect))
+            elif isinstance(effect, DrawOffered):
+                messages.append(
+                    WireDrawOffered(match_id=live.id, seq=effect.seq, seat=effect.player)
+                )
+            elif isinstance(effect, DrawDeclined):
+                messages.append(
+                    WireDrawDeclined(match_id=live.id, seq=effect.seq, seat=effect.player)
+                )
+            elif isinstance(effect, MatchEnded):
+                clocks = None
+                if effect.clocks_ms is not None:
+                    clocks = Clocks(
+                        remaining_ms=effect.clocks_ms, running=None, server_time_ms=self._epoch_ms()
+                    )
+                messages.append(
+                    WireMatchEnded(
+                        match_id=live.id,
+                        seq=effect.seq,
+                        status="aborted" if effect.status is Status.ABORTED else "finished",
+                        result=MatchResult(
+                            winner=effect.result.winner,
+                            reason=effect.result.code.value,
+                            description=effect.result.reason,
+                        ),
+                        clocks=clocks,
+                    )
+                )
+        return messages
+
+    def _move_made(self, live: LiveMatch, accepted: MoveAccepted) -> MoveMade:
+        """Return the `move_made` of `accepted`, described after the move (the match as now)."""
+        view = live.referee.view(self._now())
+        return MoveMade(
+            match_id=live.id,
+            seq=accepted.seq,
+            ply=accepted.ply,
+            seat=accepted.player,
+            move=accepted.move,
+            position=accepted.position,
+            to_move=view.to_move,
+            legal_moves=view.legal_moves,
+            clocks=self._clocks(view),
+        )
 
     def _seat(self, live: LiveMatch, player: Player) -> int:
         seat = live.seat_of(player.id)

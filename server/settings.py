@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from protocol.messages import MAX_MESSAGE_BYTES
+
 
 class Settings(BaseSettings):
     """Everything the server can be told; every field reads `ARENA_<NAME>` from the environment.
@@ -24,7 +26,7 @@ class Settings(BaseSettings):
         3, ge=1, description="rejected moves in one match after which a player forfeits"
     )
     max_message_bytes: int = Field(
-        16_384, ge=256, description="largest WebSocket message accepted, in bytes"
+        MAX_MESSAGE_BYTES, ge=256, description="largest WebSocket message accepted, in bytes"
     )
     house_bots: list[str] = Field(
         default_factory=lambda: ["alphabeta:depth=4", "mcts:simulations=500"],

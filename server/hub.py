@@ -1,0 +1,194 @@
+"""The WebSocket hub: who is connected, and the fan-out of match events to them.
+
+One `Hub` per application (on `app.state.hub`). It holds one `Connection` per player (a newer
+connection with the same token replaces the older, which is closed with 4002) and the spectators
+of each match. `MatchService` awaits `Hub.publish` after every commit, under the match's lock, so
+each match's events reach every connection in seq order.
+
+A connection never blocks a match: `publish` only puts text on the connection's queue, and a
+writer task per connection sends it. A client too slow to drain `MAX_QUEUE` messages is dropped.
+
+While a connection is being brought up to date (`Connection.syncing`), events are held back;
+`Connection.sync` records the seq of each `match_state` sent, and `Connection.end_sync` then
+sends only the held events that are newer, so a client sees each match's state and then every
+later event exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from fastapi import WebSocket, WebSocketDisconnect
+
+from protocol.errors import CloseCode
+from protocol.messages import MatchStarted, MatchState, ServerMessage, dump_server_message
+from server.matches import Broadcast
+
+log = logging.getLogger(__name__)
+
+MAX_QUEUE = 10_000
+"""Messages waiting for one connection beyond which the client is dropped as too slow."""
+
+
+class _Close:
+    """A queued request to close the WebSocket with `code` once the messages before it are sent."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        self.code = code
+        self.reason = reason
+
+
+class Connection:
+    """One WebSocket and the task that writes its queued messages, in order.
+
+    `player_id` is None for a spectator.
+    """
+
+    def __init__(self, websocket: WebSocket, player_id: int | None = None) -> None:
+        self.websocket = websocket
+        self.player_id = player_id
+        self.closed = False
+        self._queue: asyncio.Queue[str | _Close] = asyncio.Queue()
+        self._held: list[tuple[str, int, str]] | None = []
+        self._synced: dict[str, int] = {}
+        self._writer = asyncio.create_task(self._write())
+
+    @property
+    def syncing(self) -> bool:
+        """Return True while events are held back until `end_sync`."""
+        return self._held is not None
+
+    def send(self, message: ServerMessage) -> None:
+        """Queue `message` for sending now (not held back while syncing)."""
+        self._put(dump_server_message(message))
+
+    def sync(self, state: MatchState) -> None:
+        """Queue a match's state and remember its seq: held events up to it are dropped."""
+        self._synced[state.match_id] = state.seq
+        self.send(state)
+
+    def end_sync(self) -> None:
+        """Queue the held events newer than the states sent; later events go out at once."""
+        held, self._held = self._held or [], None
+        for match_id, seq, text in held:
+            if seq > self._synced.get(match_id, -1):
+                self._put(text)
+
+    def deliver(self, match_id: str, seq: int, text: str) -> None:
+        """Queue (or, while syncing, hold) the text of one event of `match_id`."""
+        if self._held is not None:
+            self._held.append((match_id, seq, text))
+        else:
+            self._put(text)
+
+    def close(self, code: int, reason: str = "") -> None:
+        """Close the WebSocket with `code` after the messages queued so far."""
+        if not self.closed:
+            self._queue.put_nowait(_Close(code, reason))
+            self.closed = True
+
+    async def wait_closed(self) -> None:
+        """Wait until the writer has sent everything queued (and the close, if any)."""
+        if not self.closed:
+            self.close(CloseCode.NORMAL)
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._writer
+
+    def _put(self, text: str) -> None:
+        if self.closed:
+            return
+        if self._queue.qsize() >= MAX_QUEUE:
+            log.warning("dropping a WebSocket client that does not read its messages")
+            while not self._queue.empty():
+                self._queue.get_nowait()
+            self.close(CloseCode.POLICY_VIOLATION, "too slow: messages were not read")
+            return
+        self._queue.put_nowait(text)
+
+    async def _close_now(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.websocket.close(code, reason)
+
+    async def _write(self) -> None:
+        """Send queued messages until a close is queued or the client goes away."""
+        try:
+            while True:
+                item = await self._queue.get()
+                if isinstance(item, _Close):
+                    await self._close_now(item.code, item.reason)
+                    return
+                await self.websocket.send_text(item)
+        except (OSError, RuntimeError, WebSocketDisconnect):
+            # The client went away; the reading side notices and cleans up.
+            self.closed = True
+
+
+class Hub:
+    """The application's WebSocket connections: one per player, and each match's spectators."""
+
+    def __init__(self) -> None:
+        self.players: dict[int, Connection] = {}
+        self.spectators: dict[str, set[Connection]] = {}
+
+    def attach_player(self, connection: Connection) -> None:
+        """Make `connection` its player's connection, closing any older one with 4002."""
+        assert connection.player_id is not None
+        old = self.players.get(connection.player_id)
+        self.players[connection.player_id] = connection
+        if old is not None and old is not connection:
+            old.close(CloseCode.REPLACED, "replaced by a newer connection")
+
+    def detach_player(self, connection: Connection) -> None:
+        """Forget `connection` unless a newer one has replaced it already."""
+        if (
+            connection.player_id is not None
+            and self.players.get(connection.player_id) is connection
+        ):
+            del self.players[connection.player_id]
+
+    def watch(self, match_id: str, connection: Connection) -> None:
+        """Send `connection` every later event of `match_id`."""
+        self.spectators.setdefault(match_id, set()).add(connection)
+
+    def unwatch(self, match_id: str, connection: Connection) -> None:
+        """Stop sending `connection` the events of `match_id`."""
+        watchers = self.spectators.get(match_id)
+        if watchers is not None:
+            watchers.discard(connection)
+            if not watchers:
+                del self.spectators[match_id]
+
+    async def publish(self, broadcast: Broadcast) -> None:
+        """Queue the messages of `broadcast` for both seats' players and the match's spectators.
+
+        A `match_started` or `match_state` carries each player's own seat as `your_seat`.
+        """
+        seated = [
+            (seat, self.players.get(pid))
+            for seat, pid in enumerate(broadcast.players)
+            if pid is not None
+        ]
+        watchers = list(self.spectators.get(broadcast.match_id, ()))
+        for message in broadcast.messages:
+            seq: int = getattr(message, "seq", -1)
+            text = dump_server_message(message)
+            for seat, connection in seated:
+                if connection is None:
+                    continue
+                own = text
+                if isinstance(message, MatchStarted | MatchState):
+                    own = dump_server_message(message.model_copy(update={"your_seat": seat}))
+                connection.deliver(broadcast.match_id, seq, own)
+            for connection in watchers:
+                connection.deliver(broadcast.match_id, seq, text)
+
+    async def close(self) -> None:
+        """Close every connection with 1001 (the server is going away)."""
+        connections = list(self.players.values())
+        for watchers in self.spectators.values():
+            connections.extend(watchers)
+        for connection in connections:
+            connection.close(CloseCode.GOING_AWAY, "the server is shutting down")
+        await asyncio.gather(*(c.wait_closed() for c in connections), return_exceptions=True)

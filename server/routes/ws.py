@@ -1,0 +1,249 @@
+"""The WebSocket endpoints: `/ws` for a player's matches, `/ws/matches/{id}` for spectators.
+
+Both speak docs/PROTOCOL.md: the client sends `hello` first and gets `welcome`, then the
+`match_state` of every match it follows, then every event as it happens. Every message the
+server sends goes through the connection's queue (see server.hub), so replies and events keep
+their order and a slow client stalls nobody else.
+
+A refused request is answered with an `error` and the connection stays open; only a bad token
+(4001), a bad first message (4000), an unsupported version (4003), an oversized message (1009)
+or a replacement by a newer connection (4002) closes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.messages import (
+    Abort,
+    AcceptDraw,
+    ClientMessage,
+    DeclineDraw,
+    ErrorMessage,
+    Hello,
+    Move,
+    OfferDraw,
+    Ping,
+    Pong,
+    Resign,
+    Welcome,
+    parse_client_message,
+)
+from protocol.version import PROTOCOL_VERSION, is_compatible
+from server.auth import hash_token
+from server.db.models import Player
+from server.hub import Connection, Hub
+from server.matches import MatchError, MatchService
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(tags=["websocket"])
+
+ACTIONS: dict[type[ClientMessage], str] = {
+    Resign: "resign",
+    OfferDraw: "offer_draw",
+    AcceptDraw: "accept_draw",
+    DeclineDraw: "decline_draw",
+    Abort: "abort",
+}
+"""The match actions other than a move, by message type, as `MatchService.act` names them."""
+
+
+class _ClosedError(Exception):
+    """The connection is closed (by the client, or by the server after a fatal error)."""
+
+
+def _epoch_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _error(error: ProtocolError) -> ErrorMessage:
+    """Return the `error` message answering `error` (with the match and legal moves, if any)."""
+    if isinstance(error, MatchError):
+        return ErrorMessage(
+            code=error.code,
+            message=error.message[:2000],
+            match_id=error.match_id,
+            legal_moves=error.legal_moves,
+            details=error.details,
+        )
+    return ErrorMessage(code=error.code, message=error.message[:2000], details=error.details)
+
+
+def _token(websocket: WebSocket) -> str | None:
+    """Return the token of the `Authorization: Bearer` header or the `token` query parameter."""
+    header = websocket.headers.get("authorization", "")
+    scheme, _, credentials = header.partition(" ")
+    if scheme.lower() == "bearer" and credentials.strip():
+        return credentials.strip()
+    return websocket.query_params.get("token") or None
+
+
+async def _receive(websocket: WebSocket, connection: Connection, settings: Settings) -> str:
+    """Return the next text (or UTF-8 binary) message; close with 1009 when it is too large."""
+    frame = await websocket.receive()
+    if frame["type"] == "websocket.disconnect":
+        raise _ClosedError
+    data: str | None = frame.get("text")
+    if data is None:
+        raw: bytes = frame.get("bytes") or b""
+        data = raw.decode("utf-8", errors="replace")
+        size = len(raw)
+    else:
+        size = len(data.encode("utf-8"))
+    if size > settings.max_message_bytes:
+        connection.send(
+            ErrorMessage(
+                code=ErrorCode.MESSAGE_TOO_LARGE,
+                message=f"message of {size} bytes exceeds the limit of "
+                f"{settings.max_message_bytes} bytes",
+                details={"size": size, "limit": settings.max_message_bytes},
+            )
+        )
+        connection.close(CloseCode.MESSAGE_TOO_BIG, "message too large")
+        raise _ClosedError
+    return data
+
+
+async def _handshake(websocket: WebSocket, connection: Connection, settings: Settings) -> None:
+    """Read the `hello`; refuse anything else (4000) or an unsupported version (4003)."""
+    data = await _receive(websocket, connection, settings)
+    try:
+        message = parse_client_message(data)
+    except ProtocolError as error:
+        connection.send(_error(error))
+        connection.close(CloseCode.BAD_PROTOCOL, "the first message must be hello")
+        raise _ClosedError from None
+    if not isinstance(message, Hello):
+        connection.send(
+            ErrorMessage(
+                code=ErrorCode.BAD_MESSAGE,
+                message=f"the first message must be hello, not {message.type}",
+            )
+        )
+        connection.close(CloseCode.BAD_PROTOCOL, "the first message must be hello")
+        raise _ClosedError
+    if not is_compatible(message.protocol_version):
+        connection.send(
+            ErrorMessage(
+                code=ErrorCode.UNSUPPORTED_VERSION,
+                message=f"this server speaks protocol {PROTOCOL_VERSION}, "
+                f"not {message.protocol_version}",
+                details={"server_version": PROTOCOL_VERSION},
+            )
+        )
+        connection.close(CloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
+        raise _ClosedError
+
+
+async def _handle(service: MatchService, player: Player, message: ClientMessage) -> None:
+    """Run one in-game request; its events reach the player through the hub."""
+    if isinstance(message, Move):
+        await service.move(message.match_id, player, message.move, message.expected_seq)
+    elif isinstance(message, Hello):
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "hello was already received")
+    else:
+        match_id: str = getattr(message, "match_id")  # noqa: B009 -- every action has one
+        await service.act(match_id, player, ACTIONS[type(message)])
+
+
+@router.websocket("/ws")
+async def player_socket(websocket: WebSocket) -> None:
+    """Play: one authenticated connection carrying all of a player's matches."""
+    settings: Settings = websocket.app.state.settings
+    service: MatchService = websocket.app.state.service
+    hub: Hub = websocket.app.state.hub
+    await websocket.accept()
+    token = _token(websocket)
+    player = None if token is None else await service.player_by_token_hash(hash_token(token))
+    if player is None:
+        refused = Connection(websocket)
+        refused.send(
+            ErrorMessage(
+                code=ErrorCode.UNAUTHORIZED,
+                message="missing or wrong token: send `Authorization: Bearer TOKEN` "
+                "(from POST /players) or ?token=TOKEN",
+            )
+        )
+        refused.close(CloseCode.UNAUTHORIZED, "unauthorized")
+        await refused.wait_closed()
+        return
+    connection = Connection(websocket, player.id)
+    try:
+        await _handshake(websocket, connection, settings)
+        connection.send(Welcome(player=player.name, server_time_ms=_epoch_ms()))
+        hub.attach_player(connection)
+        for state in await service.live_states(player):
+            connection.sync(state)
+        connection.end_sync()
+        while True:
+            data = await _receive(websocket, connection, settings)
+            try:
+                message = parse_client_message(data)
+                if isinstance(message, Ping):
+                    connection.send(Pong(time_ms=message.time_ms, server_time_ms=_epoch_ms()))
+                else:
+                    await _handle(service, player, message)
+            except ProtocolError as error:
+                connection.send(_error(error))
+            except Exception:
+                log.exception("a WebSocket request of %s failed", player.name)
+                connection.send(
+                    ErrorMessage(
+                        code=ErrorCode.INTERNAL_ERROR,
+                        message="the server failed; the match is unchanged. Retry.",
+                    )
+                )
+    except (_ClosedError, WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        hub.detach_player(connection)
+        await connection.wait_closed()
+
+
+@router.websocket("/ws/matches/{match_id}")
+async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
+    """Watch one match, read-only: its `match_state`, then every later event in order."""
+    settings: Settings = websocket.app.state.settings
+    service: MatchService = websocket.app.state.service
+    hub: Hub = websocket.app.state.hub
+    await websocket.accept()
+    connection = Connection(websocket)
+    try:
+        await _handshake(websocket, connection, settings)
+        connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))
+        hub.watch(match_id, connection)
+        try:
+            connection.sync(await service.state(match_id))
+        except MatchError as error:
+            connection.send(_error(error))
+            connection.close(CloseCode.POLICY_VIOLATION, "no such match")
+            raise _ClosedError from None
+        connection.end_sync()
+        while True:
+            data = await _receive(websocket, connection, settings)
+            try:
+                message = parse_client_message(data)
+            except ProtocolError as error:
+                connection.send(_error(error))
+                continue
+            if isinstance(message, Ping):
+                connection.send(Pong(time_ms=message.time_ms, server_time_ms=_epoch_ms()))
+            else:
+                connection.send(
+                    ErrorMessage(
+                        code=ErrorCode.FORBIDDEN,
+                        message=f"a spectator connection is read-only: {message.type} refused",
+                        match_id=match_id,
+                    )
+                )
+    except (_ClosedError, WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        hub.unwatch(match_id, connection)
+        await connection.wait_closed()
