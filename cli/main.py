@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import bots, games, protocol, server
+from cli import bot, bots, games, protocol, server
 
 
 def create_cli() -> typer.Typer:
@@ -21,6 +21,7 @@ def create_cli() -> typer.Typer:
     bots.register(app)
     server.register(app)
     protocol.register(app)
+    bot.register(app)
     return app
 
 

@@ -1,0 +1,515 @@
+"""The network client that plays a bot on an Arena server over the WebSocket protocol.
+
+`BotClient(server_url, token, spec)` connects to `<server>/ws`, says `hello`, and plays every
+match the server gives it: whenever a `match_state` or `move_made` shows an active match with
+its seat to move, it rebuilds the game state, asks the bot for a move in a worker thread with a
+time budget taken from its clock, and sends the move with `expected_seq`. It reconnects with
+exponential backoff and jitter when the connection drops and resyncs from the `match_state`
+messages the server sends on every new connection (docs/PROTOCOL.md).
+
+This is the one module of `bots` that may import the protocol and network libraries
+(ARCHITECTURE.md). It is not search code, so it reads the clock: for the latency margin and to
+subtract the time a move waited for the searcher from the clock the server reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import TypeAdapter, ValidationError
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+from bots.result import SearchResult
+from bots.spec import Bot, BotSpec, create_bot, parse_bot_spec
+from games import Game, GameError, State, get_game
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    Clocks,
+    ErrorMessage,
+    Hello,
+    MatchEnded,
+    MatchStarted,
+    MatchState,
+    Move,
+    MoveMade,
+    ServerMessage,
+    TimeControl,
+    Welcome,
+    dump_client_message,
+)
+from protocol.version import PROTOCOL_VERSION
+
+LOGGER = logging.getLogger("arena.bot")
+"""The default logger of the client (each move with its search statistics goes here)."""
+
+CLIENT_NAME = "arena-bot/1.0 (python)"
+"""The program name sent in `hello`."""
+
+FATAL_CLOSE_CODES = {
+    4000: "bad protocol",
+    4001: "unauthorized",
+    4002: "replaced by a newer connection with the same token",
+    4003: "protocol version not supported",
+}
+"""WebSocket close codes after which reconnecting cannot help (docs/PROTOCOL.md)."""
+
+# Server messages may exceed MAX_MESSAGE_BYTES (a long game's match_state), so the client
+# validates them without the size check `parse_server_message` applies.
+_SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+ACTIVE = "active"
+
+
+class ClientError(Exception):
+    """A failure that reconnecting cannot fix: a refused token, a replaced connection, ..."""
+
+
+def websocket_url(server_url: str) -> str:
+    """Return the `/ws` URL of the server at `server_url`.
+
+    `http://` becomes `ws://` and `https://` becomes `wss://` (`ws(s)://` is kept); a path
+    already ending in `/ws` is kept, otherwise `/ws` is appended. Raises ValueError for any
+    other scheme or a URL without a host.
+    """
+    parts = urlsplit(server_url.strip())
+    schemes = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
+    scheme = schemes.get(parts.scheme.lower())
+    if scheme is None or not parts.netloc:
+        raise ValueError(
+            f"server URL must be http(s)://HOST[:PORT] or ws(s)://HOST[:PORT], not {server_url!r}"
+        )
+    path = parts.path.rstrip("/")
+    if not path.endswith("/ws"):
+        path += "/ws"
+    return urlunsplit((scheme, parts.netloc, path, "", ""))
+
+
+def time_budget(
+    remaining_ms: int,
+    time_control: TimeControl,
+    *,
+    margin_ms: int = 100,
+    moves_to_go: int = 20,
+    increment_share: float = 0.8,
+) -> float:
+    """Return the seconds to spend on a move with `remaining_ms` left on the clock.
+
+    The budget is `remaining / moves_to_go + increment_share * increment`, capped by the
+    per-move cap and by what is left, each less `margin_ms` for latency, and never below 10 ms.
+    """
+    budget_ms = remaining_ms / moves_to_go + increment_share * time_control.increment_ms
+    budget_ms = min(budget_ms, remaining_ms - margin_ms)
+    if time_control.move_cap_ms is not None:
+        budget_ms = min(budget_ms, time_control.move_cap_ms - margin_ms)
+    return max(budget_ms, 10.0) / 1000.0
+
+
+def backoff_delays(
+    rng: random.Random, *, first: float = 0.5, factor: float = 2.0, cap: float = 30.0
+) -> Iterator[float]:
+    """Yield the seconds to wait before each reconnection attempt, forever.
+
+    The base doubles from `first` up to `cap`; each delay is drawn uniformly from the upper
+    half of its base ("equal jitter"), so many clients never reconnect in lockstep.
+    """
+    base = first
+    while True:
+        yield base / 2 + rng.uniform(0.0, base / 2)
+        base = min(cap, base * factor)
+
+
+def rebuild_state(game: Game, message: MatchState) -> State[Any]:
+    """Return the current game state described by a `match_state` message.
+
+    Replays `moves` from `start_position` (keeping the history that the game rules may use);
+    when that fails or does not reach `position`, falls back to parsing `position` alone.
+    """
+    try:
+        state = game.parse_position(message.start_position).play(*message.moves)
+        if game.format_position(state) == message.position:
+            return state
+    except GameError:
+        pass
+    return game.parse_position(message.position)
+
+
+def seat_to_move_is(seat: int | None, status: str, to_move: int | None) -> bool:
+    """Return True when a match with `status` is active and `seat` (ours) is to move."""
+    return seat is not None and status == ACTIVE and to_move == seat
+
+
+@dataclass
+class MatchView:
+    """What the client knows of one match it sits in, kept up to date by server messages."""
+
+    match_id: str
+    game: Game
+    seat: int | None
+    state: State[Any]
+    seq: int
+    status: str
+    to_move: int | None
+    legal_moves: tuple[str, ...]
+    time_control: TimeControl | None = None
+    clocks: Clocks | None = None
+    ply: int = 0
+    received: float = field(default_factory=time.monotonic)
+    sent_seq: int | None = None
+    fallback_seq: int | None = None
+
+    @property
+    def our_turn(self) -> bool:
+        """True when the match is active and our seat is to move."""
+        return seat_to_move_is(self.seat, self.status, self.to_move)
+
+    def remaining_ms(self, now: float) -> int | None:
+        """Return our clock's time left at monotonic time `now`, or None in an untimed match."""
+        if self.clocks is None or self.seat is None:
+            return None
+        remaining = self.clocks.remaining_ms[self.seat]
+        if self.clocks.running == self.seat:
+            remaining -= int((now - self.received) * 1000)
+        return max(remaining, 0)
+
+    def budget(self, now: float, margin_ms: int) -> float | None:
+        """Return the time budget for our next move in seconds, or None in an untimed match."""
+        remaining = self.remaining_ms(now)
+        if remaining is None or self.time_control is None:
+            return None
+        return time_budget(remaining, self.time_control, margin_ms=margin_ms)
+
+
+def view_from_state(message: MatchState, game: Game) -> MatchView:
+    """Return the view of a match described by a `match_state` message."""
+    return MatchView(
+        match_id=message.match_id,
+        game=game,
+        seat=message.your_seat,
+        state=rebuild_state(game, message),
+        seq=message.seq,
+        status=message.status,
+        to_move=message.to_move,
+        legal_moves=message.legal_moves,
+        time_control=message.time_control,
+        clocks=message.clocks,
+        ply=len(message.moves),
+    )
+
+
+def apply_move_made(view: MatchView, message: MoveMade) -> None:
+    """Update `view` with a `move_made`: the move played, the new seq, clocks and turn."""
+    try:
+        state = view.state.play(message.move)
+        if view.game.format_position(state) != message.position:
+            state = view.game.parse_position(message.position)
+    except GameError:
+        state = view.game.parse_position(message.position)
+    view.state = state
+    view.seq = message.seq
+    view.ply = message.ply
+    view.to_move = message.to_move
+    view.legal_moves = message.legal_moves
+    view.clocks = message.clocks
+    view.received = time.monotonic()
+    if message.to_move is None:
+        view.status = "finished"
+
+
+def describe_result(result: SearchResult) -> str:
+    """Return the search statistics of `result` as a short log text."""
+    stats = result.stats
+    return (
+        f"depth {stats.depth}, nodes {stats.nodes}, {stats.nps:,.0f} nps, "
+        f"score {result.score:+.3f}, {stats.seconds:.3f} s"
+    )
+
+
+class BotClient:
+    """Play the bot `spec` on the server at `server_url` with the player token `token`.
+
+    `run()` plays until cancelled (or until `max_matches` matches have ended), reconnecting
+    with backoff drawn from `rng` (from `backoff_first` seconds doubling to `backoff_cap`).
+    `margin_ms` is kept off each move's time budget for latency. Every move is logged on `log`
+    with its search statistics.
+    Raises BotSpecError at construction for a bad spec and ValueError for a bad URL.
+    """
+
+    def __init__(
+        self,
+        server_url: str,
+        token: str,
+        spec: str | BotSpec,
+        *,
+        log: logging.Logger = LOGGER,
+        rng: random.Random | None = None,
+        margin_ms: int = 150,
+        client_name: str = CLIENT_NAME,
+        backoff_first: float = 0.5,
+        backoff_cap: float = 30.0,
+    ) -> None:
+        self.url = websocket_url(server_url)
+        self.token = token
+        self.spec = parse_bot_spec(spec) if isinstance(spec, str) else spec
+        self.log = log
+        self.rng = rng if rng is not None else random.Random()
+        self.margin_ms = margin_ms
+        self.client_name = client_name
+        self.backoff_first = backoff_first
+        self.backoff_cap = backoff_cap
+        self.connections = 0
+        self.matches: dict[str, MatchView] = {}
+        self.ended: dict[str, MatchEnded] = {}
+        self._bots: dict[tuple[str, tuple[tuple[str, str], ...]], Bot] = {}
+        self._games: dict[tuple[str, tuple[tuple[str, str], ...]], Game] = {}
+        self._search_lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._done = asyncio.Event()
+        self._max_matches: int | None = None
+        self._connection: ClientConnection | None = None
+
+    # Running ----------------------------------------------------------------------------------
+
+    async def run(self, max_matches: int | None = None) -> int:
+        """Play until cancelled, or until `max_matches` matches have ended; return that count.
+
+        Raises ClientError when the server refuses the token, the protocol version, or
+        replaces this connection with a newer one (reconnecting would not help).
+        """
+        self._max_matches = max_matches
+        delays = self._backoff()
+        try:
+            while not self._done.is_set():
+                try:
+                    await self._session()
+                    delays = self._backoff()
+                except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
+                    self._check_fatal(exc)
+                    if self._done.is_set():
+                        break
+                    delay = next(delays)
+                    self.log.warning(
+                        "connection to %s lost or refused (%s); retrying in %.1f s",
+                        self.url,
+                        _describe_exception(exc),
+                        delay,
+                    )
+                    await asyncio.sleep(delay)
+                else:
+                    if not self._done.is_set():
+                        delay = next(delays)
+                        self.log.warning("server closed the connection; retrying in %.1f s", delay)
+                        await asyncio.sleep(delay)
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+        return len(self.ended)
+
+    def _backoff(self) -> Iterator[float]:
+        """Return a fresh sequence of reconnection delays."""
+        return backoff_delays(self.rng, first=self.backoff_first, cap=self.backoff_cap)
+
+    def _check_fatal(self, exc: BaseException) -> None:
+        """Raise ClientError when `exc` means reconnecting cannot help."""
+        if isinstance(exc, InvalidStatus) and exc.response.status_code in (401, 403):
+            raise ClientError(
+                f"the server refused the token (HTTP {exc.response.status_code})"
+            ) from None
+        if isinstance(exc, ConnectionClosed) and exc.rcvd is not None:
+            reason = FATAL_CLOSE_CODES.get(exc.rcvd.code)
+            if reason is not None:
+                raise ClientError(
+                    f"the server closed the connection with code {exc.rcvd.code}: {reason}"
+                    + (f" ({exc.rcvd.reason})" if exc.rcvd.reason else "")
+                ) from None
+
+    async def _session(self) -> None:
+        """Connect once, say hello, and handle messages until the connection closes."""
+        headers = {"Authorization": f"Bearer {self.token}"}
+        async with connect(self.url, additional_headers=headers, max_size=None) as connection:
+            self._connection = connection
+            self.connections += 1
+            try:
+                hello = Hello(protocol_version=PROTOCOL_VERSION, client=self.client_name)
+                await connection.send(dump_client_message(hello))
+                async for raw in connection:
+                    self._handle(raw)
+                    if self._done.is_set():
+                        return
+            finally:
+                self._connection = None
+
+    # Messages ---------------------------------------------------------------------------------
+
+    def _handle(self, raw: str | bytes) -> None:
+        """Handle one message from the server."""
+        try:
+            message = _SERVER_ADAPTER.validate_json(raw)
+        except ValidationError as exc:
+            self.log.warning("ignoring a server message that does not parse: %s", exc)
+            return
+        if isinstance(message, Welcome):
+            self.log.info("connected to %s as %s", self.url, message.player)
+        elif isinstance(message, MatchStarted):
+            self.log.info(
+                "match %s started: %s, seat %s", message.match_id, message.game, message.your_seat
+            )
+        elif isinstance(message, MatchState):
+            self._on_match_state(message)
+        elif isinstance(message, MoveMade):
+            view = self.matches.get(message.match_id)
+            if view is None or message.seq <= view.seq:
+                return
+            if message.seq > view.seq + 1:
+                self.log.warning(
+                    "match %s: seq jumped from %d to %d", view.match_id, view.seq, message.seq
+                )
+            apply_move_made(view, message)
+            self._maybe_play(view)
+        elif isinstance(message, MatchEnded):
+            self._on_match_ended(message)
+        elif isinstance(message, ErrorMessage):
+            self._on_error(message)
+        else:
+            self.log.debug("server message: %s", message.type)
+
+    def _on_match_state(self, message: MatchState) -> None:
+        """Resync a match from its full state and play if it is our turn."""
+        if message.status not in (ACTIVE, "waiting"):
+            self.matches.pop(message.match_id, None)
+            return
+        try:
+            game = self._game(message.game, message.options)
+            view = view_from_state(message, game)
+        except GameError as exc:
+            self.log.error("match %s: cannot follow the game: %s", message.match_id, exc)
+            return
+        self.matches[message.match_id] = view
+        self._maybe_play(view)
+
+    def _on_match_ended(self, message: MatchEnded) -> None:
+        """Record a finished match; stop once `max_matches` have ended."""
+        view = self.matches.pop(message.match_id, None)
+        if message.match_id in self.ended:
+            return
+        self.ended[message.match_id] = message
+        result = message.result
+        if view is not None and view.seat is not None and result.winner is not None:
+            outcome = "won" if result.winner == view.seat else "lost"
+        else:
+            outcome = "drawn" if message.status == "finished" else "aborted"
+        self.log.info(
+            "match %s %s (%s: %s)", message.match_id, outcome, result.reason, result.description
+        )
+        if self._max_matches is not None and len(self.ended) >= self._max_matches:
+            self._done.set()  # the session loop closes the connection
+
+    def _on_error(self, message: ErrorMessage) -> None:
+        """Log an error; an illegal move of our own bot is a bug: log it loudly and recover."""
+        view = self.matches.get(message.match_id) if message.match_id else None
+        if message.code in (ErrorCode.ILLEGAL_MOVE, ErrorCode.INVALID_MOVE):
+            self.log.error(
+                "BUG: the server refused our move in match %s as %s: %s (legal: %s)",
+                message.match_id,
+                message.code,
+                message.message,
+                ", ".join(message.legal_moves or ()),
+            )
+            if (
+                view is not None
+                and view.our_turn
+                and message.legal_moves
+                and view.fallback_seq != view.seq
+            ):
+                # Play a legal move (once per position) rather than lose on time or by forfeit.
+                view.fallback_seq = view.seq
+                self._send_move(view, message.legal_moves[0], view.seq)
+            return
+        if message.code in (ErrorCode.STALE_SEQ, ErrorCode.NOT_YOUR_TURN, ErrorCode.MATCH_OVER):
+            self.log.info("match %s: %s: %s", message.match_id, message.code, message.message)
+            return
+        self.log.warning("server error %s: %s", message.code, message.message)
+
+    # Playing ----------------------------------------------------------------------------------
+
+    def _game(self, name: str, options: dict[str, str]) -> Game:
+        """Return the game `name` with `options`, cached."""
+        key = (name, tuple(sorted(options.items())))
+        if key not in self._games:
+            self._games[key] = get_game(name, options)
+        return self._games[key]
+
+    def bot_for(self, game: Game) -> Bot:
+        """Return this client's bot for `game` (one per game and options, cached)."""
+        key = (game.name, tuple(sorted((k, str(v)) for k, v in game.options.items())))
+        if key not in self._bots:
+            self._bots[key] = create_bot(self.spec, game)
+        return self._bots[key]
+
+    def _maybe_play(self, view: MatchView) -> None:
+        """Start thinking about a move in `view` when it is our turn and we have not yet."""
+        if not view.our_turn or view.sent_seq == view.seq or view.state.is_terminal():
+            return
+        view.sent_seq = view.seq
+        self._keep(asyncio.get_running_loop().create_task(self._think(view, view.seq)))
+
+    def _keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold a reference to `task` until it finishes."""
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _think(self, view: MatchView, seq: int) -> None:
+        """Search a move for `view` at `seq` in a worker thread and send it if still current."""
+        async with self._search_lock:
+            if view.seq != seq or not view.our_turn or self.matches.get(view.match_id) is not view:
+                return
+            bot = self.bot_for(view.game)
+            budget = view.budget(time.monotonic(), self.margin_ms)
+            state = view.state
+            result = await asyncio.to_thread(bot.choose, state, time_budget=budget)
+        if view.seq != seq or result.move is None:
+            return
+        text = state.format_move(result.move)
+        budget_text = "untimed" if budget is None else f"budget {budget:.2f} s"
+        self.log.info(
+            "match %s ply %d: %s (%s; %s)",
+            view.match_id,
+            view.ply + 1,
+            text,
+            describe_result(result),
+            budget_text,
+        )
+        self._send_move(view, text, seq)
+
+    def _send_move(self, view: MatchView, text: str, seq: int) -> None:
+        """Send `text` as our move in `view`, valid only while the match is at `seq`."""
+        if self._connection is None:
+            return
+        message = Move(match_id=view.match_id, move=text, expected_seq=seq)
+        self._keep(
+            asyncio.get_running_loop().create_task(
+                _send_quietly(self._connection, dump_client_message(message))
+            )
+        )
+
+
+async def _send_quietly(connection: ClientConnection, text: str) -> None:
+    """Send `text`; a closed connection is fine (the next connection resyncs)."""
+    with contextlib.suppress(ConnectionClosed):
+        await connection.send(text)
+
+
+def _describe_exception(exc: BaseException) -> str:
+    """Return a one-line description of a connection failure."""
+    if isinstance(exc, ConnectionClosed):
+        code = exc.rcvd.code if exc.rcvd is not None else None
+        return f"closed with code {code}" if code is not None else "connection closed"
+    return str(exc) or type(exc).__name__
