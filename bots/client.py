@@ -28,6 +28,7 @@ from pydantic import TypeAdapter, ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from bots import timing
 from bots.result import SearchResult
 from bots.spec import Bot, BotSpec, create_bot, parse_bot_spec
 from games import Game, GameError, State, get_game
@@ -93,24 +94,11 @@ def websocket_url(server_url: str) -> str:
     return urlunsplit((scheme, parts.netloc, path, "", ""))
 
 
-def time_budget(
-    remaining_ms: int,
-    time_control: TimeControl,
-    *,
-    margin_ms: int = 100,
-    moves_to_go: int = 20,
-    increment_share: float = 0.8,
-) -> float:
-    """Return the seconds to spend on a move with `remaining_ms` left on the clock.
-
-    The budget is `remaining / moves_to_go + increment_share * increment`, capped by the
-    per-move cap and by what is left, each less `margin_ms` for latency, and never below 10 ms.
-    """
-    budget_ms = remaining_ms / moves_to_go + increment_share * time_control.increment_ms
-    budget_ms = min(budget_ms, remaining_ms - margin_ms)
-    if time_control.move_cap_ms is not None:
-        budget_ms = min(budget_ms, time_control.move_cap_ms - margin_ms)
-    return max(budget_ms, 10.0) / 1000.0
+def time_budget(remaining_ms: int, time_control: TimeControl, *, margin_ms: int = 100) -> float:
+    """Return the seconds to spend on a move with `remaining_ms` left (see bots.timing)."""
+    return timing.time_budget(
+        remaining_ms, time_control.increment_ms, time_control.move_cap_ms, margin_ms=margin_ms
+    )
 
 
 def backoff_delays(

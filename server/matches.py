@@ -47,6 +47,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
 from bots.spec import Bot, BotSpecError, create_bot
+from bots.timing import time_budget
 from games import game_names
 from games.base import GameError
 from games.referee import (
@@ -101,8 +102,6 @@ Clock = Callable[[], float]
 
 UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
 
-BOT_TIME_SHARE = 20
-"""A house bot spends at most 1/BOT_TIME_SHARE of its remaining time (plus its increment)."""
 
 TICK_SECONDS = 0.1
 """How often the background ticker lets fallen flags end active timed matches."""
@@ -782,14 +781,11 @@ class MatchService:
                     return
 
     def _bot_budget(self, view: MatchView, seat: int) -> float | None:
-        """Seconds a bot may think: a share of its clock plus most of its increment."""
+        """Seconds a house bot may think: the clients' policy (bots.timing), no latency."""
         tc = view.time_control
         if tc is None or view.clocks_ms is None:
             return None
-        budget = view.clocks_ms[seat] / BOT_TIME_SHARE + 0.8 * tc.increment_ms
-        if tc.move_cap_ms is not None:
-            budget = min(budget, 0.8 * tc.move_cap_ms)
-        return max(budget, 1.0) / 1000
+        return time_budget(view.clocks_ms[seat], tc.increment_ms, tc.move_cap_ms, margin_ms=0)
 
     # -- internals: wire models ----------------------------------------------------------------
 
