@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from bots.common import pv_texts, require_evaluation, timed
+from bots.common import finish, require_evaluation, timed
 from bots.evaluation import StateFunction
 from bots.result import Clock, SearchResult, SearchStats, no_clock
 from bots.scoring import LECTURE, Scoring
@@ -80,7 +80,4 @@ def alphabeta(
         return best_score, best_pv
 
     score, pv = choose(state, depth, 0, alpha, beta)
-    stats.seconds = elapsed()
-    stats.depth = depth if depth is not None else len(pv)
-    stats.pv = pv_texts(state, pv)
-    return SearchResult(move=pv[0] if pv else None, score=score, pv=pv, stats=stats)
+    return finish(state, score, pv, stats, depth, elapsed())

@@ -6,6 +6,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from bots.evaluation import StateFunction
+from bots.result import SearchResult, SearchStats
 from games import State
 
 
@@ -33,6 +34,24 @@ def pv_texts(state: State[Any], pv: Sequence[Hashable]) -> list[str]:
         texts.append(state.format_move(move))
         state = state.apply_unchecked(move)
     return texts
+
+
+def finish(
+    state: State[Any],
+    score: float,
+    pv: list[Hashable],
+    stats: SearchStats,
+    depth: int | None,
+    seconds: float,
+) -> SearchResult:
+    """Return the SearchResult of a finished search: its move is the first of `pv`.
+
+    `depth` None (a search to the end) reports the length of the principal variation.
+    """
+    stats.seconds = seconds
+    stats.depth = depth if depth is not None else len(pv)
+    stats.pv = pv_texts(state, pv)
+    return SearchResult(move=pv[0] if pv else None, score=score, pv=pv, stats=stats)
 
 
 def timed(clock: Callable[[], float]) -> Callable[[], float]:
