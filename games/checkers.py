@@ -800,18 +800,26 @@ def parse_fen(game: Checkers, text: str) -> CheckersState:
     return CheckersState(game, black, white, kings, BLACK if side == "B" else WHITE)
 
 
+_MAN_TEXT: Final = tuple(str(SQUARE_OF_BIT[b]) if SQUARE_OF_BIT[b] else "" for b in range(35))
+_KING_TEXT: Final = tuple("K" + text for text in _MAN_TEXT)
+
+
 def format_fen(state: CheckersState) -> str:
     """Return the PDN FEN of `state`: side to move, White's pieces, Black's pieces."""
+    kings = state.kings
 
-    def field(colour: str, mask: int) -> str:
-        items = [
-            ("K" if state.kings & (1 << BIT_OF_SQUARE[s]) else "") + str(s)
-            for s in _squares_of(mask)
-        ]
-        return colour + ",".join(items)
+    def field(mask: int) -> str:
+        # Bits ascend with square numbers, so the lowest bit first lists squares in order.
+        items = []
+        while mask:
+            low = mask & -mask
+            bit = low.bit_length() - 1
+            items.append(_KING_TEXT[bit] if kings & low else _MAN_TEXT[bit])
+            mask ^= low
+        return ",".join(items)
 
     side = "B" if state.turn == BLACK else "W"
-    return f"{side}:{field('W', state.white)}:{field('B', state.black)}"
+    return f"{side}:W{field(state.white)}:B{field(state.black)}"
 
 
 _BOARD_CHARS: Final = set(".rbRB")

@@ -329,6 +329,7 @@ class Referee:
         self._start = config.start_state()
         self._start_text = self.game.format_position(self._start)
         self._state = self._start
+        self._legal: dict[str, Any] | None = None  # move text -> move in self._state (lazy)
         self._log: list[MoveAccepted] = []
         self._events: list[Event] = []
         self._status = Status.WAITING
@@ -444,7 +445,9 @@ class Referee:
                 ),
             ]
         try:
-            move = state.parse_move(text)
+            move = self._legal_moves().get(text)
+            if move is None:  # another spelling of a legal move, or a refusal to explain
+                move = state.parse_move(text)
         except InvalidMoveError as error:
             return [
                 *effects,
@@ -462,6 +465,7 @@ class Referee:
             self._clocks[player] += self.config.time_control.increment_ms - elapsed
         move_text = state.format_move(move)
         self._state = state.apply_unchecked(move)
+        self._legal = None
         self._turn_started = now_ms
         if self._draw_offer == 1 - player:
             self._draw_offer = None
@@ -548,6 +552,19 @@ class Referee:
         reason = f"aborted by {self._name(player)} before the first move"
         return [*effects, event, self._finish(Result(None, ResultCode.ABORTED, reason), now_ms)]
 
+    def deadline_ms(self) -> int | None:
+        """Return when the side to move's flag falls (None: untimed or not active).
+
+        A `tick` before this time changes nothing, so a clock keeper can skip the match.
+        """
+        tc = self.config.time_control
+        if self._status is not Status.ACTIVE or tc is None or self._clocks is None:
+            return None
+        allowed = self._clocks[self._state.to_move]
+        if tc.move_cap_ms is not None:
+            allowed = min(allowed, tc.move_cap_ms)
+        return self._turn_started + allowed + 1
+
     def tick(self, now_ms: int) -> list[Effect]:
         """Let the side to move lose on time if its flag has fallen by `now_ms`."""
         self._advance(now_ms)
@@ -624,9 +641,21 @@ class Referee:
         name = self.game.player_names[player]
         return name[:1].upper() + name[1:]
 
+    def legal_texts(self) -> tuple[str, ...]:
+        """Return the legal moves of the current position as text (empty once it is over)."""
+        if self._status in (Status.FINISHED, Status.ABORTED):
+            return ()
+        return self._legal_texts()
+
     def _legal_texts(self) -> tuple[str, ...]:
-        state = self._state
-        return tuple(state.format_move(m) for m in state.legal_moves())
+        return tuple(self._legal_moves())
+
+    def _legal_moves(self) -> dict[str, Any]:
+        """Return the legal moves of the current position by their text (computed once)."""
+        if self._legal is None:
+            state = self._state
+            self._legal = {state.format_move(m): m for m in state.legal_moves()}
+        return self._legal
 
     def _advance(self, now_ms: int) -> None:
         if self._last_ms is not None and now_ms < self._last_ms:

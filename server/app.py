@@ -14,6 +14,7 @@ from fastapi import FastAPI
 
 from games import game_names
 from server.db.engine import create_engine, migrate, session_factory
+from server.db.writer import BatchWriter
 from server.hub import Hub
 from server.matches import MatchService
 from server.routes import install
@@ -31,7 +32,11 @@ def create_app(settings: Settings) -> FastAPI:
         await migrate(engine)
         app.state.engine = engine
         app.state.sessions = session_factory(engine)
-        service = MatchService(app.state.sessions, settings)
+        service = MatchService(
+            app.state.sessions,
+            settings,
+            writer=BatchWriter(engine, commit_delay=settings.commit_delay_ms / 1000),
+        )
         app.state.service = service
         hub = Hub()
         app.state.hub = hub

@@ -43,7 +43,7 @@ from typing import Any
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
 from bots.spec import Bot, BotSpecError, create_bot
@@ -93,6 +93,7 @@ from protocol.messages import MatchEnded as WireMatchEnded
 from protocol.messages import MatchStarted as WireMatchStarted
 from protocol.messages import TimeControl as WireTimeControl
 from server.db.models import Match, MatchEvent, Player
+from server.db.writer import BatchWriter, MatchWrite, WriterClosedError
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,9 @@ Clock = Callable[[], float]
 
 UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
 
+
+PLAYER_CACHE = 10_000
+"""Players kept in memory by token and by name (the cache starts over when full)."""
 
 TICK_SECONDS = 0.1
 """How often the background ticker lets fallen flags end active timed matches."""
@@ -159,6 +163,8 @@ class LiveMatch:
     bots: list[Bot | None] = field(default_factory=lambda: [None, None])
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     bot_task: asyncio.Task[None] | None = None
+    last_move_made: MoveMade | None = None
+    """The `move_made` of the newest move, as broadcast (a REST reply reuses it)."""
 
     def seat_of(self, player_id: int) -> int | None:
         """Return the seat `player_id` holds, or None."""
@@ -176,7 +182,8 @@ class MatchService:
     """Hosts matches: creates, loads, plays and resumes them; one per application.
 
     `clock` (seconds, monotonic) times the referee; `wall` (seconds since the epoch) stamps the
-    `*_time_ms` fields and stored events.
+    `*_time_ms` fields and stored events. Every change of a match is stored through `writer`
+    (group commit, server.db.writer; by default one on the session maker's engine).
     """
 
     def __init__(
@@ -186,12 +193,21 @@ class MatchService:
         *,
         clock: Clock = time.monotonic,
         wall: Clock = time.time,
+        writer: BatchWriter | None = None,
     ) -> None:
         self._sessions = sessions
+        if writer is None:
+            bind = sessions.kw.get("bind")
+            if not isinstance(bind, AsyncEngine):
+                raise TypeError("MatchService needs a writer or a session maker bound to an engine")
+            writer = BatchWriter(bind)
+        self._writer = writer
         self._settings = settings
         self._clock = clock
         self._wall = wall
         self._live: dict[str, LiveMatch] = {}
+        self._players_by_token: dict[str, Player] = {}
+        self._players_by_name: dict[str, Player] = {}
         self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._ticker: asyncio.Task[None] | None = None
@@ -232,9 +248,10 @@ class MatchService:
         """Tick every active timed match every TICK_SECONDS; a failure is logged, not fatal."""
         while True:
             await asyncio.sleep(TICK_SECONDS)
+            now = self._now()
             for live in list(self._live.values()):
-                referee = live.referee
-                if referee.status is not Status.ACTIVE or referee.config.time_control is None:
+                deadline = live.referee.deadline_ms()
+                if deadline is None or now < deadline:
                     continue
                 try:
                     async with live.lock:
@@ -251,6 +268,7 @@ class MatchService:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self._writer.close()
 
     # -- players -------------------------------------------------------------------------------
 
@@ -273,11 +291,29 @@ class MatchService:
 
     async def player_by_token_hash(self, token_hash: str) -> Player | None:
         """Return the player whose token hashes to `token_hash`, or None."""
-        async with self._sessions() as session:
-            player: Player | None = await session.scalar(
-                select(Player).where(Player.token_hash == token_hash)
-            )
-            return player
+        player = self._players_by_token.get(token_hash)
+        if player is None:
+            async with self._sessions() as session:
+                player = await session.scalar(select(Player).where(Player.token_hash == token_hash))
+            if player is not None:
+                self._remember(player)
+        return player
+
+    async def _player_named(self, session: AsyncSession, name: str) -> Player | None:
+        player = self._players_by_name.get(name)
+        if player is None:
+            player = await session.scalar(select(Player).where(Player.name == name))
+            if player is not None:
+                self._remember(player)
+        return player
+
+    def _remember(self, player: Player) -> None:
+        """Cache a player (players never change): every request authenticates by token."""
+        if len(self._players_by_token) >= PLAYER_CACHE:
+            self._players_by_token.clear()
+            self._players_by_name.clear()
+        self._players_by_token[player.token_hash] = player
+        self._players_by_name[player.name] = player
 
     # -- matches: create and join --------------------------------------------------------------
 
@@ -314,7 +350,7 @@ class MatchService:
                         raise _invalid(f"seats.{seat}.bot", str(error)) from None
                     specs[seat] = request.bot
                 elif request.lower() != "open":
-                    player = await session.scalar(select(Player).where(Player.name == request))
+                    player = await self._player_named(session, request)
                     if player is None:
                         raise _invalid(f"seats.{seat}", f"no player is named {request!r}")
                     players[seat], names[seat] = player.id, player.name
@@ -333,17 +369,17 @@ class MatchService:
         effects: list[Effect] = []
         if not live.is_open(0) and not live.is_open(1):
             effects = referee.start(self._now())
-        row = Match(
-            id=live.id,
-            game=game.name,
-            options=live.options,
-            start_position=body.start_position,
-            base_ms=None if tc is None else tc.base_ms,
-            increment_ms=0 if tc is None else tc.increment_ms,
-            move_cap_ms=None if tc is None else tc.move_cap_ms,
-        )
+        row = {
+            "id": live.id,
+            "game": game.name,
+            "options": live.options,
+            "start_position": body.start_position,
+            "base_ms": None if tc is None else tc.base_ms,
+            "increment_ms": 0 if tc is None else tc.increment_ms,
+            "move_cap_ms": None if tc is None else tc.move_cap_ms,
+        }
         async with live.lock:
-            await self._commit(live, _events(effects), new_row=row)
+            await self._commit(live, _events(effects), new_match=row)
             self._live[live.id] = live
             await self._broadcast(live, effects)
             self._schedule_bot(live)
@@ -403,6 +439,9 @@ class MatchService:
             effects = live.referee.move(seat, text, self._now())
             await self._run(live, effects)
             accepted = next(e for e in effects if isinstance(e, MoveAccepted))
+            made = live.last_move_made
+            if made is not None and made.seq == accepted.seq:
+                return made
             return self._move_made(live, accepted)
 
     async def act(self, match_id: str, player: Player, action: str) -> MatchState:
@@ -590,41 +629,45 @@ class MatchService:
         )
 
     async def _commit(
-        self, live: LiveMatch, events: list[Event], *, new_row: Match | None = None
+        self, live: LiveMatch, events: list[Event], *, new_match: dict[str, Any] | None = None
     ) -> None:
-        """Store `events` and the match row in one transaction; on failure evict and raise."""
+        """Store `events` and the match row in one transaction; on failure evict and raise.
+
+        The write goes through the group-commit writer (server.db.writer): the changes of
+        every match waiting at the same moment share one commit. The values are taken now,
+        under the match's lock.
+        """
+        referee = live.referee
+        result = referee.result
+        state: dict[str, Any] = {
+            "seat0_player_id": live.players[0],
+            "seat1_player_id": live.players[1],
+            "seat0_bot": live.bot_specs[0],
+            "seat1_bot": live.bot_specs[1],
+            "status": referee.status.value,
+            "seq": referee.seq,
+            "result_winner": None if result is None else result.winner,
+            "result_reason": None if result is None else result.code.value,
+            "result_detail": None if result is None else result.reason[:500],
+        }
+        now = self._epoch_ms()
+        rows = [
+            {
+                "match_id": live.id,
+                "seq": event.seq,
+                "kind": event.kind.value,
+                "player": event.player,
+                "move": event.move,
+                "elapsed_ms": event.elapsed_ms,
+                "at_ms": now,
+            }
+            for event in events
+        ]
+        change = MatchWrite(live.id, state, new_match, rows)
         try:
-            async with self._sessions() as session, session.begin():
-                row = new_row
-                if row is None:
-                    row = await session.get(Match, live.id)
-                    assert row is not None
-                else:
-                    session.add(row)
-                referee = live.referee
-                row.seat0_player_id, row.seat1_player_id = live.players
-                row.seat0_bot, row.seat1_bot = live.bot_specs
-                row.status = referee.status.value
-                row.seq = referee.seq
-                result = referee.result
-                if result is not None:
-                    row.result_winner = result.winner
-                    row.result_reason = result.code.value
-                    row.result_detail = result.reason[:500]
-                now = self._epoch_ms()
-                for event in events:
-                    session.add(
-                        MatchEvent(
-                            match_id=live.id,
-                            seq=event.seq,
-                            kind=event.kind.value,
-                            player=event.player,
-                            move=event.move,
-                            elapsed_ms=event.elapsed_ms,
-                            at_ms=now,
-                        )
-                    )
-        except SQLAlchemyError:
+            await self._writer.write(change)
+        except (SQLAlchemyError, WriterClosedError, ValueError, TypeError):
+            # The in-memory match ran ahead of the database: evict it (it reloads as stored).
             log.exception("could not store match %s", live.id)
             self._live.pop(live.id, None)
             raise MatchError(
@@ -640,6 +683,10 @@ class MatchService:
             await self._commit(live, events)
             await self._broadcast(live, effects)
             self._schedule_bot(live)
+            if live.referee.status in (Status.FINISHED, Status.ABORTED):
+                # A match over never changes again: it is reloaded from the database if asked
+                # for, so the memory and the clock ticker hold only live matches.
+                self._live.pop(live.id, None)
         rejected = next((e for e in effects if isinstance(e, Rejected)), None)
         if rejected is not None:
             raise MatchError(
@@ -682,7 +729,8 @@ class MatchService:
                 )
                 messages.append(state)
             elif isinstance(effect, MoveAccepted):
-                messages.append(self._move_made(live, effect))
+                live.last_move_made = self._move_made(live, effect)
+                messages.append(live.last_move_made)
             elif isinstance(effect, DrawOffered):
                 messages.append(
                     WireDrawOffered(match_id=live.id, seq=effect.seq, seat=effect.player)
@@ -714,17 +762,28 @@ class MatchService:
 
     def _move_made(self, live: LiveMatch, accepted: MoveAccepted) -> MoveMade:
         """Return the `move_made` of `accepted`, described after the move (the match as now)."""
-        view = live.referee.view(self._now())
-        return MoveMade(
+        referee = live.referee
+        active = referee.status is Status.ACTIVE
+        # Built from the referee's own values on every move: not validated again (the tests
+        # check these messages against the schema).
+        clocks = None
+        if accepted.clocks_ms is not None:
+            clocks = Clocks.model_construct(
+                remaining_ms=accepted.clocks_ms,
+                running=referee.state.to_move if active else None,
+                server_time_ms=self._epoch_ms(),
+            )
+        return MoveMade.model_construct(
+            type="move_made",
             match_id=live.id,
             seq=accepted.seq,
             ply=accepted.ply,
             seat=accepted.player,
             move=accepted.move,
             position=accepted.position,
-            to_move=view.to_move,
-            legal_moves=view.legal_moves,
-            clocks=self._clocks(view),
+            to_move=referee.state.to_move if active else None,
+            legal_moves=referee.legal_texts(),
+            clocks=clocks,
         )
 
     def _seat(self, live: LiveMatch, player: Player) -> int:

@@ -32,6 +32,17 @@ class Settings(BaseSettings):
         default_factory=lambda: ["alphabeta:depth=4", "mcts:simulations=500"],
         description="bot specs of the house bots offered by the server",
     )
+    commit_delay_ms: float = Field(
+        1.0,
+        ge=0,
+        le=100,
+        description="how long the database writer waits for more moves to join a commit",
+    )
+    ws_compression: bool = Field(
+        False,
+        description="offer per-message deflate on WebSockets (Arena's messages are small: "
+        "compressing them costs more CPU than it saves bandwidth on a LAN)",
+    )
     redis_url: str | None = Field(
         None, description="Redis URL, needed only when several server processes share matches"
     )

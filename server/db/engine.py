@@ -7,7 +7,8 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
+from sqlalchemy import Engine, event
+from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -22,20 +23,38 @@ MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 def create_engine(url: str) -> AsyncEngine:
     """Return an async engine for `url` (sqlite+aiosqlite:///FILE or postgresql+asyncpg://...).
 
-    SQLite gets foreign keys and write-ahead logging, so readers do not block the writer.
+    SQLite gets foreign keys, write-ahead logging (readers do not block the writer) and a sync
+    of the log at every commit (cheap: server.db.writer commits many moves at once). A
+    server database's connections are checked before use (a SQLite file's need not be).
     """
-    engine = create_async_engine(url, pool_pre_ping=True)
+    is_sqlite = url.startswith("sqlite")
+    engine = create_async_engine(url, pool_pre_ping=not is_sqlite)
     if engine.dialect.name == "sqlite":
-
-        @event.listens_for(engine.sync_engine, "connect")
-        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.close()
-
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def sqlite_writer_engine(engine: AsyncEngine) -> Engine | None:
+    """Return a blocking (pysqlite) engine on the same SQLite file as `engine`, else None.
+
+    Every aiosqlite call is a round trip to its thread; a batch of writes done in one call
+    on a blocking connection (server.db.writer, in its own thread) avoids a dozen of them.
+    """
+    if engine.dialect.name != "sqlite":
+        return None
+    url = engine.url.set(drivername="sqlite")
+    writer = create_sync_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+    event.listen(writer, "connect", _sqlite_pragmas)
+    return writer
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")  # an acknowledged move survives a power cut
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

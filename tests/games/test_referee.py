@@ -262,6 +262,33 @@ def test_flag_falls_on_tick() -> None:
     assert ref.tick(5_000) == []
 
 
+@pytest.mark.parametrize(
+    ("tc", "moves"),
+    [
+        (TimeControl(1_000), [(0, "11-15", 400)]),
+        (TimeControl(1_000, 500), [(0, "11-15", 300), (1, "23-19", 900)]),
+        (TimeControl(60_000, 0, move_cap_ms=700), [(0, "11-15", 650)]),
+        (TimeControl(500, 0, move_cap_ms=5_000), []),
+    ],
+)
+def test_deadline_is_the_first_tick_that_ends_the_match(
+    tc: TimeControl, moves: list[tuple[int, str, int]]
+) -> None:
+    ref = referee(tc=tc)
+    for player, move, at in moves:
+        ref.move(player, move, at)
+    deadline = ref.deadline_ms()
+    assert deadline is not None
+    assert ref.tick(deadline - 1) == []
+    assert only(ref.tick(deadline), MatchEnded).result.code is ResultCode.TIMEOUT
+    assert ref.deadline_ms() is None  # over: nothing left to tick
+
+
+def test_no_deadline_untimed_or_before_the_start() -> None:
+    assert referee().deadline_ms() is None
+    assert referee(tc=TimeControl(1_000), started_at=None).deadline_ms() is None
+
+
 def test_a_late_move_loses_on_time_and_is_not_played() -> None:
     ref = referee(tc=TimeControl(1_000, 500))
     assert ref.move(0, "11-15", 1_000)[0].__class__ is Event  # in time, exactly

@@ -13,6 +13,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import CloseCode
+from protocol.messages import dump_server_message, parse_server_message
 from tests.server.conftest import RunningServer
 
 TIMEOUT = 5.0
@@ -49,8 +50,14 @@ async def send(ws: ClientConnection, message: dict[str, Any] | str) -> None:
 
 
 async def receive(ws: ClientConnection, kind: str | None = None) -> dict[str, Any]:
-    """Return the next message, checking its type when `kind` is given."""
-    message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT))
+    """Return the next message, checking its type when `kind` is given.
+
+    Every message must match the protocol's schema exactly (the server builds some of them
+    without validation on its hot path): parsing and dumping it again gives the same JSON.
+    """
+    text = await asyncio.wait_for(ws.recv(), TIMEOUT)
+    message: dict[str, Any] = json.loads(text)
+    assert json.loads(dump_server_message(parse_server_message(text))) == message
     if kind is not None:
         assert message["type"] == kind, message
     return message
