@@ -48,6 +48,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/perft.py
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/connect4.py
+	$(BIN)/python bench/server.py
 
 format: $(DEV_STAMP)
 	$(BIN)/ruff format .

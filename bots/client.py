@@ -5,7 +5,10 @@ match the server gives it: whenever a `match_state` or `move_made` shows an acti
 its seat to move, it rebuilds the game state, asks the bot for a move in a worker thread with a
 time budget taken from its clock, and sends the move with `expected_seq`. It reconnects with
 exponential backoff and jitter when the connection drops and resyncs from the `match_state`
-messages the server sends on every new connection (docs/PROTOCOL.md).
+messages the server sends on every new connection (docs/PROTOCOL.md). A match that ended while
+the client was away gets no `match_state` on the new connection (the server resyncs only live
+matches), so after each `welcome` the client asks the REST API (`GET /matches/{id}`) about
+every match it was tracking and treats one that is over as if its `match_ended` had arrived.
 
 This is the one module of `bots` that may import the protocol and network libraries
 (ARCHITECTURE.md). It is not search code, so it reads the clock: for the latency margin and to
@@ -19,11 +22,12 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx
 from pydantic import TypeAdapter, ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
@@ -38,6 +42,7 @@ from protocol.messages import (
     ErrorMessage,
     Hello,
     MatchEnded,
+    MatchResult,
     MatchStarted,
     MatchState,
     Move,
@@ -68,6 +73,14 @@ FATAL_CLOSE_CODES = {
 _SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 ACTIVE = "active"
+OVER = ("finished", "aborted")
+"""The statuses of a match that has ended."""
+
+REST_TIMEOUT = 10.0
+"""Seconds a REST request about a match may take."""
+
+FetchState = Callable[[str, str, str], Awaitable[MatchState]]
+"""`fetch(http_base, token, match_id)`: the current state of a match from the REST API."""
 
 
 class ClientError(Exception):
@@ -92,6 +105,30 @@ def websocket_url(server_url: str) -> str:
     if not path.endswith("/ws"):
         path += "/ws"
     return urlunsplit((scheme, parts.netloc, path, "", ""))
+
+
+def http_base_url(ws_url: str) -> str:
+    """Return the HTTP base URL of the server whose `/ws` URL is `ws_url`.
+
+    `ws://h:p/ws` becomes `http://h:p` and `wss://h/base/ws` becomes `https://h/base`.
+    """
+    parts = urlsplit(ws_url)
+    scheme = "https" if parts.scheme.lower() in ("wss", "https") else "http"
+    path = parts.path.rstrip("/").removesuffix("/ws")
+    return urlunsplit((scheme, parts.netloc, path, "", ""))
+
+
+async def fetch_match_state(http_base: str, token: str, match_id: str) -> MatchState:
+    """Return the state of match `match_id` from `GET {http_base}/matches/{match_id}`.
+
+    Raises httpx.HTTPError for a failed request or an error status and ValueError (a pydantic
+    ValidationError) for a body that is not a match state.
+    """
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(timeout=REST_TIMEOUT) as http:
+        response = await http.get(f"{http_base}/matches/{match_id}", headers=headers)
+        response.raise_for_status()
+    return MatchState.model_validate_json(response.content)
 
 
 def time_budget(remaining_ms: int, time_control: TimeControl, *, margin_ms: int = 100) -> float:
@@ -212,6 +249,20 @@ def apply_move_made(view: MatchView, message: MoveMade) -> None:
         view.status = "finished"
 
 
+def ended_from_state(state: MatchState) -> MatchEnded:
+    """Return the `match_ended` equivalent of the `match_state` of a match that is over."""
+    result = state.result
+    if result is None:
+        result = MatchResult(winner=None, reason="aborted", description=state.status)
+    return MatchEnded(
+        match_id=state.match_id,
+        seq=state.seq,
+        status="aborted" if state.status == "aborted" else "finished",
+        result=result,
+        clocks=state.clocks,
+    )
+
+
 def describe_result(result: SearchResult) -> str:
     """Return the search statistics of `result` as a short log text."""
     stats = result.stats
@@ -227,7 +278,8 @@ class BotClient:
     `run()` plays until cancelled (or until `max_matches` matches have ended), reconnecting
     with backoff drawn from `rng` (from `backoff_first` seconds doubling to `backoff_cap`).
     `margin_ms` is kept off each move's time budget for latency. Every move is logged on `log`
-    with its search statistics.
+    with its search statistics. `fetch_state` reads a match's state over REST after a
+    reconnection (default: `fetch_match_state`; tests inject their own).
     Raises BotSpecError at construction for a bad spec and ValueError for a bad URL.
     """
 
@@ -243,8 +295,11 @@ class BotClient:
         client_name: str = CLIENT_NAME,
         backoff_first: float = 0.5,
         backoff_cap: float = 30.0,
+        fetch_state: FetchState = fetch_match_state,
     ) -> None:
         self.url = websocket_url(server_url)
+        self.http_base = http_base_url(self.url)
+        self.fetch_state = fetch_state
         self.token = token
         self.spec = parse_bot_spec(spec) if isinstance(spec, str) else spec
         self.log = log
@@ -346,6 +401,9 @@ class BotClient:
             return
         if isinstance(message, Welcome):
             self.log.info("connected to %s as %s", self.url, message.player)
+            if self.matches:
+                task = self._check_tracked(sorted(self.matches), self._connection)
+                self._keep(asyncio.get_running_loop().create_task(task))
         elif isinstance(message, MatchStarted):
             self.log.info(
                 "match %s started: %s, seat %s", message.match_id, message.game, message.your_seat
@@ -399,6 +457,36 @@ class BotClient:
         )
         if self._max_matches is not None and len(self.ended) >= self._max_matches:
             self._done.set()  # the session loop closes the connection
+
+    async def _check_tracked(
+        self, match_ids: list[str], connection: ClientConnection | None
+    ) -> None:
+        """End each of `match_ids` that REST reports over and that is still tracked.
+
+        Called on a new connection's `welcome` with the matches tracked before it: one that
+        ended while we were away gets no `match_state` and no `match_ended` any more. A live
+        one is kept (the server sends its state); a `match_state` or `match_ended` received
+        meanwhile wins. A failed request is logged and retried on the next reconnection.
+        """
+        states = await asyncio.gather(
+            *(self.fetch_state(self.http_base, self.token, match_id) for match_id in match_ids),
+            return_exceptions=True,
+        )
+        for match_id, state in zip(match_ids, states, strict=True):
+            if isinstance(state, Exception):
+                self.log.warning(
+                    "match %s: cannot read its state over REST (%s: %s); retrying on reconnect",
+                    match_id,
+                    type(state).__name__,
+                    state,
+                )
+            elif isinstance(state, BaseException):
+                raise state  # cancelled
+            elif state.status in OVER and match_id in self.matches:
+                self.log.info("match %s ended while we were disconnected", match_id)
+                self._on_match_ended(ended_from_state(state))
+        if self._done.is_set() and connection is not None:
+            await connection.close()  # ends the session loop, which waits for messages
 
     def _on_error(self, message: ErrorMessage) -> None:
         """Log an error; an illegal move of our own bot is a bug: log it loudly and recover."""

@@ -33,6 +33,7 @@ def configure_logging(verbose: bool) -> None:
     )
     if not verbose:
         logging.getLogger("websockets").setLevel(logging.WARNING)
+        logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 def bot(

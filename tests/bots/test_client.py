@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -23,6 +24,7 @@ from bots.client import (
     ClientError,
     apply_move_made,
     backoff_delays,
+    http_base_url,
     rebuild_state,
     seat_to_move_is,
     time_budget,
@@ -310,6 +312,109 @@ def test_client_plays_reconnects_and_stops_after_max_matches() -> None:
     assert asyncio.run(scenario()) == 1
     assert connections == ["Bearer tok", "Bearer tok"]
     assert game.initial_state().play(*moves).is_terminal()
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("ws://127.0.0.1:8000/ws", "http://127.0.0.1:8000"),
+        ("wss://arena.example.org/ws", "https://arena.example.org"),
+        ("wss://h/base/ws", "https://h/base"),
+    ],
+)
+def test_http_base_url(given: str, expected: str) -> None:
+    assert http_base_url(given) == expected
+
+
+def test_a_match_that_ended_while_disconnected_is_ended_from_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The server stays silent about a match that ended while the bot was away; REST tells.
+
+    Connection 1 resyncs match m_1 (the opponent to move) and crashes. On connections 2, 3
+    and 4 the server only says `welcome`, while the REST hook in turn fails, reports the match
+    still active (kept), and reports it finished by resignation (ended: run() returns).
+    """
+    game = get_game("tictactoe")
+    answers = ["error", "active", "finished"]
+    fetched: list[tuple[str, str, str]] = []
+    tracked_at_fetch: list[bool] = []
+    connections = 0
+    client: BotClient  # set in scenario(), read by fetch()
+
+    async def fetch(http_base: str, token: str, match_id: str) -> MatchState:
+        fetched.append((http_base, token, match_id))
+        tracked_at_fetch.append(match_id in client.matches)
+        answer = answers[len(fetched) - 1]
+        if answer == "error":
+            raise httpx.ConnectError("connection refused")
+        if answer == "active":
+            return match_state(game, ["4"])
+        result = MatchResult(winner=1, reason="resign", description="north resigned")
+        return match_state(game, ["4"], status="finished").model_copy(update={"result": result})
+
+    async def handler(ws: ServerConnection) -> None:
+        nonlocal connections
+        connections += 1
+        assert parse_client_message(await ws.recv()).type == "hello"
+        await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
+        if connections == 1:
+            await ws.send(dump_server_message(match_state(game, ["4"], your_seat=0)))
+            await asyncio.sleep(0.05)
+            await ws.close(1011)
+        elif connections < 4:
+            await asyncio.sleep(0.3)  # the REST check runs meanwhile
+            await ws.close(1011)
+        else:
+            await ws.wait_closed()  # the client closes once --matches is reached
+
+    async def scenario() -> int:
+        nonlocal client
+        async with serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            client = BotClient(
+                f"http://127.0.0.1:{port}",
+                "tok",
+                "random",
+                rng=random.Random(1),
+                backoff_first=0.05,
+                fetch_state=fetch,
+            )
+            ended = await asyncio.wait_for(client.run(max_matches=1), 20)
+            assert fetched == [(f"http://127.0.0.1:{port}", "tok", "m_1")] * 3
+            return ended
+
+    with caplog.at_level(logging.INFO, logger="arena.bot"):
+        assert asyncio.run(scenario()) == 1
+    assert connections == 4
+    assert tracked_at_fetch == [True, True, True]  # a failure or a live answer keeps it
+    assert list(client.ended) == ["m_1"] and not client.matches
+    assert client.ended["m_1"].status == "finished"
+    assert client.ended["m_1"].result.reason == "resign"
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("cannot read its state over REST" in m and "ConnectError" in m for m in messages)
+    assert "match m_1 ended while we were disconnected" in messages
+    assert "match m_1 lost (resign: north resigned)" in messages
+
+
+def test_a_rest_answer_does_not_end_a_match_no_longer_tracked() -> None:
+    """A match_ended (or match_state) received while REST was asked wins over the answer."""
+    game = get_game("tictactoe")
+
+    async def scenario() -> BotClient:
+        async def fetch(http_base: str, token: str, match_id: str) -> MatchState:
+            client.matches.clear()  # as if match_ended arrived during the request
+            result = MatchResult(winner=0, reason="rules", description="three in a row")
+            finished = match_state(game, ["4"], status="finished")
+            return finished.model_copy(update={"result": result})
+
+        client = BotClient("http://127.0.0.1:1", "t", "random", fetch_state=fetch)
+        client.matches["m_1"] = view_from_state(match_state(game, ["4"]), game)
+        await client._check_tracked(["m_1"], None)
+        return client
+
+    client = asyncio.run(scenario())
+    assert not client.ended and not client.matches
 
 
 def test_cancellation_stops_the_client_while_the_server_is_down() -> None:

@@ -1,0 +1,494 @@
+"""Server throughput and latency: N concurrent matches of random-move bots over WebSockets.
+
+    python bench/server.py [--matches 200] [--seconds 10] [--rate 2000] [--mode both]
+                           [--game checkers] [--database URL] [--skip-peer] [--json]
+
+Measured in one run, with the same load generator and the same message pattern:
+
+1. Arena: `arena serve` in its own process (one uvicorn worker) on a fresh SQLite file (or
+   `--database`). The bench registers 2N players, creates N timed matches between pairs of
+   them, connects every player over `/ws` and plays random legal moves, each sent with
+   `expected_seq` once the player's turn is announced, as a real bot does. A finished match is
+   replaced at once by a new one between the same pair (over REST), so N matches stay in play.
+   Every move is validated, committed to the database and fanned out to both players before
+   the mover's `move_made` arrives: that arrival is the measured round trip.
+2. The peer: a bare `websockets` server in its own process that knows nothing of games. It
+   keeps the same N pairs and answers each `move` by sending a `move_made` of the same shape
+   and size to both players: the same message pattern with no validation, no database, no
+   pydantic.
+
+Each is run twice, measured over the same window after a warm-up:
+- flat out: every bot answers at once, so N moves are always in flight; this gives the
+  throughput (moves/s) and the ratio to the peer. Its round trips are queueing time by
+  Little's law (N / throughput), not a latency figure.
+- paced: each match moves on its own open-loop schedule (`--rate` moves/s in all, jittered),
+  the load of N real bots that think; this gives the round-trip latency at that load.
+
+Printed: moves/s, p50/p99/max round trip, and the CPU each process used in the window (the
+load generator shares the machine). Targets with 200 matches on SQLite: >= 2,000 moves/s,
+p99 <= 20 ms (taken at 2,000 moves/s offered), ratio to the peer >= 0.3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(REPO_ROOT))
+
+from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
+
+MOVES_TARGET = 2_000.0
+P99_TARGET_MS = 20.0
+RATIO_TARGET = 0.3
+CLOCK = {"base_ms": 600_000, "increment_ms": 1_000}
+"""Every bench match is timed, so the server keeps and checks both clocks on every move."""
+
+HELLO = json.dumps({"type": "hello", "protocol_version": "1.0", "client": "bench"})
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """Return the user + system CPU seconds process `pid` has used (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+@dataclass
+class Stats:
+    """Moves and round trips counted while `measuring` is set."""
+
+    measuring: bool = False
+    interval: float = 0.0
+    """Seconds between the moves of one match when pacing (0: as fast as the replies come)."""
+    due: dict[str, float] = field(default_factory=dict)
+    """When each match's next move is due, when pacing."""
+    moves: int = 0
+    rtts: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    ended: int = 0
+    server_pid: int = 0
+    cpu_start: tuple[float, float] = (0.0, 0.0)
+    server_cpu: float = 0.0
+    """CPU seconds the server process used in the measured window."""
+    client_cpu: float = 0.0
+    """CPU seconds the load generator (this process) used in the measured window."""
+
+    def summary(self, seconds: float) -> dict[str, Any]:
+        rtts = sorted(self.rtts)
+
+        def pct(p: float) -> float:
+            if not rtts:
+                return float("nan")
+            return rtts[min(len(rtts) - 1, int(p * len(rtts)))] * 1000
+
+        return {
+            "moves": self.moves,
+            "seconds": seconds,
+            "moves_per_s": self.moves / seconds,
+            "p50_ms": pct(0.50),
+            "p99_ms": pct(0.99),
+            "max_ms": rtts[-1] * 1000 if rtts else float("nan"),
+            "matches_ended": self.ended,
+            "server_cpu_s": self.server_cpu,
+            "client_cpu_s": self.client_cpu,
+            "server_cpu_us_per_move": self.server_cpu / self.moves * 1e6 if self.moves else 0.0,
+            "errors": dict(self.errors),
+        }
+
+
+class Player:
+    """One random-move bot on one WebSocket: it moves whenever it is its turn in any match."""
+
+    def __init__(self, stats: Stats, rng: random.Random) -> None:
+        self.stats = stats
+        self.rng = rng
+        self.seats: dict[str, int] = {}
+        self.sent: dict[str, float] = {}
+        self.ws: ClientConnection | None = None
+        self.ready = asyncio.Event()
+        self.on_ended: asyncio.Queue[str] | None = None
+        self.later: set[asyncio.Future[None]] = set()
+
+    async def run(self, url: str, headers: dict[str, str]) -> None:
+        async with connect(url, additional_headers=headers, max_size=None, compression=None) as ws:
+            self.ws = ws
+            await ws.send(HELLO)
+            async for text in ws:
+                await self.handle(ws, json.loads(text))
+
+    async def handle(self, ws: ClientConnection, msg: dict[str, Any]) -> None:
+        kind = msg["type"]
+        if kind == "welcome":
+            self.ready.set()
+            return
+        if kind == "error":
+            code = msg["code"]
+            self.stats.errors[code] = self.stats.errors.get(code, 0) + 1
+            return
+        match_id = msg.get("match_id")
+        if match_id is None:
+            return
+        if kind == "match_state":
+            if msg["status"] != "active":
+                return
+            self.seats[match_id] = msg["your_seat"]
+        elif kind == "move_made":
+            if msg["seat"] == self.seats.get(match_id):
+                sent = self.sent.pop(match_id, None)
+                if sent is not None and self.stats.measuring:
+                    self.stats.moves += 1
+                    self.stats.rtts.append(time.perf_counter() - sent)
+        elif kind == "match_ended":
+            if self.seats.pop(match_id, None) == 0 and self.on_ended is not None:
+                self.on_ended.put_nowait(match_id)
+                self.stats.ended += 1
+            self.sent.pop(match_id, None)
+            return
+        else:
+            return
+        if msg["to_move"] == self.seats.get(match_id) and msg["legal_moves"]:
+            move = self.rng.choice(msg["legal_moves"])
+            if not self.stats.interval:
+                await self.send(ws, match_id, move, msg["seq"])
+                return
+            # Open loop: each match keeps its own schedule of moves, `interval` apart on
+            # average, whatever the replies' delays (a late reply is caught up at once).
+            now = time.perf_counter()
+            due = self.stats.due.get(match_id) or now
+            self.stats.due[match_id] = due + self.stats.interval * self.rng.uniform(0.5, 1.5)
+            asyncio.get_running_loop().call_later(
+                max(0.0, due - now), self.send_soon, ws, match_id, move, msg["seq"]
+            )
+
+    def send_soon(self, ws: ClientConnection, match_id: str, move: str, seq: int) -> None:
+        task = asyncio.ensure_future(self.send(ws, match_id, move, seq))
+        self.later.add(task)
+        task.add_done_callback(self.later.discard)
+
+    async def send(self, ws: ClientConnection, match_id: str, move: str, seq: int) -> None:
+        self.sent[match_id] = time.perf_counter()
+        text = {"type": "move", "match_id": match_id, "move": move, "expected_seq": seq}
+        with contextlib.suppress(ConnectionClosed):  # the run ended
+            await ws.send(json.dumps(text))
+
+
+async def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """Wait until `url` answers (the server started) or fail with the server's output."""
+    deadline = time.monotonic() + timeout
+    async with httpx.AsyncClient() as http:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited with {process.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                if (await http.get(url)).status_code < 500:
+                    return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{url} did not answer within {timeout} s")
+            await asyncio.sleep(0.1)
+
+
+async def drive(
+    players: list[tuple[Player, str, dict[str, str]]],
+    stats: Stats,
+    start_matches: Any,
+    warmup: float,
+    seconds: float,
+) -> float:
+    """Connect every player, start the matches, measure for `seconds` after `warmup`."""
+    tasks = [asyncio.create_task(p.run(url, headers)) for p, url, headers in players]
+    try:
+        await asyncio.wait_for(asyncio.gather(*(p.ready.wait() for p, _, _ in players)), 60)
+        await start_matches()
+        await asyncio.sleep(warmup)
+        stats.measuring = True
+        begin = time.perf_counter()
+        stats.cpu_start = (cpu_seconds(stats.server_pid), time.process_time())
+        await asyncio.sleep(seconds)
+        stats.measuring = False
+        elapsed = time.perf_counter() - begin
+        stats.server_cpu = cpu_seconds(stats.server_pid) - stats.cpu_start[0]
+        stats.client_cpu = time.process_time() - stats.cpu_start[1]
+        failed = [task for task in tasks if task.done() and task.exception() is not None]
+        if failed:
+            raise RuntimeError(f"{len(failed)} players failed") from failed[0].exception()
+        return elapsed
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def bench_arena(args: argparse.Namespace, rate: float) -> dict[str, Any]:
+    """Run the load against `arena serve` in a subprocess; return the figures."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        database = args.database or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
+        arena = Path(sys.executable).parent / "arena"
+        command = [str(arena), "serve", "--port", str(port), "--database", database]
+        log_file = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 - closed below
+        process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            await wait_http(f"{base}/health", process)
+            return await _arena_load(args, base, process.pid, rate)
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            log_file.close()
+
+
+async def _arena_load(args: argparse.Namespace, base: str, pid: int, rate: float) -> dict[str, Any]:
+    stats = Stats(interval=args.matches / rate if rate else 0.0)
+    rng = random.Random(args.seed)
+    limits = httpx.Limits(max_connections=50)
+    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
+        names = [f"bench{i}{side}" for i in range(args.matches) for side in "ab"]
+        tokens: dict[str, str] = {}
+        for name in names:
+            response = await http.post("/players", json={"name": name})
+            response.raise_for_status()
+            tokens[name] = response.json()["token"]
+        ended: asyncio.Queue[str] = asyncio.Queue()
+        pairs: dict[str, tuple[str, str]] = {}
+        players: list[tuple[Player, str, dict[str, str]]] = []
+        for name in names:
+            player = Player(stats, random.Random(rng.random()))
+            player.on_ended = ended
+            headers = {"Authorization": f"Bearer {tokens[name]}"}
+            players.append((player, f"ws://{base.removeprefix('http://')}/ws", headers))
+
+        async def create(a: str, b: str) -> None:
+            body = {"game": args.game, "seats": [a, b], "time_control": CLOCK}
+            auth = {"Authorization": f"Bearer {tokens[a]}"}
+            response = await http.post("/matches", json=body, headers=auth)
+            response.raise_for_status()
+            pairs[response.json()["match_id"]] = (a, b)
+
+        async def start_matches() -> None:
+            pairs_wanted = [(names[2 * i], names[2 * i + 1]) for i in range(args.matches)]
+            await asyncio.gather(*(create(a, b) for a, b in pairs_wanted))
+            replacer = asyncio.create_task(replace())
+            background.add(replacer)
+
+        async def replace() -> None:
+            while True:
+                match_id = await ended.get()
+                a, b = pairs.pop(match_id)
+                task = asyncio.create_task(create(a, b))
+                background.add(task)
+                task.add_done_callback(background.discard)
+
+        background: set[asyncio.Task[None]] = set()
+        stats.server_pid = pid
+        seconds = await drive(players, stats, start_matches, args.warmup, args.seconds)
+        for task in background:
+            task.cancel()
+    figures = stats.summary(seconds)
+    return figures
+
+
+# -- the peer: a bare websockets server with the same message pattern ------------------------
+
+ECHO_SERVER = r"""
+import asyncio, json, sys
+from websockets.asyncio.server import serve
+from websockets.exceptions import ConnectionClosed
+
+LEGAL = ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"]
+POSITION = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+CLOCKS = {"remaining_ms": [600000, 600000], "running": 0, "server_time_ms": 0}
+pairs = {}   # match id -> [connection of seat 0, connection of seat 1]
+seq = {}
+
+async def handler(ws):
+    player = ws.request.path.rsplit("/", 1)[1]
+    index, seat = int(player[:-1]), "ab".index(player[-1])
+    match_id = f"m{index}"
+    seats = pairs.setdefault(match_id, [None, None])
+    seats[seat] = ws
+    await ws.recv()  # hello
+    await ws.send(json.dumps({"type": "welcome", "protocol_version": "1.0", "player": player,
+                              "server_time_ms": 0}))
+    if None not in seats:
+        seq[match_id] = 0
+        for s, conn in enumerate(seats):
+            await conn.send(json.dumps({
+                "type": "match_state", "match_id": match_id, "status": "active",
+                "your_seat": s, "to_move": 0, "legal_moves": LEGAL, "seq": 0,
+                "position": POSITION, "moves": []}))
+    try:
+        async for text in ws:
+            await relay(match_id, seat, json.loads(text))
+    except ConnectionClosed:
+        pass
+
+async def relay(match_id, seat, msg):
+    # What Arena sends for a move, minus the game: a move_made of the same size to both.
+    if msg.get("type") != "move":
+        return
+    seq[match_id] += 1
+    n = seq[match_id]
+    out = json.dumps({"type": "move_made", "match_id": match_id, "seq": n, "ply": n,
+                      "seat": seat, "move": msg["move"], "position": POSITION,
+                      "to_move": 1 - seat, "legal_moves": LEGAL,
+                      "clocks": {**CLOCKS, "running": 1 - seat}})
+    for conn in pairs[match_id]:
+        await conn.send(out)
+
+async def main(port):
+    async with serve(handler, "127.0.0.1", port, max_size=None, compression=None):
+        print("ready", flush=True)
+        await asyncio.get_running_loop().create_future()
+
+try:
+    import uvloop
+    uvloop.run(main(int(sys.argv[1])))
+except ImportError:
+    asyncio.run(main(int(sys.argv[1])))
+"""
+
+
+async def bench_peer(args: argparse.Namespace, rate: float) -> dict[str, Any]:
+    """Run the same load against a bare websockets server in a subprocess."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-c", ECHO_SERVER, str(port)], stdout=subprocess.PIPE
+    )
+    try:
+        assert process.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(process.stdout.readline), 30)
+        if line.strip() != b"ready":
+            raise RuntimeError("the echo server did not start")
+        stats = Stats(interval=args.matches / rate if rate else 0.0)
+        rng = random.Random(args.seed)
+        players = [
+            (Player(stats, random.Random(rng.random())), f"ws://127.0.0.1:{port}/{i}{side}", {})
+            for i in range(args.matches)
+            for side in "ab"
+        ]
+
+        async def nothing() -> None:
+            return None
+
+        stats.server_pid = process.pid
+        seconds = await drive(players, stats, nothing, args.warmup, args.seconds)
+        figures = stats.summary(seconds)
+        return figures
+    finally:
+        process.kill()
+        process.wait()
+
+
+def run(main: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+    """Run `main` on uvloop when it is installed (as uvicorn does), else on asyncio's loop."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
+
+
+def show(label: str, figures: dict[str, Any]) -> None:
+    print(
+        f"  {label:<14} {figures['moves_per_s']:>7,.0f} moves/s  p50 {figures['p50_ms']:6.2f} ms"
+        f"  p99 {figures['p99_ms']:6.2f} ms  max {figures['max_ms']:7.2f} ms"
+        f"  cpu: server {figures['server_cpu_s']:4.1f} s"
+        f" ({figures['server_cpu_us_per_move']:.0f} us/move), load {figures['client_cpu_s']:4.1f} s"
+    )
+    if figures["errors"]:
+        print(f"                 errors: {figures['errors']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=200, help="concurrent matches (200)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured window (10 s)")
+    parser.add_argument("--warmup", type=float, default=3.0, help="unmeasured start (3 s)")
+    parser.add_argument(
+        "--rate", type=float, default=MOVES_TARGET, help="offered moves/s of the paced runs"
+    )
+    parser.add_argument(
+        "--mode", choices=("both", "flat", "paced"), default="both", help="which runs (both)"
+    )
+    parser.add_argument("--game", default="checkers", help="game of the matches (checkers)")
+    parser.add_argument("--database", help="database URL (default: a fresh SQLite file)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random movers")
+    parser.add_argument("--skip-peer", action="store_true", help="measure Arena only")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    args = parser.parse_args()
+
+    info = machine_info()
+    print(f"Server bench: {args.matches} concurrent {args.game} matches of random movers,")
+    print(f"{args.seconds:g} s measured after {args.warmup:g} s warm-up, one uvicorn worker;")
+    print(f"flat out, then paced at {args.rate:,.0f} moves/s offered")
+    print(describe(info))
+    result: dict[str, Any] = {"machine": info, "args": vars(args)}
+    runs = [("arena", bench_arena)] + ([] if args.skip_peer else [("echo", bench_peer)])
+    runs = runs[int(os.environ.get("XSKIP", "0")) :]
+    for name, bench in runs:
+        modes = [("flat out", 0.0), ("paced", args.rate)]
+        for mode, rate in [m for m in modes if args.mode in ("both", m[0].split()[0])]:
+            figures = run(bench(args, rate))
+            result[f"{name} {mode}"] = figures
+            show(f"{name} {mode}", figures)
+    flat, paced = result.get("arena flat out"), result.get("arena paced")
+    verdict = []
+    if flat is not None:
+        verdict.append(
+            f"moves/s flat out {flat['moves_per_s']:,.0f} (target >= {MOVES_TARGET:,.0f}): "
+            + ("met" if flat["moves_per_s"] >= MOVES_TARGET else "NOT met")
+        )
+    if paced is not None:
+        verdict.append(
+            f"p99 paced {paced['p99_ms']:.1f} ms at {paced['moves_per_s']:,.0f} moves/s "
+            f"(target <= {P99_TARGET_MS:g} ms): "
+            + ("met" if paced["p99_ms"] <= P99_TARGET_MS else "NOT met")
+        )
+    if flat is not None and "echo flat out" in result:
+        ratio = flat["moves_per_s"] / result["echo flat out"]["moves_per_s"]
+        result["ratio"] = ratio
+        verdict.append(
+            f"ratio arena/echo flat out {ratio:.2f} (target >= {RATIO_TARGET}): "
+            + ("met" if ratio >= RATIO_TARGET else "NOT met")
+        )
+    for line in verdict:
+        print("  " + line)
+    if args.json:
+        print(json.dumps(result, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()
