@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import bot, bots, games, protocol, server
+from cli import bot, bots, games, protocol, server, tournament
 
 
 def create_cli() -> typer.Typer:
@@ -22,6 +22,7 @@ def create_cli() -> typer.Typer:
     server.register(app)
     protocol.register(app)
     bot.register(app)
+    tournament.register(app)
     return app
 
 
