@@ -383,3 +383,17 @@ def select_openings(openings: Sequence[Opening], n: int, seed: int) -> list[Open
     order = list(range(len(openings)))
     random.Random(seed).shuffle(order)
     return [openings[order[i % len(order)]] for i in range(n)]
+
+
+def default_openings(game: Game | str, needed: int, seed: int) -> list[Opening]:
+    """Return the openings a tournament uses unless given its own: the one rule for every front.
+
+    Checkers: the ACF 3-move deck (156 openings). Tic-tac-toe: `needed` seeded 2-ply openings;
+    any other game: `needed` seeded 4-ply openings, filtered by the solver where it is fast
+    (see `random_openings`).
+    """
+    rules = _as_game(game)
+    if rules.name == "checkers":
+        return checkers_deck()
+    plies = 2 if rules.name == "tictactoe" else 4
+    return random_openings(rules, max(needed, 1), plies, seed)
