@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from cli.common import fail, parse_option_pairs
 from cli.games import OptionOpt
 from games import Game, GameError, get_game
 from tournament.journal import JournalError
-from tournament.openings import (
-    Opening,
-    OpeningError,
-    checkers_deck,
-    load_openings,
-    random_openings,
-)
+from tournament.openings import Opening, OpeningError, default_openings, load_openings
+from tournament.report import html_report, result_json, summarize, text_summary, write_records
 from tournament.runner import (
     FORMATS,
     GameRecord,
@@ -72,10 +67,23 @@ def tournament(
         typer.Option("--journal", help="Journal file: resume from it, append each game to it."),
     ] = None,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the spec and every game as JSON here.")
+        Path | None,
+        typer.Option(
+            "--json", help="Write the results (standings, Elo, LOS, search, games) as JSON here."
+        ),
+    ] = None,
+    html_out: Annotated[
+        Path | None,
+        typer.Option("--html", help="Write a self-contained HTML report with an Elo plot here."),
+    ] = None,
+    records_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--records", help="Write each game as JSON (and checkers games as PDN) in this folder."
+        ),
     ] = None,
 ) -> None:
-    """Play a tournament between bots and print the points table.
+    """Play a tournament between bots; print points, Elo with 95% intervals and search stats.
 
     Checkers games start from the ACF 3-move deck; other games from seeded random openings.
     Each opening is played twice with colours swapped. With --journal, an interrupted run
@@ -106,24 +114,27 @@ def tournament(
         records = _play(spec, openings, concurrency, journal)
     except (TournamentError, OpeningError, JournalError, FileNotFoundError, ValueError) as exc:
         fail(str(exc))
-    _print_table(spec, records)
-    if json_out is not None:
-        payload: dict[str, Any] = {
-            "spec": spec.to_dict(),
-            "standings": standings(spec, records),
-            "games": [record.to_dict() for record in records],
-        }
-        json_out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {json_out}")
+    result = summarize(spec, records)
+    console.print(text_summary(result), markup=False, soft_wrap=True)
+    try:
+        if json_out is not None:
+            text = json.dumps(result_json(result), indent=2, allow_nan=False)
+            json_out.write_text(text + "\n", encoding="utf-8")
+            console.print(f"wrote {json_out}", markup=False)
+        if html_out is not None:
+            html_out.write_text(html_report(result), encoding="utf-8")
+            console.print(f"wrote {html_out}", markup=False)
+        if records_dir is not None:
+            paths = write_records(records_dir, spec, records, openings)
+            console.print(f"wrote {len(paths)} files in {records_dir}", markup=False)
+    except (OSError, ValueError) as exc:
+        fail(f"cannot write the results: {exc}")
 
 
 def _openings(rules: Game, path: Path | None, needed: int, seed: int) -> list[Opening]:
     if path is not None:
         return load_openings(path, rules)
-    if rules.name == "checkers":
-        return checkers_deck()
-    plies = 2 if rules.name == "tictactoe" else 4
-    return random_openings(rules, max(needed, 1), plies, seed)
+    return default_openings(rules, needed, seed)
 
 
 def _play(
@@ -134,49 +145,28 @@ def _play(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("{task.description}"),
     )
+    points = dict.fromkeys(spec.bots, 0.0)
     with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("games", total=None)
+        task = bar.add_task("", total=None)
 
         def advance(record: GameRecord, done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            points[record.first] += record.result
+            points[record.second] += 1.0 - record.result
+            bar.update(task, completed=done, total=total, description=leaders(points))
 
         return run_tournament(spec, openings, concurrency, journal, progress=advance)
 
 
-def standings(spec: TournamentSpec, records: list[GameRecord]) -> list[dict[str, Any]]:
-    """Return each bot's points, wins, draws and losses, best first (ties in spec order)."""
-    points = dict.fromkeys(spec.bots, 0.0)
-    counts = {bot: [0, 0, 0] for bot in spec.bots}  # wins, draws, losses
-    for record in records:
-        for bot in (record.first, record.second):
-            score = record.score_of(bot)
-            points[bot] += score
-            counts[bot][0 if score == 1 else 1 if score == 0.5 else 2] += 1
-    return [
-        {
-            "bot": bot,
-            "points": points[bot],
-            "wins": counts[bot][0],
-            "draws": counts[bot][1],
-            "losses": counts[bot][2],
-            "games": sum(counts[bot]),
-        }
-        for bot in sorted(spec.bots, key=lambda bot: -points[bot])
-    ]
+def leaders(points: dict[str, float], shown: int = 3) -> str:
+    """Return the best `shown` bots with their points as rich markup, the leader in bold.
 
-
-def _print_table(spec: TournamentSpec, records: list[GameRecord]) -> None:
-    table = Table(title=f"{spec.game} {spec.format}: {len(records)} games")
-    for column in ("bot", "points", "W", "D", "L", "games"):
-        table.add_column(column, justify="left" if column == "bot" else "right")
-    for row in standings(spec, records):
-        table.add_row(
-            row["bot"],
-            f"{row['points']:g}",
-            str(row["wins"]),
-            str(row["draws"]),
-            str(row["losses"]),
-            str(row["games"]),
-        )
-    console.print(table)
+    `points` counts the games finished in this run (a resumed run's journal games are not
+    reported to the progress callback).
+    """
+    best = sorted(points.items(), key=lambda item: -item[1])
+    cells = [f"{escape(bot)} {score:g}" for bot, score in best[:shown]]
+    if cells:
+        cells[0] = f"[bold]{cells[0]}[/bold]"
+    return "  ".join(cells) + (" ..." if len(best) > shown else "")

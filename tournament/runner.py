@@ -142,7 +142,9 @@ class TournamentSpec:
 
 @dataclass(frozen=True, slots=True)
 class GameTask:
-    """One scheduled game: `index` is its stable id, `pair` its pairing's number.
+    """One scheduled game: `index` is its stable id, `pairing` its pairing's number, `pair` the
+    number of its colour-swapped pair (the two games of one opening, the independent unit of
+    the rating errors).
 
     `first` plays player 0 and `second` player 1, from `opening`.
     """
@@ -152,6 +154,7 @@ class GameTask:
     first: str
     second: str
     opening: Opening
+    pairing: int = 0
 
 
 @dataclass(slots=True)
@@ -252,10 +255,11 @@ def schedule(spec: TournamentSpec, openings: Sequence[Opening]) -> list[GameTask
     spec.validate()
     chosen = select_openings(openings, spec.games_per_pairing // 2, spec.seed)
     tasks: list[GameTask] = []
-    for pair, (a, b) in enumerate(pairings(spec)):
+    for pairing, (a, b) in enumerate(pairings(spec)):
         for opening in chosen:
+            pair = len(tasks) // 2
             for first, second in ((a, b), (b, a)):
-                tasks.append(GameTask(len(tasks), pair, first, second, opening))
+                tasks.append(GameTask(len(tasks), pair, first, second, opening, pairing))
     return tasks
 
 

@@ -52,24 +52,26 @@ def test_schedule_is_deterministic_and_pairs_share_their_opening() -> None:
     assert [t.index for t in tasks] == list(range(len(tasks)))
     assert len(tasks) == 3 * 4
     for a, b in zip(tasks[::2], tasks[1::2], strict=True):
-        assert a.pair == b.pair
+        assert a.pair == b.pair  # one colour-swapped pair: the same opening, colours swapped
+        assert a.pairing == b.pairing
         assert a.opening == b.opening
         assert (a.first, a.second) == (b.second, b.first)
+    assert [t.pair for t in tasks] == [i // 2 for i in range(len(tasks))]
     # Two distinct openings per pairing (games_per_pairing / 2).
-    assert len({t.opening.name for t in tasks if t.pair == 0}) == 2
+    assert len({t.opening.name for t in tasks if t.pairing == 0}) == 2
 
 
 def test_round_robin_of_three_has_three_pairings_and_gauntlet_two() -> None:
     bots = ("random", STRONG, "greedy")
     round_robin = schedule(ttt_spec(bots=bots, games_per_pairing=2), TTT_OPENINGS)
     gauntlet = schedule(ttt_spec(bots=bots, format="gauntlet"), TTT_OPENINGS)
-    assert {t.pair for t in round_robin} == {0, 1, 2}
+    assert {t.pairing for t in round_robin} == {0, 1, 2}
     assert {frozenset((t.first, t.second)) for t in round_robin} == {
         frozenset(("random", STRONG)),
         frozenset(("random", "greedy")),
         frozenset((STRONG, "greedy")),
     }
-    assert {t.pair for t in gauntlet} == {0, 1}
+    assert {t.pairing for t in gauntlet} == {0, 1}
     assert all("random" in (t.first, t.second) for t in gauntlet)
 
 
