@@ -36,6 +36,7 @@ from games.base import Game, IllegalMoveError, InvalidMoveError, State
 from games.registry import get_game
 
 __all__ = [
+    "MAX_ADJUDICATION_REASON",
     "DrawDeclined",
     "DrawOffered",
     "Effect",
@@ -91,6 +92,8 @@ class ResultCode(StrEnum):
     """Too many rejected (illegal or unreadable) moves."""
     AGREEMENT = "agreement"
     ABORTED = "aborted"
+    ADJUDICATION = "adjudication"
+    """An arbiter ended it (a tournament's ply cap, say); the reason is the arbiter's."""
 
 
 class EventKind(StrEnum):
@@ -105,7 +108,11 @@ class EventKind(StrEnum):
     ABORT = "abort"
     TIMEOUT = "timeout"
     FORFEIT = "forfeit"
+    ADJUDICATE = "adjudicate"
 
+
+MAX_ADJUDICATION_REASON = 200
+"""The longest reason an adjudication may give (it is stored with the event, like a move)."""
 
 _TIME_CONTROL_RE: Final = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*\+\s*(\d+(?:\.\d+)?)\s*$")
 
@@ -200,7 +207,8 @@ class Event:
 
     `elapsed_ms` is the time from the start of the current turn to the event (for a move, the
     time charged to the mover; 0 for events before the start). `move` is the move's standard
-    text for a move, and the rejected text for a forfeit.
+    text for a move, the rejected text for a forfeit, and the reason for an adjudication, whose
+    `player` is the winner (None: a draw).
     """
 
     seq: int
@@ -552,6 +560,29 @@ class Referee:
         reason = f"aborted by {self._name(player)} before the first move"
         return [*effects, event, self._finish(Result(None, ResultCode.ABORTED, reason), now_ms)]
 
+    def adjudicate(self, winner: int | None, reason: str, now_ms: int) -> list[Effect]:
+        """End the active match by an arbiter's decision: `winner` wins (None: a draw).
+
+        For the host, not a player: a tournament ends a game drawn at its ply cap this way.
+        A fallen flag ends the match first; a match that is not active (waiting, or already
+        over) is not adjudicated, and only the flag's effects, if any, are returned. Raises
+        ValueError for a winner other than 0, 1 or None, or a reason that is empty or longer
+        than MAX_ADJUDICATION_REASON.
+        """
+        if winner not in (0, 1, None):
+            raise ValueError(f"winner must be 0, 1 or None, not {winner!r}")
+        if not reason or len(reason) > MAX_ADJUDICATION_REASON:
+            raise ValueError(
+                f"an adjudication needs a reason of 1 to {MAX_ADJUDICATION_REASON} characters"
+            )
+        self._advance(now_ms)
+        effects = self._flag(now_ms)
+        if self._status is not Status.ACTIVE:
+            return effects
+        event = self._accept(EventKind.ADJUDICATE, winner, now_ms, reason)
+        result = Result(winner, ResultCode.ADJUDICATION, reason)
+        return [*effects, event, self._finish(result, now_ms)]
+
     def deadline_ms(self) -> int | None:
         """Return when the side to move's flag falls (None: untimed or not active).
 
@@ -627,6 +658,7 @@ class Referee:
             EventKind.ABORT: lambda: self.abort(player, t),
             EventKind.TIMEOUT: lambda: self.tick(t),
             EventKind.FORFEIT: lambda: self._replay_forfeit(player, event.move or "", t),
+            EventKind.ADJUDICATE: lambda: self.adjudicate(event.player, event.move or "", t),
         }
         return next((e for e in handlers[event.kind]() if isinstance(e, Event)), None)
 

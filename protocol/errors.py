@@ -25,6 +25,7 @@ class ErrorCode(StrEnum):
     MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
     UNSUPPORTED_VERSION = "UNSUPPORTED_VERSION"
     UNKNOWN_MATCH = "UNKNOWN_MATCH"
+    UNKNOWN_TOURNAMENT = "UNKNOWN_TOURNAMENT"
     NOT_A_PLAYER = "NOT_A_PLAYER"
     UNAUTHORIZED = "UNAUTHORIZED"
     FORBIDDEN = "FORBIDDEN"
@@ -56,6 +57,7 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.UNSUPPORTED_VERSION: "The server does not speak the major protocol version "
         "given in `hello`.",
         ErrorCode.UNKNOWN_MATCH: "No match has this id.",
+        ErrorCode.UNKNOWN_TOURNAMENT: "No tournament has this id.",
         ErrorCode.NOT_A_PLAYER: "You do not hold a seat in this match.",
         ErrorCode.UNAUTHORIZED: "The token is missing or wrong.",
         ErrorCode.FORBIDDEN: "The token is valid but does not allow this action "
@@ -85,6 +87,7 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.MESSAGE_TOO_LARGE: 413,
         ErrorCode.UNSUPPORTED_VERSION: 400,
         ErrorCode.UNKNOWN_MATCH: 404,
+        ErrorCode.UNKNOWN_TOURNAMENT: 404,
         ErrorCode.NOT_A_PLAYER: 403,
         ErrorCode.UNAUTHORIZED: 401,
         ErrorCode.FORBIDDEN: 403,

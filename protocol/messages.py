@@ -122,10 +122,31 @@ Details = dict[Annotated[str, Field(max_length=128)], ScalarValue]
 MatchStatus = Literal["waiting", "active", "finished", "aborted"]
 """`waiting`: a seat is open; `active`: being played; `finished`: has a result; `aborted`."""
 
-ResultReason = Literal["rules", "resign", "timeout", "forfeit", "agreement", "aborted"]
+ResultReason = Literal[
+    "rules", "resign", "timeout", "forfeit", "agreement", "aborted", "adjudication"
+]
 """Why a match ended: by the game's rules (`description` says how), a resignation, a flag fall
-or an exceeded per-move cap, a forfeit after too many illegal moves, a draw by agreement, or an
-abort. The values are those of `games.referee.ResultCode`."""
+or an exceeded per-move cap, a forfeit after too many illegal moves, a draw by agreement, an
+abort, or an adjudication by the server (a tournament's ply cap: `description` says why). The
+values are those of `games.referee.ResultCode`."""
+
+TournamentId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_\-]+$",
+        description="A tournament id chosen by the server; treat it as opaque text.",
+    ),
+]
+TournamentFormat = Literal["round-robin", "gauntlet"]
+"""`round-robin`: every bot against every other; `gauntlet`: the first bot against each other."""
+TournamentStatus = Literal["created", "running", "finished"]
+"""`created`: scheduled, not started; `running`: games being played; `finished`: all played."""
+MAX_TOURNAMENT_BOTS = 16
+MAX_TOURNAMENT_CONCURRENCY = 16
+Score = Annotated[float, Field(ge=0, le=1, description="Points of one game: 1, 0.5 or 0.")]
+Count = Annotated[int, Strict(), Field(ge=0)]
 
 
 def _require_type(schema: dict[str, Any]) -> None:
@@ -412,6 +433,128 @@ class Pong(WireMessage):
     server_time_ms: EpochMs
 
 
+class TournamentGame(WireModel):
+    """One game of a tournament: who played whom from which opening, its match and result.
+
+    `first` sits in seat 0 (the game's first player), `second` in seat 1. `result` is the
+    score of `first` (None while the game is being played); `reason` says why it ended.
+    """
+
+    index: Count = Field(description="The game's number in the schedule, from 0.")
+    pair: Count = Field(description="The pairing's number (the colour-swapped games share it).")
+    first: BotSpecText
+    second: BotSpecText
+    opening: Annotated[str, Field(max_length=MAX_POSITION_LENGTH)]
+    match_id: MatchId
+    result: Score | None = None
+    reason: Text | None = None
+
+
+class BotPoints(WireModel):
+    """One bot's points, wins, draws and losses so far."""
+
+    bot: BotSpecText
+    points: Annotated[float, Field(ge=0)]
+    games: Count
+    wins: Count
+    draws: Count
+    losses: Count
+
+
+class HeadToHead(WireModel):
+    """One bot's record against one opponent."""
+
+    games: Count
+    wins: Count
+    draws: Count
+    losses: Count
+    points: Annotated[float, Field(ge=0)]
+
+
+class BotRating(WireModel):
+    """One bot's Elo (Davidson model, mean 0) with its 95% interval (None: unbounded)."""
+
+    bot: BotSpecText
+    elo: float
+    lower: float | None = None
+    upper: float | None = None
+    games: Count
+    points: Annotated[float, Field(ge=0)]
+    score: Annotated[float, Field(ge=0, le=1)]
+
+
+class TournamentStandings(WireModel):
+    """Points (best first), ratings, the crosstable and the likelihood of superiority.
+
+    `ratings`, `crosstable` and `los` are empty until a game is finished; `rating_note` says
+    why no rating could be fitted when that happens. `los[a][b]` is the probability that a is
+    stronger than b; `crosstable[a][b]` is a's record against b.
+    """
+
+    points: tuple[BotPoints, ...]
+    ratings: tuple[BotRating, ...] = ()
+    first_move_advantage: float | None = None
+    crosstable: dict[BotSpecText, dict[BotSpecText, HeadToHead]] = Field(default_factory=dict)
+    los: dict[BotSpecText, dict[BotSpecText, Annotated[float, Field(ge=0, le=1)]]] = Field(
+        default_factory=dict
+    )
+    rating_note: Text | None = None
+
+
+class TournamentCreate(WireModel):
+    """Create a tournament between house bots (request body); every game is a server match.
+
+    Each pairing plays `games_per_pairing` games (even: each opening twice, colours swapped)
+    from openings drawn with `seed`. A game reaching `ply_cap` plies (the opening's included)
+    is drawn by adjudication. At most `concurrency` of its matches are played at once.
+    """
+
+    type: Literal["tournament_create"] = "tournament_create"
+    game: GameName
+    options: Options = Field(default_factory=dict)
+    bots: tuple[BotSpecText, ...] = Field(min_length=2, max_length=MAX_TOURNAMENT_BOTS)
+    format: TournamentFormat = "round-robin"
+    games_per_pairing: Annotated[int, Strict(), Field(ge=2, le=1000, multiple_of=2)] = 2
+    seed: Annotated[int, Strict(), Field(ge=0, le=2**63 - 1)] = 0
+    ply_cap: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 200
+    concurrency: Annotated[int, Strict(), Field(ge=1, le=MAX_TOURNAMENT_CONCURRENCY)] = 2
+
+
+class TournamentState(WireMessage):
+    """A tournament: its set-up, status, progress, standings and every game begun so far."""
+
+    type: Literal["tournament_state"] = "tournament_state"
+    tournament_id: TournamentId
+    spec: TournamentCreate
+    status: TournamentStatus
+    games_done: Count
+    games_total: Count
+    standings: TournamentStandings
+    games: tuple[TournamentGame, ...] = ()
+    created_time_ms: EpochMs
+
+
+class TournamentGameFinished(WireMessage):
+    """A game of a tournament is over: the game, the progress and the points table now."""
+
+    type: Literal["tournament_game_finished"] = "tournament_game_finished"
+    tournament_id: TournamentId
+    game: TournamentGame
+    games_done: Count
+    games_total: Count
+    points: tuple[BotPoints, ...]
+
+
+class TournamentFinished(WireMessage):
+    """Every game of a tournament is over: the final standings."""
+
+    type: Literal["tournament_finished"] = "tournament_finished"
+    tournament_id: TournamentId
+    games_done: Count
+    games_total: Count
+    standings: TournamentStandings
+
+
 ServerMessage: TypeAlias = Annotated[
     Welcome
     | MatchStarted
@@ -421,7 +564,10 @@ ServerMessage: TypeAlias = Annotated[
     | DrawDeclined
     | MatchEnded
     | ErrorMessage
-    | Pong,
+    | Pong
+    | TournamentState
+    | TournamentGameFinished
+    | TournamentFinished,
     Field(discriminator="type"),
 ]
 """Any message the server sends on a WebSocket, told apart by `type`."""
@@ -518,6 +664,26 @@ class MatchList(WireModel):
     next_offset: Annotated[int, Strict(), Field(ge=0)] | None = None
 
 
+class TournamentSummary(WireModel):
+    """One tournament in a list: its set-up, status and progress."""
+
+    type: Literal["tournament_summary"] = "tournament_summary"
+    tournament_id: TournamentId
+    spec: TournamentCreate
+    status: TournamentStatus
+    games_done: Count
+    games_total: Count
+    created_time_ms: EpochMs
+
+
+class TournamentList(WireModel):
+    """A page of tournaments, newest first; `next_offset` is None on the last page."""
+
+    type: Literal["tournament_list"] = "tournament_list"
+    tournaments: tuple[TournamentSummary, ...]
+    next_offset: Annotated[int, Strict(), Field(ge=0)] | None = None
+
+
 class ErrorResponse(_ErrorFields):
     """The body of every REST error response, with the same fields as the `error` message."""
 
@@ -531,6 +697,9 @@ REST_MODELS: tuple[type[WireModel], ...] = (
     MatchFilter,
     MatchSummary,
     MatchList,
+    TournamentCreate,
+    TournamentSummary,
+    TournamentList,
     ErrorResponse,
 )
 """Every REST body model (a match's full state over REST is a `MatchState`)."""
@@ -557,6 +726,9 @@ SERVER_MESSAGES: tuple[type[WireMessage], ...] = (
     MatchEnded,
     ErrorMessage,
     Pong,
+    TournamentState,
+    TournamentGameFinished,
+    TournamentFinished,
 )
 """Every server-to-client WebSocket message model, in the order of the union."""
 

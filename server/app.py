@@ -19,6 +19,7 @@ from server.hub import Hub
 from server.matches import MatchService
 from server.routes import install
 from server.settings import Settings
+from server.tournaments import TournamentService
 
 API_VERSION = "0.1.0"
 
@@ -41,11 +42,16 @@ def create_app(settings: Settings) -> FastAPI:
         hub = Hub()
         app.state.hub = hub
         service.listeners.append(hub.publish)
+        tournaments = TournamentService(app.state.sessions, service)
+        app.state.tournaments = tournaments
+        service.listeners.append(tournaments.on_broadcast)
         try:
+            await tournaments.resume()
             await service.resume()
             service.start_ticker()
             yield
         finally:
+            await tournaments.close()
             await hub.close()
             await service.close()
             await engine.dispose()
@@ -53,7 +59,8 @@ def create_app(settings: Settings) -> FastAPI:
     app = FastAPI(
         title="Arena",
         version=API_VERSION,
-        description="Matches between game-playing search bots over REST and WebSockets.",
+        description="Matches and tournaments between game-playing search bots over REST and "
+        "WebSockets.",
         lifespan=lifespan,
     )
     app.state.settings = settings

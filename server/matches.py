@@ -51,6 +51,7 @@ from bots.timing import time_budget
 from games import game_names
 from games.base import GameError
 from games.referee import (
+    MAX_ADJUDICATION_REASON,
     DrawDeclined,
     DrawOffered,
     Effect,
@@ -460,6 +461,28 @@ class MatchService:
             await self._run(live, handlers[action](seat, self._now()))
             return self._state(live, seat)
 
+    async def adjudicate(self, match_id: str, winner: int | None, reason: str) -> MatchState:
+        """End an active match by the server's decision: `winner` wins (None: a draw).
+
+        For the server itself (a tournament's ply cap), not for players: stored and replayed
+        as a referee event. Raises MatchError MATCH_OVER (NOT_STARTED) when the match is over
+        (still waiting) and UNKNOWN_MATCH for no such match.
+        """
+        live = await self._load(match_id)
+        async with live.lock:
+            effects = live.referee.adjudicate(winner, reason, self._now())
+            await self._run(live, effects)
+            if not any(isinstance(e, Event) and e.kind is EventKind.ADJUDICATE for e in effects):
+                result = live.referee.result
+                if result is None:
+                    raise MatchError(
+                        ErrorCode.NOT_STARTED, "the match has not started yet", match_id=match_id
+                    )
+                raise MatchError(
+                    ErrorCode.MATCH_OVER, f"the match is over: {result.reason}", match_id=match_id
+                )
+            return self._state(live, None)
+
     # -- matches: read -------------------------------------------------------------------------
 
     async def live_states(self, player: Player) -> list[MatchState]:
@@ -825,11 +848,15 @@ class MatchService:
                 budget = self._bot_budget(referee.view(self._now()), seat)
             try:
                 result = await asyncio.to_thread(bot.choose, state, time_budget=budget)
-            except Exception:
+            except Exception as error:
                 log.exception("house bot %s failed in match %s", bot.name, live.id)
+                await self._bot_loses(live, seat, seq, f"crashed: {type(error).__name__}: {error}")
+                return
+            if result.move is None:
+                await self._bot_loses(live, seat, seq, "returned no move")
                 return
             async with live.lock:
-                if referee.seq != seq or result.move is None:
+                if referee.seq != seq:
                     continue  # the match moved on while the bot thought (a resign, a flag)
                 try:
                     await self._run(
@@ -837,7 +864,26 @@ class MatchService:
                     )
                 except MatchError as error:
                     log.error("house bot %s in match %s: %s", bot.name, live.id, error)
-                    return
+                    illegal = error.message
+                else:
+                    continue
+            await self._bot_loses(live, seat, seq, f"played an illegal move: {illegal}")
+            return
+
+    async def _bot_loses(self, live: LiveMatch, seat: int, seq: int, why: str) -> None:
+        """End the match as a loss for the house bot in `seat` that failed (crash, no move,
+        illegal move), unless the match moved on past `seq` meanwhile."""
+        async with live.lock:
+            referee = live.referee
+            if referee.status is not Status.ACTIVE or referee.seq > seq:
+                return
+            side = referee.game.player_names[seat].capitalize()
+            name = f"{side} (house bot {live.bot_specs[seat]})"
+            try:
+                reason = f"{name} {why}"[:MAX_ADJUDICATION_REASON]
+                await self._run(live, referee.adjudicate(1 - seat, reason, self._now()))
+            except MatchError as error:
+                log.error("ending match %s after its house bot failed: %s", live.id, error)
 
     def _bot_budget(self, view: MatchView, seat: int) -> float | None:
         """Seconds a house bot may think: the clients' policy (bots.timing), no latency."""

@@ -1,4 +1,4 @@
-"""The database schema: players, matches, and each match's accepted events.
+"""The database schema: players, matches, each match's accepted events, and tournaments.
 
 A match is stored as its set-up plus the ordered list of events the referee accepted (moves
 with their elapsed time, resignations, draw offers and answers, aborts). Replaying the events
@@ -11,7 +11,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -83,3 +93,51 @@ class MatchEvent(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     match: Mapped[Match] = relationship(back_populates="events")
+
+
+class Tournament(Base):
+    """A tournament between house bots: its set-up (the `TournamentCreate` body) and status.
+
+    Its schedule is not stored: it is rebuilt from the set-up (openings and pairings are
+    deterministic for a given spec and seed).
+    """
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    spec: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16), index=True, default="created")
+    games_total: Mapped[int] = mapped_column(Integer)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+
+class TournamentGame(Base):
+    """One game of a tournament, stored when its match is created and again when it ends.
+
+    `result` is the score of `first` (seat 0): None while the match is being played.
+    """
+
+    __tablename__ = "tournament_games"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "game_index", name="uq_tournament_games_index"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), index=True
+    )
+    game_index: Mapped[int] = mapped_column(Integer)
+    pair: Mapped[int] = mapped_column(Integer)
+    first: Mapped[str] = mapped_column(String(256))
+    second: Mapped[str] = mapped_column(String(256))
+    opening: Mapped[str] = mapped_column(Text)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
+    result: Mapped[float | None] = mapped_column(Float, nullable=True)
+    reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -1,7 +1,9 @@
-"""The WebSocket endpoints: `/ws` for a player's matches, `/ws/matches/{id}` for spectators.
+"""The WebSocket endpoints: `/ws` for a player's matches, `/ws/matches/{id}` for spectators,
+`/ws/tournaments/{id}` for a tournament's progress.
 
-Both speak docs/PROTOCOL.md: the client sends `hello` first and gets `welcome`, then the
-`match_state` of every match it follows, then every event as it happens. Every message the
+All speak docs/PROTOCOL.md: the client sends `hello` first and gets `welcome`, then the
+`match_state` of every match it follows (the `tournament_state` of the tournament), then every
+event as it happens. Every message the
 server sends goes through the connection's queue (see server.hub), so replies and events keep
 their order and a slow client stalls nobody else.
 
@@ -39,6 +41,7 @@ from server.db.models import Player
 from server.hub import Connection, Hub
 from server.matches import MatchError, MatchService
 from server.settings import Settings
+from server.tournaments import TournamentService
 
 log = logging.getLogger(__name__)
 
@@ -246,4 +249,44 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
         pass
     finally:
         hub.unwatch(match_id, connection)
+        await connection.wait_closed()
+
+
+@router.websocket("/ws/tournaments/{tournament_id}")
+async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
+    """Watch a tournament, read-only: its `tournament_state`, then its progress messages."""
+    settings: Settings = websocket.app.state.settings
+    tournaments: TournamentService = websocket.app.state.tournaments
+    await websocket.accept()
+    connection = Connection(websocket)
+    try:
+        await _handshake(websocket, connection, settings)
+        connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))
+        try:
+            await tournaments.watch(tournament_id, connection.send)
+        except ProtocolError as error:
+            connection.send(_error(error))
+            connection.close(CloseCode.POLICY_VIOLATION, "no such tournament")
+            raise _ClosedError from None
+        connection.end_sync()
+        while True:
+            data = await _receive(websocket, connection, settings)
+            try:
+                message = parse_client_message(data)
+            except ProtocolError as error:
+                connection.send(_error(error))
+                continue
+            if isinstance(message, Ping):
+                connection.send(Pong(time_ms=message.time_ms, server_time_ms=_epoch_ms()))
+            else:
+                connection.send(
+                    ErrorMessage(
+                        code=ErrorCode.FORBIDDEN,
+                        message=f"a tournament connection is read-only: {message.type} refused",
+                    )
+                )
+    except (_ClosedError, WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        tournaments.unwatch(tournament_id, connection.send)
         await connection.wait_closed()

@@ -703,3 +703,53 @@ def test_match_record_options_rebuild_the_game() -> None:
     assert record["options"] == {"heaps": "2, 3", "misere": "false"}
     rebuilt = get_game("nim", record["options"])
     assert rebuilt.options == game.options
+
+
+# -- adjudication -------------------------------------------------------------------------------
+
+
+def test_adjudication_ends_an_active_match_with_the_arbiters_result() -> None:
+    ref = referee(tc=TimeControl(10_000))
+    ref.move(0, "11-15", 1_000)
+    effects = ref.adjudicate(None, "ply cap", 1_500)
+    assert effects[0] == Event(3, EventKind.ADJUDICATE, None, "ply cap", 500)
+    ended = only(effects, MatchEnded)
+    assert ended.result == Result(None, ResultCode.ADJUDICATION, "ply cap")
+    assert ended.status is Status.FINISHED and ended.clocks_ms == (9_000, 9_500)
+    assert ref.status is Status.FINISHED and ref.legal_texts() == ()
+    assert only(ref.move(1, "22-18", 2_000), Rejected).code is ErrorCode.MATCH_OVER
+    # A second adjudication of a match over changes nothing.
+    assert ref.adjudicate(0, "again", 2_000) == []
+    assert ref.result == Result(None, ResultCode.ADJUDICATION, "ply cap")
+
+
+def test_adjudication_names_a_winner_and_restore_replays_it() -> None:
+    ref = referee(tc=TimeControl(10_000))
+    ref.move(0, "11-15", 1_000)
+    ref.adjudicate(1, "White wins on material", 4_000)
+    restored = Referee.restore(ref.config, ref.events, 90_000)
+    assert restored.events == ref.events
+    assert restored.result == Result(1, ResultCode.ADJUDICATION, "White wins on material")
+    assert restored.view(90_000) == ref.view(4_000)
+    assert match_record(restored, 0)["result"]["code"] == "adjudication"
+
+
+def test_a_fallen_flag_ends_the_match_before_an_adjudication() -> None:
+    ref = referee(tc=TimeControl(1_000))
+    effects = ref.adjudicate(None, "ply cap", 5_000)
+    assert [e.kind for e in effects if isinstance(e, Event)] == [EventKind.TIMEOUT]
+    assert ref.result is not None and ref.result.code is ResultCode.TIMEOUT
+
+
+def test_adjudication_is_refused_before_the_start_and_checks_its_arguments() -> None:
+    ref = referee(started_at=None)
+    assert ref.adjudicate(None, "ply cap", 0) == []
+    assert ref.status is Status.WAITING
+    ref.start(0)
+    with pytest.raises(ValueError, match="winner"):
+        ref.adjudicate(2, "ply cap", 0)
+    with pytest.raises(ValueError, match="reason"):
+        ref.adjudicate(None, "", 0)
+    with pytest.raises(ValueError, match="reason"):
+        ref.adjudicate(None, "x" * 201, 0)
+    assert ref.status is Status.ACTIVE

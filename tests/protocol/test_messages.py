@@ -29,6 +29,8 @@ from protocol import (
     SERVER_MESSAGES,
     Abort,
     AcceptDraw,
+    BotPoints,
+    BotRating,
     Clocks,
     CloseCode,
     DeclineDraw,
@@ -37,6 +39,7 @@ from protocol import (
     ErrorCode,
     ErrorMessage,
     ErrorResponse,
+    HeadToHead,
     Hello,
     HouseBot,
     MatchCreate,
@@ -60,6 +63,14 @@ from protocol import (
     Resign,
     SeatInfo,
     TimeControl,
+    TournamentCreate,
+    TournamentFinished,
+    TournamentGame,
+    TournamentGameFinished,
+    TournamentList,
+    TournamentStandings,
+    TournamentState,
+    TournamentSummary,
     Welcome,
     dump_client_message,
     dump_server_message,
@@ -79,6 +90,32 @@ SEATS = (
 TIME_CONTROL = TimeControl(base_ms=60_000, increment_ms=1_000, move_cap_ms=10_000)
 CLOCKS = Clocks(remaining_ms=(59_000, 60_000), running=1, server_time_ms=1_700_000_000_000)
 RESULT = MatchResult(winner=0, reason="rules", description="white has no legal move")
+TOURNAMENT = TournamentCreate(game="tictactoe", bots=("alphabeta:depth=2", "greedy"), seed=7)
+TOURNAMENT_GAME = TournamentGame(
+    index=0,
+    pair=0,
+    first="alphabeta:depth=2",
+    second="greedy",
+    opening="5 1",
+    match_id="m1",
+    result=0.5,
+    reason="ply cap",
+)
+POINTS = (
+    BotPoints(bot="alphabeta:depth=2", points=0.5, games=1, wins=0, draws=1, losses=0),
+    BotPoints(bot="greedy", points=0.5, games=1, wins=0, draws=1, losses=0),
+)
+STANDINGS = TournamentStandings(
+    points=POINTS,
+    ratings=(
+        BotRating(bot="greedy", elo=0.0, lower=None, upper=None, games=1, points=0.5, score=0.5),
+    ),
+    first_move_advantage=0.0,
+    crosstable={
+        "greedy": {"alphabeta:depth=2": HeadToHead(games=1, wins=0, draws=1, losses=0, points=0.5)}
+    },
+    los={"greedy": {"greedy": 0.5}},
+)
 
 CLIENT_EXAMPLES: list[BaseModel] = [
     Hello(protocol_version="1.0", client="mybot/0.1"),
@@ -134,6 +171,20 @@ SERVER_EXAMPLES: list[BaseModel] = [
         details={"illegal_moves": 1, "limit": 3},
     ),
     Pong(time_ms=1_700_000_000_000, server_time_ms=1_700_000_000_005),
+    TournamentState(
+        tournament_id="t1",
+        spec=TOURNAMENT,
+        status="running",
+        games_done=1,
+        games_total=2,
+        standings=STANDINGS,
+        games=(TOURNAMENT_GAME,),
+        created_time_ms=1,
+    ),
+    TournamentGameFinished(
+        tournament_id="t1", game=TOURNAMENT_GAME, games_done=1, games_total=2, points=POINTS
+    ),
+    TournamentFinished(tournament_id="t1", games_done=2, games_total=2, standings=STANDINGS),
 ]
 REST_EXAMPLES: list[BaseModel] = [
     PlayerCreate(name="alice"),
@@ -169,6 +220,16 @@ REST_EXAMPLES: list[BaseModel] = [
         ),
         next_offset=50,
     ),
+    TOURNAMENT,
+    TournamentSummary(
+        tournament_id="t1",
+        spec=TOURNAMENT,
+        status="created",
+        games_done=0,
+        games_total=2,
+        created_time_ms=1,
+    ),
+    TournamentList(tournaments=(), next_offset=None),
     ErrorResponse(code=ErrorCode.UNKNOWN_MATCH, message="no match has id 'm9'", match_id="m9"),
 ]
 

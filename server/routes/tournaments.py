@@ -1,0 +1,67 @@
+"""Tournaments between house bots: create, start, list, read standings."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request, status
+
+from protocol.messages import (
+    ErrorResponse,
+    TournamentCreate,
+    TournamentList,
+    TournamentState,
+)
+from server.deps import PlayerDep
+from server.tournaments import TournamentService
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse} for code in (401, 404, 422)
+}
+
+router = APIRouter(prefix="/tournaments", tags=["tournaments"], responses=ERRORS)
+
+TournamentPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
+
+
+def get_tournaments(request: Request) -> TournamentService:
+    """Return the application's tournament service."""
+    service: TournamentService = request.app.state.tournaments
+    return service
+
+
+TournamentsDep = Annotated[TournamentService, Depends(get_tournaments)]
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+async def create_tournament(
+    body: TournamentCreate, tournaments: TournamentsDep, player: PlayerDep
+) -> TournamentState:
+    """Create a tournament between house bots (status `created`; start it to play)."""
+    return await tournaments.create(body, player)
+
+
+@router.get("")
+async def list_tournaments(
+    tournaments: TournamentsDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> TournamentList:
+    """List tournaments, newest first."""
+    return await tournaments.list_tournaments(limit=limit, offset=offset)
+
+
+@router.get("/{tournament_id}")
+async def get_tournament(
+    tournament_id: TournamentPath, tournaments: TournamentsDep
+) -> TournamentState:
+    """Return a tournament: status, progress, standings (points, Elo, LOS) and its games."""
+    return await tournaments.state(tournament_id)
+
+
+@router.post("/{tournament_id}/start")
+async def start_tournament(
+    tournament_id: TournamentPath, tournaments: TournamentsDep, _player: PlayerDep
+) -> TournamentState:
+    """Start playing a created tournament (a running or finished one is left as it is)."""
+    return await tournaments.start(tournament_id)

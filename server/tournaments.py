@@ -1,0 +1,625 @@
+"""The tournament service: tournaments between house bots whose games are real server matches.
+
+`TournamentService` is built in the lifespan next to the `MatchService` and kept on
+`app.state.tournaments`. A tournament is created from a `TournamentCreate` body: the spec and
+schedule are those of tournament.runner (the same openings as `arena tournament`, from
+`default_openings`), so the server plays the same games as the local runner. Started, it gets
+one background task that keeps up to `concurrency` matches in flight. Each game is a match
+created through `MatchService.create_match` (seats {"bot": first} and {"bot": second}, the
+opening's position as start position, untimed); its end is seen through a `MatchService`
+listener, which also ends a match drawn ("ply cap", an adjudication) when it reaches the spec's
+ply cap. Each game's row is stored when its match is created (with the match id) and again with
+its result, and watchers (`/ws/tournaments/{id}`) get a `tournament_game_finished` per game and
+a `tournament_finished` at the end.
+
+Restarts: `resume()` restarts the task of every running tournament; call it before
+`MatchService.resume`, so the matches in flight are followed before their bots move again.
+Games with a result are kept; a game whose match was created re-attaches to that match
+(resumed by `MatchService.resume`); the rest are scheduled. A crash between a match's creation
+and the storing of its game row leaves that match orphaned, and the game is played again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from games import GameError, game_names, get_game
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import (
+    BotPoints,
+    BotRating,
+    HeadToHead,
+    HouseBot,
+    MatchCreate,
+    MatchEnded,
+    MatchResult,
+    MoveMade,
+    ServerMessage,
+    TournamentCreate,
+    TournamentFinished,
+    TournamentGame,
+    TournamentGameFinished,
+    TournamentList,
+    TournamentStandings,
+    TournamentState,
+    TournamentSummary,
+)
+from server.db.models import Player
+from server.db.models import Tournament as TournamentRow
+from server.db.models import TournamentGame as GameRow
+from server.matches import Broadcast, MatchError, MatchService
+from tournament.openings import OpeningError, default_openings
+from tournament.runner import GameTask, TournamentError, TournamentSpec, schedule
+from tournament.stats import (
+    GameResult,
+    StatsError,
+    build_crosstable,
+    fit_elo,
+    to_dict,
+)
+
+log = logging.getLogger(__name__)
+
+PLY_CAP_REASON = "ply cap"
+"""The reason of a game drawn at its ply cap (the same words as tournament.runner)."""
+
+Watcher = Callable[[ServerMessage], None]
+"""Receives a tournament's messages; must not block (a WebSocket connection's `send`)."""
+
+
+def tournament_spec(body: TournamentCreate) -> TournamentSpec:
+    """Return the runner's spec for `body`; ProtocolError VALIDATION_ERROR naming the field."""
+    try:
+        game = get_game(body.game, dict(body.options))
+    except GameError as error:
+        raise _invalid("options" if body.game in game_names() else "game", str(error)) from None
+    spec = TournamentSpec(
+        game=game.name,
+        bots=tuple(body.bots),
+        options=tuple(sorted(game.option_texts.items())),
+        format=body.format,
+        games_per_pairing=body.games_per_pairing,
+        seed=body.seed,
+        ply_cap=body.ply_cap,
+    )
+    try:
+        spec.validate()
+    except TournamentError as error:
+        # What pydantic has not checked already is about the bots (specs, duplicates).
+        raise _invalid("bots", str(error)) from None
+    return spec
+
+
+def plan(body: TournamentCreate) -> tuple[TournamentSpec, list[GameTask]]:
+    """Return the spec and schedule of `body` (reads the checkers deck; run it in a thread)."""
+    spec = tournament_spec(body)
+    try:
+        openings = default_openings(spec.build_game(), spec.games_per_pairing // 2, spec.seed)
+        tasks = schedule(spec, openings)
+    except FileNotFoundError as error:
+        raise _invalid("game", f"no openings for {spec.game}: {error}") from None
+    except (OpeningError, TournamentError, ValueError) as error:
+        raise _invalid("games_per_pairing", str(error)) from None
+    return spec, tasks
+
+
+def score_of_first(result: MatchResult) -> float:
+    """Return seat 0's score in a match that ended with `result` (an abort counts as a draw)."""
+    if result.winner is None:
+        return 0.5
+    return 1.0 if result.winner == 0 else 0.0
+
+
+def standings(bots: Sequence[str], games: Sequence[TournamentGame]) -> TournamentStandings:
+    """Return points (best first, ties in `bots` order), ratings, crosstable and LOS.
+
+    Ratings come from tournament.stats (Davidson Elo with its default prior); when no game is
+    finished or the fit fails, only the points are given, and `rating_note` says why.
+    """
+    results = [
+        GameResult(g.first, g.second, g.result, g.pair) for g in games if g.result is not None
+    ]
+    points = _points(bots, results)
+    if not results:
+        return TournamentStandings(points=points, rating_note="no game is finished yet")
+    try:
+        data = to_dict(build_crosstable(results), fit_elo(results))
+    except StatsError as error:
+        return TournamentStandings(points=points, rating_note=str(error))
+    return TournamentStandings(
+        points=points,
+        ratings=tuple(BotRating(**rating) for rating in data["ratings"]),
+        first_move_advantage=data["first_move_advantage"]["elo"],
+        crosstable={
+            bot: {other: HeadToHead(**record) for other, record in row.items()}
+            for bot, row in data["crosstable"].items()
+        },
+        los=data["los"],
+    )
+
+
+def _points(bots: Sequence[str], results: Sequence[GameResult]) -> tuple[BotPoints, ...]:
+    counts = {bot: [0, 0, 0] for bot in bots}  # wins, draws, losses
+    for result in results:
+        for bot, score in ((result.first, result.score), (result.second, 1 - result.score)):
+            counts[bot][0 if score == 1 else 1 if score == 0.5 else 2] += 1
+    rows = [
+        BotPoints(
+            bot=bot,
+            points=wins + draws / 2,
+            games=wins + draws + losses,
+            wins=wins,
+            draws=draws,
+            losses=losses,
+        )
+        for bot, (wins, draws, losses) in counts.items()
+    ]
+    return tuple(sorted(rows, key=lambda row: -row.points))
+
+
+@dataclass
+class _Watch:
+    """A match a tournament waits for: its end, and whether it was sent to adjudication."""
+
+    future: asyncio.Future[MatchResult]
+    ply_cap: int
+    adjudicating: bool = False
+
+
+@dataclass
+class _Tournament:
+    """A tournament held in memory: its set-up, games, watchers and running task.
+
+    `tasks` (the schedule) is built only for a tournament that is started or running.
+    """
+
+    id: str
+    body: TournamentCreate
+    status: str
+    games_total: int
+    created_ms: int
+    games: dict[int, TournamentGame] = field(default_factory=dict)
+    tasks: list[GameTask] | None = None
+    watchers: set[Watcher] = field(default_factory=set)
+    runner: asyncio.Task[None] | None = None
+    standings: TournamentStandings | None = None
+
+    @property
+    def done(self) -> int:
+        """Return how many games have a result."""
+        return sum(1 for game in self.games.values() if game.result is not None)
+
+    def current_standings(self) -> TournamentStandings:
+        """Return the standings, computed once per finished game."""
+        if self.standings is None:
+            ordered = [self.games[index] for index in sorted(self.games)]
+            self.standings = standings(self.body.bots, ordered)
+        return self.standings
+
+
+class TournamentService:
+    """Hosts tournaments: creates, starts, runs, resumes and reports them; one per application.
+
+    Register `on_broadcast` as a `MatchService` listener before `resume()`.
+    """
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        matches: MatchService,
+        *,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        self._sessions = sessions
+        self._matches = matches
+        self._wall = wall
+        self._loaded: dict[str, _Tournament] = {}
+        self._load_lock = asyncio.Lock()
+        self._watches: dict[str, _Watch] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    async def resume(self) -> int:
+        """Restart every running tournament's task; return how many were resumed.
+
+        Call it before `MatchService.resume`: it registers the matches in flight first.
+        """
+        async with self._sessions() as session:
+            ids = (
+                await session.scalars(
+                    select(TournamentRow.id).where(TournamentRow.status == "running")
+                )
+            ).all()
+        for tournament_id in ids:
+            await self._launch(await self._get(tournament_id))
+        return len(ids)
+
+    async def close(self) -> None:
+        """Stop the tournaments' tasks (their matches stay stored and resume on restart)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    async def create(self, body: TournamentCreate, creator: Player | None) -> TournamentState:
+        """Store a new tournament (status created); VALIDATION_ERROR naming a bad field."""
+        _spec, tasks = await asyncio.to_thread(plan, body)
+        tournament = _Tournament(
+            id="t_" + uuid.uuid4().hex[:16],
+            body=body,
+            status="created",
+            games_total=len(tasks),
+            created_ms=int(self._wall() * 1000),
+            tasks=tasks,
+        )
+        async with self._sessions() as session:
+            session.add(
+                TournamentRow(
+                    id=tournament.id,
+                    game=body.game,
+                    spec=body.model_dump(mode="json"),
+                    status="created",
+                    games_total=len(tasks),
+                    created_by=None if creator is None else creator.id,
+                    created_at=datetime.fromtimestamp(tournament.created_ms / 1000, UTC),
+                )
+            )
+            await session.commit()
+        self._loaded[tournament.id] = tournament
+        return self._state(tournament)
+
+    async def start(self, tournament_id: str) -> TournamentState:
+        """Start a created tournament; a running or finished one is returned as it is."""
+        tournament = await self._get(tournament_id)
+        if tournament.status == "created":
+            tournament.status = "running"
+            await self._store_status(tournament)
+            await self._launch(tournament)
+        return self._state(tournament)
+
+    async def state(self, tournament_id: str) -> TournamentState:
+        """Return a tournament's state with its standings and games."""
+        return self._state(await self._get(tournament_id))
+
+    async def list_tournaments(self, limit: int = 50, offset: int = 0) -> TournamentList:
+        """Return a page of tournaments, newest first."""
+        async with self._sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(TournamentRow)
+                    .order_by(TournamentRow.created_at.desc(), TournamentRow.id)
+                    .limit(limit + 1)
+                    .offset(offset)
+                )
+            ).all()
+            ids = [row.id for row in rows[:limit]]
+            counted = await session.execute(
+                select(GameRow.tournament_id, func.count())
+                .where(GameRow.tournament_id.in_(ids), GameRow.result.is_not(None))
+                .group_by(GameRow.tournament_id)
+            )
+            done = {tournament_id: count for tournament_id, count in counted.all()}
+        return TournamentList(
+            tournaments=tuple(
+                TournamentSummary(
+                    tournament_id=row.id,
+                    spec=TournamentCreate.model_validate(row.spec),
+                    status=row.status,
+                    games_done=done.get(row.id, 0),
+                    games_total=row.games_total,
+                    created_time_ms=_epoch_ms_of(row.created_at),
+                )
+                for row in rows[:limit]
+            ),
+            next_offset=offset + limit if len(rows) > limit else None,
+        )
+
+    async def watch(self, tournament_id: str, watcher: Watcher) -> None:
+        """Send `watcher` the tournament's state now, then every progress message."""
+        tournament = await self._get(tournament_id)
+        watcher(self._state(tournament))
+        tournament.watchers.add(watcher)
+
+    def unwatch(self, tournament_id: str, watcher: Watcher) -> None:
+        """Stop sending to `watcher`."""
+        tournament = self._loaded.get(tournament_id)
+        if tournament is not None:
+            tournament.watchers.discard(watcher)
+
+    # -- the match listener --------------------------------------------------------------------
+
+    async def on_broadcast(self, broadcast: Broadcast) -> None:
+        """Notice a watched match's end, or its reaching the ply cap (then adjudicate it)."""
+        watch = self._watches.get(broadcast.match_id)
+        if watch is None:
+            return
+        for message in broadcast.messages:
+            if isinstance(message, MatchEnded):
+                if not watch.future.done():
+                    watch.future.set_result(message.result)
+            elif (
+                isinstance(message, MoveMade)
+                and message.to_move is not None
+                and message.ply >= watch.ply_cap
+            ):
+                self._adjudicate_soon(broadcast.match_id, watch)
+
+    def _adjudicate_soon(self, match_id: str, watch: _Watch) -> None:
+        """Draw the match at its ply cap, in a task: the listener runs under the match's lock.
+
+        A house bot already thinking about the next move is too late: the match has moved on
+        (its seq changed) when its move arrives, and the move is dropped.
+        """
+        if watch.adjudicating:
+            return
+        watch.adjudicating = True
+        self._spawn(self._adjudicate(match_id))
+
+    async def _adjudicate(self, match_id: str) -> None:
+        try:
+            await self._matches.adjudicate(match_id, None, PLY_CAP_REASON)
+        except MatchError as error:  # it ended otherwise meanwhile: the listener saw that
+            log.info("match %s not adjudicated: %s", match_id, error.message)
+
+    # -- running -------------------------------------------------------------------------------
+
+    async def _launch(self, tournament: _Tournament) -> None:
+        if tournament.runner is not None and not tournament.runner.done():
+            return
+        if tournament.tasks is None:
+            tournament.tasks = (await asyncio.to_thread(plan, tournament.body))[1]
+        tasks: list[GameTask] = tournament.tasks
+        for task in tasks:
+            game = tournament.games.get(task.index)
+            if game is not None and game.result is None:
+                # Follow the matches in flight before MatchService.resume lets their bots move.
+                self._watch_for(game.match_id, _match_ply_cap(tournament, task))
+        tournament.runner = self._spawn(self._run(tournament))
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _run(self, tournament: _Tournament) -> None:
+        """Play every game not finished, `concurrency` at a time; then finish the tournament."""
+        assert tournament.tasks is not None
+        slots = asyncio.Semaphore(tournament.body.concurrency)
+        try:
+            async with asyncio.TaskGroup() as group:
+                for task in tournament.tasks:
+                    game = tournament.games.get(task.index)
+                    if game is not None and game.result is not None:
+                        continue
+                    await slots.acquire()
+                    match_id = None if game is None else game.match_id
+                    group.create_task(self._play(tournament, task, match_id, slots))
+            await self._finish(tournament)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # Left running in the database: the next start of the server tries again.
+            log.exception("tournament %s stopped", tournament.id)
+
+    async def _play(
+        self,
+        tournament: _Tournament,
+        task: GameTask,
+        match_id: str | None,
+        slots: asyncio.Semaphore,
+    ) -> None:
+        """Play (or, after a restart, follow) one game's match and record its result."""
+        try:
+            cap = _match_ply_cap(tournament, task)
+            if match_id is None:
+                match_id = await self._create_match(tournament, task, cap)
+            result = await self._outcome(match_id, self._watch_for(match_id, cap))
+            game = tournament.games[task.index].model_copy(
+                update={"result": score_of_first(result), "reason": result.description}
+            )
+            await self._store_result(tournament, game)
+            # Stored first; then memory and watchers change together (no await between).
+            tournament.games[task.index] = game
+            tournament.standings = None
+            self._publish(
+                tournament,
+                TournamentGameFinished(
+                    tournament_id=tournament.id,
+                    game=game,
+                    games_done=tournament.done,
+                    games_total=tournament.games_total,
+                    points=tournament.current_standings().points,
+                ),
+            )
+        finally:
+            slots.release()
+
+    async def _create_match(self, tournament: _Tournament, task: GameTask, ply_cap: int) -> str:
+        body = tournament.body
+        state = await self._matches.create_match(
+            MatchCreate(
+                game=body.game,
+                options=body.options,
+                start_position=task.opening.position_text(),
+                seats=(HouseBot(bot=task.first), HouseBot(bot=task.second)),
+            )
+        )
+        # Watched before anything awaits: the house bots move as soon as this task yields.
+        self._watch_for(state.match_id, ply_cap)
+        game = TournamentGame(
+            index=task.index,
+            pair=task.pair,
+            first=task.first,
+            second=task.second,
+            opening=task.opening.name,
+            match_id=state.match_id,
+        )
+        tournament.games[task.index] = game
+        async with self._sessions() as session:
+            session.add(
+                GameRow(
+                    tournament_id=tournament.id,
+                    game_index=game.index,
+                    pair=game.pair,
+                    first=game.first,
+                    second=game.second,
+                    opening=game.opening,
+                    match_id=game.match_id,
+                )
+            )
+            await session.commit()
+        return state.match_id
+
+    def _watch_for(self, match_id: str, ply_cap: int) -> _Watch:
+        """Return the watch of a match, registering it (the listener then follows the match)."""
+        watch = self._watches.get(match_id)
+        if watch is None:
+            watch = _Watch(asyncio.get_running_loop().create_future(), ply_cap)
+            self._watches[match_id] = watch
+        return watch
+
+    async def _outcome(self, match_id: str, watch: _Watch) -> MatchResult:
+        """Wait for the match's result, adjudicating it at the watch's ply cap.
+
+        The watch is registered before the state is read, and both the listener and `state`
+        run under the match's lock, so an end is seen either in the state or by the listener.
+        """
+        try:
+            state = await self._matches.state(match_id)
+            if state.result is not None and not watch.future.done():
+                watch.future.set_result(state.result)
+            elif state.status == "active" and len(state.moves) >= watch.ply_cap:
+                self._adjudicate_soon(match_id, watch)
+            return await watch.future
+        finally:
+            self._watches.pop(match_id, None)
+
+    async def _finish(self, tournament: _Tournament) -> None:
+        tournament.status = "finished"
+        await self._store_status(tournament)
+        self._publish(
+            tournament,
+            TournamentFinished(
+                tournament_id=tournament.id,
+                games_done=tournament.done,
+                games_total=tournament.games_total,
+                standings=tournament.current_standings(),
+            ),
+        )
+
+    def _publish(self, tournament: _Tournament, message: ServerMessage) -> None:
+        for watcher in list(tournament.watchers):
+            try:
+                watcher(message)
+            except Exception:
+                log.exception("a watcher of tournament %s failed", tournament.id)
+                tournament.watchers.discard(watcher)
+
+    # -- storage -------------------------------------------------------------------------------
+
+    async def _get(self, tournament_id: str) -> _Tournament:
+        """Return the tournament, loading it from the database the first time."""
+        tournament = self._loaded.get(tournament_id)
+        if tournament is not None:
+            return tournament
+        async with self._load_lock:
+            tournament = self._loaded.get(tournament_id)
+            if tournament is not None:
+                return tournament
+            async with self._sessions() as session:
+                row = await session.get(TournamentRow, tournament_id)
+                if row is None:
+                    raise ProtocolError(
+                        ErrorCode.UNKNOWN_TOURNAMENT,
+                        f"no tournament has id {tournament_id!r}",
+                        {"tournament_id": tournament_id},
+                    )
+                games = (
+                    await session.scalars(
+                        select(GameRow).where(GameRow.tournament_id == tournament_id)
+                    )
+                ).all()
+            tournament = _Tournament(
+                id=row.id,
+                body=TournamentCreate.model_validate(row.spec),
+                status=row.status,
+                games_total=row.games_total,
+                created_ms=_epoch_ms_of(row.created_at),
+                games={
+                    g.game_index: TournamentGame(
+                        index=g.game_index,
+                        pair=g.pair,
+                        first=g.first,
+                        second=g.second,
+                        opening=g.opening,
+                        match_id=g.match_id,
+                        result=g.result,
+                        reason=g.reason,
+                    )
+                    for g in games
+                },
+            )
+            self._loaded[tournament_id] = tournament
+            return tournament
+
+    async def _store_status(self, tournament: _Tournament) -> None:
+        async with self._sessions() as session:
+            await session.execute(
+                update(TournamentRow)
+                .where(TournamentRow.id == tournament.id)
+                .values(status=tournament.status, updated_at=datetime.now(UTC))
+            )
+            await session.commit()
+
+    async def _store_result(self, tournament: _Tournament, game: TournamentGame) -> None:
+        async with self._sessions() as session:
+            await session.execute(
+                update(GameRow)
+                .where(GameRow.tournament_id == tournament.id, GameRow.game_index == game.index)
+                .values(result=game.result, reason=game.reason, finished_at=datetime.now(UTC))
+            )
+            await session.commit()
+
+    def _state(self, tournament: _Tournament) -> TournamentState:
+        return TournamentState(
+            tournament_id=tournament.id,
+            spec=tournament.body,
+            status=tournament.status,
+            games_done=tournament.done,
+            games_total=tournament.games_total,
+            standings=tournament.current_standings(),
+            games=tuple(tournament.games[index] for index in sorted(tournament.games)),
+            created_time_ms=tournament.created_ms,
+        )
+
+
+def _match_ply_cap(tournament: _Tournament, task: GameTask) -> int:
+    """Return the plies a game's match may last: the spec's cap less the opening's moves."""
+    return tournament.body.ply_cap - len(task.opening.moves)
+
+
+def _invalid(field_name: str, message: str) -> ProtocolError:
+    return ProtocolError(
+        ErrorCode.VALIDATION_ERROR, f"{field_name}: {message}", {field_name: message[:500]}
+    )
+
+
+def _epoch_ms_of(moment: datetime) -> int:
+    # SQLite hands back naive datetimes; they were stored in UTC.
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)

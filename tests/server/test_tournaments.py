@@ -1,0 +1,270 @@
+"""Tournaments on the server end to end: real uvicorn, real clients, real house-bot matches."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+
+from protocol.messages import dump_server_message, parse_server_message
+from server.settings import Settings
+from tests.server.conftest import RunningServer, start_server
+from tournament.openings import default_openings
+from tournament.runner import TournamentSpec, run_tournament
+
+TIMEOUT = 60.0
+HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
+TICTACTOE = {
+    "game": "tictactoe",
+    "bots": ["alphabeta:depth=2", "alphabeta:depth=9", "greedy"],
+    "games_per_pairing": 2,
+    "seed": 7,
+    "ply_cap": 9,
+}
+
+
+def auth_headers(http: httpx.Client, name: str = "organiser") -> dict[str, str]:
+    """Register a player; return its bearer header."""
+    response = http.post("/players", json={"name": name})
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def create(http: httpx.Client, headers: dict[str, str], **body: Any) -> dict[str, Any]:
+    """Create a tournament; return its state."""
+    response = http.post("/tournaments", json=body, headers=headers)
+    assert response.status_code == 201, response.text
+    state: dict[str, Any] = response.json()
+    assert state["status"] == "created" and state["games_done"] == 0
+    return state
+
+
+def wait_finished(http: httpx.Client, tournament_id: str) -> dict[str, Any]:
+    """Poll a tournament until it is finished; return its state."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        state: dict[str, Any] = http.get(f"/tournaments/{tournament_id}").json()
+        if state["status"] == "finished":
+            return state
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)
+
+
+def check_finished(http: httpx.Client, state: dict[str, Any]) -> None:
+    """Every game has a finished match with the game's result; points sum to the games."""
+    assert state["games_done"] == state["games_total"] == len(state["games"])
+    points = state["standings"]["points"]
+    assert sum(row["points"] for row in points) == state["games_total"]
+    assert len({game["match_id"] for game in state["games"]}) == state["games_total"]
+    for game in state["games"]:
+        match = http.get(f"/matches/{game['match_id']}").json()
+        assert match["status"] == "finished"
+        seats = [seat["bot"] for seat in match["seats"]]
+        assert seats == [game["first"], game["second"]]
+        winner = match["result"]["winner"]
+        assert game["result"] == (0.5 if winner is None else 1.0 - winner)
+        assert game["reason"] == match["result"]["description"]
+
+
+def test_create_start_and_watch_a_tournament(live_server: RunningServer) -> None:
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        headers = auth_headers(http)
+        state = create(http, headers, **TICTACTOE, concurrency=3)
+        tournament_id = state["tournament_id"]
+        assert state["games_total"] == 6  # 3 pairings x 2 games
+        assert [row["points"] for row in state["standings"]["points"]] == [0, 0, 0]
+        listed = http.get("/tournaments").json()["tournaments"]
+        assert [t["tournament_id"] for t in listed] == [tournament_id]
+
+        async def watch() -> list[dict[str, Any]]:
+            url = f"{live_server.ws_url}/ws/tournaments/{tournament_id}"
+            received: list[dict[str, Any]] = []
+            async with connect(url) as ws:
+                await ws.send(json.dumps(HELLO))
+                while not received or received[-1]["type"] != "tournament_finished":
+                    text = await asyncio.wait_for(ws.recv(), TIMEOUT)
+                    message = json.loads(text)
+                    assert json.loads(dump_server_message(parse_server_message(text))) == message
+                    received.append(message)
+                    if message["type"] == "tournament_state":
+                        started = http.post(f"/tournaments/{tournament_id}/start", headers=headers)
+                        assert started.status_code == 200, started.text
+                        assert started.json()["status"] in ("running", "finished")
+            return received
+
+        messages = asyncio.run(watch())
+        assert [m["type"] for m in messages[:2]] == ["welcome", "tournament_state"]
+        finished = [m for m in messages if m["type"] == "tournament_game_finished"]
+        assert sorted(m["game"]["index"] for m in finished) == list(range(6))
+        assert [m["games_done"] for m in finished] == list(range(1, 7))
+        final = messages[-1]
+        assert sum(row["points"] for row in final["standings"]["points"]) == 6
+        state = wait_finished(http, tournament_id)
+        check_finished(http, state)
+        standings = state["standings"]
+        assert {r["bot"] for r in standings["ratings"]} == set(TICTACTOE["bots"])
+        assert set(standings["los"]) == set(TICTACTOE["bots"])
+        # Starting a finished tournament changes nothing.
+        again = http.post(f"/tournaments/{tournament_id}/start", headers=headers)
+        assert again.json()["games"] == state["games"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({**TICTACTOE, "game": "chess"}, "game"),
+        ({**TICTACTOE, "options": {"size": "4"}}, "options"),
+        ({**TICTACTOE, "bots": ["alphabeta:depth=2", "nosuchbot"]}, "bots"),
+        ({**TICTACTOE, "bots": ["greedy", "greedy"]}, "bots"),
+        ({**TICTACTOE, "bots": ["greedy"]}, "body.bots"),
+        ({**TICTACTOE, "games_per_pairing": 3}, "body.games_per_pairing"),
+        ({**TICTACTOE, "format": "swiss"}, "body.format"),
+        ({**TICTACTOE, "concurrency": 0}, "body.concurrency"),
+        ({**TICTACTOE, "concurrency": 17}, "body.concurrency"),
+        ({**TICTACTOE, "ply_cap": 0}, "body.ply_cap"),
+    ],
+)
+def test_bad_tournaments_are_validation_errors(
+    live_server: RunningServer, body: dict[str, Any], field: str
+) -> None:
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        headers = auth_headers(http)
+        response = http.post("/tournaments", json=body, headers=headers)
+        assert response.status_code == 422, response.text
+        error = response.json()
+        assert error["code"] == "VALIDATION_ERROR"
+        assert field in error["details"], error
+        assert http.get("/tournaments").json()["tournaments"] == []
+
+
+def test_unknown_tournaments_and_missing_tokens(live_server: RunningServer) -> None:
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        assert http.post("/tournaments", json=TICTACTOE).status_code == 401
+        missing = http.get("/tournaments/t_nope")
+        assert missing.status_code == 404 and missing.json()["code"] == "UNKNOWN_TOURNAMENT"
+        headers = auth_headers(http)
+        assert http.post("/tournaments/t_nope/start", headers=headers).status_code == 404
+
+    async def watch_unknown() -> dict[str, Any]:
+        async with connect(f"{live_server.ws_url}/ws/tournaments/t_nope") as ws:
+            await ws.send(json.dumps(HELLO))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+            error: dict[str, Any] = json.loads(await ws.recv())
+            return error
+
+    assert asyncio.run(watch_unknown())["code"] == "UNKNOWN_TOURNAMENT"
+
+
+def test_the_server_plays_the_same_games_as_the_local_runner(live_server: RunningServer) -> None:
+    body = {
+        "game": "connect4",
+        "bots": ["alphabeta:depth=2", "alphabeta:depth=3"],
+        "games_per_pairing": 4,
+        "seed": 3,
+        "ply_cap": 14,
+    }
+    spec = TournamentSpec(
+        game="connect4",
+        bots=("alphabeta:depth=2", "alphabeta:depth=3"),
+        games_per_pairing=4,
+        seed=3,
+        ply_cap=14,
+    )
+    spec_game = spec.build_game()
+    openings = default_openings(spec_game, 2, 3)
+    local = run_tournament(spec, openings)
+    by_name = {opening.name: opening for opening in openings}
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        headers = auth_headers(http)
+        tournament_id = create(http, headers, **body)["tournament_id"]
+        http.post(f"/tournaments/{tournament_id}/start", headers=headers)
+        state = wait_finished(http, tournament_id)
+        check_finished(http, state)
+        assert len(state["games"]) == len(local) == 4
+        reasons = set()
+        for game, record in zip(state["games"], local, strict=True):
+            assert (game["index"], game["first"], game["second"], game["opening"]) == (
+                record.index,
+                record.first,
+                record.second,
+                record.opening,
+            )
+            opening = by_name[record.opening]
+            match = http.get(f"/matches/{game['match_id']}").json()
+            assert match["start_position"] == opening.position_text(spec_game)
+            assert tuple(match["moves"]) == record.moves[len(opening.moves) :]
+            assert record.moves[: len(opening.moves)] == opening.moves
+            assert (game["result"], game["reason"]) == (record.result, record.reason)
+            reasons.add(record.reason)
+        # The cap drew at least one game, so adjudication is compared too.
+        assert "ply cap" in reasons
+
+
+def test_a_game_reaching_the_ply_cap_is_adjudicated_a_draw(live_server: RunningServer) -> None:
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        headers = auth_headers(http)
+        body = {"game": "connect4", "bots": ["random", "greedy"], "ply_cap": 5}
+        tournament_id = create(http, headers, **body)["tournament_id"]
+        http.post(f"/tournaments/{tournament_id}/start", headers=headers)
+        state = wait_finished(http, tournament_id)
+        check_finished(http, state)
+        for game in state["games"]:
+            assert (game["result"], game["reason"]) == (0.5, "ply cap")
+            match = http.get(f"/matches/{game['match_id']}").json()
+            # The openings have 4 plies: the cap leaves one move to the bots.
+            assert len(match["moves"]) == 1
+            assert match["result"] == {
+                "winner": None,
+                "reason": "adjudication",
+                "description": "ply cap",
+            }
+            record = http.get(f"/matches/{game['match_id']}/record").json()
+            assert record["result"]["code"] == "adjudication"
+
+
+def test_a_restarted_server_finishes_the_tournament_without_replaying_games(
+    server_settings: Settings,
+) -> None:
+    body = {
+        "game": "connect4",
+        "bots": ["alphabeta:depth=3", "alphabeta:depth=4"],
+        "games_per_pairing": 6,
+        "seed": 1,
+        "ply_cap": 40,
+        "concurrency": 2,
+    }
+    first = start_server(server_settings)
+    try:
+        with httpx.Client(base_url=first.url, timeout=30) as http:
+            headers = auth_headers(http)
+            tournament_id = create(http, headers, **body)["tournament_id"]
+            http.post(f"/tournaments/{tournament_id}/start", headers=headers)
+            deadline = time.monotonic() + TIMEOUT
+            while True:
+                state = http.get(f"/tournaments/{tournament_id}").json()
+                if state["games_done"] >= 1:
+                    break
+                assert time.monotonic() < deadline
+                time.sleep(0.02)
+            before = {g["index"]: g for g in state["games"] if g["result"] is not None}
+    finally:
+        first.stop()
+    assert state["status"] == "running", "the tournament finished before the restart"
+    second = start_server(server_settings)
+    try:
+        with httpx.Client(base_url=second.url, timeout=30) as http:
+            state = wait_finished(http, tournament_id)
+            check_finished(http, state)
+            after = {g["index"]: g for g in state["games"]}
+            for index, game in before.items():
+                assert after[index] == game
+            matches = http.get("/matches", params={"limit": 200}).json()["matches"]
+            # One match per game: nothing was played twice.
+            assert len(matches) == state["games_total"] == 6
+    finally:
+        second.stop()
