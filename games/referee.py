@@ -378,6 +378,11 @@ class Referee:
         return tuple(self._events)
 
     @property
+    def ply(self) -> int:
+        """How many moves have been played."""
+        return len(self._log)
+
+    @property
     def move_log(self) -> tuple[MoveAccepted, ...]:
         """Every move played so far with its time and clocks, in order."""
         return tuple(self._log)

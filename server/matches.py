@@ -46,6 +46,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
+from bots.result import SearchResult
 from bots.spec import Bot, BotSpecError, create_bot
 from bots.timing import time_budget
 from games import game_names
@@ -95,6 +96,7 @@ from protocol.messages import MatchStarted as WireMatchStarted
 from protocol.messages import TimeControl as WireTimeControl
 from server.db.models import Match, MatchEvent, Player
 from server.db.writer import BatchWriter, MatchWrite, WriterClosedError
+from server.playahead import Item, PlayAhead
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -107,6 +109,9 @@ UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
 
 PLAYER_CACHE = 10_000
 """Players kept in memory by token and by name (the cache starts over when full)."""
+
+PLY_CAP_REASON = "ply cap"
+"""The description of a match drawn at a host's ply cap (`MatchService.limit_plies`)."""
 
 TICK_SECONDS = 0.1
 """How often the background ticker lets fallen flags end active timed matches."""
@@ -208,6 +213,7 @@ class MatchService:
         self._wall = wall
         self._live: dict[str, LiveMatch] = {}
         self._players_by_token: dict[str, Player] = {}
+        self._ply_caps: dict[str, int] = {}
         self._players_by_name: dict[str, Player] = {}
         self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -235,6 +241,7 @@ class MatchService:
             live = await self._load(match_id)
             async with live.lock:
                 await self._run(live, live.referee.tick(self._now()))
+                await self._enforce_ply_cap(live)
                 self._schedule_bot(live)
         return len(ids)
 
@@ -318,8 +325,14 @@ class MatchService:
 
     # -- matches: create and join --------------------------------------------------------------
 
-    async def create_match(self, body: MatchCreate) -> MatchState:
+    async def create_match(
+        self, body: MatchCreate, *, ply_cap: int | None = None, match_id: str | None = None
+    ) -> MatchState:
         """Create a match from `body`; it starts at once unless a seat is open.
+
+        For the server's own use (tournaments): `ply_cap` draws the match once that many moves
+        are played, as `limit_plies` does; `match_id` (from `new_match_id`) is the id to use,
+        so the caller can record it before the match exists.
 
         Raises MatchError VALIDATION_ERROR naming the field for an unknown game, bad options,
         a bad start position, an unknown player or a bad bot spec.
@@ -358,7 +371,7 @@ class MatchService:
         if players[0] is not None and players[0] == players[1]:
             raise _invalid("seats", "a player cannot hold both seats of a match")
         live = LiveMatch(
-            id="m_" + uuid.uuid4().hex[:16],
+            id=match_id or new_match_id(),
             referee=referee,
             options=dict(game.option_texts),
             players=players,
@@ -379,6 +392,8 @@ class MatchService:
             "increment_ms": 0 if tc is None else tc.increment_ms,
             "move_cap_ms": None if tc is None else tc.move_cap_ms,
         }
+        if ply_cap is not None:
+            self._ply_caps[live.id] = ply_cap
         async with live.lock:
             await self._commit(live, _events(effects), new_match=row)
             self._live[live.id] = live
@@ -461,6 +476,21 @@ class MatchService:
             await self._run(live, handlers[action](seat, self._now()))
             return self._state(live, seat)
 
+    def limit_plies(self, match_id: str, plies: int) -> None:
+        """Draw the match ("ply cap") once `plies` moves are played: a host's rule.
+
+        Checked after every accepted event, under the match's lock, so no move is played past
+        the cap. Kept in memory only: after a restart, call it again before `resume`.
+        """
+        self._ply_caps[match_id] = plies
+
+    async def _enforce_ply_cap(self, live: LiveMatch) -> None:
+        """Draw `live` if it is active at its ply cap (call under its lock)."""
+        cap = self._ply_caps.get(live.id)
+        referee = live.referee
+        if cap is not None and referee.status is Status.ACTIVE and referee.ply >= cap:
+            await self._run(live, referee.adjudicate(None, PLY_CAP_REASON, self._now()))
+
     async def adjudicate(self, match_id: str, winner: int | None, reason: str) -> MatchState:
         """End an active match by the server's decision: `winner` wins (None: a draw).
 
@@ -484,6 +514,16 @@ class MatchService:
             return self._state(live, None)
 
     # -- matches: read -------------------------------------------------------------------------
+
+    async def exists(self, match_id: str) -> bool:
+        """Return True when a match has id `match_id`."""
+        try:
+            await self._load(match_id)
+        except MatchError as error:
+            if error.code is ErrorCode.UNKNOWN_MATCH:
+                return False
+            raise
+        return True
 
     async def live_states(self, player: Player) -> list[MatchState]:
         """Return the state of every live (waiting or active) match `player` holds a seat in.
@@ -705,8 +745,10 @@ class MatchService:
         if events:
             await self._commit(live, events)
             await self._broadcast(live, effects)
+            await self._enforce_ply_cap(live)
             self._schedule_bot(live)
             if live.referee.status in (Status.FINISHED, Status.ABORTED):
+                self._ply_caps.pop(live.id, None)
                 # A match over never changes again: it is reloaded from the database if asked
                 # for, so the memory and the clock ticker hold only live matches.
                 self._live.pop(live.id, None)
@@ -834,7 +876,92 @@ class MatchService:
         task.add_done_callback(self._tasks.discard)
 
     async def _play_bots(self, live: LiveMatch) -> None:
-        """Play house-bot moves while a bot is to move; the search runs in a thread."""
+        """Play house-bot moves while a bot is to move (a match between two untimed house bots
+        is played through `_play_pipelined` first)."""
+        both_bots = live.bots[0] is not None and live.bots[1] is not None
+        if both_bots and live.referee.config.time_control is None:
+            await self._play_pipelined(live)
+        await self._play_turns(live)
+
+    async def _play_pipelined(self, live: LiveMatch) -> None:
+        """Play a match between two untimed house bots with their searches back to back.
+
+        A child process plays the game ahead (server.playahead): each bot's move is handed to
+        the event loop, which plays it through the referee and commits it in order, while the
+        child already searches the reply. It stops when the match moves on otherwise (a
+        resign, an abort, a ply cap, a server stop); the turn-by-turn loop then carries on.
+        """
+        referee = live.referee
+        specs = live.bot_specs
+        assert specs[0] is not None and specs[1] is not None
+        ahead = PlayAhead((specs[0], specs[1]), referee.state, referee.seq)
+        try:
+            while True:
+                items = [await ahead.next(), *ahead.ready()]
+                async with live.lock:
+                    # Every move that has arrived is played, and all are committed together.
+                    effects: list[Effect] = []
+                    failure: Item | None = None
+                    stop = False
+                    for item in items:
+                        if item is None or not self._plays_on(live, item):
+                            stop = True
+                            break
+                        _, seat, move = item
+                        if not isinstance(move, str):
+                            failure = item
+                            break
+                        played = referee.move(seat, move, self._now())
+                        effects += played
+                        if not any(isinstance(e, MoveAccepted) for e in played):
+                            break  # refused: _run raises it below
+                    try:
+                        await self._run(live, effects)
+                    except MatchError as error:
+                        if error.code not in (ErrorCode.ILLEGAL_MOVE, ErrorCode.INVALID_MOVE):
+                            raise  # not the bot's fault (the database): logged by the task
+                        failure = (referee.seq, referee.state.to_move, error.message)
+                if failure is not None:
+                    await self._pipelined_failure(live, failure)
+                    return
+                if stop:
+                    return
+        finally:
+            await ahead.close()
+
+    def _plays_on(self, live: LiveMatch, item: Item) -> bool:
+        """Return True when `item` is the next move of the active match, within its ply cap."""
+        referee = live.referee
+        seq, seat, _ = item
+        cap = self._ply_caps.get(live.id)
+        return (
+            self._live.get(live.id) is live
+            and referee.status is Status.ACTIVE
+            and referee.seq == seq
+            and referee.state.to_move == seat
+            and (cap is None or referee.ply < cap)
+        )
+
+    async def _pipelined_failure(self, live: LiveMatch, failure: Item) -> None:
+        """End the match after a played-ahead bot failed: crashed, no move, illegal move."""
+        seq, seat, what = failure
+        if isinstance(what, BaseException):
+            log.error("house bot %s failed in match %s: %s", live.bot_specs[seat], live.id, what)
+            why = f"crashed: {what}"
+        elif what is None:
+            why = "returned no move"
+        else:
+            why = f"played an illegal move: {what}"
+        await self._bot_loses(live, seat, seq, why)
+
+    async def _play_turns(self, live: LiveMatch) -> None:
+        """Play house-bot moves while a bot is to move; the search runs in a thread.
+
+        When a house bot's move is accepted and the other side is a house bot too, that bot
+        starts thinking at once, while the move is being committed (the commit's latency is
+        hidden behind the search); its move is played only after the commit, in order.
+        """
+        ahead: tuple[int, asyncio.Future[SearchResult]] | None = None
         while True:
             async with live.lock:
                 referee = live.referee
@@ -845,9 +972,13 @@ class MatchService:
                 if bot is None:
                     return
                 state, seq = referee.state, referee.seq
-                budget = self._bot_budget(referee.view(self._now()), seat)
+                if ahead is not None and ahead[0] == seq:
+                    search = ahead[1]
+                else:
+                    search = self._search(live, bot, seat)
+                ahead = None
             try:
-                result = await asyncio.to_thread(bot.choose, state, time_budget=budget)
+                result = await search
             except Exception as error:
                 log.exception("house bot %s failed in match %s", bot.name, live.id)
                 await self._bot_loses(live, seat, seq, f"crashed: {type(error).__name__}: {error}")
@@ -858,10 +989,13 @@ class MatchService:
             async with live.lock:
                 if referee.seq != seq:
                     continue  # the match moved on while the bot thought (a resign, a flag)
+                effects = referee.move(seat, state.format_move(result.move), self._now())
+                if any(isinstance(effect, MoveAccepted) for effect in effects):
+                    after = live.bots[referee.state.to_move]
+                    if referee.status is Status.ACTIVE and after is not None:
+                        ahead = (referee.seq, self._search(live, after, referee.state.to_move))
                 try:
-                    await self._run(
-                        live, referee.move(seat, state.format_move(result.move), self._now())
-                    )
+                    await self._run(live, effects)
                 except MatchError as error:
                     log.error("house bot %s in match %s: %s", bot.name, live.id, error)
                     illegal = error.message
@@ -869,6 +1003,17 @@ class MatchService:
                     continue
             await self._bot_loses(live, seat, seq, f"played an illegal move: {illegal}")
             return
+
+    def _search(self, live: LiveMatch, bot: Bot, seat: int) -> asyncio.Future[SearchResult]:
+        """Start `bot`'s search of the match's position in a thread (call under the lock)."""
+        referee = live.referee
+        budget = self._bot_budget(referee, seat)
+        search = asyncio.ensure_future(
+            asyncio.to_thread(bot.choose, referee.state, time_budget=budget)
+        )
+        # A search started ahead may go unused (the match moved on): never an unread error.
+        search.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return search
 
     async def _bot_loses(self, live: LiveMatch, seat: int, seq: int, why: str) -> None:
         """End the match as a loss for the house bot in `seat` that failed (crash, no move,
@@ -885,12 +1030,13 @@ class MatchService:
             except MatchError as error:
                 log.error("ending match %s after its house bot failed: %s", live.id, error)
 
-    def _bot_budget(self, view: MatchView, seat: int) -> float | None:
+    def _bot_budget(self, referee: Referee, seat: int) -> float | None:
         """Seconds a house bot may think: the clients' policy (bots.timing), no latency."""
-        tc = view.time_control
-        if tc is None or view.clocks_ms is None:
+        tc = referee.config.time_control
+        clocks = referee.clocks_at(self._now())
+        if tc is None or clocks is None:
             return None
-        return time_budget(view.clocks_ms[seat], tc.increment_ms, tc.move_cap_ms, margin_ms=0)
+        return time_budget(clocks[seat], tc.increment_ms, tc.move_cap_ms, margin_ms=0)
 
     # -- internals: wire models ----------------------------------------------------------------
 
@@ -977,6 +1123,11 @@ class MatchService:
             result=result,
             created_time_ms=_epoch_ms_of(row.created_at),
         )
+
+
+def new_match_id() -> str:
+    """Return a fresh match id."""
+    return "m_" + uuid.uuid4().hex[:16]
 
 
 def _events(effects: list[Effect]) -> list[Event]:

@@ -7,10 +7,11 @@ schedule are those of tournament.runner (the same openings as `arena tournament`
 one background task that keeps up to `concurrency` matches in flight. Each game is a match
 created through `MatchService.create_match` (seats {"bot": first} and {"bot": second}, the
 opening's position as start position, untimed); its end is seen through a `MatchService`
-listener, which also ends a match drawn ("ply cap", an adjudication) when it reaches the spec's
-ply cap. Each game's row is stored when its match is created (with the match id) and again with
-its result, and watchers (`/ws/tournaments/{id}`) get a `tournament_game_finished` per game and
-a `tournament_finished` at the end.
+listener; MatchService itself draws a match ("ply cap", an adjudication) the moment it reaches
+the spec's ply cap (`create_match(..., ply_cap=)`, `limit_plies` after a restart), so no move is
+ever played past it. Each game's row is stored when its match is created (with the match id)
+and again with its result, and watchers (`/ws/tournaments/{id}`) get a
+`tournament_game_finished` per game and a `tournament_finished` at the end.
 
 Restarts: `resume()` restarts the task of every running tournament; call it before
 `MatchService.resume`, so the matches in flight are followed before their bots move again.
@@ -43,7 +44,6 @@ from protocol.messages import (
     MatchCreate,
     MatchEnded,
     MatchResult,
-    MoveMade,
     ServerMessage,
     TournamentCreate,
     TournamentFinished,
@@ -57,7 +57,7 @@ from protocol.messages import (
 from server.db.models import Player
 from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
-from server.matches import Broadcast, MatchError, MatchService
+from server.matches import Broadcast, MatchService, new_match_id
 from tournament.openings import OpeningError, default_openings
 from tournament.runner import GameTask, TournamentError, TournamentSpec, schedule
 from tournament.stats import (
@@ -70,7 +70,6 @@ from tournament.stats import (
 
 log = logging.getLogger(__name__)
 
-PLY_CAP_REASON = "ply cap"
 """The reason of a game drawn at its ply cap (the same words as tournament.runner)."""
 
 Watcher = Callable[[ServerMessage], None]
@@ -169,11 +168,9 @@ def _points(bots: Sequence[str], results: Sequence[GameResult]) -> tuple[BotPoin
 
 @dataclass
 class _Watch:
-    """A match a tournament waits for: its end, and whether it was sent to adjudication."""
+    """A match a tournament waits for: its end (its result)."""
 
     future: asyncio.Future[MatchResult]
-    ply_cap: int
-    adjudicating: bool = False
 
 
 @dataclass
@@ -342,37 +339,13 @@ class TournamentService:
     # -- the match listener --------------------------------------------------------------------
 
     async def on_broadcast(self, broadcast: Broadcast) -> None:
-        """Notice a watched match's end, or its reaching the ply cap (then adjudicate it)."""
+        """Notice the end of a watched match."""
         watch = self._watches.get(broadcast.match_id)
         if watch is None:
             return
         for message in broadcast.messages:
-            if isinstance(message, MatchEnded):
-                if not watch.future.done():
-                    watch.future.set_result(message.result)
-            elif (
-                isinstance(message, MoveMade)
-                and message.to_move is not None
-                and message.ply >= watch.ply_cap
-            ):
-                self._adjudicate_soon(broadcast.match_id, watch)
-
-    def _adjudicate_soon(self, match_id: str, watch: _Watch) -> None:
-        """Draw the match at its ply cap, in a task: the listener runs under the match's lock.
-
-        A house bot already thinking about the next move is too late: the match has moved on
-        (its seq changed) when its move arrives, and the move is dropped.
-        """
-        if watch.adjudicating:
-            return
-        watch.adjudicating = True
-        self._spawn(self._adjudicate(match_id))
-
-    async def _adjudicate(self, match_id: str) -> None:
-        try:
-            await self._matches.adjudicate(match_id, None, PLY_CAP_REASON)
-        except MatchError as error:  # it ended otherwise meanwhile: the listener saw that
-            log.info("match %s not adjudicated: %s", match_id, error.message)
+            if isinstance(message, MatchEnded) and not watch.future.done():
+                watch.future.set_result(message.result)
 
     # -- running -------------------------------------------------------------------------------
 
@@ -386,7 +359,8 @@ class TournamentService:
             game = tournament.games.get(task.index)
             if game is not None and game.result is None:
                 # Follow the matches in flight before MatchService.resume lets their bots move.
-                self._watch_for(game.match_id, _match_ply_cap(tournament, task))
+                self._matches.limit_plies(game.match_id, _match_ply_cap(tournament, task))
+                self._watch_for(game.match_id)
         tournament.runner = self._spawn(self._run(tournament))
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
@@ -427,7 +401,9 @@ class TournamentService:
             cap = _match_ply_cap(tournament, task)
             if match_id is None:
                 match_id = await self._create_match(tournament, task, cap)
-            result = await self._outcome(match_id, self._watch_for(match_id, cap))
+            elif not await self._matches.exists(match_id):
+                await self._make_match(tournament, task, match_id, cap)  # a crash left it unmade
+            result = await self._outcome(match_id, self._watch_for(match_id))
             game = tournament.games[task.index].model_copy(
                 update={"result": score_of_first(result), "reason": result.description}
             )
@@ -449,26 +425,15 @@ class TournamentService:
             slots.release()
 
     async def _create_match(self, tournament: _Tournament, task: GameTask, ply_cap: int) -> str:
-        body = tournament.body
-        state = await self._matches.create_match(
-            MatchCreate(
-                game=body.game,
-                options=body.options,
-                start_position=task.opening.position_text(),
-                seats=(HouseBot(bot=task.first), HouseBot(bot=task.second)),
-            )
-        )
-        # Watched before anything awaits: the house bots move as soon as this task yields.
-        self._watch_for(state.match_id, ply_cap)
+        """Record the game under a new match id, then make the match (see `_make_match`)."""
         game = TournamentGame(
             index=task.index,
             pair=task.pair,
             first=task.first,
             second=task.second,
             opening=task.opening.name,
-            match_id=state.match_id,
+            match_id=new_match_id(),
         )
-        tournament.games[task.index] = game
         async with self._sessions() as session:
             session.add(
                 GameRow(
@@ -482,18 +447,41 @@ class TournamentService:
                 )
             )
             await session.commit()
-        return state.match_id
+        tournament.games[task.index] = game
+        await self._make_match(tournament, task, game.match_id, ply_cap)
+        return game.match_id
 
-    def _watch_for(self, match_id: str, ply_cap: int) -> _Watch:
+    async def _make_match(
+        self, tournament: _Tournament, task: GameTask, match_id: str, ply_cap: int
+    ) -> None:
+        """Create the game's match under `match_id`, watched before its bots can move.
+
+        The game's row names the match before it exists: a crash between the two leaves a row
+        whose match a restart creates, never a match no game knows (played twice).
+        """
+        body = tournament.body
+        self._watch_for(match_id)
+        await self._matches.create_match(
+            MatchCreate(
+                game=body.game,
+                options=body.options,
+                start_position=task.opening.position_text(),
+                seats=(HouseBot(bot=task.first), HouseBot(bot=task.second)),
+            ),
+            ply_cap=ply_cap,
+            match_id=match_id,
+        )
+
+    def _watch_for(self, match_id: str) -> _Watch:
         """Return the watch of a match, registering it (the listener then follows the match)."""
         watch = self._watches.get(match_id)
         if watch is None:
-            watch = _Watch(asyncio.get_running_loop().create_future(), ply_cap)
+            watch = _Watch(asyncio.get_running_loop().create_future())
             self._watches[match_id] = watch
         return watch
 
     async def _outcome(self, match_id: str, watch: _Watch) -> MatchResult:
-        """Wait for the match's result, adjudicating it at the watch's ply cap.
+        """Wait for the match's result (MatchService draws it at its ply cap).
 
         The watch is registered before the state is read, and both the listener and `state`
         run under the match's lock, so an end is seen either in the state or by the listener.
@@ -502,8 +490,6 @@ class TournamentService:
             state = await self._matches.state(match_id)
             if state.result is not None and not watch.future.done():
                 watch.future.set_result(state.result)
-            elif state.status == "active" and len(state.moves) >= watch.ply_cap:
-                self._adjudicate_soon(match_id, watch)
             return await watch.future
         finally:
             self._watches.pop(match_id, None)

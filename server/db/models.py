@@ -136,7 +136,8 @@ class TournamentGame(Base):
     first: Mapped[str] = mapped_column(String(256))
     second: Mapped[str] = mapped_column(String(256))
     opening: Mapped[str] = mapped_column(Text)
-    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
+    match_id: Mapped[str] = mapped_column(String(36), index=True)
+    """The game's match (no foreign key: stored before the match is made, see 0002)."""
     result: Mapped[float | None] = mapped_column(Float, nullable=True)
     reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

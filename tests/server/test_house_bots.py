@@ -62,8 +62,14 @@ async def test_a_failing_house_bot_loses(
         return Bot(bot.spec, game, chooser)
 
     monkeypatch.setattr(server.matches, "create_bot", failing_bot)
+    # Timed: played turn by turn in the server (untimed bot-vs-bot matches are played ahead
+    # in a child process, where this test's failing bot does not exist).
     body = MatchCreate.model_validate(
-        {"game": "checkers", "seats": [{"bot": "random"}, {"bot": "greedy"}]}
+        {
+            "game": "checkers",
+            "seats": [{"bot": "random"}, {"bot": "greedy"}],
+            "time_control": {"base_ms": 60_000, "increment_ms": 0},
+        }
     )
     created = await service.create_match(body)
     for _ in range(200):

@@ -44,7 +44,9 @@ def upgrade() -> None:
         sa.Column("first", sa.String(256), nullable=False),
         sa.Column("second", sa.String(256), nullable=False),
         sa.Column("opening", sa.Text(), nullable=False),
-        sa.Column("match_id", sa.String(36), sa.ForeignKey("matches.id"), nullable=False),
+        # No foreign key: a game's row is stored before its match, so a restart can create a
+        # match that a crash left unmade under the id already recorded.
+        sa.Column("match_id", sa.String(36), nullable=False),
         sa.Column("result", sa.Float(), nullable=True),
         sa.Column("reason", sa.String(500), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
