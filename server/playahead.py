@@ -107,7 +107,8 @@ class PlayAhead:
     @property
     def alive(self) -> bool:
         """Return True while the child process runs."""
-        return self._process.is_alive()
+        alive: bool = self._process.is_alive()
+        return alive
 
     async def close(self) -> None:
         """Stop the child (a search in progress is abandoned) and release the pipe."""
