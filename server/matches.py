@@ -36,7 +36,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -50,7 +50,7 @@ from bots.result import SearchResult
 from bots.spec import Bot, BotSpecError, create_bot
 from bots.timing import time_budget
 from games import game_names
-from games.base import GameError
+from games.base import Game, GameError
 from games.referee import (
     MAX_ADJUDICATION_REASON,
     DrawDeclined,
@@ -167,6 +167,7 @@ class LiveMatch:
     bot_specs: list[str | None]
     created_ms: int
     bots: list[Bot | None] = field(default_factory=lambda: [None, None])
+    """Each seat's house bot once built (`bot`); bot-vs-bot matches played ahead need none."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     bot_task: asyncio.Task[None] | None = None
     last_move_made: MoveMade | None = None
@@ -182,6 +183,16 @@ class LiveMatch:
     def is_open(self, seat: int) -> bool:
         """Return True when nobody (no player, no bot) sits in `seat`."""
         return self.players[seat] is None and self.bot_specs[seat] is None
+
+    def bot(self, seat: int) -> Bot | None:
+        """Return the house bot of `seat` (built on first use), or None for a player's seat."""
+        spec = self.bot_specs[seat]
+        if spec is None:
+            return None
+        built = self.bots[seat]
+        if built is None:
+            built = self.bots[seat] = create_bot(spec, self.referee.game)
+        return built
 
 
 class MatchService:
@@ -214,6 +225,7 @@ class MatchService:
         self._live: dict[str, LiveMatch] = {}
         self._players_by_token: dict[str, Player] = {}
         self._ply_caps: dict[str, int] = {}
+        self._checked_bots: set[tuple[str, Hashable]] = set()
         self._players_by_name: dict[str, Player] = {}
         self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -354,12 +366,11 @@ class MatchService:
         players: list[int | None] = [None, None]
         names: list[str | None] = [None, None]
         specs: list[str | None] = [None, None]
-        bots: list[Bot | None] = [None, None]
         async with self._sessions() as session:
             for seat, request in enumerate(body.seats):
                 if isinstance(request, HouseBot):
                     try:
-                        bots[seat] = create_bot(request.bot, game)
+                        self._check_bot(request.bot, game)
                     except BotSpecError as error:
                         raise _invalid(f"seats.{seat}.bot", str(error)) from None
                     specs[seat] = request.bot
@@ -378,7 +389,6 @@ class MatchService:
             names=names,
             bot_specs=specs,
             created_ms=self._epoch_ms(),
-            bots=bots,
         )
         effects: list[Effect] = []
         if not live.is_open(0) and not live.is_open(1):
@@ -679,7 +689,6 @@ class MatchService:
         ]
         referee = Referee.restore(config, events, self._now(), downtime_ms=0)
         specs = [row.seat0_bot, row.seat1_bot]
-        bots = [None if spec is None else create_bot(spec, game) for spec in specs]
         return LiveMatch(
             id=row.id,
             referee=referee,
@@ -688,7 +697,6 @@ class MatchService:
             names=names,
             bot_specs=specs,
             created_ms=_epoch_ms_of(row.created_at),
-            bots=bots,
         )
 
     async def _commit(
@@ -851,6 +859,15 @@ class MatchService:
             clocks=clocks,
         )
 
+    def _check_bot(self, spec: str, game: Game) -> None:
+        """Raise BotSpecError unless `spec` makes a bot for `game` (checked once per pair)."""
+        key = (spec, game.rules_key())
+        if key not in self._checked_bots:
+            create_bot(spec, game)
+            if len(self._checked_bots) >= PLAYER_CACHE:
+                self._checked_bots.clear()
+            self._checked_bots.add(key)
+
     def _seat(self, live: LiveMatch, player: Player) -> int:
         seat = live.seat_of(player.id)
         if seat is None:
@@ -866,7 +883,7 @@ class MatchService:
     def _schedule_bot(self, live: LiveMatch) -> None:
         """Start the house bot's task if it is a bot's turn and none is running."""
         referee = live.referee
-        if referee.status is not Status.ACTIVE or live.bots[referee.state.to_move] is None:
+        if referee.status is not Status.ACTIVE or live.bot_specs[referee.state.to_move] is None:
             return
         if live.bot_task is not None and not live.bot_task.done():
             return
@@ -878,7 +895,7 @@ class MatchService:
     async def _play_bots(self, live: LiveMatch) -> None:
         """Play house-bot moves while a bot is to move (a match between two untimed house bots
         is played through `_play_pipelined` first)."""
-        both_bots = live.bots[0] is not None and live.bots[1] is not None
+        both_bots = live.bot_specs[0] is not None and live.bot_specs[1] is not None
         if both_bots and live.referee.config.time_control is None:
             await self._play_pipelined(live)
         await self._play_turns(live)
@@ -968,7 +985,7 @@ class MatchService:
                 if self._live.get(live.id) is not live or referee.status is not Status.ACTIVE:
                     return
                 seat = referee.state.to_move
-                bot = live.bots[seat]
+                bot = live.bot(seat)
                 if bot is None:
                     return
                 state, seq = referee.state, referee.seq
@@ -991,7 +1008,7 @@ class MatchService:
                     continue  # the match moved on while the bot thought (a resign, a flag)
                 effects = referee.move(seat, state.format_move(result.move), self._now())
                 if any(isinstance(effect, MoveAccepted) for effect in effects):
-                    after = live.bots[referee.state.to_move]
+                    after = live.bot(referee.state.to_move)
                     if referee.status is Status.ACTIVE and after is not None:
                         ahead = (referee.seq, self._search(live, after, referee.state.to_move))
                 try:
