@@ -311,7 +311,7 @@ class BotClient:
         self.connections = 0
         self.matches: dict[str, MatchView] = {}
         self.ended: dict[str, MatchEnded] = {}
-        self._bots: dict[tuple[str, tuple[tuple[str, str], ...]], Bot] = {}
+        self._bots: dict[str, Bot] = {}
         self._games: dict[tuple[str, tuple[tuple[str, str], ...]], Game] = {}
         self._search_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -444,6 +444,7 @@ class BotClient:
     def _on_match_ended(self, message: MatchEnded) -> None:
         """Record a finished match; stop once `max_matches` have ended."""
         view = self.matches.pop(message.match_id, None)
+        self._bots.pop(message.match_id, None)
         if message.match_id in self.ended:
             return
         self.ended[message.match_id] = message
@@ -523,12 +524,13 @@ class BotClient:
             self._games[key] = get_game(name, options)
         return self._games[key]
 
-    def bot_for(self, game: Game) -> Bot:
-        """Return this client's bot for `game` (one per game and options, cached)."""
-        key = (game.name, tuple(sorted((k, str(v)) for k, v in game.options.items())))
-        if key not in self._bots:
-            self._bots[key] = create_bot(self.spec, game)
-        return self._bots[key]
+    def bot_for(self, match_id: str, game: Game) -> Bot:
+        """Return this client's bot for match `match_id` (a fresh bot per match, as a local
+        tournament makes one per game: a bot's table and random state never carry from one
+        match into another, so deterministic bots play the same games everywhere)."""
+        if match_id not in self._bots:
+            self._bots[match_id] = create_bot(self.spec, game)
+        return self._bots[match_id]
 
     def _maybe_play(self, view: MatchView) -> None:
         """Start thinking about a move in `view` when it is our turn and we have not yet."""
@@ -547,7 +549,7 @@ class BotClient:
         async with self._search_lock:
             if view.seq != seq or not view.our_turn or self.matches.get(view.match_id) is not view:
                 return
-            bot = self.bot_for(view.game)
+            bot = self.bot_for(view.match_id, view.game)
             budget = view.budget(time.monotonic(), self.margin_ms)
             state = view.state
             result = await asyncio.to_thread(bot.choose, state, time_budget=budget)

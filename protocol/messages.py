@@ -502,11 +502,15 @@ class TournamentStandings(WireModel):
 
 
 class TournamentCreate(WireModel):
-    """Create a tournament between house bots (request body); every game is a server match.
+    """Create a tournament (request body); every game is a server match.
 
+    `bots` are house bots given by spec, or registered players written `player:NAME`, who play
+    their games over the network like any match (a bot connected with `arena bot`, say).
     Each pairing plays `games_per_pairing` games (even: each opening twice, colours swapped)
     from openings drawn with `seed`. A game reaching `ply_cap` plies (the opening's included)
-    is drawn by adjudication. At most `concurrency` of its matches are played at once.
+    is drawn by adjudication. At most `concurrency` of its matches are played at once, each
+    with `time_control` (None: untimed; give one when players take part, so an absent player
+    loses on time instead of stalling the tournament).
     """
 
     type: Literal["tournament_create"] = "tournament_create"
@@ -518,6 +522,7 @@ class TournamentCreate(WireModel):
     seed: Annotated[int, Strict(), Field(ge=0, le=2**63 - 1)] = 0
     ply_cap: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 200
     concurrency: Annotated[int, Strict(), Field(ge=1, le=MAX_TOURNAMENT_CONCURRENCY)] = 2
+    time_control: TimeControl | None = None
 
 
 class TournamentState(WireMessage):

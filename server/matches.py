@@ -319,6 +319,11 @@ class MatchService:
                 self._remember(player)
         return player
 
+    async def player_named(self, name: str) -> Player | None:
+        """Return the registered player called `name`, or None."""
+        async with self._sessions() as session:
+            return await self._player_named(session, name)
+
     async def _player_named(self, session: AsyncSession, name: str) -> Player | None:
         player = self._players_by_name.get(name)
         if player is None:

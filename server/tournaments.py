@@ -59,7 +59,7 @@ from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
 from server.matches import Broadcast, MatchService, new_match_id
 from tournament.openings import OpeningError, default_openings
-from tournament.runner import GameTask, TournamentError, TournamentSpec, schedule
+from tournament.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule
 from tournament.stats import (
     GameResult,
     StatsError,
@@ -92,7 +92,7 @@ def tournament_spec(body: TournamentCreate) -> TournamentSpec:
         ply_cap=body.ply_cap,
     )
     try:
-        spec.validate()
+        spec.validate(players=True)
     except TournamentError as error:
         # What pydantic has not checked already is about the bots (specs, duplicates).
         raise _invalid("bots", str(error)) from None
@@ -254,6 +254,10 @@ class TournamentService:
     async def create(self, body: TournamentCreate, creator: Player | None) -> TournamentState:
         """Store a new tournament (status created); VALIDATION_ERROR naming a bad field."""
         _spec, tasks = await asyncio.to_thread(plan, body)
+        for participant in body.bots:
+            name = player_name(participant)
+            if name is not None and await self._matches.player_named(name) is None:
+                raise _invalid("bots", f"no player is named {name!r} (from {participant!r})")
         tournament = _Tournament(
             id="t_" + uuid.uuid4().hex[:16],
             body=body,
@@ -466,7 +470,8 @@ class TournamentService:
                 game=body.game,
                 options=body.options,
                 start_position=task.opening.position_text(),
-                seats=(HouseBot(bot=task.first), HouseBot(bot=task.second)),
+                seats=(_seat(task.first), _seat(task.second)),
+                time_control=body.time_control,
             ),
             ply_cap=ply_cap,
             match_id=match_id,
@@ -591,6 +596,12 @@ class TournamentService:
             games=tuple(tournament.games[index] for index in sorted(tournament.games)),
             created_time_ms=tournament.created_ms,
         )
+
+
+def _seat(participant: str) -> str | HouseBot:
+    """Return a match seat for a participant: a player's name, or a house bot."""
+    name = player_name(participant)
+    return HouseBot(bot=participant) if name is None else name
 
 
 def _match_ply_cap(tournament: _Tournament, task: GameTask) -> int:

@@ -60,6 +60,18 @@ BotFactory = Callable[[str, Game], Bot]
 """Builds a fresh bot from its spec text for a game (create_bot by default); must pickle."""
 
 
+PLAYER_PREFIX = "player:"
+"""A participant written `player:NAME` is a registered player who plays over the network
+(a bot connected to the server with `arena bot`, say): only tournaments on a server have them."""
+
+
+def player_name(participant: str) -> str | None:
+    """Return NAME for a `player:NAME` participant, None for a bot spec."""
+    if participant.startswith(PLAYER_PREFIX):
+        return participant[len(PLAYER_PREFIX) :]
+    return None
+
+
 class TournamentError(ValueError):
     """A tournament that cannot be played as specified: bad bots, format or game count."""
 
@@ -85,8 +97,11 @@ class TournamentSpec:
     ply_cap: int = 200
     move_time: float | None = None
 
-    def validate(self) -> None:
-        """Raise TournamentError naming what is wrong (bots are parsed, the game is built)."""
+    def validate(self, *, players: bool = False) -> None:
+        """Raise TournamentError naming what is wrong (bots are parsed, the game is built).
+
+        `players`: `player:NAME` participants are allowed (a tournament on a server).
+        """
         if self.format not in FORMATS:
             raise TournamentError(f"unknown format {self.format!r} (formats: {', '.join(FORMATS)})")
         if len(self.bots) < 2:
@@ -109,6 +124,16 @@ class TournamentSpec:
         except GameError as exc:
             raise TournamentError(str(exc)) from None
         for spec in self.bots:
+            name = player_name(spec)
+            if name is not None:
+                if not players:
+                    raise TournamentError(
+                        f"{spec!r} is a registered player: players take part only in "
+                        "tournaments on a server (POST /tournaments); here give bot specs"
+                    )
+                if not name:
+                    raise TournamentError(f"{spec!r}: the player's name is missing")
+                continue
             try:
                 create_bot(parse_bot_spec(spec), game)
             except BotSpecError as exc:
@@ -252,7 +277,7 @@ def schedule(spec: TournamentSpec, openings: Sequence[Opening]) -> list[GameTask
     seed, so every pairing meets the same starts), each twice: first the pairing's first bot as
     player 0, then colours swapped. Deterministic for a given spec and openings list.
     """
-    spec.validate()
+    spec.validate(players=True)
     chosen = select_openings(openings, spec.games_per_pairing // 2, spec.seed)
     tasks: list[GameTask] = []
     for pairing, (a, b) in enumerate(pairings(spec)):
@@ -396,6 +421,7 @@ def run_tournament(
     """
     if concurrency < 1:
         raise TournamentError(f"concurrency must be at least 1, not {concurrency}")
+    spec.validate()  # bots only: players cannot be played here
     tasks = schedule(spec, openings)
     journal = (
         None if journal_path is None else Journal(journal_path, tournament_identity(spec, tasks))
