@@ -91,11 +91,15 @@ class AlphaBetaEngine:
         *,
         deadline: float | None = None,
         max_depth: int = 64,
+        max_nodes: int | None = None,
     ) -> SearchResult:
-        """Search depth 1, 2, ... until `deadline` or `max_depth`; return the last completed.
+        """Search depth 1, 2, ... until `deadline`, `max_depth` or `max_nodes`; return the last
+        completed iteration.
 
-        Stops early when the score is a proven win or loss. If not even depth 1 completes, the
-        first move in the game's static order is returned with depth 0.
+        `max_nodes` counts the nodes of all iterations: an iteration that would pass it is
+        abandoned, so the result depends only on the position (a reproducible limit, unlike
+        time). Stops early when the score is a proven win or loss. If not even depth 1
+        completes, the first move in the game's static order is returned with depth 0.
         """
         if self.table is not None:
             self.table.new_search()
@@ -103,8 +107,11 @@ class AlphaBetaEngine:
         totals = SearchStats()
         best: SearchResult | None = None
         for depth in range(1, max_depth + 1):
+            left = None if max_nodes is None else max_nodes - totals.nodes
+            if left is not None and left <= 0:
+                break
             try:
-                result = self._run(state, depth, deadline)
+                result = self._run(state, depth, deadline, left)
             except SearchTimeout as timeout:
                 _add(totals, timeout.args[0] if timeout.args else None)
                 break
@@ -125,7 +132,9 @@ class AlphaBetaEngine:
 
     # -- the search ------------------------------------------------------------------------
 
-    def _run(self, state: State[Any], depth: int, deadline: float | None) -> SearchResult:
+    def _run(
+        self, state: State[Any], depth: int, deadline: float | None, max_nodes: int | None = None
+    ) -> SearchResult:
         stats = SearchStats(depth=depth)
         knowledge = self.knowledge
         evaluate = self.evaluate
@@ -149,9 +158,13 @@ class AlphaBetaEngine:
         pv_table: list[list[Hashable]] = [[] for _ in range(MAX_PLY + 2)]
         counters = [0, 0, 0, 0]  # nodes, evaluations, tt hits, cut-offs
 
+        node_limit = max_nodes if max_nodes is not None else -1
+
         def negamax(node: State[Any], left: int, alpha: float, beta: float, ply: int) -> float:
             counters[0] += 1
             if deadline is not None and counters[0] % CHECK_EVERY == 1 and clock() >= deadline:
+                raise SearchTimeout(_snapshot(counters, depth))
+            if counters[0] == node_limit:
                 raise SearchTimeout(_snapshot(counters, depth))
             pv_table[ply] = []
             outcome = node.outcome()

@@ -77,8 +77,17 @@ BOTS: Mapping[str, tuple[str, Mapping[str, Option]]] = {
     "id": (
         "iterative deepening alpha-beta under a time budget per move",
         {
-            "time": Option("float", 1.0, "seconds per move (less if the clock says so)", 0.0),
+            "time": Option(
+                "float", 1.0, "seconds per move, less if the clock says so (0: no limit)", 0.0
+            ),
             "depth": Option("int", 64, "maximum depth", 1),
+            "nodes": Option(
+                "int",
+                0,
+                "nodes per move, all iterations together (0: no limit); with time=0 the "
+                "same position always gets the same move",
+                0,
+            ),
             "eval": Option("eval", None, "evaluation function (default: the game's)"),
             "tt": Option("bool", True, "transposition table"),
             "ordering": Option(
@@ -259,11 +268,13 @@ def create_bot(
         )
         per_move = options["time"]
         max_depth = options["depth"]
+        max_nodes = options["nodes"] or None
 
         def deepen(state: State[Any], budget: float | None) -> SearchResult:
-            allowed = per_move if budget is None else min(per_move, budget)
+            limits = [t for t in (per_move or None, budget) if t is not None]
+            deadline = clock() + min(limits) if limits else None
             return engine.iterative_deepening(
-                state, deadline=clock() + allowed, max_depth=max_depth
+                state, deadline=deadline, max_depth=max_depth, max_nodes=max_nodes
             )
 
         return Bot(parsed, game, deepen)

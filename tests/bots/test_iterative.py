@@ -75,3 +75,23 @@ def test_a_proven_result_stops_deepening() -> None:
     result = engine.iterative_deepening(state, max_depth=40)
     assert CHECKERS.parse_position("B:W26:B22").format_move(result.move) == "22x31"
     assert result.stats.depth == 1
+
+
+def test_a_node_limit_is_reproducible_and_never_exceeded() -> None:
+    from bots.spec import create_bot
+    from games import get_game
+
+    game = get_game("checkers")
+    state = game.initial_state()
+    for move in ("11-15", "23-19", "8-11", "22-17"):
+        state = state.apply_unchecked(state.parse_move(move))
+    small = create_bot("id:time=0,nodes=2000", game).choose(state)
+    again = create_bot("id:time=0,nodes=2000", game).choose(state)
+    large = create_bot("id:time=0,nodes=20000", game).choose(state)
+    assert small.stats.nodes <= 2000 and large.stats.nodes <= 20000
+    assert (small.move, small.stats.depth, small.stats.nodes) == (
+        again.move,
+        again.stats.depth,
+        again.stats.nodes,
+    )
+    assert 1 <= small.stats.depth < large.stats.depth
