@@ -38,7 +38,6 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, or_, select
@@ -94,7 +93,7 @@ from protocol.messages import DrawOffered as WireDrawOffered
 from protocol.messages import MatchEnded as WireMatchEnded
 from protocol.messages import MatchStarted as WireMatchStarted
 from protocol.messages import TimeControl as WireTimeControl
-from server.db.models import Match, MatchEvent, Player
+from server.db.models import Match, MatchEvent, Player, epoch_ms
 from server.db.writer import BatchWriter, MatchWrite, WriterClosedError
 from server.playahead import Item, PlayAhead
 from server.settings import Settings
@@ -701,7 +700,7 @@ class MatchService:
             players=[row.seat0_player_id, row.seat1_player_id],
             names=names,
             bot_specs=specs,
-            created_ms=_epoch_ms_of(row.created_at),
+            created_ms=epoch_ms(row.created_at),
         )
 
     async def _commit(
@@ -1143,7 +1142,7 @@ class MatchService:
             time_control=tc,
             ply=ply,
             result=result,
-            created_time_ms=_epoch_ms_of(row.created_at),
+            created_time_ms=epoch_ms(row.created_at),
         )
 
 
@@ -1164,13 +1163,6 @@ def _invalid(field_name: str, message: str) -> MatchError:
     return MatchError(
         ErrorCode.VALIDATION_ERROR, f"{field_name}: {message}", details={field_name: message}
     )
-
-
-def _epoch_ms_of(moment: datetime) -> int:
-    # SQLite hands back naive datetimes; they were stored in UTC.
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
 
 
 def _wire_time_control(tc: TimeControl | None) -> WireTimeControl | None:

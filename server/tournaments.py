@@ -54,7 +54,7 @@ from protocol.messages import (
     TournamentState,
     TournamentSummary,
 )
-from server.db.models import Player
+from server.db.models import Player, epoch_ms
 from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
 from server.matches import Broadcast, MatchService, new_match_id
@@ -321,7 +321,7 @@ class TournamentService:
                     status=row.status,
                     games_done=done.get(row.id, 0),
                     games_total=row.games_total,
-                    created_time_ms=_epoch_ms_of(row.created_at),
+                    created_time_ms=epoch_ms(row.created_at),
                 )
                 for row in rows[:limit]
             ),
@@ -549,7 +549,7 @@ class TournamentService:
                 body=TournamentCreate.model_validate(row.spec),
                 status=row.status,
                 games_total=row.games_total,
-                created_ms=_epoch_ms_of(row.created_at),
+                created_ms=epoch_ms(row.created_at),
                 games={
                     g.game_index: TournamentGame(
                         index=g.game_index,
@@ -613,10 +613,3 @@ def _invalid(field_name: str, message: str) -> ProtocolError:
     return ProtocolError(
         ErrorCode.VALIDATION_ERROR, f"{field_name}: {message}", {field_name: message[:500]}
     )
-
-
-def _epoch_ms_of(moment: datetime) -> int:
-    # SQLite hands back naive datetimes; they were stored in UTC.
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)

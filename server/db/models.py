@@ -30,6 +30,13 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def epoch_ms(moment: datetime) -> int:
+    """Return a stored timestamp in ms since the epoch (SQLite hands back naive UTC times)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
 class Base(DeclarativeBase):
     """The declarative base of Arena's tables."""
 

@@ -209,6 +209,33 @@ async def player_socket(websocket: WebSocket) -> None:
         await connection.wait_closed()
 
 
+async def _read_only(
+    websocket: WebSocket,
+    connection: Connection,
+    settings: Settings,
+    what: str,
+    match_id: str | None,
+) -> None:
+    """Answer pings and refuse everything else (FORBIDDEN) until the client goes away."""
+    while True:
+        data = await _receive(websocket, connection, settings)
+        try:
+            message = parse_client_message(data)
+        except ProtocolError as error:
+            connection.send(_error(error))
+            continue
+        if isinstance(message, Ping):
+            connection.send(Pong(time_ms=message.time_ms, server_time_ms=_epoch_ms()))
+        else:
+            connection.send(
+                ErrorMessage(
+                    code=ErrorCode.FORBIDDEN,
+                    message=f"a {what} connection is read-only: {message.type} refused",
+                    match_id=match_id,
+                )
+            )
+
+
 @router.websocket("/ws/matches/{match_id}")
 async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
     """Watch one match, read-only: its `match_state`, then every later event in order."""
@@ -228,23 +255,7 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
             connection.close(CloseCode.POLICY_VIOLATION, "no such match")
             raise _ClosedError from None
         connection.end_sync()
-        while True:
-            data = await _receive(websocket, connection, settings)
-            try:
-                message = parse_client_message(data)
-            except ProtocolError as error:
-                connection.send(_error(error))
-                continue
-            if isinstance(message, Ping):
-                connection.send(Pong(time_ms=message.time_ms, server_time_ms=_epoch_ms()))
-            else:
-                connection.send(
-                    ErrorMessage(
-                        code=ErrorCode.FORBIDDEN,
-                        message=f"a spectator connection is read-only: {message.type} refused",
-                        match_id=match_id,
-                    )
-                )
+        await _read_only(websocket, connection, settings, "spectator", match_id)
     except (_ClosedError, WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -269,22 +280,7 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
             connection.close(CloseCode.POLICY_VIOLATION, "no such tournament")
             raise _ClosedError from None
         connection.end_sync()
-        while True:
-            data = await _receive(websocket, connection, settings)
-            try:
-                message = parse_client_message(data)
-            except ProtocolError as error:
-                connection.send(_error(error))
-                continue
-            if isinstance(message, Ping):
-                connection.send(Pong(time_ms=message.time_ms, server_time_ms=_epoch_ms()))
-            else:
-                connection.send(
-                    ErrorMessage(
-                        code=ErrorCode.FORBIDDEN,
-                        message=f"a tournament connection is read-only: {message.type} refused",
-                    )
-                )
+        await _read_only(websocket, connection, settings, "tournament", None)
     except (_ClosedError, WebSocketDisconnect, RuntimeError):
         pass
     finally:
