@@ -1,0 +1,4 @@
+"""Loop forever, burning CPU."""
+
+while True:
+    pass
