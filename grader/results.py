@@ -1,0 +1,89 @@
+"""Grading results in the format course platforms read (Gradescope's `results.json`).
+
+Every profile turns a submission into a list of `TestResult`s; `GradeReport` adds them up
+and writes `results.json`:
+
+    {"score": 7.5, "max_score": 10.0, "output": "...", "visibility": "visible",
+     "tests": [{"name": "...", "score": 1.0, "max_score": 1.0, "output": "...",
+                "visibility": "visible"}, ...]}
+
+A report is written even when the submission cannot run at all (a crash, a missing file):
+that is one more test with score 0 and the reason, never a missing file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Visibility = Literal["visible", "hidden", "after_due_date", "after_published"]
+"""When students see a test (Gradescope's values); private-suite tests are `after_published`."""
+
+MAX_OUTPUT = 8_000
+"""Characters of a test's explanation kept (Gradescope shows the text as is)."""
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One graded test: its points and the explanation of every point lost."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    score: float
+    max_score: float
+    output: str = ""
+    visibility: Visibility = "visible"
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.score <= self.max_score:
+            raise ValueError(f"{self.name}: score {self.score} outside 0..{self.max_score}")
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the test as a results.json entry."""
+        output = self.output
+        if len(output) > MAX_OUTPUT:
+            output = output[:MAX_OUTPUT] + "\n... (cut)"
+        return {
+            "name": self.name,
+            "score": round(self.score, 4),
+            "max_score": round(self.max_score, 4),
+            "output": output,
+            "visibility": self.visibility,
+        }
+
+
+@dataclass
+class GradeReport:
+    """A submission's grade: every test, and a summary for the student."""
+
+    profile: str
+    tests: list[TestResult] = field(default_factory=list)
+    output: str = ""
+
+    @property
+    def score(self) -> float:
+        """Points earned over all tests."""
+        return sum(test.score for test in self.tests)
+
+    @property
+    def max_score(self) -> float:
+        """Points available over all tests."""
+        return sum(test.max_score for test in self.tests)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return Gradescope's results.json object."""
+        return {
+            "score": round(self.score, 4),
+            "max_score": round(self.max_score, 4),
+            "output": self.output,
+            "visibility": "visible",
+            "stdout_visibility": "hidden",
+            "tests": [test.to_json() for test in self.tests],
+        }
+
+    def write(self, path: Path | str) -> None:
+        """Write results.json to `path`."""
+        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
