@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import bot, bots, games, protocol, server, tournament
+from cli import bot, bots, games, grader, protocol, server, tournament
 
 
 def create_cli() -> typer.Typer:
@@ -23,6 +23,7 @@ def create_cli() -> typer.Typer:
     protocol.register(app)
     bot.register(app)
     tournament.register(app)
+    grader.register(app)
     return app
 
 

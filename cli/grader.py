@@ -1,0 +1,145 @@
+"""The autograder commands: `arena grade` and `arena grader make-puzzles`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from cli.common import fail
+from grader.endgame import PuzzleError
+from grader.grade import DEFAULT_PYTHON, PROFILES, GradeError, GradeOptions, grade
+from grader.html import html_report
+from grader.puzzles import make_puzzle_suite, save_puzzles
+from grader.results import GradeReport
+
+console = Console(highlight=False)
+
+PUBLIC_PUZZLES = Path(__file__).resolve().parent.parent / "docs" / "grader" / "endgame-puzzles.json"
+"""The public example suite shipped with the documentation: the default of `arena grade`."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add `arena grade` and the `arena grader` command group to `app`."""
+    app.command("grade")(grade_command)
+    group = typer.Typer(
+        name="grader",
+        help="Autograder tools: make certified puzzle suites (see docs/GRADER.md).",
+        no_args_is_help=True,
+    )
+    group.command("make-puzzles")(make_puzzles_command)
+    app.add_typer(group, name="grader")
+
+
+def grade_command(
+    submission: Annotated[
+        Path, typer.Argument(help="The submission: a directory holding checkers.py, or the file.")
+    ],
+    profile: Annotated[
+        str, typer.Option("--profile", help=f"The assignment profile: {', '.join(PROFILES)}.")
+    ] = "endgame",
+    puzzles: Annotated[
+        Path | None,
+        typer.Option(
+            "--puzzles",
+            help="Puzzle suite file (endgame; default: the public examples in docs/grader/).",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print results.json to stdout instead of a table.")
+    ] = False,
+    results: Annotated[
+        Path | None, typer.Option("--results", help="Write results.json (Gradescope) here.")
+    ] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write a self-contained HTML report here.")
+    ] = None,
+    python: Annotated[
+        str,
+        typer.Option("--python", help="The interpreter that runs the student's program."),
+    ] = DEFAULT_PYTHON,
+) -> None:
+    """Grade a submission in the sandbox and explain every point lost.
+
+    Exits 0 whenever grading ran, whatever the score; 2 for a usage error.
+    """
+    if profile not in PROFILES:
+        fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+    if not os.access(python, os.X_OK):
+        fail(f"the interpreter {python} does not exist or is not executable (see --python)")
+    suite = puzzles if puzzles is not None else PUBLIC_PUZZLES
+    if profile == "endgame" and not suite.is_file():
+        fail(f"the puzzle suite {suite} does not exist (see --puzzles)")
+    try:
+        report = grade(profile, submission, GradeOptions(suite=suite, python=python))
+    except GradeError as error:
+        fail(str(error))
+    try:
+        if results is not None:
+            report.write(results)
+        if html is not None:
+            html.write_text(html_report(report), encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write {error.filename}: {error.strerror}")
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        _print_report(report)
+
+
+def _print_report(report: GradeReport) -> None:
+    table = Table(title=f"{report.profile} profile")
+    table.add_column("test")
+    table.add_column("score", justify="right")
+    table.add_column("explanation")
+    for test in report.tests:
+        colour = "green" if test.score >= test.max_score else "yellow" if test.score else "red"
+        table.add_row(
+            escape(test.name),
+            f"[{colour}]{test.score:g} / {test.max_score:g}[/]",
+            escape(test.output),
+        )
+    console.print(table)
+    console.print(f"[bold]total: {report.score:g} / {report.max_score:g}[/]")
+    if report.output:
+        console.print(escape(report.output))
+
+
+def make_puzzles_command(
+    out: Annotated[Path, typer.Option("--out", help="The suite file to write (JSON).")],
+    count: Annotated[int, typer.Option("--count", help="How many puzzles.")] = 10,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random positions.")] = 0,
+    min_plies: Annotated[
+        int, typer.Option("--min-plies", help="Shortest forced win kept, in plies.")
+    ] = 1,
+    max_plies: Annotated[
+        int, typer.Option("--max-plies", help="Longest forced win kept, in plies.")
+    ] = 9,
+    public: Annotated[
+        bool,
+        typer.Option(
+            "--public/--private",
+            help="Public examples (visible to students) or a private graded suite (file 0600).",
+        ),
+    ] = False,
+) -> None:
+    """Write a puzzle suite whose every puzzle is a forced red win certified by the solver."""
+    try:
+        suite = make_puzzle_suite(
+            seed, count, min_plies=min_plies, max_plies=max_plies, public=public
+        )
+    except PuzzleError as error:
+        fail(str(error))
+    try:
+        save_puzzles(out, suite)
+    except OSError as error:
+        fail(f"cannot write {out}: {error.strerror}")
+    lengths = ", ".join(str(p.plies) for p in suite)
+    kind = "public" if public else "private"
+    console.print(f"wrote {len(suite)} {kind} puzzles to {escape(str(out))} (plies: {lengths})")

@@ -1,0 +1,742 @@
+"""The "Agent" profile: grade a student's checkers `select_move` against Arena's search.
+
+Submission contract
+-------------------
+The student submits ``agent.py`` (alone, or in a directory with helper modules; standard
+library only, run by /usr/bin/python3) defining::
+
+    def select_move(board, player, depth_limit, time_limit): ...
+
+- `board`: a list of 8 strings of 8 characters in the course format
+  (../shared/oracles/checkers.md, "A course board format"): row 0 at the top, ``.`` empty,
+  ``r``/``R`` a red man/king, ``b``/``B`` a black man/king. Red moves up (toward row 0), black
+  down; men move and jump forward only, kings both ways; captures are compulsory (any capture
+  may be chosen), a multi-jump must be completed, and a man reaching the far row is crowned and
+  its move ends there.
+- `player`: ``"red"`` or ``"black"``, the side to move, which has at least one legal move.
+- `depth_limit`: a positive int, the number of plies to search; None means no limit (search
+  within `time_limit`). The current suites always pass an int.
+- `time_limit`: seconds (a float) allowed for this call.
+
+It returns either ``(move, value)`` (a tuple or list of two items) or ``move`` alone:
+
+- `move`: a list (or tuple) of (row, col) pairs of ints: the start square, then every landing
+  square in order (a multi-jump lists each landing).
+- `value`: a number, the minimax value of the position searched `depth_limit` plies deep, from
+  `player`'s point of view: at the depth limit a position scores its *material*, men 1 and
+  kings 2, `player`'s minus the opponent's; a position whose side to move has no legal move
+  (or no pieces) is lost for that side and scores -1000 for it (+1000 for the other), at any
+  depth. Ties between moves of equal value may be broken freely. Without a value the value
+  checks score 0 (the move checks still count).
+
+An exception, a wrong return type or time over `time_limit` + slack (0.5 s) costs that call
+only; printed output is ignored. Do not rely on state kept between calls: calls are batched in
+sandbox sessions, and a session may be restarted at any call.
+
+How calls run
+-------------
+The grader never imports student code. `grader/agent_harness.py` is copied next to agent.py and
+run in the sandbox (grader.sandbox) with a batch of requests on stdin; it imports agent, calls
+select_move for each request, and prints one JSON line per call (with the time the call took).
+A session's wall limit is one call's allowance (time_limit + slack + `startup_seconds`): a
+session killed while its first call runs charges that call (timeout, memory, crash); a session
+killed later is restarted from the unfinished call, which then runs first. After
+`max_timeouts` calls time out, the remaining calls of the whole grading are not run and score 0
+(an agent that always hangs costs a few seconds, not one allowance per call). Games are
+played by the grader in lockstep: every game where the agent is to move sends one request per
+round, so a round of all games is one sandbox session.
+
+Scoring (defaults; `AgentSuite` sets them)
+------------------------------------------
+1. ``legal moves`` (20 points): one position suite (forced captures, multi-jumps, crowning,
+   kings, both colours); points in proportion to the calls that return a legal move.
+2. ``exact minimax, depth d`` for d = 1, 2, 3 (10 points each): on positions reached by random
+   play, half of a position's share for a move among the optimal moves of Arena's minimax
+   (bots.minimax with the evaluation above), half for the exact value.
+3. ``games vs SPEC`` for random, greedy, alphabeta:depth=2 and alphabeta:depth=4 (10 points
+   each, all or nothing): the agent plays `games` games (alternating colours, each game opened
+   with a few seeded random plies) with `game_depth`; a game is won, drawn or lost by Arena's
+   rules (including its draw rules), adjudicated on material after `max_plies` plies, and
+   forfeited on the agent's first failed call (illegal move, exception, timeout). The test
+   passes when no game was forfeited and the agent's score share (win 1, draw 1/2) reaches the
+   threshold: 80% vs random, 60% vs greedy, 25% vs alphabeta:depth=2, and 0% vs
+   alphabeta:depth=4 (a material-only depth-4 search rarely scores there: the test asks for
+   complete, legal, timely games).
+4. ``time`` (10 points, all or nothing): lost if any call exceeded time_limit + slack.
+
+Gaps: the time a call took is measured by the harness inside the sandbox, so a student who
+tampers with the harness's clock could under-report it (the sandbox's wall limit still bounds
+it); import time counts against the first call of each session.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from bots.evaluation.checkers import MATERIAL
+from bots.minimax import minimax
+from bots.scoring import Scoring
+from bots.spec import create_bot
+from games import State
+from games.checkers import (
+    WHITE,
+    Checkers,
+    CheckersMove,
+    CheckersState,
+    format_board,
+    parse_board,
+    square_at,
+    square_column,
+    square_row,
+)
+from grader.results import TestResult
+from grader.sandbox import Limits, SandboxResult, Status, run_sandboxed
+
+HARNESS: Final = Path(__file__).with_name("agent_harness.py")
+HARNESS_NAME: Final = "_arena_agent_harness.py"
+LOSS_VALUE: Final = 1000
+"""The value of a lost position (no legal move) for its side to move is -LOSS_VALUE."""
+AGENT_SCORING: Final = Scoring(win=LOSS_VALUE, by_distance=False)
+MAX_SUBMISSION_BYTES: Final = 2 * 1024 * 1024
+MAX_LISTED: Final = 12
+"""Failures listed in one test's explanation; the rest are counted."""
+
+
+def material(state: State[Any]) -> float:
+    """Return the contract's evaluation: men 1, kings 2, for the side to move."""
+    return MATERIAL(state) / 100
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """A reference bot the agent must score at least `threshold` (win 1, draw 1/2) against."""
+
+    spec: str
+    games: int
+    threshold: float
+    points: float = 10.0
+
+
+DEFAULT_OPPONENTS: Final = (
+    Opponent("random", 6, 0.8),
+    Opponent("greedy", 6, 0.6),
+    Opponent("alphabeta:depth=2", 4, 0.25),
+    Opponent("alphabeta:depth=4", 4, 0.0),
+)
+
+
+@dataclass(frozen=True)
+class AgentSuite:
+    """What the grading runs and what each part is worth; times in seconds."""
+
+    legal_positions: tuple[tuple[str, str, str], ...] = ()
+    """(name, course board, player); empty means `LEGAL_SUITE`."""
+    legal_depth: int = 2
+    exact_depths: tuple[int, ...] = (1, 2, 3)
+    exact_positions: int = 6
+    exact_seed: int = 384
+    opponents: tuple[Opponent, ...] = DEFAULT_OPPONENTS
+    game_depth: int = 4
+    opening_plies: int = 4
+    max_plies: int = 120
+    game_seed: int = 0
+    time_limit: float = 2.0
+    slack: float = 0.5
+    startup_seconds: float = 1.0
+    max_timeouts: int = 2
+    legal_points: float = 20.0
+    exact_points: float = 10.0
+    time_points: float = 10.0
+
+
+# -- the position suite for legal moves --------------------------------------------------------
+
+
+def course_board(pieces: Mapping[tuple[int, int], str]) -> str:
+    """Return the course board with `pieces` ((row, col) -> r/R/b/B), all else empty."""
+    return "\n".join("".join(pieces.get((row, col), ".") for col in range(8)) for row in range(8))
+
+
+OPENING: Final = ".b.b.b.b\nb.b.b.b.\n.b.b.b.b\n........\n........\nr.r.r.r.\n.r.r.r.r\nr.r.r.r."
+LEGAL_SUITE: Final = (
+    ("opening, red to move", OPENING, "red"),
+    (
+        "forced capture, red",
+        course_board({(5, 2): "r", (6, 5): "r", (4, 3): "b", (1, 4): "b"}),
+        "red",
+    ),
+    (
+        "double jump, red",
+        course_board({(6, 1): "r", (7, 6): "r", (5, 2): "b", (3, 4): "b", (0, 7): "b"}),
+        "red",
+    ),
+    (
+        "crowning ends the jump, red",
+        course_board({(2, 1): "r", (6, 5): "r", (1, 2): "b", (1, 4): "b"}),
+        "red",
+    ),
+    (
+        "king jumps backwards, red",
+        course_board({(2, 3): "R", (7, 0): "r", (3, 4): "b", (0, 7): "b"}),
+        "red",
+    ),
+    (
+        "forced capture, black",
+        course_board({(3, 4): "b", (1, 0): "b", (4, 3): "r", (7, 6): "r"}),
+        "black",
+    ),
+    (
+        "triple jump, black",
+        course_board({(1, 0): "b", (2, 1): "r", (4, 3): "r", (6, 5): "r", (7, 0): "r"}),
+        "black",
+    ),
+    ("crowning step, black", course_board({(6, 3): "b", (5, 0): "r", (7, 0): "r"}), "black"),
+    (
+        "two kings, black",
+        course_board({(2, 3): "B", (6, 3): "B", (4, 5): "r", (7, 0): "r"}),
+        "black",
+    ),
+)
+"""(name, course board, side to move): captures, multi-jumps, crowning and kings, both colours."""
+
+
+# -- running the student's code -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    """One call of select_move."""
+
+    board: str
+    player: str
+    depth_limit: int | None
+    time_limit: float
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What one call gave: `result` (plain JSON data) when `ok`, else `error` for the student."""
+
+    ok: bool
+    result: Any = None
+    error: str = ""
+    elapsed: float | None = None
+    timed_out: bool = False
+    not_run: bool = False
+
+
+@dataclass
+class Runner:
+    """Runs batches of calls in sandbox sessions and counts timeouts across the grading."""
+
+    files: Mapping[str, bytes]
+    python: str
+    limits: Limits
+    suite: AgentSuite
+    timeouts: int = 0
+    sessions: int = 0
+    import_error: str | None = None
+    timed_out_calls: list[str] = field(default_factory=list)
+
+    def run(self, requests: Sequence[Request], labels: Sequence[str]) -> list[Reply]:
+        """Return one reply per request, in order; never raises for what the agent does."""
+        replies: list[Reply | None] = [None] * len(requests)
+        pending = list(range(len(requests)))
+        while pending:
+            if self.import_error is not None:
+                self._fill(replies, pending, Reply(ok=False, error=self.import_error))
+                break
+            if self.timeouts >= self.suite.max_timeouts:
+                error = (
+                    f"not run: the agent already exceeded the time limit "
+                    f"{self.timeouts} times, so the rest of the grading was skipped"
+                )
+                self._fill(replies, pending, Reply(ok=False, error=error, not_run=True))
+                break
+            pending = self._session(requests, labels, pending, replies)
+        return [
+            reply if reply is not None else Reply(ok=False, error="not run") for reply in replies
+        ]
+
+    @staticmethod
+    def _fill(replies: list[Reply | None], indexes: Sequence[int], reply: Reply) -> None:
+        for index in indexes:
+            replies[index] = reply
+
+    def _session(
+        self,
+        requests: Sequence[Request],
+        labels: Sequence[str],
+        batch: list[int],
+        replies: list[Reply | None],
+    ) -> list[int]:
+        """Run one sandbox session over `batch`; return the indexes still to run."""
+        allowance = max(requests[i].time_limit for i in batch) + self.suite.slack
+        wall = allowance + self.suite.startup_seconds
+        limits = replace(self.limits, wall_seconds=wall, cpu_seconds=math.ceil(wall) + 1)
+        payload = [
+            {
+                "id": i,
+                "board": requests[i].board.splitlines(),
+                "player": requests[i].player,
+                "depth_limit": requests[i].depth_limit,
+                "time_limit": requests[i].time_limit,
+            }
+            for i in batch
+        ]
+        self.sessions += 1
+        outcome = run_sandboxed(
+            [self.python, HARNESS_NAME],
+            files=self.files,
+            limits=limits,
+            stdin=json.dumps(payload).encode(),
+        )
+        ready = False
+        for line in outcome.stdout.splitlines():
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(message, dict):
+                continue
+            if "import_error" in message:
+                self.import_error = "agent.py could not be imported:\n" + str(
+                    message["import_error"]
+                )
+                return batch
+            if message.get("ready") is True:
+                ready = True
+                continue
+            index = message.get("id")
+            if ready and isinstance(index, int) and index in batch and replies[index] is None:
+                replies[index] = self._reply(message, requests[index], labels[index])
+        remaining = [i for i in batch if replies[i] is None]
+        if not remaining:
+            return []
+        if not ready:
+            if outcome.status in (Status.TIMEOUT, Status.CPU_LIMIT):
+                replies[remaining[0]] = self._timeout(outcome, labels[remaining[0]], wall)
+                return remaining[1:]
+            self.import_error = "agent.py could not be imported: " + _describe_end(outcome)
+            return remaining
+        first = remaining[0]
+        if first != batch[0]:
+            return remaining  # killed after earlier calls: rerun this one first in a new session
+        if outcome.status in (Status.TIMEOUT, Status.CPU_LIMIT):
+            replies[first] = self._timeout(outcome, labels[first], allowance)
+        else:
+            replies[first] = Reply(ok=False, error=_describe_end(outcome))
+        return remaining[1:]
+
+    def _timeout(self, outcome: SandboxResult, label: str, allowance: float) -> Reply:
+        self.timeouts += 1
+        self.timed_out_calls.append(f"{label}: killed after {outcome.wall_seconds:.1f} s")
+        return Reply(
+            ok=False,
+            error=f"no answer within the time limit + slack ({allowance:.1f} s): {outcome.reason}",
+            timed_out=True,
+        )
+
+    def _reply(self, message: Mapping[str, Any], request: Request, label: str) -> Reply:
+        elapsed = message.get("elapsed")
+        seconds = float(elapsed) if isinstance(elapsed, int | float) else None
+        allowed = request.time_limit + self.suite.slack
+        if seconds is not None and seconds > allowed:
+            self.timeouts += 1
+            self.timed_out_calls.append(f"{label}: {seconds:.2f} s")
+            return Reply(
+                ok=False,
+                error=f"took {seconds:.2f} s, over the time limit + slack ({allowed:.1f} s)",
+                elapsed=seconds,
+                timed_out=True,
+            )
+        if message.get("ok") is True:
+            return Reply(ok=True, result=message.get("result"), elapsed=seconds)
+        return Reply(
+            ok=False, error="select_move raised:\n" + str(message.get("error")), elapsed=seconds
+        )
+
+
+def _describe_end(outcome: SandboxResult) -> str:
+    if outcome.status is Status.OK:
+        return "the program ended during this call (exit code 0: sys.exit/os._exit in agent.py?)"
+    return f"the program was stopped during this call: {outcome.reason}"
+
+
+# -- reading answers ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A reply read against its position: the legal move it names (if any) and its value."""
+
+    move: CheckersMove | None
+    value: float | None
+    problem: str = ""
+
+
+def _short(data: Any) -> str:
+    text = json.dumps(data)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _is_number(data: Any) -> bool:
+    return isinstance(data, int | float) and not isinstance(data, bool)
+
+
+def _is_pair(data: Any) -> bool:
+    return (
+        isinstance(data, list)
+        and len(data) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in data)
+    )
+
+
+def read_answer(state: CheckersState, reply: Reply) -> Answer:
+    """Return the legal move and value a reply names, or the problem with it, in words."""
+    if not reply.ok:
+        return Answer(None, None, reply.error)
+    data = reply.result
+    value: float | None = None
+    if (
+        isinstance(data, list)
+        and len(data) == 2
+        and isinstance(data[0], list)
+        and _is_number(data[1])
+    ):
+        data, value = data[0], float(data[1])
+    if not isinstance(data, list) or len(data) < 2 or not all(_is_pair(s) for s in data):
+        return Answer(
+            None,
+            value,
+            f"returned {_short(reply.result)}: not a move (expected a list of (row, col) pairs, "
+            "or (move, value))",
+        )
+    squares = []
+    for row, col in data:
+        square = square_at(row, col)
+        if square is None:
+            return Answer(None, value, f"({row},{col}) is not a dark square of the board")
+        squares.append(square)
+    path = tuple(squares)
+    for move in state.legal_moves():
+        if move.path == path:
+            return Answer(move, value)
+    return Answer(None, value, _explain_illegal(state, path))
+
+
+def describe_move(move: CheckersMove) -> str:
+    """Return a move as course (row,col) squares joined by - (a step) or x (a jump)."""
+    sep = "x" if move.is_capture else "-"
+    return sep.join(f"({square_row(s)},{square_column(s)})" for s in move.path)
+
+
+def _describe_path(path: Sequence[int]) -> str:
+    return "-".join(f"({square_row(s)},{square_column(s)})" for s in path)
+
+
+def _explain_illegal(state: CheckersState, path: tuple[int, ...]) -> str:
+    legal = state.legal_moves()
+    listed = ", ".join(sorted(describe_move(m) for m in legal))
+    reason = "not a legal move"
+    if any(m.path[: len(path)] == path and len(m.path) > len(path) for m in legal):
+        reason = "an incomplete multi-jump (a jump must continue while it can)"
+    elif any(path[: len(m.path)] == m.path for m in legal):
+        reason = "goes on after the move ended (crowning ends a move)"
+    elif state.has_capture():
+        reason = "not a legal move (a capture is available, and captures are compulsory)"
+    return f"{_describe_path(path)} is {reason}; legal moves: {listed}"
+
+
+# -- the parts of the grade ---------------------------------------------------------------------
+
+GAME: Final = Checkers()
+
+
+def _player(state: CheckersState) -> str:
+    return "red" if state.turn == WHITE else "black"
+
+
+def _board_state(board: str, player: str) -> CheckersState:
+    return parse_board(GAME, board, to_move=player)
+
+
+def _proportional(
+    name: str, points: float, earned: float, total: float, lines: list[str]
+) -> TestResult:
+    score = points * earned / total if total else 0.0
+    score = min(points, max(0.0, score))
+    head = f"{earned:g}/{total:g} earned."
+    shown = lines[:MAX_LISTED]
+    if len(lines) > MAX_LISTED:
+        shown.append(f"... and {len(lines) - MAX_LISTED} more")
+    output = head if not shown else head + " Points lost:\n" + "\n".join(shown)
+    return TestResult(name, score, points, output)
+
+
+def _legal_part(runner: Runner, suite: AgentSuite) -> TestResult:
+    positions = suite.legal_positions or LEGAL_SUITE
+    requests = [
+        Request(board, player, suite.legal_depth, suite.time_limit)
+        for _, board, player in positions
+    ]
+    replies = runner.run(requests, [f"legal moves: {name}" for name, _, _ in positions])
+    lines = []
+    earned = 0
+    for (name, board, player), reply in zip(positions, replies, strict=True):
+        answer = read_answer(_board_state(board, player), reply)
+        if answer.move is not None:
+            earned += 1
+        else:
+            lines.append(f"- {name} ({player} to move): {answer.problem}")
+    return _proportional("legal moves", suite.legal_points, earned, len(positions), lines)
+
+
+def exact_positions(count: int, seed: int) -> list[CheckersState]:
+    """Return `count` course positions reached by seeded random play (no history, not over)."""
+    rng = random.Random(seed)
+    positions: list[CheckersState] = []
+    while len(positions) < count:
+        state = _board_state(format_board(GAME.initial_state()), "red")
+        for _ in range(rng.randrange(4, 30)):
+            if state.is_terminal():
+                break
+            state = state.apply_unchecked(rng.choice(state.legal_moves()))
+        fresh = _board_state(format_board(state), _player(state))
+        if not fresh.is_terminal():
+            positions.append(fresh)
+    return positions
+
+
+def reference_values(state: CheckersState, depth: int) -> dict[CheckersMove, float]:
+    """Return each legal move's minimax value at `depth` for the side to move (Arena's minimax)."""
+    values = {}
+    for move in state.legal_moves():
+        child = state.apply_unchecked(move)
+        result = minimax(child, depth=depth - 1, evaluate=material, scoring=AGENT_SCORING)
+        values[move] = -result.score
+    return values
+
+
+def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
+    positions = exact_positions(suite.exact_positions, suite.exact_seed)
+    requests = []
+    labels = []
+    for depth in suite.exact_depths:
+        for number, state in enumerate(positions, 1):
+            requests.append(Request(format_board(state), _player(state), depth, suite.time_limit))
+            labels.append(f"exact minimax, depth {depth}: position {number}")
+    replies = iter(runner.run(requests, labels))
+    results = []
+    for depth in suite.exact_depths:
+        earned = 0.0
+        lines = []
+        for number, state in enumerate(positions, 1):
+            reply = next(replies)
+            values = reference_values(state, depth)
+            best = max(values.values())
+            optimal = sorted(describe_move(m) for m, v in values.items() if v == best)
+            answer = read_answer(state, reply)
+            where = f"- position {number} ({_player(state)} to move)"
+            if answer.move is None:
+                lines.append(f"{where}: {answer.problem}")
+                continue
+            if values[answer.move] == best:
+                earned += 0.5
+            else:
+                lines.append(
+                    f"{where}: move {describe_move(answer.move)} has value "
+                    f"{values[answer.move]:g}, not the best {best:g} "
+                    f"(optimal: {', '.join(optimal)})"
+                )
+            if answer.value is None:
+                lines.append(f"{where}: no value returned (return (move, value))")
+            elif answer.value == best:
+                earned += 0.5
+            else:
+                lines.append(f"{where}: value {answer.value:g}, expected {best:g}")
+        results.append(
+            _proportional(
+                f"exact minimax, depth {depth}",
+                suite.exact_points,
+                earned,
+                len(positions),
+                lines,
+            )
+        )
+    return results
+
+
+@dataclass
+class _Game:
+    opponent: Opponent
+    number: int
+    agent_colour: int
+    state: CheckersState
+    plies: int = 0
+    result: float | None = None  # the agent's points: 1, 1/2 or 0
+    note: str = ""
+
+
+def _material_lead(state: CheckersState, colour: int) -> float:
+    lead = material(state)
+    return (lead if state.turn == colour else -lead) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def _finish_if_over(game: _Game, suite: AgentSuite) -> bool:
+    outcome = game.state.outcome()
+    if outcome is not None:
+        if outcome.winner is None:
+            game.result, game.note = 0.5, f"draw ({outcome.reason})"
+        elif outcome.winner == game.agent_colour:
+            game.result, game.note = 1.0, f"won ({outcome.reason})"
+        else:
+            game.result, game.note = 0.0, f"lost ({outcome.reason})"
+        return True
+    if game.plies >= suite.max_plies:
+        lead = _material_lead(game.state, game.agent_colour)
+        verdict = (1.0, "won") if lead > 0 else (0.0, "lost") if lead < 0 else (0.5, "drawn")
+        game.result = verdict[0]
+        game.note = f"{verdict[1]} on material ({lead:+g}) after {suite.max_plies} plies"
+        return True
+    return False
+
+
+def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
+    games: list[_Game] = []
+    bots = {}
+    for opponent in suite.opponents:
+        bots[opponent.spec] = create_bot(opponent.spec, GAME, rng=random.Random(suite.game_seed))
+        for number in range(opponent.games):
+            rng = random.Random(f"{suite.game_seed}:{opponent.spec}:{number // 2}")
+            state = _board_state(format_board(GAME.initial_state()), "red")
+            for _ in range(suite.opening_plies):
+                state = state.apply_unchecked(rng.choice(state.legal_moves()))
+            agent = WHITE if number % 2 == 0 else 1 - WHITE
+            games.append(_Game(opponent, number + 1, agent, state, suite.opening_plies))
+    active = [g for g in games if not _finish_if_over(g, suite)]
+    while active:
+        waiting = []
+        for game in active:
+            while game.state.turn != game.agent_colour and not _finish_if_over(game, suite):
+                move = bots[game.opponent.spec].choose(game.state).move
+                assert isinstance(move, CheckersMove)
+                game.state = game.state.apply_unchecked(move)
+                game.plies += 1
+            if game.result is None and not _finish_if_over(game, suite):
+                waiting.append(game)
+        if not waiting:
+            break
+        requests = [
+            Request(format_board(g.state), _player(g.state), suite.game_depth, suite.time_limit)
+            for g in waiting
+        ]
+        labels = [
+            f"games vs {g.opponent.spec}: game {g.number}, ply {g.plies + 1}" for g in waiting
+        ]
+        for game, reply in zip(waiting, runner.run(requests, labels), strict=True):
+            answer = read_answer(game.state, reply)
+            if answer.move is None:
+                game.result = 0.0
+                game.note = f"forfeited at ply {game.plies + 1}: {answer.problem}"
+                continue
+            game.state = game.state.apply_unchecked(answer.move)
+            game.plies += 1
+            _finish_if_over(game, suite)
+        active = [g for g in waiting if g.result is None]
+    results = []
+    for opponent in suite.opponents:
+        played = [g for g in games if g.opponent is opponent]
+        score = sum(g.result or 0.0 for g in played)
+        share = score / len(played) if played else 0.0
+        forfeits = sum(1 for g in played if g.note.startswith("forfeited"))
+        passed = share >= opponent.threshold and not forfeits
+        lines = [
+            f"- game {g.number} as {'red' if g.agent_colour == WHITE else 'black'}: {g.note}"
+            for g in played
+        ]
+        verdict = "passed" if passed else "failed"
+        head = (
+            f"{verdict}: scored {score:g}/{len(played)} ({share:.0%}; win 1, draw 1/2), "
+            f"threshold {opponent.threshold:.0%}"
+            + (f"; {forfeits} game(s) forfeited (any forfeit fails the test)" if forfeits else "")
+        )
+        results.append(
+            TestResult(
+                f"games vs {opponent.spec}",
+                opponent.points if passed else 0.0,
+                opponent.points,
+                head + "\n" + "\n".join(lines),
+            )
+        )
+    return results
+
+
+def _time_part(runner: Runner, suite: AgentSuite) -> TestResult:
+    if not runner.timed_out_calls:
+        return TestResult("time", suite.time_points, suite.time_points, "every call in time")
+    lines = runner.timed_out_calls[:MAX_LISTED]
+    return TestResult(
+        "time",
+        0.0,
+        suite.time_points,
+        f"{len(runner.timed_out_calls)} call(s) over time_limit + slack "
+        f"({suite.time_limit:g} + {suite.slack:g} s):\n" + "\n".join(f"- {line}" for line in lines),
+    )
+
+
+def _submission_files(submission: Path) -> dict[str, bytes] | str:
+    """Return the files to run, or the reason there are none, in words."""
+    if submission.is_dir():
+        files: dict[str, bytes] = {}
+        total = 0
+        for path in sorted(submission.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                total += path.stat().st_size
+                if total > MAX_SUBMISSION_BYTES:
+                    return f"the submission is larger than {MAX_SUBMISSION_BYTES} bytes"
+                files[path.relative_to(submission).as_posix()] = path.read_bytes()
+        if "agent.py" not in files:
+            return "the submission has no agent.py"
+    elif submission.is_file():
+        if submission.stat().st_size > MAX_SUBMISSION_BYTES:
+            return f"agent.py is larger than {MAX_SUBMISSION_BYTES} bytes"
+        files = {"agent.py": submission.read_bytes()}
+    else:
+        return f"no submission at {submission}"
+    files[HARNESS_NAME] = HARNESS.read_bytes()
+    return files
+
+
+def grade_agent(
+    submission: Path,
+    *,
+    python: str = "/usr/bin/python3",
+    limits: Limits | None = None,
+    suite: AgentSuite | None = None,
+) -> list[TestResult]:
+    """Grade an agent submission (agent.py, or a directory holding it); see the module docstring.
+
+    `limits` gives the sandbox's memory, process and file limits (its times are set per session
+    from the suite). Never raises for anything the submission does.
+    """
+    suite = suite or AgentSuite()
+    files = _submission_files(Path(submission))
+    runner = Runner(
+        files=files if isinstance(files, dict) else {},
+        python=python,
+        limits=limits or Limits(),
+        suite=suite,
+        import_error=None if isinstance(files, dict) else files,
+    )
+    results = [_legal_part(runner, suite)]
+    results.extend(_exact_parts(runner, suite))
+    results.extend(_games_parts(runner, suite))
+    results.append(_time_part(runner, suite))
+    return results

@@ -1,0 +1,83 @@
+"""A grade report as one self-contained HTML page (no scripts, no external files)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from grader.results import GradeReport, TestResult
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
+       color: #222; }
+h1 { margin-bottom: 0.2rem; }
+.total { font-size: 1.4rem; margin: 0.5rem 0 1rem; }
+table { border-collapse: collapse; width: 100%; margin-bottom: 1.5rem; }
+th, td { text-align: left; padding: 0.3rem 0.6rem; border-bottom: 1px solid #ddd; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+section { border: 1px solid #ddd; border-left-width: 6px; border-radius: 4px; padding: 0.4rem 1rem;
+          margin: 0.8rem 0; }
+section.full { border-left-color: #2e7d32; }
+section.partial { border-left-color: #f9a825; }
+section.zero { border-left-color: #c62828; }
+section h2 { font-size: 1.05rem; margin: 0.4rem 0; }
+pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.6rem; border-radius: 4px; }
+.muted { color: #666; font-size: 0.9rem; }
+"""
+
+
+def html_report(report: GradeReport) -> str:
+    """Return the report as an HTML page: the total, a table of tests, each test's explanation.
+
+    Every text from the submission or the grader is escaped, so the page is safe to serve.
+    """
+    rows = "\n".join(
+        f'<tr><td><a href="#test-{index}">{escape(test.name)}</a></td>'
+        f'<td class="num">{_points(test.score)} / {_points(test.max_score)}</td>'
+        f"<td>{escape(test.visibility)}</td></tr>"
+        for index, test in enumerate(report.tests, 1)
+    )
+    sections = "\n".join(_section(index, test) for index, test in enumerate(report.tests, 1))
+    summary = f"<p>{escape(report.output)}</p>" if report.output else ""
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Arena grade: {escape(report.profile)} {_points(report.score)} / \
+{_points(report.max_score)}</title>
+<style>{_STYLE}</style>
+</head>
+<body>
+<h1>Arena autograder</h1>
+<p class="muted">profile: {escape(report.profile)}</p>
+<p class="total">Score: <strong>{_points(report.score)}</strong> of \
+{_points(report.max_score)}</p>
+{summary}
+<table>
+<thead><tr><th>test</th><th>score</th><th>visibility</th></tr></thead>
+<tbody>
+{rows}
+</tbody>
+</table>
+{sections}
+</body>
+</html>
+"""
+
+
+def _section(index: int, test: TestResult) -> str:
+    if test.score >= test.max_score:
+        kind = "full"
+    elif test.score > 0:
+        kind = "partial"
+    else:
+        kind = "zero"
+    body = f"<pre>{escape(test.output)}</pre>" if test.output else ""
+    return (
+        f'<section id="test-{index}" class="{kind}">'
+        f"<h2>{escape(test.name)}: {_points(test.score)} / {_points(test.max_score)}</h2>"
+        f"{body}</section>"
+    )
+
+
+def _points(value: float) -> str:
+    return f"{round(value, 4):g}"

@@ -1,0 +1,145 @@
+"""The agent profile: the reference scores full marks; broken agents lose the right points."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from games.checkers import Checkers, parse_board
+from grader.agent import (
+    LEGAL_SUITE,
+    AgentSuite,
+    Opponent,
+    grade_agent,
+    reference_values,
+)
+from grader.results import TestResult
+from grader.sandbox import UNSHARE
+
+AGENTS = Path(__file__).parent / "agents"
+REFERENCE = Path(__file__).parents[2] / "grader" / "reference" / "agent_solution.py"
+PYTHON = "/usr/bin/python3"
+GAME = Checkers()
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root to drop to uid 65534"),
+    pytest.mark.skipif(not os.path.exists(UNSHARE), reason=f"{UNSHARE} (util-linux) is missing"),
+    pytest.mark.skipif(not os.path.exists(PYTHON), reason=f"{PYTHON} is missing"),
+]
+
+# Small but complete: every part runs; games are short (adjudicated on material).
+SUITE = AgentSuite(
+    exact_positions=3,
+    opponents=(
+        Opponent("random", 2, 0.8),
+        Opponent("greedy", 1, 0.5),
+        Opponent("alphabeta:depth=2", 1, 0.0),
+        Opponent("alphabeta:depth=4", 1, 0.0),
+    ),
+    game_depth=2,
+    max_plies=30,
+    time_limit=1.0,
+    slack=0.5,
+    startup_seconds=1.0,
+)
+
+
+def grade(agent: Path, tmp_path: Path, *, with_reference: bool = False) -> dict[str, TestResult]:
+    """Grade `agent` as agent.py (with the reference beside it as reference.py if asked)."""
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    shutil.copy(agent, submission / "agent.py")
+    if with_reference:
+        shutil.copy(REFERENCE, submission / "reference.py")
+    results = grade_agent(submission, python=PYTHON, suite=SUITE)
+    return {result.name: result for result in results}
+
+
+def test_reference_scores_full_marks(tmp_path: Path) -> None:
+    results = grade(REFERENCE, tmp_path)
+    assert len(results) == 1 + 3 + 4 + 1
+    lost = {name: r.output for name, r in results.items() if r.score != r.max_score}
+    assert not lost
+    assert sum(r.max_score for r in results.values()) == 100
+
+
+def test_agent_file_alone_is_a_submission() -> None:
+    tiny = AgentSuite(
+        legal_positions=LEGAL_SUITE[:2], exact_depths=(1,), exact_positions=1, opponents=()
+    )
+    results = grade_agent(REFERENCE, python=PYTHON, suite=tiny)
+    assert [(r.name, r.score) for r in results] == [
+        ("legal moves", 20.0),
+        ("exact minimax, depth 1", 10.0),
+        ("time", 10.0),
+    ]
+
+
+def test_illegal_moves_lose_legal_exact_and_games(tmp_path: Path) -> None:
+    results = grade(AGENTS / "illegal.py", tmp_path)
+    legal = results["legal moves"]
+    assert legal.score < legal.max_score
+    assert "captures are compulsory" in legal.output
+    assert "forced capture, red" in legal.output
+    assert results["games vs random"].score == 0
+    assert "forfeited" in results["games vs random"].output
+    assert results["time"].score == results["time"].max_score
+
+
+def test_wrong_side_evaluation_loses_values_not_legality(tmp_path: Path) -> None:
+    results = grade(AGENTS / "wrong_side.py", tmp_path, with_reference=True)
+    assert results["legal moves"].score == results["legal moves"].max_score
+    depth_one = results["exact minimax, depth 1"]
+    assert depth_one.score < depth_one.max_score
+    assert "expected" in depth_one.output
+    assert results["time"].score == results["time"].max_score
+
+
+def test_move_without_value_earns_half_of_the_exact_checks(tmp_path: Path) -> None:
+    results = grade(AGENTS / "move_only.py", tmp_path, with_reference=True)
+    for depth in (1, 2, 3):
+        exact = results[f"exact minimax, depth {depth}"]
+        assert exact.score == pytest.approx(exact.max_score / 2)
+        assert "no value returned" in exact.output
+    assert results["games vs random"].score == results["games vs random"].max_score
+
+
+@pytest.mark.parametrize(
+    ("agent", "reason"),
+    [
+        ("crash.py", "RuntimeError: not implemented yet"),
+        ("garbage.py", "not a move"),
+        ("no_function.py", "could not be imported"),
+    ],
+)
+def test_broken_agents_score_only_time(tmp_path: Path, agent: str, reason: str) -> None:
+    results = grade(AGENTS / agent, tmp_path)
+    for name, result in results.items():
+        if name == "time":
+            continue
+        assert result.score == 0, name
+        assert reason in result.output, name
+        if name.startswith("games"):
+            assert "forfeited" in result.output, name
+    assert results["time"].score == results["time"].max_score
+
+
+def test_infinite_loop_times_out_and_stops_the_grading(tmp_path: Path) -> None:
+    results = grade(AGENTS / "infinite_loop.py", tmp_path)
+    assert all(r.score == 0 for r in results.values())
+    assert "time limit" in results["legal moves"].output
+    assert "2 call(s) over time_limit" in results["time"].output
+    assert "rest of the grading was skipped" in results["exact minimax, depth 3"].output
+
+
+def test_reference_values_use_material_and_loss_values() -> None:
+    # Red (to move) jumps the lone black man: black then has no pieces, a loss worth 1000.
+    board = "\n".join(["........"] * 3 + ["....b...", "...r...."] + ["........"] * 3)
+    state = parse_board(GAME, board, "red")
+    assert set(reference_values(state, 1).values()) == {1000}
+    # A quiet position: one man each, value 0 at depth 1 and 2.
+    quiet = parse_board(GAME, "\n".join([".b......"] + ["........"] * 6 + ["......r."]), "red")
+    assert set(reference_values(quiet, 1).values()) == {0}

@@ -1,0 +1,307 @@
+"""The endgame profile end to end: the reference scores full marks, broken submissions score 0
+with the right reason, and results.json is always written (also through `arena grade`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import create_cli
+from grader.endgame import PuzzleError
+from grader.grade import GradeError, GradeOptions, grade, grade_endgame
+from grader.html import html_report
+from grader.puzzles import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
+from grader.results import GradeReport, TestResult
+from grader.sandbox import MIB, UNSHARE, Limits
+
+REPO = Path(__file__).resolve().parents[2]
+REFERENCE = REPO / "grader" / "reference" / "endgame_solver.py"
+PUBLIC_SUITE = REPO / "docs" / "grader" / "endgame-puzzles.json"
+SUBMISSIONS = Path(__file__).parent / "submissions"
+# The student's interpreter must be readable by the sandbox uid (the venv's may live under /root).
+PYTHON = "/usr/bin/python3"
+
+sandboxed = pytest.mark.skipif(
+    os.geteuid() != 0 or not os.path.exists(UNSHARE) or not os.path.exists(PYTHON),
+    reason=f"the sandbox needs root, {UNSHARE} (util-linux) and {PYTHON}",
+)
+
+BOARD = "\n".join(
+    ["........", "........", "...b....", "......R.", "...R....", "........", ".....b..", "........"]
+)
+SMALL = Limits(cpu_seconds=5, wall_seconds=2.0, memory_bytes=256 * MIB, output_bytes=64 * 1024)
+
+
+@pytest.fixture(scope="module")
+def public() -> list[Puzzle]:
+    return load_puzzles(PUBLIC_SUITE)
+
+
+@pytest.fixture
+def reference(tmp_path: Path) -> Path:
+    submission = tmp_path / "reference"
+    submission.mkdir()
+    shutil.copyfile(REFERENCE, submission / "checkers.py")
+    return submission
+
+
+def run_gallery(name: str, puzzles: list[Puzzle], tmp_path: Path) -> GradeReport:
+    """Grade tests/grader/submissions/`name` and check that results.json and HTML are written."""
+    report = grade_endgame(SUBMISSIONS / name, puzzles, limits=SMALL, python=PYTHON)
+    path = tmp_path / "results.json"
+    report.write(path)
+    data = json.loads(path.read_text())
+    assert data["score"] == pytest.approx(report.score)
+    assert len(data["tests"]) == len(report.tests)
+    assert "<!DOCTYPE html>" in html_report(report)
+    return report
+
+
+# ---- suites: file format and generation ----
+
+
+def test_public_suite_is_five_certified_puzzles_of_one_to_nine_plies(public: list[Puzzle]) -> None:
+    assert len(public) == 5
+    assert all(p.public and 1 <= p.plies <= 9 for p in public)
+    assert [p.plies for p in public] == sorted(p.plies for p in public)
+
+
+def test_save_then_load_round_trips_and_private_suites_are_owner_only(tmp_path: Path) -> None:
+    puzzles = [Puzzle("a", BOARD, 3, public=False), Puzzle("b", BOARD, 5)]
+    path = tmp_path / "suite.json"
+    save_puzzles(path, puzzles)
+    assert load_puzzles(path) == puzzles
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "not a JSON puzzle suite"),
+        ('{"format": "other"}', "is not a puzzle suite"),
+        ('{"format": "arena-endgame-puzzles", "version": 1, "puzzles": []}', "non-empty list"),
+        (
+            '{"format": "arena-endgame-puzzles", "version": 1, "puzzles": '
+            '[{"name": "x", "plies": 3, "public": true, "board": ["rrrrrrrr"]}]}',
+            "puzzle 1: the board is not a course board",
+        ),
+    ],
+)
+def test_load_puzzles_rejects_bad_files_with_the_reason(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "suite.json"
+    path.write_text(content)
+    with pytest.raises(PuzzleError, match=message):
+        load_puzzles(path)
+
+
+def test_make_puzzle_suite_is_reproducible_and_certified() -> None:
+    first = make_puzzle_suite(7, 2, min_plies=1, max_plies=3, public=True)
+    assert first == make_puzzle_suite(7, 2, min_plies=1, max_plies=3, public=True)
+    assert [p.name for p in first] == ["puzzle 1", "puzzle 2"]
+    assert all(1 <= p.plies <= 3 for p in first)
+
+
+# ---- the reference and the gallery of broken submissions ----
+
+
+@sandboxed
+def test_reference_gets_full_marks_on_the_public_suite(
+    reference: Path, public: list[Puzzle], tmp_path: Path
+) -> None:
+    report = grade_endgame(reference, public, python=PYTHON)
+    assert report.score == report.max_score == 5
+    assert report.tests[0].name == f"puzzle 1 ({public[0].plies} plies)"
+    assert all(t.visibility == "visible" for t in report.tests)
+    assert all("fastest forced win" in t.output for t in report.tests)
+    assert report.output.startswith("5 of 5 puzzles")
+
+
+@sandboxed
+def test_a_single_checkers_py_file_is_a_submission(reference: Path, public: list[Puzzle]) -> None:
+    report = grade_endgame(reference / "checkers.py", public[:1], python=PYTHON, points=2.0)
+    assert (report.score, report.max_score) == (2.0, 2.0)
+
+
+@sandboxed
+def test_private_puzzles_are_shown_after_publication(reference: Path, public: list[Puzzle]) -> None:
+    private = [replace(p, public=False) for p in public[:1]]
+    report = grade_endgame(reference, private, python=PYTHON)
+    assert [t.visibility for t in report.tests] == ["after_published"]
+
+
+@sandboxed
+def test_infinite_loop_times_out_and_the_run_stays_bounded(
+    public: list[Puzzle], tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    report = run_gallery("infinite_loop", public[:2], tmp_path)
+    assert time.monotonic() - started < 2 * (SMALL.wall_seconds + 5)
+    assert report.score == 0 and report.max_score == 2
+    for test in report.tests:
+        assert "more than 2 s of wall time" in test.output
+        assert "stopped at a limit" in test.output
+
+
+@sandboxed
+def test_crash_names_the_exception(public: list[Puzzle], tmp_path: Path) -> None:
+    report = run_gallery("crash", public[:2], tmp_path)
+    assert report.score == 0
+    for test in report.tests:
+        assert "exited with code 1: RuntimeError: board parser failed" in test.output
+        assert "last lines of stderr:" in test.output
+        assert "Traceback" in test.output
+
+
+@sandboxed
+def test_garbage_output_cannot_be_read(public: list[Puzzle], tmp_path: Path) -> None:
+    report = run_gallery("garbage", public[:2], tmp_path)
+    assert report.score == 0
+    for test in report.tests:
+        assert "cannot read the output" in test.output
+        assert "legal line" in test.output  # the points lost are named
+
+
+@sandboxed
+def test_no_output_file(public: list[Puzzle], tmp_path: Path) -> None:
+    report = run_gallery("no_output", public[:1], tmp_path)
+    assert report.score == 0
+    assert "wrote no output file" in report.tests[0].output
+
+
+@sandboxed
+def test_illegal_move_is_located(public: list[Puzzle], tmp_path: Path) -> None:
+    report = run_gallery("illegal_move", public[:2], tmp_path)
+    assert report.score == 0
+    for test in report.tests:
+        assert "ply 1 (state 2, line 10): not one legal move of red" in test.output
+
+
+@sandboxed
+def test_too_slow_loses_only_the_long_puzzles(public: list[Puzzle], tmp_path: Path) -> None:
+    submission = tmp_path / "too_slow"
+    shutil.copytree(SUBMISSIONS / "too_slow", submission)
+    shutil.copyfile(REFERENCE, submission / "reference_solver.py")
+    suite = [public[0], next(p for p in public if p.plies >= 9)]
+    report = grade_endgame(submission, suite, limits=SMALL, python=PYTHON)
+    fast, slow = report.tests
+    assert (fast.score, slow.score) == (1.0, 0.0)
+    assert "wall time" in slow.output
+
+
+def test_missing_program_scores_zero_with_the_reason(public: list[Puzzle], tmp_path: Path) -> None:
+    report = run_gallery("missing_program", public, tmp_path)
+    (test,) = report.tests
+    assert (test.score, test.max_score) == (0.0, 5.0)
+    assert "no checkers.py" in test.output and "solution.py" in test.output
+    wrong_name = grade_endgame(SUBMISSIONS / "missing_program" / "solution.py", public)
+    assert "must be named checkers.py" in wrong_name.tests[0].output
+    nowhere = grade_endgame(tmp_path / "nothing-here", public)
+    assert "does not exist" in nowhere.tests[0].output
+
+
+def test_grade_selects_profiles_by_name(tmp_path: Path) -> None:
+    with pytest.raises(GradeError, match="unknown profile"):
+        grade("chess", tmp_path, GradeOptions(suite=PUBLIC_SUITE))
+    with pytest.raises(GradeError, match="needs a puzzle suite"):
+        grade("endgame", tmp_path, GradeOptions())
+    report = grade("endgame", tmp_path, GradeOptions(suite=PUBLIC_SUITE))
+    assert report.profile == "endgame" and report.score == 0
+
+
+def test_html_report_escapes_everything() -> None:
+    report = GradeReport(
+        "endgame",
+        [TestResult("<b>puzzle</b>", 0.5, 1.0, output="<script>alert(1)</script>")],
+        output="a & b",
+    )
+    page = html_report(report)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "&lt;b&gt;puzzle&lt;/b&gt;" in page and "a &amp; b" in page
+    assert "0.5</strong> of 1" in page
+
+
+# ---- the command line ----
+
+
+@sandboxed
+def test_cli_grades_writes_results_and_html_and_exits_zero_for_a_crash(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.json"
+    save_puzzles(suite, load_puzzles(PUBLIC_SUITE)[:2])
+    results, page = tmp_path / "results.json", tmp_path / "report.html"
+    outcome = CliRunner().invoke(
+        create_cli(),
+        [
+            "grade", str(SUBMISSIONS / "crash"), "--profile", "endgame", "--puzzles", str(suite),
+            "--results", str(results), "--html", str(page), "--python", PYTHON,
+        ],
+    )  # fmt: skip
+    assert outcome.exit_code == 0, outcome.output
+    assert "total: 0 / 2" in outcome.stdout
+    data = json.loads(results.read_text())
+    assert data["score"] == 0 and data["max_score"] == 2
+    assert "RuntimeError" in data["tests"][0]["output"]
+    assert "RuntimeError" in page.read_text()
+
+
+@sandboxed
+def test_cli_json_prints_results_for_the_reference_on_the_default_suite(reference: Path) -> None:
+    outcome = CliRunner().invoke(
+        create_cli(), ["grade", str(reference), "--json", "--python", PYTHON]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    data = json.loads(outcome.stdout)
+    assert data["score"] == data["max_score"] == 5
+
+
+@sandboxed
+def test_cli_missing_program_still_writes_results(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
+    outcome = CliRunner().invoke(
+        create_cli(),
+        ["grade", str(SUBMISSIONS / "missing_program"), "--results", str(results)],
+    )
+    assert outcome.exit_code == 0, outcome.output
+    assert json.loads(results.read_text())["tests"][0]["score"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--profile", "chess"], "unknown profile"),
+        (["--puzzles", "/nonexistent/suite.json"], "does not exist"),
+        (["--python", "/nonexistent/python"], "not executable"),
+    ],
+)
+def test_cli_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    outcome = CliRunner().invoke(create_cli(), ["grade", str(tmp_path), *args])
+    assert outcome.exit_code == 2
+    assert message in outcome.output
+    assert "Traceback" not in outcome.output
+
+
+def test_cli_make_puzzles_writes_a_private_certified_suite(tmp_path: Path) -> None:
+    out = tmp_path / "private.json"
+    outcome = CliRunner().invoke(
+        create_cli(),
+        [
+            "grader", "make-puzzles", "--count", "2", "--seed", "3", "--max-plies", "3",
+            "--out", str(out),
+        ],
+    )  # fmt: skip
+    assert outcome.exit_code == 0, outcome.output
+    suite = load_puzzles(out)
+    assert len(suite) == 2 and not any(p.public for p in suite)
+    assert out.stat().st_mode & 0o777 == 0o600
+    bad = CliRunner().invoke(
+        create_cli(), ["grader", "make-puzzles", "--count", "0", "--out", str(out)]
+    )
+    assert bad.exit_code == 2
