@@ -95,6 +95,7 @@ from games.checkers import (
     square_column,
     square_row,
 )
+from grader.endgame import describe_move
 from grader.results import TestResult
 from grader.sandbox import Limits, SandboxResult, Status, run_sandboxed
 
@@ -429,12 +430,6 @@ def read_answer(state: CheckersState, reply: Reply) -> Answer:
         if move.path == path:
             return Answer(move, value)
     return Answer(None, value, _explain_illegal(state, path))
-
-
-def describe_move(move: CheckersMove) -> str:
-    """Return a move as course (row,col) squares joined by - (a step) or x (a jump)."""
-    sep = "x" if move.is_capture else "-"
-    return sep.join(f"({square_row(s)},{square_column(s)})" for s in move.path)
 
 
 def _describe_path(path: Sequence[int]) -> str:
