@@ -97,7 +97,7 @@ from games.checkers import (
 )
 from grader.endgame import describe_move
 from grader.results import TestResult
-from grader.sandbox import Limits, SandboxResult, Status, run_sandboxed
+from grader.sandbox import Isolation, Limits, SandboxResult, Status, run_sandboxed
 
 HARNESS: Final = Path(__file__).with_name("agent_harness.py")
 HARNESS_NAME: Final = "_arena_agent_harness.py"
@@ -240,6 +240,7 @@ class Runner:
     python: str
     limits: Limits
     suite: AgentSuite
+    isolation: Isolation | None = None
     timeouts: int = 0
     sessions: int = 0
     import_error: str | None = None
@@ -297,6 +298,7 @@ class Runner:
             files=self.files,
             limits=limits,
             stdin=json.dumps(payload).encode(),
+            isolation=self.isolation,
         )
         ready = False
         for line in outcome.stdout.splitlines():
@@ -715,11 +717,13 @@ def grade_agent(
     python: str = "/usr/bin/python3",
     limits: Limits | None = None,
     suite: AgentSuite | None = None,
+    isolation: Isolation | None = None,
 ) -> list[TestResult]:
     """Grade an agent submission (agent.py, or a directory holding it); see the module docstring.
 
     `limits` gives the sandbox's memory, process and file limits (its times are set per session
-    from the suite). Never raises for anything the submission does.
+    from the suite); `isolation` the sandbox uid (distinct per concurrent grading). Never
+    raises for anything the submission does.
     """
     suite = suite or AgentSuite()
     files = _submission_files(Path(submission))
@@ -728,6 +732,7 @@ def grade_agent(
         python=python,
         limits=limits or Limits(),
         suite=suite,
+        isolation=isolation,
         import_error=None if isinstance(files, dict) else files,
     )
     results = [_legal_part(runner, suite)]

@@ -20,7 +20,7 @@ from bots.solve import Solver
 from grader.endgame import PuzzleError, check_solution
 from grader.puzzles import Puzzle, load_puzzles
 from grader.results import GradeReport, TestResult, Visibility
-from grader.sandbox import MIB, Limits, SandboxResult, Status, run_sandboxed
+from grader.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
 
 PROFILES: Final = ("endgame", "agent")
 """The assignment profiles `grade` knows, in the order the documentation lists them."""
@@ -55,12 +55,15 @@ class GradeOptions:
     """What `grade` passes on to a profile; each profile uses the fields that apply to it.
 
     `suite` is the profile's test suite file (for endgame: a puzzle suite, see
-    grader.puzzles); `limits` overrides the profile's default limits per run.
+    grader.puzzles); `limits` overrides the profile's default limits per run; `isolation` is
+    the sandbox uid, which must differ between gradings that run at the same time (the server
+    gives each of its worker slots its own).
     """
 
     suite: Path | None = None
     limits: Limits | None = None
     python: str = DEFAULT_PYTHON
+    isolation: Isolation | None = None
 
 
 def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
@@ -73,7 +76,11 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
         except PuzzleError as error:
             raise GradeError(str(error)) from error
         return grade_endgame(
-            submission, puzzles, limits=options.limits or ENDGAME_LIMITS, python=options.python
+            submission,
+            puzzles,
+            limits=options.limits or ENDGAME_LIMITS,
+            python=options.python,
+            isolation=options.isolation,
         )
     if profile == "agent":
         return _grade_agent(submission, options)
@@ -89,7 +96,7 @@ def _grade_agent(submission: Path, options: GradeOptions) -> GradeReport:
     grade_agent = getattr(module, "grade_agent", None)
     if grade_agent is None:
         raise GradeError("grader/agent.py has no grade_agent function")
-    kwargs: dict[str, object] = {"python": options.python}
+    kwargs: dict[str, object] = {"python": options.python, "isolation": options.isolation}
     if options.limits is not None:
         kwargs["limits"] = options.limits
     report = grade_agent(submission, **kwargs)
@@ -108,6 +115,7 @@ def grade_endgame(
     python: str = DEFAULT_PYTHON,
     points: float = 1.0,
     solver: Solver | None = None,
+    isolation: Isolation | None = None,
 ) -> GradeReport:
     """Run checkers.py on each puzzle in the sandbox and judge its line; `points` per puzzle.
 
@@ -134,7 +142,9 @@ def grade_endgame(
             return report
         solver = solver or Solver()
         for puzzle in puzzles:
-            report.tests.append(_grade_puzzle(staging, puzzle, limits, python, points, solver))
+            report.tests.append(
+                _grade_puzzle(staging, puzzle, limits, python, points, solver, isolation)
+            )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     full = sum(1 for test in report.tests if test.score == test.max_score)
@@ -177,7 +187,13 @@ def _remove(path: Path) -> None:
 
 
 def _grade_puzzle(
-    staging: Path, puzzle: Puzzle, limits: Limits, python: str, points: float, solver: Solver
+    staging: Path,
+    puzzle: Puzzle,
+    limits: Limits,
+    python: str,
+    points: float,
+    solver: Solver,
+    isolation: Isolation | None,
 ) -> TestResult:
     name = f"{puzzle.name} ({puzzle.plies} plies)"
     visibility: Visibility = "visible" if puzzle.public else "after_published"
@@ -186,7 +202,9 @@ def _grade_puzzle(
     _remove(staging / OUTPUT_FILE)
     (staging / INPUT_FILE).write_text(puzzle.board + "\n", encoding="utf-8")
     argv = [python, PROGRAM, "--inputfile", INPUT_FILE, "--outputfile", OUTPUT_FILE]
-    run = run_sandboxed(argv, files=staging, limits=limits, collect=[OUTPUT_FILE])
+    run = run_sandboxed(
+        argv, files=staging, limits=limits, collect=[OUTPUT_FILE], isolation=isolation
+    )
 
     def result(score: float, lines: Sequence[str]) -> TestResult:
         return TestResult(
