@@ -33,6 +33,11 @@ class ErrorCode(StrEnum):
     NO_DRAW_OFFER = "NO_DRAW_OFFER"
     CANNOT_ABORT = "CANNOT_ABORT"
     SEAT_TAKEN = "SEAT_TAKEN"
+    UNKNOWN_JOB = "UNKNOWN_JOB"
+    BAD_SUBMISSION = "BAD_SUBMISSION"
+    SUBMISSION_TOO_LARGE = "SUBMISSION_TOO_LARGE"
+    JOB_NOT_FINISHED = "JOB_NOT_FINISHED"
+    QUEUE_FULL = "QUEUE_FULL"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
@@ -67,6 +72,15 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         "or decline.",
         ErrorCode.CANNOT_ABORT: "The match can only be aborted before its first move.",
         ErrorCode.SEAT_TAKEN: "The seat asked for is not open, or the player name is taken.",
+        ErrorCode.UNKNOWN_JOB: "No grading job has this id.",
+        ErrorCode.BAD_SUBMISSION: "The upload cannot be graded as it is: no file, a file name "
+        "that is not a plain name, an unreadable zip, or no main program for the profile. "
+        "Nothing was queued.",
+        ErrorCode.SUBMISSION_TOO_LARGE: "The upload is larger than the server accepts (see "
+        "`GET /grader/profiles`). Nothing was queued.",
+        ErrorCode.JOB_NOT_FINISHED: "The grading job is still queued or running; poll "
+        "`GET /grader/jobs/{id}` until its status is `done` or `error`.",
+        ErrorCode.QUEUE_FULL: "The grading queue is full; nothing was queued. Retry later.",
         ErrorCode.INTERNAL_ERROR: "The server failed; the match is unchanged. Retry, and report "
         "it if it repeats.",
     }
@@ -95,6 +109,11 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.NO_DRAW_OFFER: 409,
         ErrorCode.CANNOT_ABORT: 409,
         ErrorCode.SEAT_TAKEN: 409,
+        ErrorCode.UNKNOWN_JOB: 404,
+        ErrorCode.BAD_SUBMISSION: 422,
+        ErrorCode.SUBMISSION_TOO_LARGE: 413,
+        ErrorCode.JOB_NOT_FINISHED: 409,
+        ErrorCode.QUEUE_FULL: 503,
         ErrorCode.INTERNAL_ERROR: 500,
     }
 )

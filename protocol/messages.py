@@ -147,6 +147,29 @@ MAX_TOURNAMENT_BOTS = 16
 MAX_TOURNAMENT_CONCURRENCY = 16
 Score = Annotated[float, Field(ge=0, le=1, description="Points of one game: 1, 0.5 or 0.")]
 Count = Annotated[int, Strict(), Field(ge=0)]
+JobId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_\-]+$",
+        description="A grading job's id, chosen by the server: anyone holding it can read the "
+        "job, so keep it as private as the submission.",
+    ),
+]
+GradingProfileName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="An assignment profile of the autograder, e.g. `endgame` or `agent`.",
+    ),
+]
+JobStatus = Literal["queued", "running", "done", "error"]
+"""`queued`: waiting for a grader slot; `running`: being graded; `done`: graded (whatever the
+score); `error`: the grader itself failed (its results say so and score 0; not the student's
+fault: report it)."""
 
 
 def _require_type(schema: dict[str, Any]) -> None:
@@ -689,6 +712,51 @@ class TournamentList(WireModel):
     next_offset: Annotated[int, Strict(), Field(ge=0)] | None = None
 
 
+class GradingProfile(WireModel):
+    """An assignment profile the hosted autograder grades, and what an upload must hold."""
+
+    type: Literal["grading_profile"] = "grading_profile"
+    name: GradingProfileName
+    description: Annotated[str, Field(max_length=2000)]
+    main_file: Annotated[str, Field(min_length=1, max_length=64)]
+    """The program every upload must hold at its top level, e.g. `checkers.py`."""
+    max_upload_bytes: Count
+
+
+class GradingProfiles(WireModel):
+    """The profiles the server grades, and the limits of an upload."""
+
+    type: Literal["grading_profiles"] = "grading_profiles"
+    profiles: tuple[GradingProfile, ...]
+    max_files: Count
+    queue_limit: Count
+    """Jobs that may wait at once; beyond it an upload gets QUEUE_FULL."""
+
+
+class GradingJob(WireModel):
+    """A grading job: its status, its place in the queue, and its score once graded.
+
+    `results_url` (Gradescope's results.json) and `report_url` (an HTML report) answer once the
+    status is `done` or `error`; before then they answer JOB_NOT_FINISHED.
+    """
+
+    type: Literal["grading_job"] = "grading_job"
+    job_id: JobId
+    profile: GradingProfileName
+    status: JobStatus
+    files: tuple[Annotated[str, Field(max_length=255)], ...]
+    queue_position: Annotated[int, Strict(), Field(ge=1)] | None = None
+    """1 for the next job to start; None unless `queued`."""
+    score: Annotated[float, Field(ge=0)] | None = None
+    max_score: Annotated[float, Field(ge=0)] | None = None
+    summary: Annotated[str, Field(max_length=4000)] | None = None
+    created_time_ms: EpochMs
+    started_time_ms: EpochMs | None = None
+    finished_time_ms: EpochMs | None = None
+    results_url: Annotated[str, Field(max_length=256)]
+    report_url: Annotated[str, Field(max_length=256)]
+
+
 class ErrorResponse(_ErrorFields):
     """The body of every REST error response, with the same fields as the `error` message."""
 
@@ -705,6 +773,8 @@ REST_MODELS: tuple[type[WireModel], ...] = (
     TournamentCreate,
     TournamentSummary,
     TournamentList,
+    GradingProfiles,
+    GradingJob,
     ErrorResponse,
 )
 """Every REST body model (a match's full state over REST is a `MatchState`)."""

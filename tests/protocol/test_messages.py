@@ -39,6 +39,9 @@ from protocol import (
     ErrorCode,
     ErrorMessage,
     ErrorResponse,
+    GradingJob,
+    GradingProfile,
+    GradingProfiles,
     HeadToHead,
     Hello,
     HouseBot,
@@ -230,6 +233,32 @@ REST_EXAMPLES: list[BaseModel] = [
         created_time_ms=1,
     ),
     TournamentList(tournaments=(), next_offset=None),
+    GradingProfiles(
+        profiles=(
+            GradingProfile(
+                name="endgame",
+                description="Endgame solver",
+                main_file="checkers.py",
+                max_upload_bytes=2_097_152,
+            ),
+        ),
+        max_files=50,
+        queue_limit=100,
+    ),
+    GradingJob(
+        job_id="j1",
+        profile="endgame",
+        status="done",
+        files=("checkers.py", "board.py"),
+        score=8.75,
+        max_score=10.0,
+        summary="8 of 10 puzzles solved with full marks",
+        created_time_ms=1,
+        started_time_ms=2,
+        finished_time_ms=3,
+        results_url="/grader/jobs/j1/results.json",
+        report_url="/grader/jobs/j1/report.html",
+    ),
     ErrorResponse(code=ErrorCode.UNKNOWN_MATCH, message="no match has id 'm9'", match_id="m9"),
 ]
 
