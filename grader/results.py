@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Visibility = Literal["visible", "hidden", "after_due_date", "after_published"]
 """When students see a test (Gradescope's values); private-suite tests are `after_published`."""
@@ -83,6 +83,28 @@ class GradeReport:
             "stdout_visibility": "hidden",
             "tests": [test.to_json() for test in self.tests],
         }
+
+    @classmethod
+    def from_json(cls, data: Any, profile: str) -> GradeReport:
+        """Return the report a results.json object describes; ValueError if it is not one."""
+        try:
+            tests = []
+            for test in data["tests"]:
+                visibility = test.get("visibility", "visible")
+                if visibility not in get_args(Visibility):
+                    raise ValueError(f"unknown visibility {visibility!r}")
+                tests.append(
+                    TestResult(
+                        name=str(test["name"]),
+                        score=float(test["score"]),
+                        max_score=float(test["max_score"]),
+                        output=str(test.get("output", "")),
+                        visibility=visibility,
+                    )
+                )
+            return cls(profile=profile, tests=tests, output=str(data.get("output", "")))
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"not a results.json object: {error!r}") from error
 
     def write(self, path: Path | str) -> None:
         """Write results.json to `path`."""

@@ -28,3 +28,31 @@ def test_a_report_adds_up_and_writes_gradescope_json(tmp_path: Path) -> None:
 def test_a_score_outside_the_test_is_refused(score: float) -> None:
     with pytest.raises(ValueError, match="outside"):
         TestResult("t", score, 1.0)
+
+
+def test_a_report_survives_its_json_round_trip() -> None:
+    report = GradeReport(
+        profile="endgame",
+        tests=[
+            TestResult("a", 1.0, 1.0, "fine"),
+            TestResult("b", 0.25, 1.0, "lost: optimal", visibility="after_published"),
+        ],
+        output="1 of 2",
+    )
+    again = GradeReport.from_json(json.loads(json.dumps(report.to_json())), "endgame")
+    assert again == report
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"tests": [{"name": "a"}]},
+        {"tests": [{"name": "a", "score": 2, "max_score": 1}]},
+        {"tests": [{"name": "a", "score": 0, "max_score": 1, "visibility": "public"}]},
+        [],
+    ],
+)
+def test_a_bad_results_object_is_a_value_error(data: object) -> None:
+    with pytest.raises(ValueError):
+        GradeReport.from_json(data, "endgame")
