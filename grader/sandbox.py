@@ -42,6 +42,7 @@ from pathlib import Path
 MIB = 1024 * 1024
 
 UNSHARE = "/usr/bin/unshare"
+SETPRIV = "/usr/bin/setpriv"
 DEFAULT_HIDDEN_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue", "/var/crash")
 
 # Linux mount(2) flags; the stdlib has no names for them.
@@ -270,6 +271,11 @@ def _run(
     if privileged:
         namespaces = ["--net", "--ipc", "--uts", "--pid", "--fork", "--kill-child", "--mount-proc"]
         command = [UNSHARE, *namespaces, "--", *init]
+        if os.path.exists(SETPRIV):
+            # SIGKILL the sandbox when the grader dies (a grading killed by the server's job
+            # timeout): `unshare --kill-child` passes it on to the init, whose exit empties the
+            # PID namespace, so no student process outlives its grader.
+            command = [SETPRIV, "--pdeathsig", "KILL", "--", *command]
     else:
         command = init
     isolation_report = IsolationReport(
