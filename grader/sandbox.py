@@ -133,6 +133,15 @@ class SandboxResult:
         return self.status is Status.OK
 
 
+def can_isolate() -> bool:
+    """Return whether runs get the namespaces and the uid switch (root and util-linux unshare).
+
+    Without them a run has only its rlimits and runs as the grader's own user, which can read
+    the grader's files: fine for trying a program out, not for grading strangers' code.
+    """
+    return os.geteuid() == 0 and os.path.exists(UNSHARE)
+
+
 def private_dir(path: str | os.PathLike[str]) -> Path:
     """Create (or tighten) a directory only the grader's user can enter: mode 0700.
 
@@ -169,7 +178,7 @@ def run_sandboxed(
         raise SandboxError("argv is empty: give the program to run")
     for name in collect:
         _check_plain_name(name)
-    privileged = os.geteuid() == 0 and os.path.exists(UNSHARE)
+    privileged = can_isolate()
     workdir = Path(tempfile.mkdtemp(prefix="arena-run-"))
     try:
         _populate(workdir, files)

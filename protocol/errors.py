@@ -38,6 +38,7 @@ class ErrorCode(StrEnum):
     SUBMISSION_TOO_LARGE = "SUBMISSION_TOO_LARGE"
     JOB_NOT_FINISHED = "JOB_NOT_FINISHED"
     QUEUE_FULL = "QUEUE_FULL"
+    GRADER_UNAVAILABLE = "GRADER_UNAVAILABLE"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
@@ -81,6 +82,8 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.JOB_NOT_FINISHED: "The grading job is still queued or running; poll "
         "`GET /grader/jobs/{id}` until its status is `done` or `error`.",
         ErrorCode.QUEUE_FULL: "The grading queue is full; nothing was queued. Retry later.",
+        ErrorCode.GRADER_UNAVAILABLE: "This server cannot sandbox student code (it does not run "
+        "as root with util-linux unshare), so it grades nothing; nothing was queued.",
         ErrorCode.INTERNAL_ERROR: "The server failed; the match is unchanged. Retry, and report "
         "it if it repeats.",
     }
@@ -114,6 +117,7 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.SUBMISSION_TOO_LARGE: 413,
         ErrorCode.JOB_NOT_FINISHED: 409,
         ErrorCode.QUEUE_FULL: 503,
+        ErrorCode.GRADER_UNAVAILABLE: 503,
         ErrorCode.INTERNAL_ERROR: 500,
     }
 )

@@ -731,6 +731,9 @@ class GradingProfiles(WireModel):
     max_files: Count
     queue_limit: Count
     """Jobs that may wait at once; beyond it an upload gets QUEUE_FULL."""
+    sandboxed: bool
+    """Whether student code runs in the sandbox; when false, uploads get GRADER_UNAVAILABLE
+    (unless the operator allowed unsandboxed grading, for trials)."""
 
 
 class GradingJob(WireModel):

@@ -244,6 +244,7 @@ REST_EXAMPLES: list[BaseModel] = [
         ),
         max_files=50,
         queue_limit=100,
+        sandboxed=True,
     ),
     GradingJob(
         job_id="j1",
