@@ -154,6 +154,8 @@ class AgentSuite:
     legal_points: float = 20.0
     exact_points: float = 10.0
     time_points: float = 10.0
+    public: bool = True
+    """Whether students see the results at once ("visible") or when published (a private suite)."""
 
 
 # -- the position suite for legal moves --------------------------------------------------------
@@ -721,9 +723,11 @@ def grade_agent(
 ) -> list[TestResult]:
     """Grade an agent submission (agent.py, or a directory holding it); see the module docstring.
 
-    `limits` gives the sandbox's memory, process and file limits (its times are set per session
-    from the suite); `isolation` the sandbox uid (distinct per concurrent grading). Never
-    raises for anything the submission does.
+    `suite` defaults to `AgentSuite()` (the hand-made `LEGAL_SUITE`); grader.agent_suite makes
+    and reads suite files. A private suite's tests are "after_published". `limits` gives the
+    sandbox's memory, process and file limits (its times are set per session from the suite);
+    `isolation` the sandbox uid (distinct per concurrent grading). Never raises for anything
+    the submission does.
     """
     suite = suite or AgentSuite()
     files = _submission_files(Path(submission))
@@ -739,4 +743,6 @@ def grade_agent(
     results.extend(_exact_parts(runner, suite))
     results.extend(_games_parts(runner, suite))
     results.append(_time_part(runner, suite))
-    return results
+    if suite.public:
+        return results
+    return [replace(result, visibility="after_published") for result in results]

@@ -16,6 +16,7 @@ from grader.agent import (
     grade_agent,
     reference_values,
 )
+from grader.agent_suite import make_agent_suite
 from grader.results import TestResult
 from grader.sandbox import UNSHARE
 
@@ -76,6 +77,21 @@ def test_agent_file_alone_is_a_submission() -> None:
         ("exact minimax, depth 1", 10.0),
         ("time", 10.0),
     ]
+
+
+def test_a_generated_private_suite_is_graded_and_shown_after_publication() -> None:
+    base = AgentSuite(exact_depths=(1,), exact_positions=1, opponents=())
+    suite = make_agent_suite(2, base=base, public=False)
+    results = grade_agent(REFERENCE, python=PYTHON, suite=suite)
+    assert [(r.name, r.score) for r in results] == [
+        ("legal moves", 20.0),
+        ("exact minimax, depth 1", 10.0),
+        ("time", 10.0),
+    ]
+    assert {r.visibility for r in results} == {"after_published"}
+    illegal = grade_agent(AGENTS / "illegal.py", python=PYTHON, suite=suite)[0]
+    assert illegal.score < illegal.max_score
+    assert "forced capture" in illegal.output  # the generated positions' names say what they test
 
 
 def test_illegal_moves_lose_legal_exact_and_games(tmp_path: Path) -> None:

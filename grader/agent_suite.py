@@ -1,0 +1,414 @@
+"""Suites of the agent profile: certified position categories, the file format, and making one.
+
+A suite file is JSON (see docs/GRADER.md, "Agent profile"):
+
+    {"format": "arena-agent-suite", "version": 1, "public": true,
+     "exact_seed": 1804289383, "game_seed": 846930886,
+     "legal_positions": [{"name": "position 1 (multi-jump)", "player": "black",
+                          "board": ["........", ...8 rows, row 0 at the top...]}, ...],
+     "legal_depth": 2, "exact_depths": [1, 2, 3], ..., "opponents": [{"spec": "random",
+     "games": 6, "threshold": 0.8, "points": 10.0}, ...]}
+
+Every field of `grader.agent.AgentSuite` is written; on reading, `format`, `version`,
+`public`, `legal_positions`, `exact_seed` and `game_seed` are required and any other field
+left out takes its default. `public` says whether students may see the results before the
+grades are published (a private suite's tests are `after_published`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, Final
+
+from bots.spec import BotSpecError, parse_bot_spec
+from games.base import InvalidPositionError
+from games.checkers import (
+    WHITE,
+    Checkers,
+    CheckersMove,
+    CheckersState,
+    format_board,
+    parse_board,
+    square_at,
+    square_column,
+    square_row,
+)
+from grader.agent import LEGAL_SUITE, AgentSuite, Opponent
+
+SUITE_FORMAT: Final = "arena-agent-suite"
+SUITE_VERSION: Final = 1
+DEFAULT_COUNT: Final = 10
+"""Legal-move positions in a generated suite (the hand-made default has 9)."""
+
+FORCED_CAPTURE: Final = "forced capture"
+MULTI_JUMP: Final = "multi-jump"
+CROWNING: Final = "crowning"
+CROWNING_ENDS_JUMP: Final = "crowning ends a jump"
+KING_BACKWARDS: Final = "king backwards"
+CATEGORIES: Final = (FORCED_CAPTURE, MULTI_JUMP, CROWNING, CROWNING_ENDS_JUMP, KING_BACKWARDS)
+"""What a generated suite covers, each with red and with black to move."""
+PLAYERS: Final = ("red", "black")
+
+MAX_GAMES: Final = 200
+"""Random games played at most while looking for a position of every category and colour."""
+MIN_GAMES: Final = 12
+"""Random games played at least, so the positions beyond the covering ones vary."""
+MAX_GAME_PLIES: Final = 200
+
+GAME: Final = Checkers()
+
+
+class AgentSuiteError(Exception):
+    """An agent suite file that cannot be read, or a suite that cannot be made."""
+
+
+# -- categories, certified by Arena's rules ------------------------------------------------------
+
+
+def _is_king(state: CheckersState, square: int) -> bool:
+    return state.piece_at(square).isupper()
+
+
+def _can_step(state: CheckersState, square: int, forward: int) -> bool:
+    """True when the piece on `square` has an empty neighbour it may step to (ignoring jumps)."""
+    rows = (forward, -forward) if _is_king(state, square) else (forward,)
+    row, column = square_row(square), square_column(square)
+    for dr in rows:
+        for dc in (-1, 1):
+            target = square_at(row + dr, column + dc)
+            if target is not None and state.piece_at(target) == ".":
+                return True
+    return False
+
+
+def position_categories(state: CheckersState) -> frozenset[str]:
+    """Return the categories of `CATEGORIES` that the side to move's legal moves exercise.
+
+    - forced capture: every legal move is a capture, and some piece could have stepped;
+    - multi-jump: a legal move jumps two pieces or more;
+    - crowning: a man's legal move (step or capture) ends on the far row;
+    - crowning ends a jump: a man's capture crowns where the new king could jump on (it may
+      not: crowning ends the move);
+    - king backwards: a king's legal move goes (at least once) away from its colour's forward.
+    """
+    moves = state.legal_moves()
+    forward = -1 if state.turn == WHITE else 1  # red (White) moves up, toward row 0
+    crown_row = 0 if state.turn == WHITE else 7
+    mine = "w" if state.turn == WHITE else "b"
+    found = set()
+    if moves and all(m.is_capture for m in moves):
+        pieces = [s for s in range(1, 33) if state.piece_at(s).lower() == mine]
+        if any(_can_step(state, s, forward) for s in pieces):
+            found.add(FORCED_CAPTURE)
+    for move in moves:
+        if len(move.path) >= 3:
+            found.add(MULTI_JUMP)
+        if _is_king(state, move.path[0]):
+            if any((square_row(b) - square_row(a)) * forward < 0 for a, b in pairwise(move.path)):
+                found.add(KING_BACKWARDS)
+        elif square_row(move.path[-1]) == crown_row:
+            found.add(CROWNING)
+            if move.is_capture and _could_jump_on(state, move):
+                found.add(CROWNING_ENDS_JUMP)
+    return frozenset(found)
+
+
+def _could_jump_on(state: CheckersState, move: CheckersMove) -> bool:
+    """True when the piece `move` lands, if it moved again at once, would have a capture."""
+    after = format_board(state.apply_unchecked(move))
+    again = parse_board(GAME, after, to_move=player_of(state))
+    return any(m.is_capture and m.path[0] == move.path[-1] for m in again.legal_moves())
+
+
+def player_of(state: CheckersState) -> str:
+    """Return "red" or "black", the side to move in the course's words."""
+    return "red" if state.turn == WHITE else "black"
+
+
+# -- making a suite -------------------------------------------------------------------------------
+
+
+def _random_positions(rng: random.Random) -> list[tuple[CheckersState, frozenset[str]]]:
+    """Return the positions of seeded random games (course boards, no history), categorised.
+
+    Games are played until every (category, player) is found, and at least MIN_GAMES.
+    """
+    needed = {(c, p) for c in CATEGORIES for p in PLAYERS}
+    seen: set[tuple[str, str]] = set()
+    pool: list[tuple[CheckersState, frozenset[str]]] = []
+    for games in range(1, MAX_GAMES + 1):
+        state = GAME.initial_state()
+        for _ in range(MAX_GAME_PLIES):
+            moves = state.legal_moves()
+            if not moves or state.is_terminal():
+                break
+            board = format_board(state)
+            if (board, player_of(state)) not in seen:
+                seen.add((board, player_of(state)))
+                fresh = parse_board(GAME, board, to_move=player_of(state))
+                categories = position_categories(fresh)
+                pool.append((fresh, categories))
+                needed -= {(c, player_of(fresh)) for c in categories}
+            state = state.apply_unchecked(rng.choice(moves))
+        if not needed and games >= MIN_GAMES:
+            return pool
+    missing = ", ".join(f"{c} ({p})" for c, p in sorted(needed))
+    raise AgentSuiteError(f"{MAX_GAMES} random games found no position for: {missing}")
+
+
+def _name(number: int, categories: frozenset[str]) -> str:
+    listed = ", ".join(c for c in CATEGORIES if c in categories) or "no special rule"
+    return f"position {number} ({listed})"
+
+
+def make_agent_suite(
+    seed: int,
+    count: int = DEFAULT_COUNT,
+    *,
+    public: bool = False,
+    base: AgentSuite | None = None,
+) -> AgentSuite:
+    """Return an agent suite drawn from `seed`: legal-move positions and fresh seeds.
+
+    The `count` legal-move positions come from seeded random games under Arena's rules: first
+    the fewest positions (greedily) that together cover every category of `CATEGORIES` with
+    red to move and with black to move, as certified by `position_categories`; then random
+    others, taking each category (and no special rule) in turn. `exact_seed` is drawn from
+    `seed`; every other field, `game_seed` included, comes from `base` (default
+    `AgentSuite()`): the games' thresholds are not certified, and with most other game seeds
+    the reference solution falls short against alphabeta:depth=2. Raises AgentSuiteError if
+    `count` positions cannot cover the categories.
+    """
+    rng = random.Random(seed)
+    exact_seed = rng.randrange(2**31)
+    pool = _random_positions(rng)
+    rng.shuffle(pool)
+    uncovered = {(c, p) for c in CATEGORIES for p in PLAYERS}
+    chosen: list[tuple[CheckersState, frozenset[str]]] = []
+
+    def gain(entry: tuple[CheckersState, frozenset[str]]) -> int:
+        return len(uncovered & {(c, player_of(entry[0])) for c in entry[1]})
+
+    while uncovered:
+        best = max(pool, key=gain)  # the first of the best, in shuffled order
+        chosen.append(best)
+        pool.remove(best)
+        uncovered -= {(c, player_of(best[0])) for c in best[1]}
+    if count < len(chosen):
+        raise AgentSuiteError(
+            f"{count} positions cannot cover every category with both colours; "
+            f"seed {seed} needs {len(chosen)}"
+        )
+    kinds: list[str | None] = [*CATEGORIES, None]  # None: a position with no special rule
+    while len(chosen) < count and pool:
+        kind = kinds[len(chosen) % len(kinds)]
+        fitting = [e for e in pool if (kind in e[1] if kind else not e[1])] or pool
+        pick = rng.choice(fitting)
+        chosen.append(pick)
+        pool.remove(pick)
+    positions = tuple(
+        (_name(number, categories), format_board(state), player_of(state))
+        for number, (state, categories) in enumerate(chosen, 1)
+    )
+    return replace(
+        base or AgentSuite(),
+        legal_positions=positions,
+        exact_seed=exact_seed,
+        public=public,
+    )
+
+
+# -- the file format ------------------------------------------------------------------------------
+
+_INTEGERS: Final = {
+    "legal_depth": 1,
+    "exact_positions": 0,
+    "game_depth": 1,
+    "opening_plies": 0,
+    "max_plies": 1,
+    "max_timeouts": 1,
+}
+"""Integer fields and their least value."""
+_SEEDS: Final = ("exact_seed", "game_seed")
+_NUMBERS: Final = {
+    "time_limit": 0.001,
+    "slack": 0.0,
+    "startup_seconds": 0.0,
+    "legal_points": 0.0,
+    "exact_points": 0.0,
+    "time_points": 0.0,
+}
+"""Number fields (seconds or points) and their least value."""
+_REQUIRED: Final = ("format", "version", "public", "legal_positions", *_SEEDS)
+_KNOWN: Final = {*_REQUIRED, *_INTEGERS, *_NUMBERS, "exact_depths", "opponents"}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def load_agent_suite(path: Path | str) -> AgentSuite:
+    """Read a suite file; raise AgentSuiteError naming the file and the problem if it is not one."""
+    source = Path(path)
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise AgentSuiteError(f"cannot read the agent suite {source}: {error.strerror}") from error
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise AgentSuiteError(f"{source} is not a JSON agent suite: {error}") from error
+    if not isinstance(data, dict) or data.get("format") != SUITE_FORMAT:
+        raise AgentSuiteError(
+            f'{source} is not an agent suite: expected "format": "{SUITE_FORMAT}"'
+        )
+    if data.get("version") != SUITE_VERSION:
+        raise AgentSuiteError(f"{source}: unsupported suite version {data.get('version')!r}")
+    missing = [key for key in _REQUIRED if key not in data]
+    if missing:
+        raise AgentSuiteError(f"{source}: missing {', '.join(missing)}")
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise AgentSuiteError(f"{source}: unknown field(s) {', '.join(unknown)}")
+
+    def check(ok: bool, key: str, expected: str) -> None:
+        if not ok:
+            raise AgentSuiteError(f'{source}: "{key}" must be {expected}, not {data[key]!r}')
+
+    fields: dict[str, Any] = {}  # AgentSuite's keyword arguments
+    check(isinstance(data["public"], bool), "public", "true or false")
+    fields["public"] = data["public"]
+    for key in _SEEDS:
+        check(_is_int(data[key]), key, "an integer")
+        fields[key] = data[key]
+    for key, least in _INTEGERS.items():
+        if key in data:
+            check(_is_int(data[key]) and data[key] >= least, key, f"an integer >= {least}")
+            fields[key] = data[key]
+    for key, bound in _NUMBERS.items():
+        if key in data:
+            check(_is_number(data[key]) and data[key] >= bound, key, f"a number >= {bound:g}")
+            fields[key] = float(data[key])
+    if "exact_depths" in data:
+        depths = data["exact_depths"]
+        check(
+            isinstance(depths, list) and all(_is_int(d) and d >= 1 for d in depths),
+            "exact_depths",
+            "a list of integers >= 1",
+        )
+        fields["exact_depths"] = tuple(depths)
+    if "opponents" in data:
+        entries = data["opponents"]
+        check(isinstance(entries, list), "opponents", "a list")
+        fields["opponents"] = tuple(
+            _read_opponent(f"{source}: opponent {i}", entry) for i, entry in enumerate(entries, 1)
+        )
+    positions = data["legal_positions"]
+    check(isinstance(positions, list) and bool(positions), "legal_positions", "a non-empty list")
+    fields["legal_positions"] = tuple(
+        _read_position(f"{source}: position {i}", entry) for i, entry in enumerate(positions, 1)
+    )
+    return AgentSuite(**fields)
+
+
+def _read_opponent(where: str, entry: Any) -> Opponent:
+    if not isinstance(entry, dict) or set(entry) != {"spec", "games", "threshold", "points"}:
+        raise AgentSuiteError(f"{where}: expected an object with spec, games, threshold, points")
+    spec, games, threshold, points = (entry[k] for k in ("spec", "games", "threshold", "points"))
+    if not isinstance(spec, str):
+        raise AgentSuiteError(f'{where}: "spec" must be a bot spec such as "alphabeta:depth=2"')
+    try:
+        parse_bot_spec(spec)
+    except BotSpecError as error:
+        raise AgentSuiteError(f"{where}: {error}") from error
+    if not _is_int(games) or games < 1:
+        raise AgentSuiteError(f'{where}: "games" must be a positive integer')
+    if not _is_number(threshold) or not 0 <= threshold <= 1:
+        raise AgentSuiteError(f'{where}: "threshold" must be a number from 0 to 1')
+    if not _is_number(points) or points < 0:
+        raise AgentSuiteError(f'{where}: "points" must be a number >= 0')
+    return Opponent(spec, games, float(threshold), float(points))
+
+
+def _read_position(where: str, entry: Any) -> tuple[str, str, str]:
+    if not isinstance(entry, dict) or set(entry) != {"name", "player", "board"}:
+        raise AgentSuiteError(f"{where}: expected an object with name, player, board")
+    name, player, board = entry["name"], entry["player"], entry["board"]
+    if not isinstance(name, str) or not name.strip():
+        raise AgentSuiteError(f'{where}: "name" must be a non-empty string')
+    if player not in PLAYERS:
+        raise AgentSuiteError(f'{where}: "player" must be "red" or "black", not {player!r}')
+    if not isinstance(board, list) or not all(isinstance(row, str) for row in board):
+        raise AgentSuiteError(f'{where}: "board" must be a list of 8 row strings')
+    try:
+        state = parse_board(GAME, "\n".join(board), to_move=player)
+    except InvalidPositionError as error:
+        raise AgentSuiteError(f"{where}: the board is not a course board: {error}") from error
+    if not state.legal_moves():
+        raise AgentSuiteError(f"{where}: {player} has no legal move (the game is over)")
+    return (name, format_board(state), player)
+
+
+def _opponent_json(opponent: Opponent) -> dict[str, Any]:
+    return {
+        "spec": opponent.spec,
+        "games": opponent.games,
+        "threshold": opponent.threshold,
+        "points": opponent.points,
+    }
+
+
+_WRITERS: Final[Mapping[str, Callable[[Any], Any]]] = {
+    "exact_depths": list,
+    "opponents": lambda opponents: [_opponent_json(o) for o in opponents],
+}
+
+
+def save_agent_suite(path: Path | str, suite: AgentSuite) -> None:
+    """Write a suite file; a private suite is created readable by its owner only.
+
+    A suite without its own positions (the built-in default) is written with `LEGAL_SUITE`.
+    """
+    positions = suite.legal_positions or LEGAL_SUITE
+    data: dict[str, Any] = {
+        "format": SUITE_FORMAT,
+        "version": SUITE_VERSION,
+        "public": suite.public,
+        "exact_seed": suite.exact_seed,
+        "game_seed": suite.game_seed,
+        "legal_positions": [
+            {"name": name, "player": player, "board": board.splitlines()}
+            for name, board, player in positions
+        ],
+    }
+    for key in (*_INTEGERS, *_NUMBERS, *_WRITERS):
+        value = getattr(suite, key)
+        data[key] = _WRITERS[key](value) if key in _WRITERS else value
+    text = json.dumps(data, indent=2) + "\n"
+    mode = 0o644 if suite.public else 0o600
+    fd = os.open(Path(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.fchmod(fd, mode)
+        handle.write(text)
+
+
+def describe_agent_suite(suite: AgentSuite) -> str:
+    """Return a one-line summary: positions, what they cover, seeds and visibility."""
+    positions = suite.legal_positions or LEGAL_SUITE
+    states = [parse_board(GAME, board, to_move=p) for _, board, p in positions]
+    covered = {(c, player_of(s)) for s in states for c in position_categories(s)}
+    missing = [f"{c} ({p})" for c in CATEGORIES for p in PLAYERS if (c, p) not in covered]
+    coverage = f"missing {', '.join(missing)}" if missing else "every category with both colours"
+    kind = "public" if suite.public else "private"
+    return (
+        f"{kind} agent suite: {len(states)} legal-move positions ({coverage}), "
+        f"exact_seed {suite.exact_seed}, game_seed {suite.game_seed}"
+    )
