@@ -13,16 +13,18 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.common import fail
-from grader.endgame import PuzzleError
-from grader.grade import DEFAULT_PYTHON, PROFILES, GradeError, GradeOptions, grade
+from grader.grade import DEFAULT_PYTHON, PROFILES, GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report
-from grader.puzzles import make_puzzle_suite, save_puzzles
 from grader.results import GradeReport
 
 console = Console(highlight=False)
 
-PUBLIC_PUZZLES = Path(__file__).resolve().parent.parent / "docs" / "grader" / "endgame-puzzles.json"
-"""The public example suite shipped with the documentation: the default of `arena grade`."""
+EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "grader"
+PUBLIC_SUITES = {
+    "endgame": EXAMPLES / "endgame-puzzles.json",
+    "agent": EXAMPLES / "agent-suite.json",
+}
+"""Each profile's public example suite, shipped with the documentation: `arena grade`'s default."""
 
 
 def register(app: typer.Typer) -> None:
@@ -30,7 +32,7 @@ def register(app: typer.Typer) -> None:
     app.command("grade")(grade_command)
     group = typer.Typer(
         name="grader",
-        help="Autograder tools: make certified puzzle suites (see docs/GRADER.md).",
+        help="Autograder tools: make certified test suites (see docs/GRADER.md).",
         no_args_is_help=True,
     )
     group.command("make-puzzles")(make_puzzles_command)
@@ -44,11 +46,12 @@ def grade_command(
     profile: Annotated[
         str, typer.Option("--profile", help=f"The assignment profile: {', '.join(PROFILES)}.")
     ] = "endgame",
-    puzzles: Annotated[
+    suite: Annotated[
         Path | None,
         typer.Option(
+            "--suite",
             "--puzzles",
-            help="Puzzle suite file (endgame; default: the public examples in docs/grader/).",
+            help="The profile's suite file (default: its public examples in docs/grader/).",
         ),
     ] = None,
     as_json: Annotated[
@@ -73,9 +76,9 @@ def grade_command(
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
     if not os.access(python, os.X_OK):
         fail(f"the interpreter {python} does not exist or is not executable (see --python)")
-    suite = puzzles if puzzles is not None else PUBLIC_PUZZLES
-    if profile == "endgame" and not suite.is_file():
-        fail(f"the puzzle suite {suite} does not exist (see --puzzles)")
+    suite = suite if suite is not None else PUBLIC_SUITES[profile]
+    if not suite.is_file():
+        fail(f"the {profile} suite {suite} does not exist (see --suite)")
     try:
         report = grade(profile, submission, GradeOptions(suite=suite, python=python))
     except GradeError as error:
@@ -113,14 +116,20 @@ def _print_report(report: GradeReport) -> None:
 
 def make_puzzles_command(
     out: Annotated[Path, typer.Option("--out", help="The suite file to write (JSON).")],
-    count: Annotated[int, typer.Option("--count", help="How many puzzles.")] = 10,
+    profile: Annotated[
+        str, typer.Option("--profile", help=f"The assignment profile: {', '.join(PROFILES)}.")
+    ] = "endgame",
+    count: Annotated[
+        int | None,
+        typer.Option("--count", help="Puzzles (endgame) or legal-move positions (agent); 10."),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the random positions.")] = 0,
     min_plies: Annotated[
-        int, typer.Option("--min-plies", help="Shortest forced win kept, in plies.")
-    ] = 1,
+        int | None, typer.Option("--min-plies", help="Shortest forced win kept (endgame); 1.")
+    ] = None,
     max_plies: Annotated[
-        int, typer.Option("--max-plies", help="Longest forced win kept, in plies.")
-    ] = 9,
+        int | None, typer.Option("--max-plies", help="Longest forced win kept (endgame); 9.")
+    ] = None,
     public: Annotated[
         bool,
         typer.Option(
@@ -129,17 +138,21 @@ def make_puzzles_command(
         ),
     ] = False,
 ) -> None:
-    """Write a puzzle suite whose every puzzle is a forced red win certified by the solver."""
+    """Write a suite certified by Arena: solved endgame puzzles, or agent positions by category."""
+    if profile not in PROFILES:
+        fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+    if profile != "endgame" and (min_plies is not None or max_plies is not None):
+        fail("--min-plies and --max-plies apply to the endgame profile only")
     try:
-        suite = make_puzzle_suite(
-            seed, count, min_plies=min_plies, max_plies=max_plies, public=public
+        summary = write_suite(
+            profile,
+            out,
+            seed,
+            public=public,
+            count=count,
+            min_plies=1 if min_plies is None else min_plies,
+            max_plies=9 if max_plies is None else max_plies,
         )
-    except PuzzleError as error:
+    except GradeError as error:
         fail(str(error))
-    try:
-        save_puzzles(out, suite)
-    except OSError as error:
-        fail(f"cannot write {out}: {error.strerror}")
-    lengths = ", ".join(str(p.plies) for p in suite)
-    kind = "public" if public else "private"
-    console.print(f"wrote {len(suite)} {kind} puzzles to {escape(str(out))} (plies: {lengths})")
+    console.print(escape(summary))

@@ -8,7 +8,6 @@ only for the grader's own mistakes (an unusable suite, an unknown profile).
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -17,8 +16,16 @@ from pathlib import Path
 from typing import Final
 
 from bots.solve import Solver
+from grader.agent import AgentSuite, grade_agent
+from grader.agent_suite import (
+    AgentSuiteError,
+    describe_agent_suite,
+    load_agent_suite,
+    make_agent_suite,
+    save_agent_suite,
+)
 from grader.endgame import PuzzleError, check_solution
-from grader.puzzles import Puzzle, load_puzzles
+from grader.puzzles import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
 from grader.results import GradeReport, TestResult, Visibility
 from grader.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
 
@@ -42,6 +49,9 @@ ENDGAME_LIMITS: Final = Limits(
 )
 """The limits of each endgame run (one puzzle); docs/GRADER.md states them to students."""
 
+DEFAULT_SUITE_COUNT: Final = 10
+"""Puzzles (endgame) or legal-move positions (agent) in a suite `write_suite` makes."""
+
 STDERR_LINES: Final = 8
 """Lines of the end of stderr quoted when a run fails."""
 
@@ -54,10 +64,11 @@ class GradeError(Exception):
 class GradeOptions:
     """What `grade` passes on to a profile; each profile uses the fields that apply to it.
 
-    `suite` is the profile's test suite file (for endgame: a puzzle suite, see
-    grader.puzzles); `limits` overrides the profile's default limits per run; `isolation` is
-    the sandbox uid, which must differ between gradings that run at the same time (the server
-    gives each of its worker slots its own).
+    `suite` is the profile's test suite file (endgame: a puzzle suite, see grader.puzzles,
+    required; agent: an agent suite, see grader.agent_suite, default `AgentSuite()`);
+    `limits` overrides the profile's default limits per run; `isolation` is the sandbox uid,
+    which must differ between gradings that run at the same time (the server gives each of its
+    worker slots its own).
     """
 
     suite: Path | None = None
@@ -83,28 +94,67 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
             isolation=options.isolation,
         )
     if profile == "agent":
-        return _grade_agent(submission, options)
+        suite = AgentSuite()
+        if options.suite is not None:
+            try:
+                suite = load_agent_suite(options.suite)
+            except AgentSuiteError as error:
+                raise GradeError(str(error)) from error
+        tests = grade_agent(
+            submission,
+            python=options.python,
+            limits=options.limits,
+            suite=suite,
+            isolation=options.isolation,
+        )
+        return GradeReport(profile="agent", tests=tests)
     raise GradeError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
 
 
-def _grade_agent(submission: Path, options: GradeOptions) -> GradeReport:
-    """Run the agent profile, grader/agent.py's `grade_agent`, loaded only when asked for."""
+def write_suite(
+    profile: str,
+    path: Path,
+    seed: int,
+    *,
+    public: bool,
+    count: int | None = None,
+    min_plies: int = 1,
+    max_plies: int = 9,
+) -> str:
+    """Make a certified suite of `profile` from `seed`, write it to `path`; return a summary line.
+
+    endgame: `count` puzzles (default 10) of `min_plies` to `max_plies` plies, each certified by
+    the solver (grader.puzzles). agent: `count` legal-move positions (default 10) covering every
+    category with both colours, certified by the rules, and a fresh exact-minimax seed
+    (grader.agent_suite); the plies are ignored. A private suite (`public=False`) is written
+    readable by its owner only (0600); keep it under a `private_dir`. The same seed makes the
+    same suite. Raises GradeError for an unknown profile, a suite that cannot be made or a file
+    that cannot be written.
+    """
     try:
-        module = importlib.import_module("grader.agent")
-    except ModuleNotFoundError as error:
-        raise GradeError("the agent profile is not installed (grader/agent.py)") from error
-    grade_agent = getattr(module, "grade_agent", None)
-    if grade_agent is None:
-        raise GradeError("grader/agent.py has no grade_agent function")
-    kwargs: dict[str, object] = {"python": options.python, "isolation": options.isolation}
-    if options.limits is not None:
-        kwargs["limits"] = options.limits
-    report = grade_agent(submission, **kwargs)
-    if isinstance(report, GradeReport):
-        return report
-    if isinstance(report, list) and all(isinstance(test, TestResult) for test in report):
-        return GradeReport(profile="agent", tests=report)
-    raise GradeError("grade_agent returned neither a GradeReport nor a list of TestResult")
+        if profile == "endgame":
+            puzzles = make_puzzle_suite(
+                seed,
+                DEFAULT_SUITE_COUNT if count is None else count,
+                min_plies=min_plies,
+                max_plies=max_plies,
+                public=public,
+            )
+            save_puzzles(path, puzzles)
+            kind = "public" if public else "private"
+            lengths = ", ".join(str(p.plies) for p in puzzles)
+            return f"wrote {path}: {len(puzzles)} {kind} endgame puzzles (plies: {lengths})"
+        if profile == "agent":
+            suite = make_agent_suite(
+                seed, DEFAULT_SUITE_COUNT if count is None else count, public=public
+            )
+            save_agent_suite(path, suite)
+            return f"wrote {path}: {describe_agent_suite(suite)}"
+    except (PuzzleError, AgentSuiteError) as error:
+        raise GradeError(str(error)) from error
+    except OSError as error:
+        raise GradeError(f"cannot write the suite {path}: {error.strerror}") from error
+    raise GradeError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
 
 
 def grade_endgame(

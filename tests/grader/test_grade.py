@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import replace
@@ -14,8 +15,15 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import create_cli
+from grader.agent import AgentSuite
+from grader.agent_suite import (
+    describe_agent_suite,
+    load_agent_suite,
+    make_agent_suite,
+    save_agent_suite,
+)
 from grader.endgame import PuzzleError
-from grader.grade import GradeError, GradeOptions, grade, grade_endgame
+from grader.grade import GradeError, GradeOptions, grade, grade_endgame, write_suite
 from grader.html import html_report
 from grader.puzzles import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
 from grader.results import GradeReport, TestResult
@@ -24,7 +32,10 @@ from grader.sandbox import MIB, UNSHARE, Limits
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "grader" / "reference" / "endgame_solver.py"
 PUBLIC_SUITE = REPO / "docs" / "grader" / "endgame-puzzles.json"
+PUBLIC_AGENT_SUITE = REPO / "docs" / "grader" / "agent-suite.json"
+AGENT_REFERENCE = REPO / "grader" / "reference" / "agent_solution.py"
 SUBMISSIONS = Path(__file__).parent / "submissions"
+AGENTS = Path(__file__).parent / "agents"
 # The student's interpreter must be readable by the sandbox uid (the venv's may live under /root).
 PYTHON = "/usr/bin/python3"
 
@@ -217,6 +228,65 @@ def test_grade_selects_profiles_by_name(tmp_path: Path) -> None:
     assert report.profile == "endgame" and report.score == 0
 
 
+@sandboxed
+def test_agent_reference_scores_full_marks_on_the_generated_public_suite() -> None:
+    report = grade("agent", AGENT_REFERENCE, GradeOptions(suite=PUBLIC_AGENT_SUITE, python=PYTHON))
+    assert report.profile == "agent"
+    lost = {t.name: t.output for t in report.tests if t.score != t.max_score}
+    assert not lost
+    assert report.score == report.max_score == 100
+    assert {t.visibility for t in report.tests} == {"visible"}
+
+
+def test_grade_agent_rejects_a_bad_suite_file_with_the_reason(tmp_path: Path) -> None:
+    bad = tmp_path / "agent.json"
+    bad.write_text('{"format": "arena-agent-suite", "version": 1}')
+    with pytest.raises(GradeError, match=re.escape(f"{bad}: missing public, legal_positions")):
+        grade("agent", tmp_path, GradeOptions(suite=bad))
+    with pytest.raises(GradeError, match="is not an agent suite"):
+        grade("agent", tmp_path, GradeOptions(suite=PUBLIC_SUITE))
+
+
+def test_grade_agent_uses_the_suite_file(tmp_path: Path) -> None:
+    # Nothing to run (no agent.py), so every call fails at once and names its position.
+    suite = make_agent_suite(4, count=5, base=AgentSuite(opponents=()))
+    path = tmp_path / "agent.json"
+    save_agent_suite(path, suite)
+    report = grade("agent", tmp_path / "missing", GradeOptions(suite=path))
+    legal = report.tests[0]
+    assert legal.name == "legal moves" and legal.output.startswith("0/5 earned.")
+    assert suite.legal_positions[0][0] in legal.output
+    assert {t.visibility for t in report.tests} == {"after_published"}
+    default = grade("agent", tmp_path / "missing", GradeOptions())
+    assert default.tests[0].output.startswith("0/9 earned.")  # the hand-made LEGAL_SUITE
+
+
+@pytest.mark.parametrize("public", [True, False])
+def test_write_suite_makes_and_saves_both_profiles(tmp_path: Path, public: bool) -> None:
+    mode = 0o644 if public else 0o600
+    agent = tmp_path / "agent.json"
+    summary = write_suite("agent", agent, 9, public=public, count=6)
+    suite = load_agent_suite(agent)
+    assert suite == make_agent_suite(9, count=6, public=public)
+    assert summary == f"wrote {agent}: {describe_agent_suite(suite)}"
+    assert agent.stat().st_mode & 0o777 == mode
+    endgame = tmp_path / "endgame.json"
+    summary = write_suite("endgame", endgame, 7, public=public, count=2, max_plies=3)
+    puzzles = load_puzzles(endgame)
+    assert puzzles == make_puzzle_suite(7, 2, max_plies=3, public=public)
+    assert summary.startswith(f"wrote {endgame}: 2 ") and "endgame puzzles (plies: " in summary
+    assert endgame.stat().st_mode & 0o777 == mode
+
+
+def test_write_suite_errors_are_grade_errors(tmp_path: Path) -> None:
+    with pytest.raises(GradeError, match="unknown profile 'chess'"):
+        write_suite("chess", tmp_path / "x.json", 1, public=False)
+    with pytest.raises(GradeError, match="cannot cover every category"):
+        write_suite("agent", tmp_path / "x.json", 1, public=False, count=1)
+    with pytest.raises(GradeError, match="cannot write the suite"):
+        write_suite("agent", tmp_path / "no" / "x.json", 1, public=False)
+
+
 def test_html_report_escapes_everything() -> None:
     report = GradeReport(
         "endgame",
@@ -286,6 +356,54 @@ def test_cli_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str) 
     assert outcome.exit_code == 2
     assert message in outcome.output
     assert "Traceback" not in outcome.output
+
+
+@sandboxed
+def test_cli_grades_the_agent_profile_with_a_suite_file(tmp_path: Path) -> None:
+    suite = tmp_path / "agent.json"
+    tiny = AgentSuite(exact_depths=(1,), exact_positions=1, opponents=())
+    save_agent_suite(suite, make_agent_suite(3, count=6, base=tiny, public=True))
+    outcome = CliRunner().invoke(
+        create_cli(),
+        [
+            "grade", str(AGENTS / "crash.py"), "--profile", "agent", "--suite", str(suite),
+            "--json", "--python", PYTHON,
+        ],
+    )  # fmt: skip
+    assert outcome.exit_code == 0, outcome.output
+    data = json.loads(outcome.stdout)
+    assert [t["name"] for t in data["tests"]] == ["legal moves", "exact minimax, depth 1", "time"]
+    assert data["tests"][0]["output"].startswith("0/6 earned.")
+    assert "RuntimeError" in data["tests"][0]["output"]
+
+
+def test_cli_agent_profile_defaults_to_the_public_example_suite(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(
+        create_cli(), ["grade", str(tmp_path / "missing"), "--profile", "agent", "--json"]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    legal = json.loads(outcome.stdout)["tests"][0]["output"]
+    shipped = load_agent_suite(PUBLIC_AGENT_SUITE)
+    assert legal.startswith(f"0/{len(shipped.legal_positions)} earned.")
+    assert all(name in legal for name, _, _ in shipped.legal_positions)
+
+
+def test_cli_make_puzzles_agent_profile_writes_a_private_suite(tmp_path: Path) -> None:
+    out = tmp_path / "agent.json"
+    outcome = CliRunner().invoke(
+        create_cli(),
+        ["grader", "make-puzzles", "--profile", "agent", "--seed", "3", "--out", str(out)],
+    )
+    assert outcome.exit_code == 0, outcome.output
+    assert load_agent_suite(out) == make_agent_suite(3)
+    assert out.stat().st_mode & 0o777 == 0o600
+    assert "every category with both colours" in outcome.stdout
+    plies = CliRunner().invoke(
+        create_cli(),
+        ["grader", "make-puzzles", "--profile", "agent", "--max-plies", "3", "--out", str(out)],
+    )
+    assert plies.exit_code == 2
+    assert "endgame profile only" in plies.output
 
 
 def test_cli_make_puzzles_writes_a_private_certified_suite(tmp_path: Path) -> None:
