@@ -107,7 +107,12 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
             suite=suite,
             isolation=options.isolation,
         )
-        return GradeReport(profile="agent", tests=tests)
+        report = GradeReport(profile="agent", tests=tests)
+        lost = [test.name for test in tests if test.score < test.max_score]
+        report.output = f"score {report.score:g} of {report.max_score:g}" + (
+            f"; points lost on: {', '.join(lost)}." if lost else "; full marks."
+        )
+        return report
     raise GradeError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
 
 

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from games import game_names
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
+from server.grading import GradingService
 from server.hub import Hub
 from server.matches import MatchService
 from server.routes import install
@@ -45,12 +46,16 @@ def create_app(settings: Settings) -> FastAPI:
         tournaments = TournamentService(app.state.sessions, service)
         app.state.tournaments = tournaments
         service.listeners.append(tournaments.on_broadcast)
+        grading = GradingService(app.state.sessions, settings)
+        app.state.grading = grading
         try:
             await tournaments.resume()
             await service.resume()
             service.start_ticker()
+            await grading.start()
             yield
         finally:
+            await grading.close()
             await tournaments.close()
             await hub.close()
             await service.close()
@@ -60,7 +65,7 @@ def create_app(settings: Settings) -> FastAPI:
         title="Arena",
         version=API_VERSION,
         description="Matches and tournaments between game-playing search bots over REST and "
-        "WebSockets.",
+        "WebSockets, and a hosted checkers autograder.",
         lifespan=lifespan,
     )
     app.state.settings = settings

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -42,6 +44,53 @@ class Settings(BaseSettings):
         False,
         description="offer per-message deflate on WebSockets (Arena's messages are small: "
         "compressing them costs more CPU than it saves bandwidth on a LAN)",
+    )
+    grader_dir: Path = Field(
+        Path("arena-grader"),
+        description="the autograder's private directory (made mode 0700): uploads, job files "
+        "and the generated private suites",
+    )
+    grader_workers: int = Field(
+        1,
+        ge=1,
+        le=32,
+        description="submissions graded at once; each worker slot runs its sandboxes under "
+        "its own uid",
+    )
+    grader_uid_base: int = Field(
+        64000,
+        ge=1000,
+        le=2**31,
+        description="sandbox uid (and gid) of worker slot 0; slot i uses this plus i. The uids "
+        "must belong to nothing else on the host (RLIMIT_NPROC counts per uid)",
+    )
+    grader_max_queued: int = Field(
+        100, ge=1, description="jobs that may wait at once; more uploads get QUEUE_FULL"
+    )
+    grader_max_upload_bytes: int = Field(
+        2 * 1024 * 1024, ge=1024, description="largest upload (all files, unzipped), in bytes"
+    )
+    grader_max_files: int = Field(50, ge=1, le=1000, description="most files in one upload")
+    grader_python: str = Field(
+        "/usr/bin/python3",
+        description="the interpreter that runs student programs (readable by the sandbox uid)",
+    )
+    grader_job_timeout_s: float = Field(
+        1800.0, gt=0, description="a grading job that runs longer is stopped and reported"
+    )
+    grader_allow_unsandboxed: bool = Field(
+        False,
+        description="grade even when the sandbox is unavailable (not root): student code then "
+        "runs as the server's user and can read its files; for trying the grader out only",
+    )
+    grader_endgame_suite: Path | None = Field(
+        None,
+        description="the endgame profile's private puzzle suite; default: one generated with a "
+        "random seed at the first endgame job, kept in grader_dir/suites",
+    )
+    grader_agent_suite: Path | None = Field(
+        None,
+        description="the agent profile's private suite; default: generated like the endgame's",
     )
     redis_url: str | None = Field(
         None, description="Redis URL, needed only when several server processes share matches"

@@ -1,4 +1,4 @@
-"""The database schema: players, matches, each match's accepted events, and tournaments.
+"""The database schema: players, matches and their accepted events, tournaments, grading jobs.
 
 A match is stored as its set-up plus the ordered list of events the referee accepted (moves
 with their elapsed time, resignations, draw offers and answers, aborts). Replaying the events
@@ -148,4 +148,32 @@ class TournamentGame(Base):
     result: Mapped[float | None] = mapped_column(Float, nullable=True)
     reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class GradingJob(Base):
+    """A submission to the hosted autograder and, once graded, its results.
+
+    The uploaded files live in the grader's private directory (server.grading); the row holds
+    the status and, when graded, the Gradescope results.json and the HTML report themselves,
+    so a finished job needs no file. A job found `queued` or `running` at start-up is graded
+    (again) from the start.
+    """
+
+    __tablename__ = "grading_jobs"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    profile: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16), index=True, default="queued")
+    files: Mapped[list[str]] = mapped_column(JSON, default=list)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    max_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    results: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """results.json (Gradescope's format) as text."""
+    report: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The HTML report."""
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from protocol.errors import HTTP_STATUS, ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import ErrorResponse
 from server.matches import MatchError
-from server.routes import matches, players, tournaments, ws
+from server.routes import grader, matches, players, tournaments, ws
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,7 @@ def install(app: FastAPI) -> None:
     app.include_router(players.router)
     app.include_router(matches.router)
     app.include_router(tournaments.router)
+    app.include_router(grader.router)
     app.include_router(ws.router)
     app.add_exception_handler(ProtocolError, _protocol_error)
     app.add_exception_handler(RequestValidationError, _validation_error)

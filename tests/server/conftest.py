@@ -84,8 +84,11 @@ def server_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
         if not url:
             pytest.skip("ARENA_TEST_DATABASE_URL is not set")
         asyncio.run(_reset_database(url))
-        return Settings(database_url=url)
-    return Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}")
+        return Settings(database_url=url, grader_dir=tmp_path / "grader")
+    return Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "grader",
+    )
 
 
 @pytest.fixture

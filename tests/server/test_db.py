@@ -65,7 +65,7 @@ async def test_migrating_twice_is_harmless(engine: AsyncEngine) -> None:
         version = (
             await connection.execute(text("SELECT version_num FROM alembic_version"))
         ).scalar()
-    assert version == "0002"
+    assert version == "0003"
     assert alembic_config().get_main_option("script_location")
 
 

@@ -1,0 +1,164 @@
+"""Grade one hosted submission in a process of its own: `python -m grader.job JOB_DIR`.
+
+The server (server/grading.py) prepares JOB_DIR, mode 0700, holding `job.json` and the upload
+in `submission/`; it runs this module as a child process under a time limit and reads back
+`results.json` (Gradescope's format) and `report.html`. A child keeps the solver's CPU work off
+the server's event loop, and a grading that runs too long can be killed as a whole.
+
+job.json::
+
+    {"profile": "endgame", "suite": "/private/suites/endgame.json", "python": "/usr/bin/python3",
+     "uid": 64000, "gid": 64000}
+
+A `suite` file that does not exist yet is generated first, with a random seed, under a lock
+file (so concurrent jobs make it once) and written 0600: the server's private suite.
+
+Exit status: 0 when the submission was graded (whatever its score); 1 when the grader itself
+failed, with results.json still written and saying so; 2 for a bad JOB_DIR or job.json.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.grade import GradeError, GradeOptions, grade, write_suite
+from grader.html import html_report
+from grader.results import GradeReport, TestResult
+from grader.sandbox import Isolation
+
+JOB_FILE = "job.json"
+SUBMISSION_DIR = "submission"
+RESULTS_FILE = "results.json"
+REPORT_FILE = "report.html"
+
+
+class JobError(Exception):
+    """JOB_DIR or its job.json cannot be used (the server's mistake)."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What job.json says: the profile, the suite file, the interpreter and the sandbox uid."""
+
+    profile: str
+    suite: Path | None
+    python: str
+    uid: int
+    gid: int
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the job.json object."""
+        return {
+            "profile": self.profile,
+            "suite": None if self.suite is None else str(self.suite),
+            "python": self.python,
+            "uid": self.uid,
+            "gid": self.gid,
+        }
+
+
+def read_job(job_dir: Path) -> Job:
+    """Return the job of `job_dir`; raise JobError naming what is wrong."""
+    path = job_dir / JOB_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise JobError(f"cannot read {path}: {error}") from error
+    try:
+        suite = data["suite"]
+        return Job(
+            profile=str(data["profile"]),
+            suite=None if suite is None else Path(suite),
+            python=str(data["python"]),
+            uid=int(data["uid"]),
+            gid=int(data["gid"]),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise JobError(f"{path}: missing or bad field {error}") from error
+
+
+def ensure_suite(profile: str, path: Path) -> None:
+    """Generate the private suite of `profile` at `path` unless it exists (once, under a lock)."""
+    if path.exists():
+        return
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():  # another job made it while this one waited
+            return
+        partial = path.with_name(path.name + ".partial")
+        write_suite(profile, partial, secrets.randbits(32), public=False)
+        os.replace(partial, path)
+
+
+def run_job(job_dir: Path) -> GradeReport:
+    """Grade the submission of `job_dir` and write its results; return the report.
+
+    Raises GradeError (and JobError) for the grader's own failures; the caller reports them.
+    """
+    job = read_job(job_dir)
+    if job.suite is not None:
+        ensure_suite(job.profile, job.suite)
+    options = GradeOptions(
+        suite=job.suite, python=job.python, isolation=Isolation(uid=job.uid, gid=job.gid)
+    )
+    report = grade(job.profile, job_dir / SUBMISSION_DIR, options)
+    write_results(job_dir, report)
+    return report
+
+
+def failure_report(profile: str, why: str) -> GradeReport:
+    """Return the report of a grading that failed through no fault of the submission."""
+    message = (
+        f"The grader failed: {why}. This is not a problem with your submission; please "
+        "report it to the course staff, who can grade it again."
+    )
+    test = TestResult(name="grader error", score=0.0, max_score=0.0, output=message)
+    return GradeReport(profile=profile, tests=[test], output=message)
+
+
+def write_results(job_dir: Path, report: GradeReport) -> None:
+    """Write results.json and report.html into `job_dir`, each replaced whole (never half)."""
+    for name, text in (
+        (RESULTS_FILE, json.dumps(report.to_json(), indent=2) + "\n"),
+        (REPORT_FILE, html_report(report)),
+    ):
+        partial = job_dir / (name + ".partial")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, job_dir / name)
+
+
+def main(argv: list[str]) -> int:
+    """Grade the job directory named by `argv[0]`; return the exit status (see module doc)."""
+    if len(argv) != 1:
+        print("usage: python -m grader.job JOB_DIR", file=sys.stderr)
+        return 2
+    job_dir = Path(argv[0])
+    try:
+        job = read_job(job_dir)
+    except JobError as error:
+        print(error, file=sys.stderr)
+        return 2
+    try:
+        run_job(job_dir)
+    except (GradeError, JobError) as error:
+        write_results(job_dir, failure_report(job.profile, str(error)))
+        print(error, file=sys.stderr)
+        return 1
+    except Exception as error:  # noqa: BLE001 - a grader bug must still leave results
+        traceback.print_exc()
+        write_results(job_dir, failure_report(job.profile, f"internal error ({error!r})"))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,489 @@
+"""The hosted autograder end to end: uploads over multipart to a real uvicorn, queued jobs graded
+in the sandbox, status and results endpoints, bad uploads, restarts, timeouts, concurrency."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import stat
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from grader.sandbox import UNSHARE
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import GradingJob, GradingProfiles
+from server.db.engine import create_engine, migrate, session_factory
+from server.grading import GradingService, Upload, unpack
+from server.settings import Settings
+from tests.server.conftest import RunningServer, start_server
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
+PUBLIC_SUITE = ROOT / "docs" / "grader" / "endgame-puzzles.json"
+PUZZLES = len(json.loads(PUBLIC_SUITE.read_text())["puzzles"])
+PYTHON = "/usr/bin/python3"
+
+sandboxed = pytest.mark.skipif(
+    os.geteuid() != 0 or not os.path.exists(UNSHARE) or not os.path.exists(PYTHON),
+    reason="the grader's sandbox needs root, util-linux unshare and /usr/bin/python3",
+)
+
+# A checkers.py that reports its uid on stderr and fails each puzzle after `delay` seconds.
+UID_REPORTER = """
+import os, sys, time
+time.sleep({delay})
+print("running as uid", os.getuid(), file=sys.stderr)
+sys.exit(1)
+"""
+
+# A checkers.py that tries to read the private suite and another job's upload.
+SNOOP = """
+import sys
+for path in {paths!r}:
+    try:
+        with open(path) as handle:
+            print("LEAKED", path, handle.read()[:80], file=sys.stderr)
+    except OSError as error:
+        print("refused", type(error).__name__, file=sys.stderr)
+sys.exit(1)
+"""
+
+
+def grading_settings(base: Settings, **changes: Any) -> Settings:
+    """`base` with the public example suite as the endgame suite, and `changes`."""
+    fields: dict[str, Any] = {
+        "grader_endgame_suite": PUBLIC_SUITE,
+        "grader_allow_unsandboxed": True,  # the tests that need the sandbox are marked
+        **changes,
+    }
+    return base.model_copy(update=fields)
+
+
+@pytest.fixture
+def grading_server(server_settings: Settings) -> Iterator[RunningServer]:
+    running = start_server(grading_settings(server_settings))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def upload(
+    client: httpx.Client, profile: str, files: dict[str, bytes], expect: int = 202
+) -> dict[str, Any]:
+    """POST the files as multipart; check the status; return the JSON body."""
+    response = client.post(
+        "/grader/jobs",
+        data={"profile": profile},
+        files=[("files", (name, data, "text/x-python")) for name, data in files.items()],
+    )
+    assert response.status_code == expect, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def wait_done(client: httpx.Client, job_id: str, timeout: float = 120.0) -> GradingJob:
+    """Poll a job until it is done or failed; return it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        response = client.get(f"/grader/jobs/{job_id}")
+        assert response.status_code == 200, response.text
+        job = GradingJob.model_validate_json(response.text)
+        if job.status in ("done", "error"):
+            return job
+        assert time.monotonic() < deadline, f"job {job_id} still {job.status}"
+        time.sleep(0.1)
+
+
+# -- uploads: plain files and zips -----------------------------------------------------------------
+
+
+def zipped(entries: dict[str, bytes], links: tuple[str, ...] = ()) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+        for name in links:
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(info, "/etc/passwd")
+    return buffer.getvalue()
+
+
+def test_plain_files_and_a_zip_unpack_to_the_same_submission() -> None:
+    files = {"checkers.py": b"print(1)\n", "helpers.py": b"X = 1\n"}
+    plain = unpack([Upload(n, d) for n, d in files.items()], max_bytes=1000, max_files=5)
+    assert plain == files
+    flat = unpack([Upload("s.zip", zipped(files))], max_bytes=1000, max_files=5)
+    assert flat == files
+    # A zip of the student's folder is unwrapped; macOS litter is skipped.
+    folder = {f"work/{name}": data for name, data in files.items()}
+    folder["__MACOSX/work/._checkers.py"] = b"junk"
+    folder["work/__pycache__/helpers.cpython-311.pyc"] = b"junk"
+    assert unpack([Upload("s.zip", zipped(folder))], max_bytes=1000, max_files=5) == files
+    nested = unpack(
+        [Upload("s.zip", zipped({"checkers.py": b"", "lib/board.py": b""}))],
+        max_bytes=1000,
+        max_files=5,
+    )
+    assert sorted(nested) == ["checkers.py", "lib/board.py"]
+
+
+@pytest.mark.parametrize(
+    ("uploads", "code", "words"),
+    [
+        ([], ErrorCode.BAD_SUBMISSION, "no file uploaded"),
+        ([Upload("../checkers.py", b"")], ErrorCode.BAD_SUBMISSION, "not a plain name"),
+        ([Upload(".bashrc", b"")], ErrorCode.BAD_SUBMISSION, "not a plain name"),
+        ([Upload("a.py", b""), Upload("a.py", b"")], ErrorCode.BAD_SUBMISSION, "twice"),
+        ([Upload("a.zip", b"PK not really")], ErrorCode.BAD_SUBMISSION, "not a readable zip"),
+        (
+            [Upload("a.zip", zipped({"x.py": b""})), Upload("b.py", b"")],
+            ErrorCode.BAD_SUBMISSION,
+            "either one zip or plain files",
+        ),
+        (
+            [Upload("a.zip", zipped({"../../etc/cron.d/x": b""}))],
+            ErrorCode.BAD_SUBMISSION,
+            "not a relative path of plain names",
+        ),
+        (
+            [Upload("a.zip", zipped({"/abs.py": b""}))],
+            ErrorCode.BAD_SUBMISSION,
+            "not a relative path",
+        ),
+        (
+            [Upload("a.zip", zipped({"checkers.py": b""}, links=("link.py",)))],
+            ErrorCode.BAD_SUBMISSION,
+            "symbolic link",
+        ),
+        ([Upload("a.py", b"x" * 1001)], ErrorCode.SUBMISSION_TOO_LARGE, "at most 1000"),
+        (
+            [Upload("a.zip", zipped({"big.py": b"x" * 5000}))],
+            ErrorCode.SUBMISSION_TOO_LARGE,
+            "at most 1000",
+        ),
+        (
+            [Upload(f"m{i}.py", b"") for i in range(6)],
+            ErrorCode.BAD_SUBMISSION,
+            "at most 5",
+        ),
+    ],
+)
+def test_a_bad_upload_is_refused_with_its_reason(
+    uploads: list[Upload], code: ErrorCode, words: str
+) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        unpack(uploads, max_bytes=1000, max_files=5)
+    assert caught.value.code is code
+    assert words in caught.value.message
+
+
+# -- the queue, without workers ----------------------------------------------------------------
+
+
+async def test_jobs_wait_in_order_and_a_full_queue_refuses_more(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "grader",
+        grader_max_queued=2,
+        grader_allow_unsandboxed=True,
+    )
+    engine = create_engine(settings.database_url)
+    await migrate(engine)
+    service = GradingService(session_factory(engine), settings)
+    try:
+        first = await service.submit("endgame", [Upload("checkers.py", b"pass\n")])
+        second = await service.submit("agent", [Upload("agent.py", b"pass\n")])
+        assert (first.status, first.queue_position) == ("queued", 1)
+        assert (second.status, second.queue_position) == ("queued", 2)
+        with pytest.raises(ProtocolError) as full:
+            await service.submit("endgame", [Upload("checkers.py", b"pass\n")])
+        assert full.value.code is ErrorCode.QUEUE_FULL
+        with pytest.raises(ProtocolError) as early:
+            await service.results(first.job_id)
+        assert early.value.code is ErrorCode.JOB_NOT_FINISHED
+        # The upload is private to the server's user: directories 0700, files 0600.
+        job_dir = settings.grader_dir / "jobs" / first.job_id
+        for path in (settings.grader_dir, job_dir, job_dir / "submission"):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
+        program = job_dir / "submission" / "checkers.py"
+        assert stat.S_IMODE(program.stat().st_mode) == 0o600
+        assert program.read_bytes() == b"pass\n"
+        # A fresh service on the same database finds both jobs and keeps their order.
+        again = GradingService(session_factory(engine), settings)
+        assert await again.start() == 2
+        await again.close()
+    finally:
+        await engine.dispose()
+
+
+async def test_without_a_sandbox_nothing_is_graded_unless_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.grading.can_isolate", lambda: False)
+    url = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    engine = create_engine(url)
+    await migrate(engine)
+    try:
+        strict = GradingService(
+            session_factory(engine), Settings(database_url=url, grader_dir=tmp_path / "g")
+        )
+        assert not strict.profiles().sandboxed
+        with pytest.raises(ProtocolError) as refused:
+            await strict.submit("endgame", [Upload("checkers.py", b"pass\n")])
+        assert refused.value.code is ErrorCode.GRADER_UNAVAILABLE
+        assert not (tmp_path / "g").exists()  # nothing stored
+        trial = GradingService(
+            session_factory(engine),
+            Settings(database_url=url, grader_dir=tmp_path / "g", grader_allow_unsandboxed=True),
+        )
+        job = await trial.submit("endgame", [Upload("checkers.py", b"pass\n")])
+        assert job.status == "queued"
+    finally:
+        await engine.dispose()
+
+
+# -- over HTTP -----------------------------------------------------------------------------------
+
+
+def test_profiles_describe_what_to_upload(grading_server: RunningServer) -> None:
+    with httpx.Client(base_url=grading_server.url) as client:
+        response = client.get("/grader/profiles")
+    assert response.status_code == 200
+    profiles = GradingProfiles.model_validate_json(response.text)
+    assert {(p.name, p.main_file) for p in profiles.profiles} == {
+        ("endgame", "checkers.py"),
+        ("agent", "agent.py"),
+    }
+
+
+def test_bad_requests_get_their_documented_errors(grading_server: RunningServer) -> None:
+    with httpx.Client(base_url=grading_server.url) as client:
+        unknown = upload(client, "chess", {"checkers.py": b""}, expect=422)
+        assert unknown["code"] == "VALIDATION_ERROR" and "chess" in unknown["message"]
+        no_files = client.post("/grader/jobs", data={"profile": "endgame"})
+        assert no_files.status_code == 422 and no_files.json()["code"] == "VALIDATION_ERROR"
+        assert "files" in no_files.json()["message"]
+        wrong = upload(client, "endgame", {"solution.py": b""}, expect=422)
+        assert wrong["code"] == "BAD_SUBMISSION"
+        assert "checkers.py" in wrong["message"] and "solution.py" in wrong["message"]
+        big = upload(client, "endgame", {"checkers.py": b"#" * (3 * 1024 * 1024)}, expect=413)
+        assert big["code"] == "SUBMISSION_TOO_LARGE"
+        missing = client.get("/grader/jobs/nosuchjob")
+        assert missing.status_code == 404 and missing.json()["code"] == "UNKNOWN_JOB"
+        for page in ("results.json", "report.html"):
+            gone = client.get(f"/grader/jobs/nosuchjob/{page}")
+            assert gone.status_code == 404 and gone.json()["code"] == "UNKNOWN_JOB"
+        bad_id = client.get("/grader/jobs/..%2Fetc")
+        assert bad_id.status_code in (404, 422)
+        assert client.get("/health").json()["status"] == "ok"
+
+
+@sandboxed
+def test_the_reference_solution_scores_full_marks(grading_server: RunningServer) -> None:
+    with httpx.Client(base_url=grading_server.url) as client:
+        body = upload(client, "endgame", {"checkers.py": REFERENCE.read_bytes()})
+        job = GradingJob.model_validate(body)
+        assert job.status == "queued" and job.files == ("checkers.py",)
+        done = wait_done(client, job.job_id)
+        assert done.status == "done"
+        assert done.score == done.max_score == PUZZLES
+        assert done.started_time_ms is not None and done.finished_time_ms is not None
+        results = client.get(done.results_url).json()
+        assert results["score"] == results["max_score"] == PUZZLES
+        assert len(results["tests"]) == PUZZLES
+        assert all(test["score"] == test["max_score"] == 1 for test in results["tests"])
+        report = client.get(done.report_url)
+        assert report.headers["content-type"].startswith("text/html")
+        assert f"{PUZZLES:g} / {PUZZLES:g}" in report.text
+
+
+@sandboxed
+def test_a_zip_upload_is_graded_and_a_crash_is_explained(grading_server: RunningServer) -> None:
+    crash = b"import helper\nhelper.boom()\n"
+    helper = b"def boom():\n    raise RuntimeError('my bug')\n"
+    with httpx.Client(base_url=grading_server.url) as client:
+        response = client.post(
+            "/grader/jobs",
+            data={"profile": "endgame"},
+            files={
+                "files": (
+                    "work.zip",
+                    zipped({"work/checkers.py": crash, "work/helper.py": helper}),
+                    "application/zip",
+                )
+            },
+        )
+        assert response.status_code == 202, response.text
+        done = wait_done(client, response.json()["job_id"])
+        assert done.files == ("checkers.py", "helper.py")
+        assert done.status == "done" and done.score == 0 and done.max_score == PUZZLES
+        results = client.get(done.results_url).json()
+        for test in results["tests"]:
+            assert "RuntimeError: my bug" in test["output"]
+
+
+@sandboxed
+def test_two_workers_grade_at_once_under_their_own_uids(server_settings: Settings) -> None:
+    settings = grading_settings(server_settings, grader_workers=2, grader_uid_base=64100)
+    running = start_server(settings)
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            program = UID_REPORTER.format(delay=0.4).encode()
+            ids = [upload(client, "endgame", {"checkers.py": program})["job_id"] for _ in "ab"]
+            jobs = [wait_done(client, job_id) for job_id in ids]
+            uids = set()
+            for job in jobs:
+                outputs = [t["output"] for t in client.get(job.results_url).json()["tests"]]
+                seen = {word for out in outputs for word in out.split() if word.isdigit()}
+                uids |= seen & {"64100", "64101"}
+            assert uids == {"64100", "64101"}
+            first, second = sorted(jobs, key=lambda job: job.started_time_ms or 0)
+            assert first.finished_time_ms and second.started_time_ms
+            assert second.started_time_ms < first.finished_time_ms  # they overlapped
+    finally:
+        running.stop()
+
+
+@sandboxed
+def test_student_code_cannot_read_the_private_suite_or_other_uploads(
+    server_settings: Settings,
+) -> None:
+    grader_dir = server_settings.grader_dir
+    suites = grader_dir / "suites"
+    suites.mkdir(parents=True)
+    private = suites / "endgame.json"
+    shutil.copyfile(PUBLIC_SUITE, private)
+    private.chmod(0o600)
+    running = start_server(server_settings)  # the default suite path: grader_dir/suites
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            other = upload(client, "endgame", {"checkers.py": REFERENCE.read_bytes()})
+            wait_done(client, other["job_id"])
+            target = grader_dir / "jobs" / other["job_id"] / "submission" / "checkers.py"
+            snoop = SNOOP.format(paths=[str(private), str(target)]).encode()
+            done = wait_done(client, upload(client, "endgame", {"checkers.py": snoop})["job_id"])
+            outputs = [t["output"] for t in client.get(done.results_url).json()["tests"]]
+        assert done.score == 0
+        assert all("refused" in output for output in outputs)
+        assert not any("LEAKED" in output for output in outputs)
+    finally:
+        running.stop()
+
+
+@sandboxed
+def test_a_job_cut_off_by_a_restart_is_graded_after_it(server_settings: Settings) -> None:
+    settings = grading_settings(server_settings)
+    slow = UID_REPORTER.format(delay=1.0).encode()
+    running = start_server(settings)
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            job_id = upload(client, "endgame", {"checkers.py": slow})["job_id"]
+            deadline = time.monotonic() + 30
+            while client.get(f"/grader/jobs/{job_id}").json()["status"] != "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+    finally:
+        running.stop()
+    running = start_server(settings)
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            job = wait_done(client, job_id)
+            assert job.status == "done" and job.max_score == PUZZLES
+    finally:
+        running.stop()
+
+
+@sandboxed
+def test_an_overrunning_grading_is_stopped_and_its_sandboxes_with_it(
+    server_settings: Settings,
+) -> None:
+    settings = grading_settings(server_settings, grader_job_timeout_s=1.5, grader_uid_base=64200)
+    running = start_server(settings)
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            sleeper = b"import time\ntime.sleep(60)\n"
+            job = wait_done(client, upload(client, "endgame", {"checkers.py": sleeper})["job_id"])
+            assert job.status == "error" and job.score == 0
+            results = client.get(job.results_url).json()
+            assert "longer than 1.5 s" in results["output"]
+            assert "not a problem with your submission" in results["output"]
+            assert client.get("/health").json()["status"] == "ok"
+    finally:
+        running.stop()
+    deadline = time.monotonic() + 5
+    while _processes_of(64200):
+        assert time.monotonic() < deadline, "a sandboxed process outlived its grading"
+        time.sleep(0.1)
+
+
+@sandboxed
+def test_a_broken_suite_is_the_graders_error_not_the_students(
+    server_settings: Settings, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "nonsense"}')
+    running = start_server(grading_settings(server_settings, grader_endgame_suite=broken))
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            body = upload(client, "endgame", {"checkers.py": REFERENCE.read_bytes()})
+            job = wait_done(client, body["job_id"])
+            assert job.status == "error"
+            results = client.get(job.results_url).json()
+            assert results["tests"][0]["name"] == "grader error"
+            assert "report it to the course staff" in results["output"]
+    finally:
+        running.stop()
+
+
+def _processes_of(uid: int) -> list[int]:
+    """Return the pids of processes whose real uid is `uid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            lines = (entry / "status").read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if line.startswith("Uid:") and int(line.split()[1]) == uid:
+                found.append(int(entry.name))
+    return found
+
+
+@sandboxed
+def test_the_agent_profile_is_graded_on_a_private_suite_made_at_first_use(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "grader",
+    )
+    agent = ROOT / "grader" / "reference" / "agent_solution.py"
+    running = start_server(settings)
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            body = upload(client, "agent", {"agent.py": agent.read_bytes()})
+            job = wait_done(client, body["job_id"], timeout=300)
+            results = client.get(job.results_url).json()
+    finally:
+        running.stop()
+    assert job.status == "done"
+    assert job.score == job.max_score == 100, results
+    assert job.summary == "score 100 of 100; full marks."
+    suite = settings.grader_dir / "suites" / "agent.json"
+    assert stat.S_IMODE(suite.stat().st_mode) == 0o600
+    assert stat.S_IMODE(suite.parent.stat().st_mode) == 0o700
+    assert json.loads(suite.read_text())["public"] is False
+    # The private suite's tests are shown only once the grades are published.
+    assert {test["visibility"] for test in results["tests"]} == {"after_published"}
