@@ -10,12 +10,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from cli.common import fail
+from cli.grade_report import print_report
+from cli.grader_client import submit_command
 from grader.grade import DEFAULT_PYTHON, PROFILES, GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report
-from grader.results import GradeReport
 
 console = Console(highlight=False)
 
@@ -32,10 +32,11 @@ def register(app: typer.Typer) -> None:
     app.command("grade")(grade_command)
     group = typer.Typer(
         name="grader",
-        help="Autograder tools: make certified test suites (see docs/GRADER.md).",
+        help="Autograder tools: make test suites, submit to a hosted grader (docs/GRADER.md).",
         no_args_is_help=True,
     )
     group.command("make-puzzles")(make_puzzles_command)
+    group.command("submit")(submit_command)
     app.add_typer(group, name="grader")
 
 
@@ -93,25 +94,7 @@ def grade_command(
     if as_json:
         print(json.dumps(report.to_json(), indent=2))
     else:
-        _print_report(report)
-
-
-def _print_report(report: GradeReport) -> None:
-    table = Table(title=f"{report.profile} profile")
-    table.add_column("test")
-    table.add_column("score", justify="right")
-    table.add_column("explanation")
-    for test in report.tests:
-        colour = "green" if test.score >= test.max_score else "yellow" if test.score else "red"
-        table.add_row(
-            escape(test.name),
-            f"[{colour}]{test.score:g} / {test.max_score:g}[/]",
-            escape(test.output),
-        )
-    console.print(table)
-    console.print(f"[bold]total: {report.score:g} / {report.max_score:g}[/]")
-    if report.output:
-        console.print(escape(report.output))
+        print_report(report)
 
 
 def make_puzzles_command(

@@ -37,6 +37,8 @@ def quick_start(settings: Settings) -> str:
             f'  curl -s -X POST {base}/matches/$MATCH/moves -H "Authorization: Bearer $TOKEN" '
             f'{json_header} -d \'{{"move": "11-15"}}\'',
             f"  curl -s {base}/matches/$MATCH      # watch: the full state, moves and clocks",
+            "Grade a checkers assignment (docs/GRADER.md):",
+            f"  arena grader submit checkers.py --profile endgame --server {base}",
             "Protocol for bots in any language: docs/PROTOCOL.md. Stop with Ctrl-C.",
         ]
     )
