@@ -1,4 +1,10 @@
 # Arena server image: `docker compose up` runs it against PostgreSQL (see docker-compose.yml).
+#
+# The server runs as root because the autograder's sandbox needs it (namespaces through
+# util-linux unshare, and a switch to an unprivileged uid per worker slot: 64000 and up);
+# student programs never run as root. The container must be privileged for the namespaces
+# (docker-compose.yml says so); without that, the server still serves matches and tournaments
+# and refuses uploads with GRADER_UNAVAILABLE.
 FROM python:3.11-slim
 WORKDIR /app
 COPY pyproject.toml README.md alembic.ini ./
@@ -9,7 +15,12 @@ COPY server ./server
 COPY tournament ./tournament
 COPY grader ./grader
 COPY cli ./cli
-RUN pip install --no-cache-dir . && useradd --create-home arena
-USER arena
+COPY docs/grader ./docs/grader
+RUN pip install --no-cache-dir . \
+    && mkdir -p /var/lib/arena/grader && chmod 0700 /var/lib/arena/grader
+# Students' programs run with the image's interpreter (readable by every uid).
+ENV ARENA_GRADER_PYTHON=/usr/local/bin/python3 \
+    ARENA_GRADER_DIR=/var/lib/arena/grader
+VOLUME /var/lib/arena/grader
 EXPOSE 8000
 CMD ["arena", "serve", "--host", "0.0.0.0", "--port", "8000"]
