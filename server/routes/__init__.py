@@ -11,8 +11,10 @@ from __future__ import annotations
 import logging
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from protocol.errors import HTTP_STATUS, ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import ErrorResponse
@@ -51,6 +53,16 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Give a request the framework refused as unreadable (400) the protocol's error body."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400:
+        return error_response(
+            ProtocolError(ErrorCode.BAD_MESSAGE, f"unreadable request: {exc.detail}")
+        )
+    return await http_exception_handler(request, exc)
+
+
 async def _internal_error(_request: Request, exc: Exception) -> JSONResponse:
     log.error("unexpected error: %r", exc)
     return error_response(
@@ -69,4 +81,5 @@ def install(app: FastAPI) -> None:
     app.include_router(ws.router)
     app.add_exception_handler(ProtocolError, _protocol_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _internal_error)

@@ -283,6 +283,12 @@ def test_bad_requests_get_their_documented_errors(grading_server: RunningServer)
         for page in ("results.json", "report.html"):
             gone = client.get(f"/grader/jobs/nosuchjob/{page}")
             assert gone.status_code == 404 and gone.json()["code"] == "UNKNOWN_JOB"
+        garbled = client.post(
+            "/grader/jobs",
+            content=b"garbage",
+            headers={"Content-Type": "multipart/form-data; boundary=xx"},
+        )
+        assert garbled.status_code == 400 and garbled.json()["code"] == "BAD_MESSAGE"
         bad_id = client.get("/grader/jobs/..%2Fetc")
         assert bad_id.status_code in (404, 422)
         assert client.get("/health").json()["status"] == "ok"
