@@ -493,3 +493,34 @@ def test_the_agent_profile_is_graded_on_a_private_suite_made_at_first_use(
     assert json.loads(suite.read_text())["public"] is False
     # The private suite's tests are shown only once the grades are published.
     assert {test["visibility"] for test in results["tests"]} == {"after_published"}
+
+
+@sandboxed
+def test_a_fork_bomb_costs_its_test_and_the_server_stays_responsive(tmp_path: Path) -> None:
+    one_puzzle = json.loads(PUBLIC_SUITE.read_text())
+    one_puzzle["puzzles"] = one_puzzle["puzzles"][:1]
+    suite = tmp_path / "one.json"
+    suite.write_text(json.dumps(one_puzzle))
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "grader",
+        grader_endgame_suite=suite,
+        grader_uid_base=64300,
+    )
+    bomb = (ROOT / "tests" / "grader" / "gallery" / "fork_bomb.py").read_bytes()
+    running = start_server(settings)
+    try:
+        # Every request below must be answered while the bomb runs (httpx raises otherwise).
+        with httpx.Client(base_url=running.url, timeout=10.0) as client:
+            job_id = upload(client, "endgame", {"checkers.py": bomb})["job_id"]
+            while client.get(f"/grader/jobs/{job_id}").json()["status"] in ("queued", "running"):
+                assert client.get("/health").json()["status"] == "ok"
+                assert client.get("/games").status_code == 200
+                time.sleep(0.2)
+            job = wait_done(client, job_id)
+            output = client.get(job.results_url).json()["tests"][0]["output"]
+    finally:
+        running.stop()
+    assert job.status == "done" and job.score == 0 and job.max_score == 1
+    assert "more than 20 s of wall time and was stopped" in output
+    assert not _processes_of(64300)
