@@ -179,11 +179,10 @@ def make_agent_suite(
     The `count` legal-move positions come from seeded random games under Arena's rules: first
     the fewest positions (greedily) that together cover every category of `CATEGORIES` with
     red to move and with black to move, as certified by `position_categories`; then random
-    others, taking each category (and no special rule) in turn. `exact_seed` is drawn from
-    `seed`; every other field, `game_seed` included, comes from `base` (default
-    `AgentSuite()`): the games' thresholds are not certified, and with most other game seeds
-    the reference solution falls short against alphabeta:depth=2. Raises AgentSuiteError if
-    `count` positions cannot cover the categories.
+    others, taking each category (and no special rule) in turn. `exact_seed` and `game_seed`
+    are drawn from `seed` too (the games' defaults are set so that a correct agent passes
+    with any game seed; see grader.agent); every other field comes from `base` (default
+    `AgentSuite()`). Raises AgentSuiteError if `count` positions cannot cover the categories.
     """
     rng = random.Random(seed)
     exact_seed = rng.randrange(2**31)
@@ -220,6 +219,7 @@ def make_agent_suite(
         base or AgentSuite(),
         legal_positions=positions,
         exact_seed=exact_seed,
+        game_seed=rng.randrange(2**31),  # drawn last: a seed keeps the positions it gave before
         public=public,
     )
 

@@ -67,6 +67,20 @@ def test_reference_scores_full_marks(tmp_path: Path) -> None:
     assert sum(r.max_score for r in results.values()) == 100
 
 
+@pytest.mark.parametrize(
+    "seed", [3, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (4, 5, 6, 7, 8))]
+)
+def test_reference_passes_the_default_games_with_a_fresh_game_seed(seed: int) -> None:
+    # The default opponents, thresholds and game length, with the game seed a suite draws.
+    suite = make_agent_suite(seed, base=AgentSuite(exact_depths=()), public=True)
+    assert suite.game_seed != AgentSuite().game_seed
+    results = grade_agent(REFERENCE, python=PYTHON, suite=suite)
+    games = {r.name: r for r in results if r.name.startswith("games vs")}
+    assert len(games) == 4
+    lost = {name: r.output for name, r in games.items() if r.score != r.max_score}
+    assert not lost
+
+
 def test_agent_file_alone_is_a_submission() -> None:
     tiny = AgentSuite(
         legal_positions=LEGAL_SUITE[:2], exact_depths=(1,), exact_positions=1, opponents=()
