@@ -17,8 +17,6 @@ grades are published (a private suite's tests are `after_published`).
 
 from __future__ import annotations
 
-import json
-import os
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -40,6 +38,7 @@ from games.checkers import (
     square_row,
 )
 from grader.agent import LEGAL_SUITE, AgentSuite, Opponent
+from grader.suite_file import read_suite_json, write_suite_json
 
 SUITE_FORMAT: Final = "arena-agent-suite"
 SUITE_VERSION: Final = 1
@@ -260,18 +259,13 @@ def _is_number(value: Any) -> bool:
 def load_agent_suite(path: Path | str) -> AgentSuite:
     """Read a suite file; raise AgentSuiteError naming the file and the problem if it is not one."""
     source = Path(path)
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise AgentSuiteError(f"cannot read the agent suite {source}: {error.strerror}") from error
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise AgentSuiteError(f"{source} is not a JSON agent suite: {error}") from error
-    if not isinstance(data, dict) or data.get("format") != SUITE_FORMAT:
-        raise AgentSuiteError(
-            f'{source} is not an agent suite: expected "format": "{SUITE_FORMAT}"'
-        )
-    if data.get("version") != SUITE_VERSION:
-        raise AgentSuiteError(f"{source}: unsupported suite version {data.get('version')!r}")
+    data = read_suite_json(
+        source,
+        format_name=SUITE_FORMAT,
+        version=SUITE_VERSION,
+        kind="agent suite",
+        error=AgentSuiteError,
+    )
     missing = [key for key in _REQUIRED if key not in data]
     if missing:
         raise AgentSuiteError(f"{source}: missing {', '.join(missing)}")
@@ -392,12 +386,7 @@ def save_agent_suite(path: Path | str, suite: AgentSuite) -> None:
     for key in (*_INTEGERS, *_NUMBERS, *_WRITERS):
         value = getattr(suite, key)
         data[key] = _WRITERS[key](value) if key in _WRITERS else value
-    text = json.dumps(data, indent=2) + "\n"
-    mode = 0o644 if suite.public else 0o600
-    fd = os.open(Path(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        os.fchmod(fd, mode)
-        handle.write(text)
+    write_suite_json(path, data, public=suite.public)
 
 
 def describe_agent_suite(suite: AgentSuite) -> str:

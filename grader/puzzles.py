@@ -13,8 +13,6 @@ before the grades are published.
 
 from __future__ import annotations
 
-import json
-import os
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ from typing import Any, Final
 
 from bots.solve import Solver
 from grader.endgame import PuzzleError, make_puzzles, read_states
+from grader.suite_file import read_suite_json, write_suite_json
 
 SUITE_FORMAT: Final = "arena-endgame-puzzles"
 SUITE_VERSION: Final = 1
@@ -41,16 +40,13 @@ class Puzzle:
 def load_puzzles(path: Path | str) -> list[Puzzle]:
     """Read a suite file; raise PuzzleError naming the file and the problem if it is not one."""
     source = Path(path)
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise PuzzleError(f"cannot read the puzzle suite {source}: {error.strerror}") from error
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise PuzzleError(f"{source} is not a JSON puzzle suite: {error}") from error
-    if not isinstance(data, dict) or data.get("format") != SUITE_FORMAT:
-        raise PuzzleError(f'{source} is not a puzzle suite: expected "format": "{SUITE_FORMAT}"')
-    if data.get("version") != SUITE_VERSION:
-        raise PuzzleError(f"{source}: unsupported suite version {data.get('version')!r}")
+    data = read_suite_json(
+        source,
+        format_name=SUITE_FORMAT,
+        version=SUITE_VERSION,
+        kind="puzzle suite",
+        error=PuzzleError,
+    )
     entries = data.get("puzzles")
     if not isinstance(entries, list) or not entries:
         raise PuzzleError(f'{source}: "puzzles" must be a non-empty list')
@@ -95,13 +91,7 @@ def save_puzzles(path: Path | str, puzzles: Sequence[Puzzle]) -> None:
             for p in puzzles
         ],
     }
-    text = json.dumps(data, indent=2) + "\n"
-    target = Path(path)
-    mode = 0o644 if all(p.public for p in puzzles) else 0o600
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        os.fchmod(fd, mode)
-        handle.write(text)
+    write_suite_json(path, data, public=all(p.public for p in puzzles))
 
 
 def make_puzzle_suite(
