@@ -112,6 +112,8 @@ from grader.sandbox import Isolation, Limits, SandboxResult, Status, run_sandbox
 
 HARNESS: Final = Path(__file__).with_name("agent_harness.py")
 HARNESS_NAME: Final = "_arena_agent_harness.py"
+MODULE: Final = "agent.py"
+"""The file every agent submission must hold (the module that defines select_move)."""
 LOSS_VALUE: Final = 1000
 """The value of a lost position (no legal move) for its side to move is -LOSS_VALUE."""
 AGENT_SCORING: Final = Scoring(win=LOSS_VALUE, by_distance=False)
@@ -713,12 +715,12 @@ def _submission_files(submission: Path) -> dict[str, bytes] | str:
                 if total > MAX_SUBMISSION_BYTES:
                     return f"the submission is larger than {MAX_SUBMISSION_BYTES} bytes"
                 files[path.relative_to(submission).as_posix()] = path.read_bytes()
-        if "agent.py" not in files:
-            return "the submission has no agent.py"
+        if MODULE not in files:
+            return f"the submission has no {MODULE}"
     elif submission.is_file():
         if submission.stat().st_size > MAX_SUBMISSION_BYTES:
-            return f"agent.py is larger than {MAX_SUBMISSION_BYTES} bytes"
-        files = {"agent.py": submission.read_bytes()}
+            return f"{MODULE} is larger than {MAX_SUBMISSION_BYTES} bytes"
+        files = {MODULE: submission.read_bytes()}
     else:
         return f"no submission at {submission}"
     files[HARNESS_NAME] = HARNESS.read_bytes()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Final
 
 from bots.solve import Solver
-from grader.agent import AgentSuite, grade_agent
+from grader.agent import MODULE, AgentSuite, grade_agent
 from grader.agent_suite import (
     AgentSuiteError,
     describe_agent_suite,
@@ -36,6 +36,8 @@ DEFAULT_PYTHON: Final = "/usr/bin/python3"
 """The students' interpreter: it must be readable by the sandbox uid (not a venv under /root)."""
 
 PROGRAM: Final = "checkers.py"
+MAIN_FILES: Final = {"endgame": PROGRAM, "agent": MODULE}
+"""The program each profile runs, which a submission must hold at its top level."""
 INPUT_FILE: Final = "input.txt"
 OUTPUT_FILE: Final = "output.txt"
 

@@ -2,7 +2,7 @@
 
 The server (server/grading.py) prepares JOB_DIR, mode 0700, holding `job.json` and the upload
 in `submission/`; it runs this module as a child process under a time limit and reads back
-`results.json` (Gradescope's format) and `report.html`. A child keeps the solver's CPU work off
+`results.json` (Gradescope's format). A child keeps the solver's CPU work off
 the server's event loop, and a grading that runs too long can be killed as a whole.
 
 job.json::
@@ -30,14 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from grader.grade import GradeError, GradeOptions, grade, write_suite
-from grader.html import html_report
 from grader.results import GradeReport, TestResult
 from grader.sandbox import Isolation
 
 JOB_FILE = "job.json"
 SUBMISSION_DIR = "submission"
 RESULTS_FILE = "results.json"
-REPORT_FILE = "report.html"
 
 
 class JobError(Exception):
@@ -126,14 +124,10 @@ def failure_report(profile: str, why: str) -> GradeReport:
 
 
 def write_results(job_dir: Path, report: GradeReport) -> None:
-    """Write results.json and report.html into `job_dir`, each replaced whole (never half)."""
-    for name, text in (
-        (RESULTS_FILE, json.dumps(report.to_json(), indent=2) + "\n"),
-        (REPORT_FILE, html_report(report)),
-    ):
-        partial = job_dir / (name + ".partial")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, job_dir / name)
+    """Write results.json into `job_dir`, replaced whole (a reader never sees half of it)."""
+    partial = job_dir / (RESULTS_FILE + ".partial")
+    partial.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, job_dir / RESULTS_FILE)
 
 
 def main(argv: list[str]) -> int:

@@ -8,9 +8,9 @@ in order; worker slot i runs its sandboxes as uid `grader_uid_base + i` (RLIMIT_
 per uid, so concurrent gradings must not share one).
 
 Each grading runs in a child process, `python -m grader.job JOB_DIR` (see grader/job.py), under
-`grader_job_timeout_s`; the child writes results.json and report.html, which are then stored in
-the job's row. A child that fails, is killed or overruns still ends its job: status `error`
-with a report saying the grader failed (never a job stuck `running`).
+`grader_job_timeout_s`; the child writes results.json, which is then stored in the job's row
+with the HTML report made from it. A child that fails, is killed or overruns still ends its
+job: status `error` with a report saying the grader failed (never a job stuck `running`).
 
 Private data: `grader_dir` (mode 0700) holds `jobs/ID/` (the upload in `submission/`, files
 0600) and `suites/` (the private suites, generated at the first job of each profile unless
@@ -45,9 +45,9 @@ from typing import Any, Final
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from grader.grade import PROFILES
+from grader.grade import MAIN_FILES, PROFILES
 from grader.html import html_report
-from grader.job import JOB_FILE, REPORT_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, failure_report
+from grader.job import JOB_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, failure_report
 from grader.results import GradeReport
 from grader.sandbox import can_isolate
 from protocol.errors import ErrorCode, ProtocolError
@@ -57,9 +57,6 @@ from server.db.models import epoch_ms
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
-
-MAIN_FILES: Final = {"endgame": "checkers.py", "agent": "agent.py"}
-"""The program each profile runs, which every upload must hold at its top level."""
 
 DESCRIPTIONS: Final = {
     "endgame": "Endgame solver: `python3 checkers.py --inputfile IN --outputfile OUT` writes "
@@ -430,8 +427,7 @@ class GradingService:
         """Run the grading child; return its report and the job's final status."""
         if not (job_dir / SUBMISSION_DIR).is_dir():
             return failure_report(job.profile, "the submission's files are missing"), "error"
-        for name in (RESULTS_FILE, REPORT_FILE):
-            (job_dir / name).unlink(missing_ok=True)
+        (job_dir / RESULTS_FILE).unlink(missing_ok=True)
         (job_dir / JOB_FILE).write_text(json.dumps(job.to_json()), encoding="utf-8")
         log_path = job_dir / "grader.log"
         with open(log_path, "wb") as log_file:

@@ -23,6 +23,7 @@ from grader.sandbox import (
     private_dir,
     run_sandboxed,
 )
+from tests.grader.processes import live_processes
 
 GALLERY = Path(__file__).parent / "gallery"
 SANDBOX_UID = 65534
@@ -44,22 +45,6 @@ def run(program: str, *args: str, limits: Limits = SMALL, stdin: bytes = b"") ->
     return run_sandboxed(
         [PYTHON, program, *args], files={program: source}, limits=limits, stdin=stdin
     )
-
-
-def live_processes(uid: int) -> set[int]:
-    """Return the pids of non-zombie processes whose real uid is `uid`."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith("Z"):
-            found.add(int(entry.name))
-    return found
 
 
 @pytest.fixture

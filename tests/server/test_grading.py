@@ -23,6 +23,7 @@ from protocol.messages import GradingJob, GradingProfiles
 from server.db.engine import create_engine, migrate, session_factory
 from server.grading import GradingService, Upload, unpack
 from server.settings import Settings
+from tests.grader.processes import live_processes
 from tests.server.conftest import RunningServer, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -427,7 +428,7 @@ def test_an_overrunning_grading_is_stopped_and_its_sandboxes_with_it(
     finally:
         running.stop()
     deadline = time.monotonic() + 5
-    while _processes_of(64200):
+    while live_processes(64200):
         assert time.monotonic() < deadline, "a sandboxed process outlived its grading"
         time.sleep(0.1)
 
@@ -449,22 +450,6 @@ def test_a_broken_suite_is_the_graders_error_not_the_students(
             assert "report it to the course staff" in results["output"]
     finally:
         running.stop()
-
-
-def _processes_of(uid: int) -> list[int]:
-    """Return the pids of processes whose real uid is `uid`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            lines = (entry / "status").read_text().splitlines()
-        except OSError:
-            continue
-        for line in lines:
-            if line.startswith("Uid:") and int(line.split()[1]) == uid:
-                found.append(int(entry.name))
-    return found
 
 
 @sandboxed
@@ -523,4 +508,4 @@ def test_a_fork_bomb_costs_its_test_and_the_server_stays_responsive(tmp_path: Pa
         running.stop()
     assert job.status == "done" and job.score == 0 and job.max_score == 1
     assert "more than 20 s of wall time and was stopped" in output
-    assert not _processes_of(64300)
+    assert not live_processes(64300)

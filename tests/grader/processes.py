@@ -1,0 +1,21 @@
+"""Which processes a uid has: how the tests see that no sandboxed process outlives its run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def live_processes(uid: int) -> set[int]:
+    """Return the pids of non-zombie processes whose real uid is `uid`."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith("Z"):
+            found.add(int(entry.name))
+    return found
