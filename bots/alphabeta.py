@@ -1,6 +1,6 @@
 """Alpha-beta pruning in the lecture's minimax form: fail-hard, and a fail-soft variant.
 
-Source: CS 61B Lecture 17 (../shared/lectures/000_65826ade0e6856d0.txt), `chooseMove(side,
+Source: CS 61B Lecture 17, "Game tree search", `chooseMove(side,
 alpha, beta)`: alpha is a score the maximising (root) player is sure of, beta one the
 minimising player is sure of; a node whose window closes (alpha >= beta) is abandoned. The
 lecture's version is fail-hard: a node's best score starts at alpha (or beta) so returned

@@ -1,7 +1,7 @@
 """The alpha-beta engine: negamax alpha-beta as real engines run it.
 
-What it adds to the lectures' alpha-beta (../shared/lectures/002_7d6f4e4258636eb3.txt: "move
-ordering", "iterative deepening", "caching states"; 004: negamax form):
+What it adds to the lectures' alpha-beta (the game-search slides: "move ordering",
+"iterative deepening", "caching states"; "Game trees and strategies": negamax form):
 
 - a depth limit with the evaluation at the cut-off, except where the game's knowledge says the
   position is not quiet (checkers with a capture pending): there the search extends through

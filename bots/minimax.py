@@ -1,6 +1,6 @@
 """Minimax, as in the lecture's `chooseMove` returning a `Best` (move, score).
 
-Source: CS 61B Lecture 17, "Game tree search" (../shared/lectures/000_65826ade0e6856d0.txt):
+Source: CS 61B Lecture 17, "Game tree search" (the tic-tac-toe game-tree lecture):
 the side to move at the root is the maximising player (the lecture's COMPUTER); the opponent
 minimises. Scores are from the root player's point of view. With `prune`, the lecture's
 "simple pruning": stop searching a node as soon as a guaranteed win for its mover is found.

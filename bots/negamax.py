@@ -1,6 +1,6 @@
 """Alpha-beta in negamax form: the value of a node is the negated value of its best child.
 
-Source: "Game trees and strategies" (../shared/lectures/004_330688cd762b126d.txt),
+Source: the lecture "Game trees and strategies" (Nim, symmetries, negamax alpha-beta),
 `ABNodeValue(X, numLev, parentVal)`: every node's value is taken from the point of view of its
 side to move, so one maximising rule serves both players; `parentVal` is the bound passed from
 the parent (minus the parent's current lower bound), and a node stops as soon as its lower

@@ -1,6 +1,6 @@
 """The simplest players: a uniformly random move, and the lectures' one-level greedy search.
 
-Source of the greedy search: CS 61B Lecture 22 (../shared/lectures/003_9693e79d0ccccce4.txt),
+Source of the greedy search: CS 61B Lecture 22, "Backtracking searches, game trees",
 `simpleFindMax`: make each legal move, give the resulting position a heuristic value, keep the
 best. It looks one ply ahead and no further, so it takes an immediate win but does not see a
 threat the opponent will carry out on the next move.

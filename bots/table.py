@@ -1,6 +1,6 @@
 """Transposition table: bounded, with EXACT / LOWER / UPPER entries and a replacement rule.
 
-Lecture: "caching states" (../shared/lectures/002_7d6f4e4258636eb3.txt): a position reached by
+Lecture: "caching states" (the game-search slides): a position reached by
 different move orders is searched once. Each entry keeps the position's key, the depth it was
 searched to, the kind of bound its score is, the score and the best move found.
 

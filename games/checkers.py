@@ -1,6 +1,6 @@
 """English draughts (American checkers) on bitboards.
 
-The rules are those of ../shared/oracles/checkers.md: Black moves first from squares 1-12 toward
+The rules are those of the ACF/WCDF (docs/GAMES.md): Black moves first from squares 1-12 toward
 higher numbers; captures are compulsory but any capture may be chosen; men capture forward only;
 a whole multi-jump is one move, identified by its full path; a man that reaches the far row is
 crowned and its move ends there; a side with no legal move loses; threefold repetition and 80

@@ -1,1 +1,1 @@
-"""grader package of Arena (see ../shared/ARCHITECTURE.md)."""
+"""grader package of Arena (see docs/ARCHITECTURE.md)."""

@@ -8,7 +8,7 @@ library only, run by /usr/bin/python3) defining::
     def select_move(board, player, depth_limit, time_limit): ...
 
 - `board`: a list of 8 strings of 8 characters in the course format
-  (../shared/oracles/checkers.md, "A course board format"): row 0 at the top, ``.`` empty,
+  (docs/GAMES.md, "Course board format"): row 0 at the top, ``.`` empty,
   ``r``/``R`` a red man/king, ``b``/``B`` a black man/king. Red moves up (toward row 0), black
   down; men move and jump forward only, kings both ways; captures are compulsory (any capture
   may be chosen), a multi-jump must be completed, and a man reaching the far row is crowned and

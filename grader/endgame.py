@@ -1,6 +1,6 @@
 """The "Endgame solver" profile: check a student's line from a puzzle to red's fastest win.
 
-A puzzle is a course-format board (../shared/oracles/checkers.md, "A course board format"), red
+A puzzle is a course-format board (docs/GAMES.md, "Course board format"), red
 to move. The student's program writes the sequence of states from the puzzle to the end of the
 game, boards separated by blank lines. `check_solution` judges that text against Arena's rules
 (games.checkers) and Arena's exact solver (bots.solve); it runs no student code.

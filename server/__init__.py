@@ -1,1 +1,1 @@
-"""server package of Arena (see ../shared/ARCHITECTURE.md)."""
+"""server package of Arena (see docs/ARCHITECTURE.md)."""

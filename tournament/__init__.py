@@ -1,1 +1,1 @@
-"""tournament package of Arena (see ../shared/ARCHITECTURE.md)."""
+"""tournament package of Arena (see docs/ARCHITECTURE.md)."""

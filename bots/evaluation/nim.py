@@ -2,7 +2,7 @@
 
 Normal play: the side to move wins iff the XOR of the heap sizes is not 0. Misère play: the
 same, except when no heap has more than one object; then the side to move wins iff the number
-of heaps of size 1 is even (that is, iff the XOR is 0). See ../shared/oracles/search.md.
+of heaps of size 1 is even (that is, iff the XOR is 0); Bouton (1901).
 
 The value of an impartial game from the mover's point of view depends only on the multiset of
 non-empty heaps, not on which player is to move: the canonical key is the sorted non-zero
