@@ -168,14 +168,20 @@ def parse_bot_spec(text: str) -> BotSpec:
     """Return the BotSpec written as `text`, raising BotSpecError naming what is wrong."""
     if not isinstance(text, str) or not text.strip():
         raise BotSpecError(f"empty bot spec (bots: {', '.join(BOTS)})")
-    name, _, rest = text.strip().partition(":")
+    name, colon, rest = text.strip().partition(":")
     name = name.strip().lower()
     if name not in BOTS:
         raise BotSpecError(f"unknown bot {name!r} (bots: {', '.join(BOTS)})")
     schema = BOTS[name][1]
     options = {key: option.default for key, option in schema.items()}
     seen: set[str] = set()
-    for item in filter(None, (part.strip() for part in rest.split(","))):
+    items = [part.strip() for part in rest.split(",")] if colon else []
+    if "" in items:
+        raise BotSpecError(
+            f"bot spec {text.strip()!r} has an empty option: write {name} or "
+            f"{name}:KEY=VALUE,KEY=VALUE with nothing empty between the commas"
+        )
+    for item in items:
         key, sep, value = item.partition("=")
         key = key.strip().lower()
         if not sep:

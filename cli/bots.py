@@ -11,9 +11,10 @@ from rich.console import Console
 from rich.table import Table
 
 from bots.common import pv_texts
+from bots.scoring import ENGINE
 from bots.solve import solve
 from bots.spec import BotSpecError, create_bot, describe_bots
-from cli.common import fail, game_errors, load_game
+from cli.common import fail, game_errors, load_game, plural
 from cli.games import GameArg, OptionOpt, PositionOpt, natural_key
 
 console = Console(highlight=False)
@@ -64,10 +65,13 @@ def analyse(
     stats = result.stats
     move_text = state.format_move(result.move) if result.move is not None else None
     pv = stats.pv or pv_texts(state, result.pv)
+    outcome, plies = score_outcome(result.score)
     if as_json:
         payload: dict[str, Any] = {
             "move": move_text,
             "score": result.score,
+            "outcome": outcome,
+            "plies": plies,
             "pv": pv,
             "nodes": stats.nodes,
             "depth": stats.depth,
@@ -78,9 +82,10 @@ def analyse(
         }
         print(json.dumps(payload))
         return
-    console.print(f"{searcher.name} on {rules.name}, {rules.player_names[state.to_move]} to move")
+    # The spec as given: the canonical name leaves out options at their defaults.
+    console.print(f"{bot.strip()} on {rules.name}, {rules.player_names[state.to_move]} to move")
     console.print(f"  move   {move_text}")
-    console.print(f"  score  {result.score:g} (for the side to move)")
+    console.print(f"  score  {describe_score(result.score)} (for the side to move)")
     console.print(f"  pv     {' '.join(pv)}")
     console.print(
         f"  depth {stats.depth}, {stats.nodes:,} nodes, {stats.evaluations:,} evaluations, "
@@ -88,6 +93,29 @@ def analyse(
         f"cut-offs {stats.cutoffs:,}"
         + (f", {stats.simulations:,} simulations" if stats.simulations else "")
     )
+
+
+def score_outcome(score: float) -> tuple[str | None, int | None]:
+    """Return what a search score proves: ("win" or "loss", plies to the end) or (None, None).
+
+    Engine scores count a win `plies` plies away as WIN - plies; an MCTS proof is exactly
+    WIN, with no distance (plies None).
+    """
+    if not (ENGINE.is_win(score) or ENGINE.is_loss(score)):
+        return None, None
+    outcome = "win" if score > 0 else "loss"
+    distance = round(ENGINE.win - abs(score))
+    return outcome, distance if distance > 0 else None
+
+
+def describe_score(score: float) -> str:
+    """Return a search score in words: "a forced win in 3 plies", "0.42"."""
+    outcome, plies = score_outcome(score)
+    if outcome is None:
+        return f"{score:g}"
+    if plies is None:
+        return f"a proven {outcome}"
+    return f"a forced {outcome} in {plural(plies, 'ply', 'plies')}"
 
 
 def solve_command(

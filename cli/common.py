@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from games import Game, GameError, get_game
 
@@ -26,6 +27,11 @@ def parse_option_pairs(pairs: list[str] | None) -> dict[str, str]:
     return options
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """Return `count` and `word`, in the plural unless the count is one: "1 legal move"."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"
+
+
 def load_game(name: str, option_pairs: list[str] | None) -> Game:
     """Return the named game with its --option values, or exit with a clear error."""
     with game_errors():
@@ -34,7 +40,8 @@ def load_game(name: str, option_pairs: list[str] | None) -> Game:
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print `message` as an error and exit with `code`."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    # Soft wrap: one line however long (the terminal wraps it), and the text is not markup.
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

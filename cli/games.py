@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cli.common import game_errors, load_game
+from cli.common import fail, game_errors, load_game, plural
 from games import State, game_names, perft
 from games.registry import GAME_CLASSES
 
@@ -42,7 +42,9 @@ def register(app: typer.Typer) -> None:
     """Add the rules commands to `app`."""
     app.command("games")(list_games)
     app.command("show")(show)
-    app.command("perft")(perft_command)
+    # A negative depth must reach the command as a number, to be refused in words, not be
+    # taken for an unknown option.
+    app.command("perft", context_settings={"ignore_unknown_options": True})(perft_command)
 
 
 def list_games() -> None:
@@ -72,13 +74,16 @@ def show(game: GameArg, position: PositionOpt = None, option: OptionOpt = None) 
         console.print(f"game over: {winner} ({outcome.reason})")
         return
     moves = sorted((state.format_move(m) for m in state.legal_moves()), key=natural_key)
-    console.print(f"{rules.player_names[state.to_move]} to move; {len(moves)} legal moves:")
+    console.print(
+        f"{rules.player_names[state.to_move].capitalize()} to move; "
+        f"{plural(len(moves), 'legal move')}:"
+    )
     console.print("  " + " ".join(moves))
 
 
 def perft_command(
     game: GameArg,
-    depth: Annotated[int, typer.Argument(min=0, help="Plies to search.")],
+    depth: Annotated[int, typer.Argument(help="Plies to search (0 or more).")],
     position: PositionOpt = None,
     option: OptionOpt = None,
     divide: Annotated[
@@ -87,6 +92,8 @@ def perft_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Count the leaf nodes of the legal-move tree to DEPTH plies (a whole multi-jump is one)."""
+    if depth < 0:
+        fail(f"the depth must be 0 or more plies, not {depth}")
     rules = load_game(game, option)
     with game_errors():
         state = rules.position_or_initial(position)

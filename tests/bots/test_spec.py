@@ -37,6 +37,9 @@ def test_options_are_typed_and_canonical() -> None:
         ("alphabeta:depth=2,depth=3", "given twice"),
         ("id:time=nan", "must be a number"),
         ("mcts:c=-1", "at least 0"),
+        ("alphabeta:depth=3,,", "has an empty option"),
+        ("alphabeta:,depth=3", "has an empty option"),
+        ("alphabeta:", "has an empty option"),
     ],
 )
 def test_bad_specs_say_what_exists(text: str, message: str) -> None:

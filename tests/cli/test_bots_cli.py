@@ -45,9 +45,29 @@ def test_analyse_text_output() -> None:
     assert "move" in out and "simulations" in out
 
 
+def test_analyse_names_the_spec_as_given_and_a_proof_in_words() -> None:
+    """A proven result is said in words, never as the raw 1e+06 of the search's scale."""
+    code, out, _ = run(
+        "analyse", "connect4", "--position", "4455", "--bot", "mcts:simulations=2000"
+    )
+    assert code == 0
+    assert out.startswith("mcts:simulations=2000 on connect4")
+    assert "score  a proven win (for the side to move)" in out
+    assert "1e+06" not in out
+    code, out, _ = run("analyse", "tictactoe", "--position", "XX.OO....", "--bot", "minimax")
+    assert "score  a forced win in 1 ply (for the side to move)" in out
+    code, out, _ = run("analyse", "tictactoe", "--position", "XX.OO....", "--bot", "id", "--json")
+    data = json.loads(out)
+    assert (data["outcome"], data["plies"]) == ("win", 1)
+    code, out, _ = run("analyse", "checkers", "--bot", "alphabeta:depth=2", "--json")
+    data = json.loads(out)
+    assert (data["outcome"], data["plies"]) == (None, None)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
+        (("analyse", "checkers", "--bot", "alphabeta:depth=3,,"), "has an empty option"),
         (("analyse", "checkers", "--bot", "alphabeat"), "unknown bot 'alphabeat'"),
         (("analyse", "checkers", "--bot", "alphabeta:eval=nope"), "no evaluation 'nope'"),
         (("analyse", "checkers", "--position", "W:W29:B25,22", "--bot", "random"), "game is over"),

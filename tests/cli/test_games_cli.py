@@ -67,6 +67,7 @@ def test_game_options_reach_the_rules() -> None:
         (("show", "nim", "--option", "colour=red"), "no option colour"),
         (("show", "nim", "--option", "misere"), "KEY=VALUE"),
         (("show", "connect4", "--position", "4444444"), "column 4"),
+        (("perft", "checkers", "-1"), "the depth must be 0 or more plies, not -1"),
     ],
 )
 def test_bad_input_is_one_clear_line(args: tuple[str, ...], message: str) -> None:
@@ -81,6 +82,14 @@ def test_show_lists_moves_in_natural_order() -> None:
     assert code == 0
     assert "9-13 9-14 10-14 10-15 11-15 11-16 12-16" in out
     assert "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12" in out
+
+
+def test_show_counts_one_legal_move_in_the_singular() -> None:
+    code, out, _ = run("show", "checkers", "--position", "W:W18:B14,23")
+    assert code == 0
+    assert "White to move; 1 legal move:" in out
+    code, out, _ = run("show", "tictactoe")
+    assert "X to move; 9 legal moves:" in out
 
 
 def test_show_reports_the_end() -> None:
