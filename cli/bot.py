@@ -9,14 +9,11 @@ cleanly on Ctrl-C.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Annotated
 
 import typer
 
-from bots.client import BotClient, ClientError
-from bots.spec import BotSpecError
 from cli.common import fail
 
 
@@ -58,6 +55,11 @@ def bot(
     search statistics, and reconnects with backoff when the connection drops (an unreachable
     server is retried, never fatal).
     """
+    import asyncio
+
+    from bots.client import BotClient, ClientError
+    from bots.spec import BotSpecError
+
     try:
         client = BotClient(server, token, spec)
     except BotSpecError as exc:

@@ -12,10 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from cli.common import fail
-from cli.grade_report import print_report
 from cli.grader_client import submit_command
-from grader.grade import DEFAULT_PYTHON, PROFILES, GradeError, GradeOptions, grade, write_suite
-from grader.html import html_report
+from grader.profiles import DEFAULT_PYTHON, PROFILES
 
 console = Console(highlight=False)
 
@@ -68,13 +66,29 @@ def grade_command(
         str,
         typer.Option("--python", help="The interpreter that runs the student's program."),
     ] = DEFAULT_PYTHON,
+    gradescope: Annotated[
+        bool,
+        typer.Option(
+            "--gradescope",
+            help="Autograder mode: a missing submission is graded 0 with its reason (and "
+            "--results written) instead of being a usage error.",
+        ),
+    ] = False,
 ) -> None:
     """Grade a submission in the sandbox and explain every point lost.
 
-    Exits 0 whenever grading ran, whatever the score; 2 for a usage error.
+    Exits 0 whenever grading ran, whatever the score; 2 for a usage error, such as a
+    SUBMISSION that does not exist (with --gradescope that is graded 0 instead, so the course
+    platform always gets a results.json).
     """
+    from cli.grade_report import print_report
+    from grader.grade import GradeError, GradeOptions, grade
+    from grader.html import html_report
+
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+    if not gradescope and not submission.exists():
+        fail(f"the submission {submission} does not exist (give a folder holding the program)")
     if not os.access(python, os.X_OK):
         fail(f"the interpreter {python} does not exist or is not executable (see --python)")
     suite = suite if suite is not None else PUBLIC_SUITES[profile]
@@ -122,6 +136,8 @@ def make_puzzles_command(
     ] = False,
 ) -> None:
     """Write a suite certified by Arena: solved endgame puzzles, or agent positions by category."""
+    from grader.grade import GradeError, write_suite
+
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
     if profile != "endgame" and (min_plies is not None or max_plies is not None):

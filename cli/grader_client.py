@@ -7,17 +7,16 @@ import json
 import time
 import zipfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from cli.common import fail
-from cli.grade_report import print_report
-from grader.html import html_report
-from grader.results import GradeReport
+
+if TYPE_CHECKING:
+    import httpx
 
 console = Console(highlight=False, stderr=True)
 
@@ -89,6 +88,12 @@ def submit_command(
     Exits 0 once the submission is graded (whatever the score), 1 if the grader failed or the
     wait timed out, 2 for a usage error or a refused upload.
     """
+    import httpx
+
+    from cli.grade_report import print_report
+    from grader.html import html_report
+    from grader.results import GradeReport
+
     files = _files_of(paths)
     base = server.rstrip("/")
     try:

@@ -6,8 +6,6 @@ import json
 
 import typer
 
-from protocol import json_schema
-
 
 def register(app: typer.Typer) -> None:
     """Add the `protocol` command group to `app`."""
@@ -22,4 +20,6 @@ def register(app: typer.Typer) -> None:
 
 def schema() -> None:
     """Print the JSON Schema of every WebSocket message and REST body."""
+    from protocol import json_schema
+
     print(json.dumps(json_schema(), indent=2))

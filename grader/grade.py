@@ -25,15 +25,10 @@ from grader.agent_suite import (
     save_agent_suite,
 )
 from grader.endgame import PuzzleError, check_solution
+from grader.profiles import DEFAULT_PYTHON, PROFILES
 from grader.puzzles import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
 from grader.results import GradeReport, TestResult, Visibility
 from grader.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
-
-PROFILES: Final = ("endgame", "agent")
-"""The assignment profiles `grade` knows, in the order the documentation lists them."""
-
-DEFAULT_PYTHON: Final = "/usr/bin/python3"
-"""The students' interpreter: it must be readable by the sandbox uid (not a venv under /root)."""
 
 PROGRAM: Final = "checkers.py"
 MAIN_FILES: Final = {"endgame": PROGRAM, "agent": MODULE}

@@ -45,9 +45,10 @@ from typing import Any, Final
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from grader.grade import MAIN_FILES, PROFILES
+from grader.grade import MAIN_FILES
 from grader.html import html_report
 from grader.job import JOB_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, failure_report
+from grader.profiles import PROFILES
 from grader.results import GradeReport
 from grader.sandbox import can_isolate
 from protocol.errors import ErrorCode, ProtocolError

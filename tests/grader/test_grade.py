@@ -343,6 +343,34 @@ def test_cli_missing_program_still_writes_results(tmp_path: Path) -> None:
     assert json.loads(results.read_text())["tests"][0]["score"] == 0
 
 
+@pytest.mark.parametrize("profile", ["endgame", "agent"])
+def test_cli_a_missing_submission_is_a_usage_error(tmp_path: Path, profile: str) -> None:
+    results = tmp_path / "results.json"
+    missing = tmp_path / "no-such-folder"
+    outcome = CliRunner().invoke(
+        create_cli(), ["grade", str(missing), "--profile", profile, "--results", str(results)]
+    )
+    assert outcome.exit_code == 2
+    assert f"the submission {missing} does not exist" in outcome.stderr
+    assert "Traceback" not in outcome.output
+    assert not results.exists()
+
+
+def test_cli_gradescope_mode_grades_a_missing_submission_zero_and_writes_results(
+    tmp_path: Path,
+) -> None:
+    """On a course platform the results file must exist whatever was uploaded."""
+    results = tmp_path / "results.json"
+    missing = tmp_path / "no-such-folder"
+    outcome = CliRunner().invoke(
+        create_cli(), ["grade", str(missing), "--gradescope", "--results", str(results)]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    data = json.loads(results.read_text())
+    assert data["score"] == 0 and data["max_score"] == 5
+    assert f"the submission {missing} does not exist" in data["tests"][0]["output"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -379,7 +407,8 @@ def test_cli_grades_the_agent_profile_with_a_suite_file(tmp_path: Path) -> None:
 
 def test_cli_agent_profile_defaults_to_the_public_example_suite(tmp_path: Path) -> None:
     outcome = CliRunner().invoke(
-        create_cli(), ["grade", str(tmp_path / "missing"), "--profile", "agent", "--json"]
+        create_cli(),
+        ["grade", str(tmp_path / "missing"), "--profile", "agent", "--json", "--gradescope"],
     )
     assert outcome.exit_code == 0, outcome.output
     legal = json.loads(outcome.stdout)["tests"][0]["output"]
