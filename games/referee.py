@@ -803,13 +803,16 @@ class Referee:
 
 
 def match_record(referee: Referee, now_ms: int) -> dict[str, Any]:
-    """Return the whole match as a JSON-ready dict: set-up, every move with its time, result."""
+    """Return the whole match as a JSON-ready dict: set-up, every move with its time, result.
+
+    The words are the wire protocol's (`protocol.MatchRecord`): a move's `seat` is the player
+    number, and the result is `{winner, reason, description}` with `reason` the result code.
+    """
     view = referee.view(now_ms)
     tc = view.time_control
     return {
         "game": view.game,
         "options": dict(referee.game.option_texts),
-        "player_names": list(referee.game.player_names),
         "start_position": view.start_position,
         "time_control": None if tc is None else asdict(tc),
         "max_illegal_moves": referee.config.max_illegal_moves,
@@ -818,16 +821,16 @@ def match_record(referee: Referee, now_ms: int) -> dict[str, Any]:
         if view.result is None
         else {
             "winner": view.result.winner,
-            "code": view.result.code.value,
-            "reason": view.result.reason,
+            "reason": view.result.code.value,
+            "description": view.result.reason,
         },
         "position": view.position,
-        "to_move": view.to_move,
+        "to_move": view.to_move if view.status is Status.ACTIVE else None,
         "clocks_ms": None if view.clocks_ms is None else list(view.clocks_ms),
         "moves": [
             {
                 "ply": m.ply,
-                "player": m.player,
+                "seat": m.player,
                 "move": m.move,
                 "elapsed_ms": m.elapsed_ms,
                 "clocks_ms": None if m.clocks_ms is None else list(m.clocks_ms),

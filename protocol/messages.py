@@ -692,6 +692,45 @@ class MatchList(WireModel):
     next_offset: Annotated[int, Strict(), Field(ge=0)] | None = None
 
 
+class RecordedMove(WireModel):
+    """One move of a match record: who played it, how long it took, the clocks after it."""
+
+    ply: Annotated[int, Strict(), Field(ge=1)]
+    seat: Seat
+    move: MoveText
+    elapsed_ms: Ms = Field(description="The mover's thinking time, as the server measured it.")
+    clocks_ms: tuple[Ms, Ms] | None = Field(
+        default=None, description="Both seats' remaining time after the move (None: untimed)."
+    )
+
+
+class MatchRecord(WireModel):
+    """A whole match (GET /matches/{id}/record): set-up, seats, every move with its time, result.
+
+    The words mean what they mean in `match_state`: `seats` says who played each side,
+    `result` is a `MatchResult`, `to_move` is None once the match is over. `illegal_counts`
+    are each seat's rejected moves; `clocks_ms` the remaining time now (None: untimed).
+    """
+
+    type: Literal["match_record"] = "match_record"
+    match_id: MatchId
+    game: GameName
+    options: Options = Field(default_factory=dict)
+    seats: tuple[SeatInfo, SeatInfo]
+    start_position: PositionText
+    time_control: TimeControl | None = None
+    max_illegal_moves: Annotated[int, Strict(), Field(ge=1)]
+    status: MatchStatus
+    result: MatchResult | None = None
+    position: PositionText
+    to_move: Seat | None = None
+    clocks_ms: tuple[Ms, Ms] | None = None
+    moves: tuple[RecordedMove, ...] = ()
+    illegal_counts: tuple[Count, Count]
+    draw_offer: Seat | None = None
+    seq: Seq
+
+
 class TournamentSummary(WireModel):
     """One tournament in a list: its set-up, status and progress."""
 
@@ -773,6 +812,7 @@ REST_MODELS: tuple[type[WireModel], ...] = (
     MatchFilter,
     MatchSummary,
     MatchList,
+    MatchRecord,
     TournamentCreate,
     TournamentSummary,
     TournamentList,

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI
 
-from games import game_names
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
@@ -70,15 +68,4 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     install(app)
-
-    @app.get("/health", tags=["server"])
-    async def health() -> dict[str, Any]:
-        """Report that the server is up, and its database dialect."""
-        return {"status": "ok", "database": app.state.engine.dialect.name}
-
-    @app.get("/games", tags=["games"])
-    async def games() -> dict[str, list[str]]:
-        """List the games this server hosts."""
-        return {"games": game_names()}
-
     return app

@@ -77,10 +77,12 @@ from games.referee import (
 from games.registry import get_game
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import (
+    MAX_MOVE_LENGTH,
     Clocks,
     HouseBot,
     MatchCreate,
     MatchList,
+    MatchRecord,
     MatchResult,
     MatchState,
     MatchSummary,
@@ -342,9 +344,17 @@ class MatchService:
     # -- matches: create and join --------------------------------------------------------------
 
     async def create_match(
-        self, body: MatchCreate, *, ply_cap: int | None = None, match_id: str | None = None
+        self,
+        body: MatchCreate,
+        *,
+        creator: Player | None = None,
+        ply_cap: int | None = None,
+        match_id: str | None = None,
     ) -> MatchState:
         """Create a match from `body`; it starts at once unless a seat is open.
+
+        The state returned is seen by `creator` (its `your_seat` is the creator's seat, if any),
+        as `state(match_id, creator)` would show it.
 
         For the server's own use (tournaments): `ply_cap` draws the match once that many moves
         are played, as `limit_plies` does; `match_id` (from `new_match_id`) is the id to use,
@@ -413,7 +423,7 @@ class MatchService:
             self._live[live.id] = live
             await self._broadcast(live, effects)
             self._schedule_bot(live)
-            return self._state(live, None)
+            return self._state(live, None if creator is None else live.seat_of(creator.id))
 
     async def join(self, match_id: str, player: Player, seat: int | None) -> MatchState:
         """Seat `player` in an open seat (`seat` None: any); the match starts when full."""
@@ -572,15 +582,13 @@ class MatchService:
             await self._run(live, live.referee.tick(self._now()))
             return self._state(live, None if viewer is None else live.seat_of(viewer.id))
 
-    async def record(self, match_id: str) -> dict[str, Any]:
-        """Return the JSON record of a match: set-up, seats, every move with its time, result."""
+    async def record(self, match_id: str) -> MatchRecord:
+        """Return the record of a match: set-up, seats, every move with its time, result."""
         live = await self._load(match_id)
         async with live.lock:
             await self._run(live, live.referee.tick(self._now()))
             record = match_record(live.referee, self._now())
-            record["match_id"] = live.id
-            record["seats"] = [s.model_dump() for s in self._seats(live)]
-            return record
+            return MatchRecord(match_id=live.id, seats=self._seats(live), **record)
 
     async def pdn(self, match_id: str) -> str:
         """Return a checkers match as PDN; MatchError BAD_MESSAGE for any other game."""
@@ -766,12 +774,18 @@ class MatchService:
                 self._live.pop(live.id, None)
         rejected = next((e for e in effects if isinstance(e, Rejected)), None)
         if rejected is not None:
+            details: dict[str, ScalarValue] = {"seq": live.referee.seq}
+            move_error = _is_move_error(rejected.code)
+            if move_error:
+                details["move"] = (rejected.text or "")[:MAX_MOVE_LENGTH]
+                details["rejections"] = rejected.rejections
+                details["limit"] = live.referee.config.max_illegal_moves
             raise MatchError(
                 ErrorCode(rejected.code.value),
                 rejected.reason,
                 match_id=live.id,
-                legal_moves=rejected.legal_moves if _is_move_error(rejected.code) else None,
-                details={"rejections": rejected.rejections, "seq": live.referee.seq},
+                legal_moves=rejected.legal_moves if move_error else None,
+                details=details,
             )
 
     async def _broadcast(self, live: LiveMatch, effects: list[Effect]) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from grader.profiles import DEFAULT_PYTHON
 from protocol.messages import MAX_MESSAGE_BYTES
 
 
@@ -72,7 +73,7 @@ class Settings(BaseSettings):
     )
     grader_max_files: int = Field(50, ge=1, le=1000, description="most files in one upload")
     grader_python: str = Field(
-        "/usr/bin/python3",
+        DEFAULT_PYTHON,
         description="the interpreter that runs student programs (readable by the sandbox uid)",
     )
     grader_job_timeout_s: float = Field(
@@ -91,9 +92,6 @@ class Settings(BaseSettings):
     grader_agent_suite: Path | None = Field(
         None,
         description="the agent profile's private suite; default: generated like the endgame's",
-    )
-    redis_url: str | None = Field(
-        None, description="Redis URL, needed only when several server processes share matches"
     )
 
 

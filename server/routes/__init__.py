@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from protocol.errors import HTTP_STATUS, ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import ErrorResponse
 from server.matches import MatchError
-from server.routes import grader, matches, players, tournaments, ws
+from server.routes import grader, index, matches, players, tournaments, ws
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,7 @@ async def _internal_error(_request: Request, exc: Exception) -> JSONResponse:
 
 def install(app: FastAPI) -> None:
     """Include the REST routers in `app` and install the error handlers."""
+    app.include_router(index.router)
     app.include_router(players.router)
     app.include_router(matches.router)
     app.include_router(tournaments.router)

@@ -13,6 +13,7 @@ from protocol.messages import (
     MatchCreate,
     MatchJoin,
     MatchList,
+    MatchRecord,
     MatchState,
     MatchStatus,
     MoveMade,
@@ -31,9 +32,12 @@ MatchPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0
 
 
 @router.post("", status_code=status.HTTP_201_CREATED)
-async def create_match(body: MatchCreate, service: ServiceDep, _player: PlayerDep) -> MatchState:
-    """Create a match: seats are player names, `open`, or {"bot": SPEC} (a house bot)."""
-    return await service.create_match(body)
+async def create_match(body: MatchCreate, service: ServiceDep, player: PlayerDep) -> MatchState:
+    """Create a match: seats are player names, `open`, or {"bot": SPEC} (a house bot).
+
+    The answer is the match as its creator sees it: `your_seat` is the creator's seat, if any.
+    """
+    return await service.create_match(body, creator=player)
 
 
 @router.get("")
@@ -106,8 +110,8 @@ async def abort(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> 
 
 
 @router.get("/{match_id}/record")
-async def match_record(match_id: MatchPath, service: ServiceDep) -> dict[str, Any]:
-    """Return the JSON record of a match: set-up, seats, every move with its time, result."""
+async def match_record(match_id: MatchPath, service: ServiceDep) -> MatchRecord:
+    """Return the record of a match: set-up, seats, every move with its time, result."""
     return await service.record(match_id)
 
 

@@ -684,10 +684,10 @@ def test_match_record_is_json_with_every_move() -> None:
     ref.resign(1, 1_600)
     record = json.loads(json.dumps(match_record(ref, 2_000)))
     assert record["moves"] == [
-        {"ply": 1, "player": 0, "move": "11-15", "elapsed_ms": 1_000, "clocks_ms": [9_100, 10_000]},
-        {"ply": 2, "player": 1, "move": "23-19", "elapsed_ms": 500, "clocks_ms": [9_100, 9_600]},
+        {"ply": 1, "seat": 0, "move": "11-15", "elapsed_ms": 1_000, "clocks_ms": [9_100, 10_000]},
+        {"ply": 2, "seat": 1, "move": "23-19", "elapsed_ms": 500, "clocks_ms": [9_100, 9_600]},
     ]
-    assert record["result"] == {"winner": 0, "code": "resign", "reason": "White resigned"}
+    assert record["result"] == {"winner": 0, "reason": "resign", "description": "White resigned"}
     assert record["status"] == "finished"
     assert record["start_position"] == START_FEN
     assert record["time_control"] == {"base_ms": 10_000, "increment_ms": 100, "move_cap_ms": None}
@@ -731,7 +731,7 @@ def test_adjudication_names_a_winner_and_restore_replays_it() -> None:
     assert restored.events == ref.events
     assert restored.result == Result(1, ResultCode.ADJUDICATION, "White wins on material")
     assert restored.view(90_000) == ref.view(4_000)
-    assert match_record(restored, 0)["result"]["code"] == "adjudication"
+    assert match_record(restored, 0)["result"]["reason"] == "adjudication"
 
 
 def test_a_fallen_flag_ends_the_match_before_an_adjudication() -> None:

@@ -37,9 +37,11 @@ def move(client: httpx.Client, auth: dict[str, str], match_id: str, text: str) -
     return client.post(f"/matches/{match_id}/moves", json={"move": text}, headers=auth)
 
 
-def state_of(client: httpx.Client, match_id: str) -> dict[str, Any]:
-    """GET a match's state."""
-    response = client.get(f"/matches/{match_id}")
+def state_of(
+    client: httpx.Client, match_id: str, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """GET a match's state (as the player whose headers are given, if any)."""
+    response = client.get(f"/matches/{match_id}", headers=headers)
     assert response.status_code == 200, response.text
     state: dict[str, Any] = response.json()
     return state
@@ -73,6 +75,9 @@ def test_checkers_match_between_two_players(client: httpx.Client) -> None:
     )
     match_id = state["match_id"]
     assert state["status"] == "active" and state["seq"] == 1 and state["to_move"] == 0
+    # The creator's answer says its seat, as GET with the same token does.
+    assert state["your_seat"] == 0 == state_of(client, match_id, alice)["your_seat"]
+    assert state_of(client, match_id)["your_seat"] is None
     assert state["clocks"]["running"] == 0
     assert state["clocks"]["remaining_ms"][1] == 600_000
     assert [s["player"] for s in state["seats"]] == ["alice", "bob"]
@@ -94,6 +99,8 @@ def test_checkers_match_between_two_players(client: httpx.Client) -> None:
     body = illegal.json()
     assert body["code"] == "ILLEGAL_MOVE" and body["match_id"] == match_id
     assert sorted(body["legal_moves"]) == sorted(before["legal_moves"])
+    # The details PROTOCOL.md documents: the move, the seat's rejections so far and the limit.
+    assert body["details"] == {"move": "1-5", "rejections": 1, "limit": 3, "seq": 4}
 
     malformed = move(client, bob, match_id, "hello")
     assert malformed.status_code == 422 and malformed.json()["code"] == "INVALID_MOVE"
@@ -125,8 +132,13 @@ def test_checkers_match_between_two_players(client: httpx.Client) -> None:
     assert '[Black "alice"]' in pdn.text and '[White "bob"]' in pdn.text
 
     record = client.get(f"/matches/{match_id}/record").json()
+    assert record["type"] == "match_record" and record["match_id"] == match_id
     assert [m["move"] for m in record["moves"]] == ["11-15", "23-19", "8-11"]
-    assert record["result"]["code"] == "resign"
+    assert [m["seat"] for m in record["moves"]] == [0, 1, 0]
+    # One result shape and one seat shape everywhere: the record says what match_state says.
+    assert record["result"] == final["result"]
+    assert record["seats"] == final["seats"]
+    assert record["to_move"] is None and final["to_move"] is None
 
     listed = client.get("/matches", params={"player": "bob", "status": "finished"}).json()
     assert [m["match_id"] for m in listed["matches"]] == [match_id]
@@ -164,6 +176,7 @@ def test_join_an_open_seat_then_abort(client: httpx.Client) -> None:
     alice, bob = register(client, "alice"), register(client, "bob")
     state = create(client, alice, game="tictactoe", seats=["alice", "open"])
     match_id = state["match_id"]
+    assert state["your_seat"] == 0 and state["status"] == "waiting"
     early = move(client, alice, match_id, "a1")
     assert early.status_code == 409 and early.json()["code"] == "NOT_STARTED"
     joined = client.post(f"/matches/{match_id}/join", json={}, headers=bob)

@@ -15,7 +15,6 @@ def test_defaults_need_no_setup(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = get_settings()
     assert settings.database_url.startswith("sqlite+aiosqlite:///")
     assert settings.max_illegal_moves == 3
-    assert settings.redis_url is None
 
 
 def test_environment_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
