@@ -33,6 +33,7 @@ def register(app: typer.Typer) -> None:
         help="Autograder tools: make test suites, submit to a hosted grader (docs/GRADER.md).",
         no_args_is_help=True,
     )
+    group.command("starter")(starter_command)
     group.command("make-puzzles")(make_puzzles_command)
     group.command("submit")(submit_command)
     app.add_typer(group, name="grader")
@@ -155,3 +156,42 @@ def make_puzzles_command(
     except GradeError as error:
         fail(str(error))
     console.print(escape(summary))
+
+
+def starter_command(
+    profile: Annotated[
+        str, typer.Option("--profile", help=f"The assignment profile: {', '.join(PROFILES)}.")
+    ] = "endgame",
+    out: Annotated[
+        Path, typer.Option("--out", help="The folder to write the starter file into.")
+    ] = Path("."),
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite a file of the same name.")
+    ] = False,
+) -> None:
+    """Write the starter file a course hands out: checkers.py (endgame) or agent.py (agent).
+
+    The starter reads and writes the assignment's formats and runs as the grader runs it; the
+    search is left to the student, so it scores 0 until it is written, with the grader saying
+    what is missing.
+    """
+    from importlib.resources import files
+
+    from grader.grade import MAIN_FILES
+
+    if profile not in PROFILES:
+        fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+    name = MAIN_FILES[profile]
+    target = out / name
+    if target.exists() and not force:
+        fail(f"{target} exists already; choose another --out, or --force to overwrite it")
+    text = files("grader").joinpath("starters", profile, name).read_text(encoding="utf-8")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write {target}: {error.strerror}")
+    console.print(escape(f"wrote {target}, the {profile} assignment's starter"), soft_wrap=True)
+    grade = f"arena grade {out} --profile {profile}"
+    upload = f"arena grader submit {target} --profile {profile} --server URL"
+    console.print(escape(f"grade it here: {grade}; or upload it: {upload}"), soft_wrap=True)

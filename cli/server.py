@@ -2,46 +2,120 @@
 
 from __future__ import annotations
 
+import errno
 import gc
-from typing import Annotated
+import json
+import secrets
+import shutil
+import socket
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import uvicorn
-from pydantic import ValidationError
+from typer.core import TyperCommand
 
 from cli.common import fail
-from server.app import create_app
-from server.settings import Settings
+
+if TYPE_CHECKING:
+    from server.settings import Settings
+
+
+class ServeCommand(TyperCommand):
+    """`arena serve`, whose help ends with every server setting (read only when help is shown)."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """Add the settings to the epilog, then format the help as usual."""
+        self.epilog = settings_help()
+        super().format_help(ctx, formatter)
 
 
 def register(app: typer.Typer) -> None:
     """Add the server commands to `app`."""
-    app.command("serve")(serve)
+    app.command("serve", cls=ServeCommand)(serve)
 
 
-def quick_start(settings: Settings) -> str:
-    """Return the start-up banner: where the server is and how to play a first match."""
-    base = f"http://{settings.host}:{settings.port}"
+def settings_help() -> str:
+    """Return every server setting as help paragraphs: variable, default and meaning."""
+    from rich.markup import escape
+
+    from server.settings import Settings
+
+    lines = ["Every setting is an environment variable (ARENA_<NAME>, default in brackets):"]
+    for name, field in Settings.model_fields.items():
+        default = field.get_default(call_default_factory=True)
+        shown = (
+            "none"
+            if default is None
+            else ",".join(default)
+            if isinstance(default, list)
+            else default
+        )
+        lines.append(escape(f"ARENA_{name.upper()} [{shown}]: {field.description}"))
+    lines.append('Lists are JSON (ARENA_HOUSE_BOTS=\'["random", "id:time=0.5"]\').')
+    return "\n\n".join(lines)
+
+
+def arena_command() -> str:
+    """Return how the user runs this `arena`: its name if PATH finds it, else its path."""
+    me = Path(sys.argv[0])
+    if me.name != "arena":  # not started as the console script (a test, python -m)
+        return "arena"
+    found = shutil.which("arena")
+    if found is not None and Path(found).resolve() == me.resolve():
+        return "arena"
+    try:
+        return str(me.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(me.resolve())
+
+
+def quick_start(settings: Settings, port: int | None = None, player: str | None = None) -> str:
+    """Return the start-up banner: where the server is and how to play a first match.
+
+    The commands are meant to be pasted into a shell as they are: `player` (default: a fresh
+    `you-XXXX`, so pasting them again registers another name) is registered and its token kept
+    in $TOKEN. `port` is the port actually listened on (it differs from the setting's 0).
+    """
+    base = f"http://{_url_host(settings.host)}:{port if port is not None else settings.port}"
+    name = player or f"you-{secrets.token_hex(2)}"
     bot = settings.house_bots[0] if settings.house_bots else "alphabeta:depth=4"
+    arena = arena_command()
     json_header = "-H 'Content-Type: application/json'"
+    auth = '-H "Authorization: Bearer $TOKEN"'
+
+    def read(key: str) -> str:
+        return f"python3 -c 'import json,sys; print(json.load(sys.stdin)[\"{key}\"])'"
+
+    player_body = json.dumps({"name": name})
+    match_body = json.dumps({"game": "checkers", "seats": [name, {"bot": bot}]})
     return "\n".join(
         [
             f"Arena on {base} (API docs at {base}/docs), database {settings.database_url}",
             f"House bots: {', '.join(settings.house_bots) or 'none'} (any bot spec works).",
-            "Play checkers against a house bot from another terminal:",
-            f'  curl -s -X POST {base}/players {json_header} -d \'{{"name": "you"}}\'',
-            "      # note the token it prints: export TOKEN=...",
-            f'  curl -s -X POST {base}/matches -H "Authorization: Bearer $TOKEN" {json_header} '
-            f'-d \'{{"game": "checkers", "seats": ["you", {{"bot": "{bot}"}}]}}\'',
-            "      # note the match_id: export MATCH=...",
-            f'  curl -s -X POST {base}/matches/$MATCH/moves -H "Authorization: Bearer $TOKEN" '
-            f'{json_header} -d \'{{"move": "11-15"}}\'',
-            f"  curl -s {base}/matches/$MATCH      # watch: the full state, moves and clocks",
-            "Grade a checkers assignment (docs/GRADER.md):",
-            f"  arena grader submit checkers.py --profile endgame --server {base}",
-            "Protocol for bots in any language: docs/PROTOCOL.md. Stop with Ctrl-C.",
+            "Play checkers against a house bot: paste these lines into another terminal.",
+            f"  BASE={base}",
+            f"  TOKEN=$(curl -s -X POST $BASE/players {json_header} -d '{player_body}' | "
+            f"{read('token')})",
+            f"  MATCH=$(curl -s -X POST $BASE/matches {auth} {json_header} -d '{match_body}' | "
+            f"{read('match_id')})",
+            f"  curl -s -X POST $BASE/matches/$MATCH/moves {auth} {json_header} "
+            '-d \'{"move": "11-15"}\'',
+            "  curl -s $BASE/matches/$MATCH     # the whole state: moves, clocks, legal moves",
+            f"Or let a bot of yours play as {name}:",
+            f"  {arena} bot --server $BASE --token $TOKEN --bot id:time=0.5",
+            "Grade a checkers assignment (docs/GRADER.md), starting from the course's starter:",
+            f"  {arena} grader starter --out my-solution",
+            f"  {arena} grader submit my-solution/checkers.py --profile endgame --server $BASE",
+            "Bots in any language: docs/PROTOCOL.md. Every setting: "
+            f"{arena} serve --help. Stop with Ctrl-C.",
         ]
     )
+
+
+def _url_host(host: str) -> str:
+    """Return `host` as it is written in a URL (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host else host
 
 
 GC_THRESHOLDS = (20_000, 20, 20)
@@ -62,9 +136,36 @@ def tune_garbage_collector() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """Return a socket bound to (host, port), or exit with a message saying what to change.
+
+    Binding before the banner is printed means a port in use is reported at once, in words,
+    and the banner shows the port actually listened on (port 0: any free port).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            fail(
+                f"port {port} is in use on {host}; try --port {port + 1 if port else 8001} "
+                "(or stop what listens there)"
+            )
+        if error.errno == errno.EACCES:
+            fail(f"not allowed to listen on port {port} (ports below 1024 need root); try --port")
+        fail(f"cannot listen on {host}:{port}: {error.strerror or error} (see --host, --port)")
+    sock.set_inheritable(True)
+    return sock
+
+
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to listen on (ARENA_HOST).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port to listen on (ARENA_PORT).")] = None,
+    port: Annotated[
+        int | None, typer.Option(help="Port to listen on, 0 for any free one (ARENA_PORT).")
+    ] = None,
     database: Annotated[
         str | None,
         typer.Option(
@@ -74,23 +175,41 @@ def serve(
         ),
     ] = None,
 ) -> None:
-    """Run the server: REST at /, WebSockets at /ws, API docs at /docs."""
-    overrides = {
+    """Run the server: REST at /, WebSockets at /ws, API docs at /docs.
+
+    Options override their environment variables; all other settings are listed below.
+    """
+    import uvicorn
+    from pydantic import ValidationError
+
+    from server.app import create_app
+    from server.settings import Settings
+
+    overrides: dict[str, Any] = {
         key: value
         for key, value in (("host", host), ("port", port), ("database_url", database))
         if value is not None
     }
     try:
-        settings = Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(**overrides)
     except ValidationError as exc:
-        fail("bad setting: " + "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors()))
-    typer.echo(quick_start(settings))
+        fail("bad setting: " + "; ".join(_setting_error(e) for e in exc.errors()))
+    sock = listen(settings.host, settings.port)
+    actual_port = sock.getsockname()[1]
+    typer.echo(quick_start(settings, port=actual_port))
     app = create_app(settings)
     tune_garbage_collector()
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.host,
-        port=settings.port,
+        port=actual_port,
         log_level="info",
         ws_per_message_deflate=settings.ws_compression,
     )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def _setting_error(error: Any) -> str:
+    """Return one pydantic error as `ARENA_NAME: message`."""
+    location = error["loc"][0] if error["loc"] else "setting"
+    return f"ARENA_{str(location).upper()} ({location}): {error['msg']}"

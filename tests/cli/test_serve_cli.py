@@ -53,3 +53,76 @@ def test_bad_port_is_a_clear_error() -> None:
     assert result.exit_code == 2
     assert "port" in result.stderr
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_a_port_in_use_is_said_at_once_with_what_to_do(tmp_path: Path) -> None:
+    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("the arena console script is not installed in this environment")
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [
+                exe,
+                "serve",
+                "--port",
+                str(port),
+                "--database",
+                f"sqlite+aiosqlite:///{tmp_path}/x.db",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert f"port {port} is in use on 127.0.0.1; try --port {port + 1}" in done.stderr
+    # Said before anything else: no banner promising a server, no traceback.
+    assert "Arena on" not in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_serve_help_lists_every_setting() -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import create_cli
+    from server.settings import Settings
+
+    result = CliRunner().invoke(create_cli(), ["serve", "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    for name in Settings.model_fields:
+        assert f"ARENA_{name.upper()} [" in result.stdout, name
+    assert "ARENA_GRADER_PYTHON [/usr/bin/python3]" in result.stdout
+
+
+def test_port_zero_serves_on_a_free_port_the_banner_names(tmp_path: Path) -> None:
+    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("the arena console script is not installed in this environment")
+    process = subprocess.Popen(
+        [exe, "serve", "--port", "0", "--database", f"sqlite+aiosqlite:///{tmp_path}/z.db"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        url = first.split()[2]
+        assert first.startswith("Arena on http://127.0.0.1:") and not url.endswith(":0"), first
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                assert httpx.get(f"{url}/health", timeout=1).json()["status"] == "ok"
+                break
+            except httpx.HTTPError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)

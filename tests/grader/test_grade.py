@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -452,3 +453,47 @@ def test_cli_make_puzzles_writes_a_private_certified_suite(tmp_path: Path) -> No
         create_cli(), ["grader", "make-puzzles", "--count", "0", "--out", str(out)]
     )
     assert bad.exit_code == 2
+
+
+# ---- the starter files a course hands out ----
+
+
+@pytest.mark.parametrize(("profile", "name"), [("endgame", "checkers.py"), ("agent", "agent.py")])
+def test_starter_writes_the_profile_file_once(tmp_path: Path, profile: str, name: str) -> None:
+    out = tmp_path / "mine"
+    args = ["grader", "starter", "--profile", profile, "--out", str(out)]
+    outcome = CliRunner().invoke(create_cli(), args)
+    assert outcome.exit_code == 0, outcome.output
+    written = out / name
+    assert written.is_file() and "starter code for the assignment" in written.read_text()
+    again = CliRunner().invoke(create_cli(), args)
+    assert again.exit_code == 2 and "exists already" in again.stderr
+    written.write_text("# my work\n")
+    assert CliRunner().invoke(create_cli(), args).exit_code == 2
+    assert written.read_text() == "# my work\n"  # nothing a student wrote is lost
+    assert CliRunner().invoke(create_cli(), [*args, "--force"]).exit_code == 0
+
+
+def test_the_endgame_starter_reads_and_writes_the_assignment_formats(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(create_cli(), ["grader", "starter", "--out", str(tmp_path)])
+    assert outcome.exit_code == 0
+    board = load_puzzles(PUBLIC_SUITE)[0].board + "\n"
+    (tmp_path / "in.txt").write_text(board)
+    run = subprocess.run(
+        [PYTHON, "checkers.py", "--inputfile", "in.txt", "--outputfile", "out.txt"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "out.txt").read_text() == board
+
+
+@sandboxed
+def test_grading_the_endgame_starter_says_what_is_missing(tmp_path: Path) -> None:
+    CliRunner().invoke(create_cli(), ["grader", "starter", "--out", str(tmp_path)])
+    report = grade("endgame", tmp_path, GradeOptions(suite=PUBLIC_SUITE, python=PYTHON))
+    assert report.score < report.max_score
+    for test in report.tests:
+        assert "the line stops after 0 plies but the game is not over" in test.output
