@@ -15,7 +15,14 @@ from cli.common import fail, parse_option_pairs
 from cli.games import OptionOpt
 from games import Game, GameError, get_game
 from tournament.journal import JournalError
-from tournament.openings import Opening, OpeningError, default_openings, load_openings
+from tournament.openings import (
+    DECKS,
+    Opening,
+    OpeningError,
+    deck,
+    default_openings,
+    load_openings,
+)
 from tournament.report import html_report, result_json, summarize, text_summary, write_records
 from tournament.runner import (
     FORMATS,
@@ -26,6 +33,10 @@ from tournament.runner import (
 )
 
 console = Console(highlight=False)
+
+OPENINGS_HELP = "A deck ({}) or an openings file, one opening per line.".format(
+    "; ".join(f"{d.name}: {d.description}" for d in DECKS.values())
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -59,8 +70,8 @@ def tournament(
         float | None,
         typer.Option("--move-time", help="Seconds per move (default: the bots' own limits)."),
     ] = None,
-    openings_file: Annotated[
-        Path | None, typer.Option("--openings", help="Openings file, one per line.")
+    openings_choice: Annotated[
+        str | None, typer.Option("--openings", metavar="DECK|FILE", help=OPENINGS_HELP)
     ] = None,
     journal: Annotated[
         Path | None,
@@ -85,9 +96,10 @@ def tournament(
 ) -> None:
     """Play a tournament between bots; print points, Elo with 95% intervals and search stats.
 
-    Checkers games start from the ACF 3-move deck; other games from seeded random openings.
-    Each opening is played twice with colours swapped. With --journal, an interrupted run
-    continues where it stopped.
+    Checkers games start from the ACF 3-move deck (acf-3move), other games from
+    seeded random openings; --openings names a deck or a file instead. Each
+    opening is played twice with colours swapped. With --journal, an interrupted
+    run continues where it stopped.
     """
     specs = [*bots, *(extra_bots or [])]
     if fmt not in FORMATS:
@@ -110,7 +122,7 @@ def tournament(
     )
     try:
         spec.validate()
-        openings = _openings(rules, openings_file, games // 2, seed)
+        openings = _openings(rules, openings_choice, games // 2, seed)
         records = _play(spec, openings, concurrency, journal)
     except (TournamentError, OpeningError, JournalError, FileNotFoundError, ValueError) as exc:
         fail(str(exc))
@@ -131,10 +143,17 @@ def tournament(
         fail(f"cannot write the results: {exc}")
 
 
-def _openings(rules: Game, path: Path | None, needed: int, seed: int) -> list[Opening]:
-    if path is not None:
-        return load_openings(path, rules)
-    return default_openings(rules, needed, seed)
+def _openings(rules: Game, choice: str | None, needed: int, seed: int) -> list[Opening]:
+    """Return the named deck, the file's openings, or the game's default openings."""
+    if choice is None:
+        return default_openings(rules, needed, seed)
+    # A deck name wins over a file of the same name: write ./NAME for the file.
+    if choice in DECKS:
+        return deck(choice, rules)
+    if not Path(choice).is_file():
+        decks = ", ".join(DECKS)
+        raise OpeningError(f"--openings {choice!r} is neither a deck ({decks}) nor a file")
+    return load_openings(choice, rules)
 
 
 def _play(

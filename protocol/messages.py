@@ -17,8 +17,10 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     Strict,
+    Tag,
     TypeAdapter,
     ValidationError,
     field_validator,
@@ -145,6 +147,45 @@ TournamentStatus = Literal["created", "running", "finished"]
 """`created`: scheduled, not started; `running`: games being played; `finished`: all played."""
 MAX_TOURNAMENT_BOTS = 16
 MAX_TOURNAMENT_CONCURRENCY = 16
+MAX_TOURNAMENT_OPENINGS = 1000
+"""The most openings a tournament may list (a pairing plays at most 500 of them)."""
+MAX_OPENING_LENGTH = MAX_POSITION_LENGTH + 16
+DeckName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[a-z0-9][a-z0-9.\-]*$",
+        description="A deck of openings that ships with Arena, e.g. `acf-3move` (checkers).",
+    ),
+]
+OpeningText = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_OPENING_LENGTH,
+        pattern=r"^[^\x00-\x1f\x7f]+$",
+        description="One opening as a line of an openings file: moves from the start separated "
+        "by spaces or commas (`11-15 23-19 8-11`), or `fen:` and a position.",
+    ),
+]
+
+
+def _openings_kind(value: Any) -> str:
+    """Tell a deck name (text) from a list, so an error names `openings.deck` or `.list`."""
+    return "deck" if isinstance(value, str) else "list"
+
+
+TournamentOpenings = Annotated[
+    Annotated[DeckName, Tag("deck")]
+    | Annotated[
+        tuple[OpeningText, ...],
+        Field(min_length=1, max_length=MAX_TOURNAMENT_OPENINGS),
+        Tag("list"),
+    ],
+    Discriminator(_openings_kind),
+]
+"""A tournament's openings: a deck's name, or a list of openings."""
 Score = Annotated[float, Field(ge=0, le=1, description="Points of one game: 1, 0.5 or 0.")]
 Count = Annotated[int, Strict(), Field(ge=0)]
 JobId = Annotated[
@@ -530,10 +571,12 @@ class TournamentCreate(WireModel):
     `bots` are house bots given by spec, or registered players written `player:NAME`, who play
     their games over the network like any match (a bot connected with `arena bot`, say).
     Each pairing plays `games_per_pairing` games (even: each opening twice, colours swapped)
-    from openings drawn with `seed`. A game reaching `ply_cap` plies (the opening's included)
-    is drawn by adjudication. At most `concurrency` of its matches are played at once, each
-    with `time_control` (None: untimed; give one when players take part, so an absent player
-    loses on time instead of stalling the tournament).
+    from openings drawn with `seed` out of `openings`: a deck's name, a list of openings, or
+    None for the game's default (checkers: the `acf-3move` deck; other games: random ones);
+    the server refuses a deck or an opening that is not of the game. A game reaching `ply_cap`
+    plies (the opening's included) is drawn by adjudication. At most `concurrency` of its
+    matches are played at once, each with `time_control` (None: untimed; give one when players
+    take part, so an absent player loses on time instead of stalling the tournament).
     """
 
     type: Literal["tournament_create"] = "tournament_create"
@@ -546,6 +589,7 @@ class TournamentCreate(WireModel):
     ply_cap: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 200
     concurrency: Annotated[int, Strict(), Field(ge=1, le=MAX_TOURNAMENT_CONCURRENCY)] = 2
     time_control: TimeControl | None = None
+    openings: TournamentOpenings | None = None
 
 
 class TournamentState(WireMessage):

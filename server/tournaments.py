@@ -2,8 +2,8 @@
 
 `TournamentService` is built in the lifespan next to the `MatchService` and kept on
 `app.state.tournaments`. A tournament is created from a `TournamentCreate` body: the spec and
-schedule are those of tournament.runner (the same openings as `arena tournament`, from
-`default_openings`), so the server plays the same games as the local runner. Started, it gets
+schedule are those of tournament.runner (the body's `openings`, by default the same as
+`arena tournament`'s), so the server plays the same games as the local runner. Started, it gets
 one background task that keeps up to `concurrency` matches in flight. Each game is a match
 created through `MatchService.create_match` (seats {"bot": first} and {"bot": second}, the
 opening's position as start position, untimed); its end is seen through a `MatchService`
@@ -34,7 +34,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from games import GameError, game_names, get_game
+from games import Game, GameError, game_names, get_game
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     BotPoints,
@@ -58,7 +58,7 @@ from server.db.models import Player, epoch_ms
 from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
 from server.matches import Broadcast, MatchService, new_match_id
-from tournament.openings import OpeningError, default_openings
+from tournament.openings import Opening, OpeningError, deck, default_openings, parse_opening
 from tournament.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule
 from tournament.stats import (
     GameResult,
@@ -100,16 +100,36 @@ def tournament_spec(body: TournamentCreate) -> TournamentSpec:
 
 
 def plan(body: TournamentCreate) -> tuple[TournamentSpec, list[GameTask]]:
-    """Return the spec and schedule of `body` (reads the checkers deck; run it in a thread)."""
+    """Return the spec and schedule of `body` (plays every opening; run it in a thread).
+
+    Raises ProtocolError VALIDATION_ERROR naming the field: `openings` for an unknown deck, a
+    deck of another game or an opening that cannot be played (with its index in the list).
+    """
     spec = tournament_spec(body)
+    game = spec.build_game()
     try:
-        openings = default_openings(spec.build_game(), spec.games_per_pairing // 2, spec.seed)
+        openings = _openings(body, game, spec)
         tasks = schedule(spec, openings)
-    except FileNotFoundError as error:
-        raise _invalid("game", f"no openings for {spec.game}: {error}") from None
-    except (OpeningError, TournamentError, ValueError) as error:
+    except OpeningError as error:
+        raise _invalid("openings", str(error)) from None
+    except (TournamentError, ValueError) as error:
         raise _invalid("games_per_pairing", str(error)) from None
     return spec, tasks
+
+
+def _openings(body: TournamentCreate, game: Game, spec: TournamentSpec) -> list[Opening]:
+    """Return the body's deck or list of openings, or the game's default ones."""
+    if body.openings is None:
+        return default_openings(game, spec.games_per_pairing // 2, spec.seed)
+    if isinstance(body.openings, str):
+        return deck(body.openings, game)
+    openings = []
+    for index, text in enumerate(body.openings):
+        try:
+            openings.append(parse_opening(text, game))
+        except OpeningError as error:
+            raise OpeningError(f"entry {index}: {error}") from None
+    return openings
 
 
 def score_of_first(result: MatchResult) -> float:

@@ -1,14 +1,16 @@
-"""Where tournament games start: named openings, the checkers 3-move deck, random openings.
+"""Where tournament games start: named decks, random openings, user files.
 
 An `Opening` is a start position written as moves from the game's start, a position text, or
 both (the moves are then played from that position). Openings come from
 
-- `checkers_deck`: the American Checkers Federation 3-move deck (156 openings) read from
-  ../shared/data/checkers/ballots-3move.txt (never copied into the repository);
+- `deck`: a named deck shipped in this package (tournament/decks/); `acf-3move` is the
+  American Checkers Federation three-move deck (156 openings), `DECKS` lists them all;
 - `random_openings`: seeded random legal plies, filtered by Arena's exact solver where it can
   afford to (see its docstring for the rule);
-- `load_openings`: a user file, one opening per line (`format_openings` writes one).
+- `load_openings`: a user file, one opening per line (`format_openings` writes one), and
+  `parse_opening`: one such line.
 
+`default_openings` says which of these a tournament uses when it is given none.
 `select_openings` deals n openings from a list in a seeded shuffled order, so the games of a
 pairing start from different openings and a rerun with the same seed starts from the same ones.
 """
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from bots.connect4_solver import Solver as ConnectFourSolver
@@ -28,26 +32,20 @@ from games import Game, GameError, State, get_game
 from games.connect4 import ConnectFourState
 
 __all__ = [
-    "BALLOTS_RELATIVE_PATH",
     "CONNECT4_FILTER_MIN_PLIES",
-    "DECK_FLAGS",
+    "DECKS",
+    "DEFAULT_DECKS",
+    "Deck",
     "Opening",
     "OpeningError",
-    "checkers_deck",
-    "find_ballots_file",
+    "deck",
+    "default_openings",
     "format_openings",
     "load_openings",
+    "parse_opening",
     "random_openings",
     "select_openings",
 ]
-
-BALLOTS_RELATIVE_PATH = Path("..", "shared", "data", "checkers", "ballots-3move.txt")
-"""Where the 3-move ballots live, relative to the repository root (or the current directory)."""
-
-DECK_FLAGS = frozenset({"deck", "deck-2003"})
-"""Flags of the ballots file that put an opening in the ACF deck; "barred" ones are left out."""
-
-BALLOT_FLAGS = DECK_FLAGS | {"barred"}
 
 CONNECT4_FILTER_MIN_PLIES = 16
 """The fewest plies a Connect Four opening needs before the solver filters it.
@@ -58,8 +56,8 @@ positions longer still. Shorter Connect Four openings are not filtered.
 """
 
 CONNECT4_START_VALUE = 1
-"""The empty Connect Four board is a first-player win (../shared/oracles/search.md); too slow
-to solve here, so it is stated."""
+"""The empty Connect Four board is a first-player win (Allis and Allen, 1988); too slow to
+solve here, so it is stated."""
 
 SOLVED_GAMES = frozenset({"tictactoe", "nim", "connect4"})
 """Games whose positions Arena's solver values exactly (checkers proofs cannot show draws)."""
@@ -67,6 +65,37 @@ SOLVED_GAMES = frozenset({"tictactoe", "nim", "connect4"})
 _FEN_PREFIX = "fen:"
 _CHECKERS_FEN = re.compile(r"^[BW]:", re.IGNORECASE)
 _MOVE_SEPARATORS = re.compile(r"[,\s]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Deck:
+    """A named list of openings shipped with Arena: its game, what it is, and its data file.
+
+    `description` says in a few words, for help texts, the game and what the deck holds.
+    `file` is the name of an openings file (the format of `load_openings`) in
+    tournament/decks/, read as package data so an installed Arena finds it too.
+    """
+
+    name: str
+    game: str
+    description: str
+    file: str
+
+
+DECKS: Mapping[str, Deck] = MappingProxyType(
+    {
+        "acf-3move": Deck(
+            name="acf-3move",
+            game="checkers",
+            description="checkers, the ACF three-move deck: 156 openings",
+            file="acf-3move.txt",
+        ),
+    }
+)
+"""Every named deck, by name."""
+
+DEFAULT_DECKS: Mapping[str, str] = MappingProxyType({"checkers": "acf-3move"})
+"""The deck a game's tournaments use when given no openings (games not listed: random ones)."""
 
 
 class OpeningError(ValueError):
@@ -137,55 +166,30 @@ def _as_game(game: Game | str) -> Game:
 
 
 # ---------------------------------------------------------------------------------------------
-# The checkers 3-move deck
+# Named decks
 # ---------------------------------------------------------------------------------------------
 
 
-def find_ballots_file(
-    repository_root: Path | None = None, current_directory: Path | None = None
-) -> Path:
-    """Return the path of ballots-3move.txt, searched at ../shared/data/checkers/.
+def deck(name: str, game: Game | str | None = None) -> list[Opening]:
+    """Return the openings of the named deck, in the order of its file.
 
-    Searched relative to the repository root (this package's parent directory by default) and
-    then to the current directory. Raises FileNotFoundError naming every place searched.
+    `game` (default: the deck's game without options) is the game they are played in; its name
+    must be the deck's game. Raises OpeningError for an unknown name (listing the decks), a
+    game the deck is not for, or a line of the deck that cannot be played.
     """
-    root = repository_root or Path(__file__).resolve().parents[1]
-    cwd = current_directory or Path.cwd()
-    candidates = [root / BALLOTS_RELATIVE_PATH, cwd / BALLOTS_RELATIVE_PATH]
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate.resolve()
-    searched = ", ".join(str(c) for c in candidates)
-    raise FileNotFoundError(
-        f"checkers 3-move ballots not found (searched {searched}); "
-        "pass the path of ballots-3move.txt explicitly"
-    )
+    chosen = DECKS.get(name)
+    if chosen is None:
+        raise OpeningError(f"no deck is named {name!r} (decks: {_deck_list()})")
+    rules = _as_game(game if game is not None else chosen.game)
+    if rules.name != chosen.game:
+        raise OpeningError(f"deck {name!r} is for {chosen.game}, not {rules.name}")
+    data = resources.files("tournament") / "decks" / chosen.file
+    with data.open(encoding="utf-8") as handle:
+        return _read_openings(handle, rules, f"tournament/decks/{chosen.file}")
 
 
-def checkers_deck(path: Path | str | None = None) -> list[Opening]:
-    """Return the ACF 3-move deck: the "deck" and "deck-2003" lines of `path`, in file order.
-
-    `path` defaults to `find_ballots_file()`. Each line holds three moves in 1-32 notation
-    (captures with x) and a flag; "barred" openings are left out. Every opening is played from
-    the start; a malformed line, an unknown flag or an illegal move raises OpeningError naming
-    the file and the line number.
-    """
-    source = Path(path) if path is not None else find_ballots_file()
-    game = get_game("checkers")
-    deck = []
-    for number, line in _numbered_lines(source):
-        fields = line.split()
-        if len(fields) != 4 or fields[3] not in BALLOT_FLAGS:
-            raise OpeningError(
-                f"{source}:{number}: expected three moves and a flag "
-                f"({', '.join(sorted(BALLOT_FLAGS))}), got {line!r}"
-            )
-        *moves, flag = fields
-        opening = _opening_for(game, moves)
-        _check_playable(opening, game, source, number)
-        if flag in DECK_FLAGS:
-            deck.append(opening)
-    return deck
+def _deck_list() -> str:
+    return ", ".join(f"{d.name} ({d.game})" for d in DECKS.values())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,28 +310,41 @@ class _ValueFilter:
 def load_openings(path: Path | str, game: Game | str) -> list[Opening]:
     """Return the openings of a text file, one per line, for `game`.
 
-    A line is either move texts from the start separated by spaces or commas (`4 3 4` or
-    `9-13, 22-18`), or `fen:` and a position text (`fen:1,3,5,7/2`); for checkers a bare PDN
-    FEN (`B:W18,22:B9,13`) is a position too. Blank lines and `#` comments (whole lines or
-    line ends) are skipped. Every opening is played; a position that cannot be read, a move
-    that is rejected or a game already over raises OpeningError with the file and line number.
+    A line is what `parse_opening` reads. Blank lines and `#` comments (whole lines or line
+    ends) are skipped. Every opening is played; a position that cannot be read, a move that is
+    rejected or a game already over raises OpeningError with the file and line number.
     """
     source = Path(path)
-    game = _as_game(game)
-    openings = []
-    for number, line in _numbered_lines(source):
-        if line[: len(_FEN_PREFIX)].lower() == _FEN_PREFIX:
-            position = line[len(_FEN_PREFIX) :].strip()
-            if not position:
-                raise OpeningError(f"{source}:{number}: 'fen:' is followed by no position")
-            opening = _opening_for(game, position=position)
-        elif game.name == "checkers" and _CHECKERS_FEN.match(line):
-            opening = _opening_for(game, position=line)
-        else:
-            opening = _opening_for(game, [m for m in _MOVE_SEPARATORS.split(line) if m])
-        _check_playable(opening, game, source, number)
-        openings.append(opening)
-    return openings
+    with source.open(encoding="utf-8") as handle:
+        return _read_openings(handle, _as_game(game), str(source))
+
+
+def parse_opening(text: str, game: Game | str) -> Opening:
+    """Return the opening one line of an openings file states, played to check it.
+
+    The line is either move texts from the start separated by spaces or commas (`4 3 4` or
+    `9-13, 22-18`), or `fen:` and a position text (`fen:1,3,5,7/2`); for checkers a bare PDN
+    FEN (`B:W18,22:B9,13`) is a position too. `#` is not a comment here (files strip their
+    comments first). Raises OpeningError for a blank line, a position that cannot be read, a
+    move that is rejected, or an opening that ends the game.
+    """
+    rules = _as_game(game)
+    line = text.strip()
+    if line[: len(_FEN_PREFIX)].lower() == _FEN_PREFIX:
+        position = line[len(_FEN_PREFIX) :].strip()
+        if not position:
+            raise OpeningError("'fen:' is followed by no position")
+        opening = _opening_for(rules, position=position)
+    elif rules.name == "checkers" and _CHECKERS_FEN.match(line):
+        opening = _opening_for(rules, position=line)
+    else:
+        moves = [m for m in _MOVE_SEPARATORS.split(line) if m]
+        if not moves:
+            raise OpeningError("an opening needs moves or a position, and this one is blank")
+        opening = _opening_for(rules, moves)
+    if opening.start_state(rules).is_terminal():
+        raise OpeningError(f"opening {opening.name!r} ends the game")
+    return opening
 
 
 def format_openings(openings: Iterable[Opening]) -> str:
@@ -345,23 +362,21 @@ def format_openings(openings: Iterable[Opening]) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-def _numbered_lines(source: Path) -> Iterable[tuple[int, str]]:
-    """Yield (line number, text) for each line with content once `#` comments are removed."""
-    with source.open(encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
-            line = raw.split("#", 1)[0].strip()
-            if line:
-                yield number, line
+def _read_openings(lines: Iterable[str], game: Game, where: str) -> list[Opening]:
+    """Return the opening of each line with content; errors start with `where` and the line.
 
-
-def _check_playable(opening: Opening, game: Game, source: Path, number: int) -> None:
-    """Play `opening`; raise OpeningError naming the file and line if it fails or is over."""
-    try:
-        state = opening.start_state(game)
-    except OpeningError as exc:
-        raise OpeningError(f"{source}:{number}: {exc}") from exc
-    if state.is_terminal():
-        raise OpeningError(f"{source}:{number}: opening {opening.name!r} ends the game")
+    `#` starts a comment that runs to the end of its line.
+    """
+    openings = []
+    for number, raw in enumerate(lines, start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            openings.append(parse_opening(line, game))
+        except OpeningError as exc:
+            raise OpeningError(f"{where}:{number}: {exc}") from exc
+    return openings
 
 
 # ---------------------------------------------------------------------------------------------
@@ -388,12 +403,14 @@ def select_openings(openings: Sequence[Opening], n: int, seed: int) -> list[Open
 def default_openings(game: Game | str, needed: int, seed: int) -> list[Opening]:
     """Return the openings a tournament uses unless given its own: the one rule for every front.
 
-    Checkers: the ACF 3-move deck (156 openings). Tic-tac-toe: `needed` seeded 2-ply openings;
-    any other game: `needed` seeded 4-ply openings, filtered by the solver where it is fast
-    (see `random_openings`).
+    A game with a deck in DEFAULT_DECKS plays it (checkers: the ACF 3-move deck, 156
+    openings). Otherwise tic-tac-toe gets `needed` seeded 2-ply openings and any other game
+    `needed` seeded 4-ply openings, filtered by the solver where it is fast (see
+    `random_openings`).
     """
     rules = _as_game(game)
-    if rules.name == "checkers":
-        return checkers_deck()
+    name = DEFAULT_DECKS.get(rules.name)
+    if name is not None:
+        return deck(name, rules)
     plies = 2 if rules.name == "tictactoe" else 4
     return random_openings(rules, max(needed, 1), plies, seed)

@@ -85,6 +85,7 @@ from protocol import (
     parse_server_message,
     parse_version,
 )
+from protocol.messages import MAX_OPENING_LENGTH, MAX_TOURNAMENT_OPENINGS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 
@@ -528,6 +529,38 @@ def test_match_create_needs_exactly_two_seats() -> None:
     for seats in (["alice"], ["alice", "bob", "carol"]):
         with pytest.raises(ValidationError, match="seats"):
             MatchCreate.model_validate({"game": "nim", "seats": seats})
+
+
+def test_tournament_openings_are_a_deck_name_or_a_list() -> None:
+    body = {"game": "checkers", "bots": ["greedy", "random"]}
+    assert TournamentCreate.model_validate(body).openings is None
+    named = TournamentCreate.model_validate({**body, "openings": "acf-3move"})
+    listed = TournamentCreate.model_validate(
+        {**body, "openings": ["11-15 23-19 8-11", "fen:B:W18,22:B9,13"]}
+    )
+    assert named.openings == "acf-3move"
+    assert listed.openings == ("11-15 23-19 8-11", "fen:B:W18,22:B9,13")
+    for parsed in (named, listed):
+        assert TournamentCreate.model_validate_json(parsed.model_dump_json()) == parsed
+
+
+@pytest.mark.parametrize(
+    ("openings", "location"),
+    [
+        ("11-15 23-19", ("openings", "deck")),
+        ([], ("openings", "list")),
+        (["4"] * (MAX_TOURNAMENT_OPENINGS + 1), ("openings", "list")),
+        ({"deck": "acf-3move"}, ("openings", "list")),
+        (["4", ""], ("openings", "list", 1)),
+        (["4", "4\n0"], ("openings", "list", 1)),
+        (["x" * (MAX_OPENING_LENGTH + 1)], ("openings", "list", 0)),
+    ],
+)
+def test_tournament_openings_are_bounded(openings: Any, location: tuple[Any, ...]) -> None:
+    body = {"game": "tictactoe", "bots": ["greedy", "random"], "openings": openings}
+    with pytest.raises(ValidationError) as caught:
+        TournamentCreate.model_validate(body)
+    assert caught.value.errors()[0]["loc"] == location
 
 
 @pytest.mark.parametrize("name", ["open", "OPEN", "", "-dash", "has space", "n" * 33])

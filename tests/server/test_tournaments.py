@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
+import io
 import json
+import os
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,7 +19,7 @@ from websockets.asyncio.client import connect
 from protocol.messages import dump_server_message, parse_server_message
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
-from tournament.openings import default_openings
+from tournament.openings import deck, default_openings
 from tournament.runner import TournamentSpec, run_tournament
 
 TIMEOUT = 60.0
@@ -26,6 +31,26 @@ TICTACTOE = {
     "seed": 7,
     "ply_cap": 9,
 }
+CHECKERS = {"game": "checkers", "bots": ["alphabeta:depth=1", "greedy"], "ply_cap": 8}
+ACF = {opening.name: opening for opening in deck("acf-3move")}
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+
+
+@pytest.fixture
+def shared_hidden(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Open nothing under ../shared in this process (the server's too), as in a user's clone."""
+    real_open = io.open
+
+    def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(file, str | os.PathLike) and Path(os.fspath(file)).resolve().is_relative_to(
+            SHARED
+        ):
+            raise FileNotFoundError(f"{file} is hidden: a user's clone has no ../shared")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(io, "open", guarded_open)
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    yield
 
 
 def auth_headers(http: httpx.Client, name: str = "organiser") -> dict[str, str]:
@@ -127,6 +152,15 @@ def test_create_start_and_watch_a_tournament(live_server: RunningServer) -> None
         ({**TICTACTOE, "concurrency": 0}, "body.concurrency"),
         ({**TICTACTOE, "concurrency": 17}, "body.concurrency"),
         ({**TICTACTOE, "ply_cap": 0}, "body.ply_cap"),
+        ({**CHECKERS, "openings": "acf"}, "openings"),
+        ({**TICTACTOE, "openings": "acf-3move"}, "openings"),
+        ({**TICTACTOE, "openings": ["11-15 23-19 8-11"]}, "openings"),
+        ({**TICTACTOE, "openings": "4 0"}, "body.openings.deck"),
+        ({**TICTACTOE, "openings": 4}, "body.openings.list"),
+        ({**TICTACTOE, "openings": []}, "body.openings.list"),
+        ({**TICTACTOE, "openings": ["4"] * 1001}, "body.openings.list"),
+        ({**TICTACTOE, "openings": ["4", "4\n0"]}, "body.openings.list.1"),
+        ({**TICTACTOE, "openings": ["fen:" + "X" * 5000]}, "body.openings.list.0"),
     ],
 )
 def test_bad_tournaments_are_validation_errors(
@@ -140,6 +174,21 @@ def test_bad_tournaments_are_validation_errors(
         assert error["code"] == "VALIDATION_ERROR"
         assert field in error["details"], error
         assert http.get("/tournaments").json()["tournaments"] == []
+
+
+def test_an_opening_that_cannot_be_played_is_refused_by_its_entry(
+    live_server: RunningServer,
+) -> None:
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        headers = auth_headers(http)
+        body = {**CHECKERS, "openings": ["11-15 23-19 8-11", "11-15 23-19 11-15", "fen:"]}
+        response = http.post("/tournaments", json=body, headers=headers)
+        assert response.status_code == 422, response.text
+        error = response.json()
+        assert error["code"] == "VALIDATION_ERROR"
+        assert error["details"]["openings"].startswith("entry 1: ")
+        assert "move 3 '11-15' is rejected" in error["details"]["openings"]
+        assert error["message"].startswith("openings: entry 1: ")
 
 
 def test_unknown_tournaments_and_missing_tokens(live_server: RunningServer) -> None:
@@ -268,3 +317,57 @@ def test_a_restarted_server_finishes_the_tournament_without_replaying_games(
             assert len(matches) == state["games_total"] == 6
     finally:
         second.stop()
+
+
+def play_checkers(http: httpx.Client, headers: dict[str, str], **extra: Any) -> dict[str, Any]:
+    """Create, echo, start and finish a checkers tournament; return its final state."""
+    created = create(http, headers, **CHECKERS, **extra)
+    tournament_id = created["tournament_id"]
+    assert created["spec"]["openings"] == extra.get("openings")
+    assert http.get(f"/tournaments/{tournament_id}").json()["spec"] == created["spec"]
+    assert http.get("/tournaments").json()["tournaments"][0]["spec"] == created["spec"]
+    http.post(f"/tournaments/{tournament_id}/start", headers=headers)
+    state = wait_finished(http, tournament_id)
+    check_finished(http, state)
+    return state
+
+
+def start_positions(http: httpx.Client, state: dict[str, Any]) -> dict[str, str]:
+    """Return each game's opening name with its match's start position."""
+    return {
+        game["opening"]: http.get(f"/matches/{game['match_id']}").json()["start_position"]
+        for game in state["games"]
+    }
+
+
+def test_a_checkers_tournament_with_no_openings_plays_the_shipped_deck(
+    live_server: RunningServer, shared_hidden: None
+) -> None:
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        state = play_checkers(http, auth_headers(http), games_per_pairing=4, seed=5)
+        assert len(state["games"]) == 4
+        starts = start_positions(http, state)
+        assert len(starts) == 2
+        for name, position in starts.items():
+            assert position == ACF[name].position_text()
+
+
+def test_a_checkers_tournament_plays_a_named_deck(live_server: RunningServer) -> None:
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        headers = auth_headers(http)
+        state = play_checkers(http, headers, openings="acf-3move", seed=9)
+        (name,) = start_positions(http, state)
+        assert name in ACF
+        # The deck by name deals what the default deals: the same seed, the same opening.
+        assert name == play_checkers(http, headers, seed=9)["games"][0]["opening"]
+
+
+def test_a_checkers_tournament_plays_a_list_of_openings(live_server: RunningServer) -> None:
+    openings = ["11-15, 23-19  8-11", "B:W18,22,29:B9,13,1"]
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        state = play_checkers(http, auth_headers(http), openings=openings, games_per_pairing=4)
+        starts = start_positions(http, state)
+        assert starts == {
+            "11-15 23-19 8-11": ACF["11-15 23-19 8-11"].position_text(),
+            "fen:B:W18,22,29:B9,13,1": "B:W18,22,29:B1,9,13",
+        }

@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import shared_file
-
 BOTS = ["alphabeta:depth=3", "alphabeta:depth=2", "greedy"]
 
 
@@ -47,7 +45,6 @@ def command(exe: str, journal: Path, out: Path) -> list[str]:
 
 
 def test_a_killed_tournament_resumes_without_replaying(tmp_path: Path) -> None:
-    shared_file("data/checkers/ballots-3move.txt")
     exe = shutil.which("arena", path=str(Path(sys.executable).parent))
     if exe is None:
         pytest.skip("the arena console script is not installed in this environment")

@@ -1,7 +1,9 @@
-"""Openings: the checkers 3-move deck, seeded random openings, user files, dealing to games."""
+"""Openings: the shipped decks, seeded random openings, user files, dealing to games."""
 
 from __future__ import annotations
 
+import fnmatch
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -12,105 +14,105 @@ from games import get_game
 from games.connect4 import ConnectFourState
 from tests.conftest import shared_file
 from tournament.openings import (
-    BALLOTS_RELATIVE_PATH,
     CONNECT4_FILTER_MIN_PLIES,
+    DECKS,
+    DEFAULT_DECKS,
     Opening,
     OpeningError,
-    checkers_deck,
-    find_ballots_file,
+    deck,
+    default_openings,
     format_openings,
     load_openings,
+    parse_opening,
     random_openings,
     select_openings,
 )
 
-BALLOTS = "data/checkers/ballots-3move.txt"
+REPOSITORY = Path(__file__).resolve().parents[2]
 CHECKERS = get_game("checkers")
 TICTACTOE = get_game("tictactoe")
 NIM = get_game("nim")
 CONNECT4 = get_game("connect4")
 
 
-def _ballot_lines(path: Path) -> list[list[str]]:
-    """Return the fields of every opening line of the ballots file, read independently."""
+def ballot_lines(path: Path) -> list[tuple[tuple[str, ...], str]]:
+    """Return (moves, flag) of every opening line of the reference ballots file.
+
+    Each line holds three moves and a flag (`deck`, `deck-2003` or `barred`), tab-separated;
+    `#` lines are comments.
+    """
     lines = path.read_text(encoding="utf-8").splitlines()
-    return [line.split() for line in lines if line.strip() and not line.startswith("#")]
+    fields = [line.split() for line in lines if line.strip() and not line.startswith("#")]
+    assert all(len(f) == 4 and f[3] in ("deck", "deck-2003", "barred") for f in fields)
+    return [(tuple(f[:3]), f[3]) for f in fields]
 
 
-# --- the checkers deck --------------------------------------------------------------------------
+# --- the shipped decks --------------------------------------------------------------------------
 
 
-def test_checkers_deck_has_the_156_deck_openings_in_file_order() -> None:
-    path = shared_file(BALLOTS)
-    deck = checkers_deck(path)
-    fields = _ballot_lines(path)
-    in_deck = [f[:3] for f in fields if f[3] in ("deck", "deck-2003")]
-    assert len(deck) == 156
-    assert [list(o.moves) for o in deck] == in_deck
-    first = next(f for f in fields if f[3] == "deck")
-    assert deck[0].moves == tuple(first[:3]) == ("9-13", "21-17", "5-9")
-    barred = {tuple(f[:3]) for f in fields if f[3] == "barred"}
-    assert barred and not barred & {o.moves for o in deck}
-
-
-def test_checkers_deck_openings_are_playable_and_distinct_positions() -> None:
-    deck = checkers_deck(shared_file(BALLOTS))
-    states = [o.start_state(CHECKERS) for o in deck]
-    assert all(not s.is_terminal() for s in states)
+def test_the_acf_deck_has_156_distinct_unfinished_positions_after_three_moves() -> None:
+    openings = deck("acf-3move")
+    assert len(openings) == 156
+    assert all(o.game == "checkers" and o.position is None for o in openings)
+    states = []
+    for opening in openings:
+        state = CHECKERS.initial_state()
+        assert len(opening.moves) == 3
+        for text in opening.moves:
+            move = state.parse_move(text)
+            assert move in state.legal_moves()
+            state = state.apply(move)
+        assert not state.is_terminal()
+        assert state == opening.start_state(CHECKERS)
+        states.append(state)
     # Three plies from the start: the first player (Black) moved twice, White moves next.
     assert all(s.to_move == 1 for s in states)
     assert len({s.key() for s in states}) == 156
-    assert len({o.position_text(CHECKERS) for o in deck}) == 156
+    assert len({o.position_text(CHECKERS) for o in openings}) == 156
 
 
-def test_checkers_deck_capture_line_reaches_the_capture() -> None:
-    deck = checkers_deck(shared_file(BALLOTS))
-    opening = next(o for o in deck if o.moves == ("9-13", "22-17", "13x22"))
+def test_the_acf_deck_is_the_deck_of_the_reference_ballots() -> None:
+    ballots = ballot_lines(shared_file("data/checkers/ballots-3move.txt"))
+    in_deck = [moves for moves, flag in ballots if flag in ("deck", "deck-2003")]
+    shipped = [o.moves for o in deck("acf-3move")]
+    assert len(shipped) == len(in_deck) == 156
+    assert set(shipped) == set(in_deck)
+    # The order too: the seed deals openings by their place, so tournaments (and journals)
+    # from before the deck shipped with Arena are played the same.
+    assert shipped == in_deck
+    assert sum(flag == "deck-2003" for _, flag in ballots) == 12
+    barred = {moves for moves, flag in ballots if flag == "barred"}
+    assert barred and not barred & set(shipped)
+
+
+def test_the_acf_deck_capture_line_reaches_the_capture() -> None:
+    opening = next(o for o in deck("acf-3move") if o.moves == ("9-13", "22-17", "13x22"))
     # Black's man from 9 went to 13 and captured 17, landing on 22; White lost one man.
     assert opening.position_text(CHECKERS) == (
         "W:W21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,10,11,12,22"
     )
 
 
-def test_checkers_deck_reports_an_illegal_move_with_its_line(tmp_path: Path) -> None:
-    path = tmp_path / "ballots.txt"
-    path.write_text("# header\n9-13 21-17 5-9\tdeck\n\n9-13 21-17 13-18\tdeck\n")
-    with pytest.raises(OpeningError, match=r"ballots\.txt:4: .*move 3 '13-18'"):
-        checkers_deck(path)
+def test_every_deck_file_is_package_data() -> None:
+    patterns = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["tournament"]
+    for named in DECKS.values():
+        assert (REPOSITORY / "tournament" / "decks" / named.file).is_file()
+        assert any(fnmatch.fnmatch(f"decks/{named.file}", p) for p in patterns), named
+        assert deck(named.name), named
 
 
-def test_checkers_deck_reports_a_bad_flag_or_shape_with_its_line(tmp_path: Path) -> None:
-    path = tmp_path / "ballots.txt"
-    path.write_text("9-13 21-17 5-9\tdeck\n9-13 21-17 6-9\tmaybe\n")
-    with pytest.raises(OpeningError, match=r"ballots\.txt:2: expected three moves and a flag"):
-        checkers_deck(path)
-    path.write_text("9-13 21-17\tdeck\n")
-    with pytest.raises(OpeningError, match=r"ballots\.txt:1: "):
-        checkers_deck(path)
+def test_checkers_tournaments_default_to_the_acf_deck() -> None:
+    assert DEFAULT_DECKS == {"checkers": "acf-3move"}
+    assert default_openings("checkers", 3, seed=1) == deck("acf-3move", CHECKERS)
 
 
-def test_checkers_deck_keeps_deck_2003_and_drops_barred(tmp_path: Path) -> None:
-    path = tmp_path / "ballots.txt"
-    path.write_text("9-13 21-17 5-9 deck\n9-13 21-17 10-14 barred\n9-13 22-18 10-14 deck-2003\n")
-    assert [o.name for o in checkers_deck(path)] == ["9-13 21-17 5-9", "9-13 22-18 10-14"]
-
-
-def test_find_ballots_file_searches_root_then_current_directory(tmp_path: Path) -> None:
-    root, cwd = tmp_path / "a" / "repo", tmp_path / "b" / "work"
-    root.mkdir(parents=True)
-    cwd.mkdir(parents=True)
-    with pytest.raises(FileNotFoundError, match=r"ballots-3move\.txt") as info:
-        find_ballots_file(root, cwd)
-    assert str(root / BALLOTS_RELATIVE_PATH) in str(info.value)
-    assert str(cwd / BALLOTS_RELATIVE_PATH) in str(info.value)
-    in_cwd = cwd / BALLOTS_RELATIVE_PATH
-    in_cwd.parent.mkdir(parents=True)
-    in_cwd.write_text("9-13 21-17 5-9 deck\n")
-    assert find_ballots_file(root, cwd) == in_cwd.resolve()
-    in_root = root / BALLOTS_RELATIVE_PATH
-    in_root.parent.mkdir(parents=True)
-    in_root.write_text("9-13 21-17 6-9 deck\n")
-    assert find_ballots_file(root, cwd) == in_root.resolve()
+def test_deck_refuses_an_unknown_name_and_another_game() -> None:
+    with pytest.raises(OpeningError, match=r"no deck is named 'acf'.*acf-3move \(checkers\)"):
+        deck("acf")
+    with pytest.raises(OpeningError, match="deck 'acf-3move' is for checkers, not tictactoe"):
+        deck("acf-3move", "tictactoe")
 
 
 # --- random openings ----------------------------------------------------------------------------
@@ -241,6 +243,29 @@ def test_load_openings_reports_bad_lines_by_number(
     path.write_text(text)
     with pytest.raises(OpeningError, match=rf"openings\.txt:{line}: .*{message}"):
         load_openings(path, "tictactoe")
+
+
+def test_parse_opening_reads_one_line_of_a_file() -> None:
+    assert parse_opening(" 11-15, 23-19 8-11 ", CHECKERS).moves == ("11-15", "23-19", "8-11")
+    assert parse_opening("B:W18,22:B9,13", "checkers").position == "B:W18,22:B9,13"
+    assert parse_opening("fen:1,3,5,7/2", NIM).position_text(NIM) == "1,3,5,7/2"
+    assert parse_opening("4 0", TICTACTOE).name == "4 0"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("  ", "blank"),
+        ("fen: ", "no position"),
+        ("4 4", "move 2 '4' is rejected"),
+        ("4 # centre", "move 2 '#' is rejected"),
+        ("fen:XXXO", "bad position"),
+        ("0 3 1 4 2", "ends the game"),
+    ],
+)
+def test_parse_opening_refuses_what_cannot_be_played(text: str, message: str) -> None:
+    with pytest.raises(OpeningError, match=message):
+        parse_opening(text, TICTACTOE)
 
 
 # --- dealing openings ---------------------------------------------------------------------------

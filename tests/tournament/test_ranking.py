@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from tests.conftest import shared_file
 from tournament.openings import default_openings
 from tournament.runner import GameRecord, TournamentSpec, run_tournament
 
@@ -31,7 +30,6 @@ def head_to_head(records: list[GameRecord], a: str, b: str) -> float:
 
 
 def test_checkers_round_robin_ranks_by_depth() -> None:
-    shared_file("data/checkers/ballots-3move.txt")  # skips when ../shared is absent
     spec = TournamentSpec(game="checkers", bots=BOTS, games_per_pairing=12, seed=3)
     records = run_tournament(spec, default_openings("checkers", 6, spec.seed), concurrency=2)
     assert len(records) == 6 * 12
