@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -13,24 +13,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from cli.common import fail, parse_option_pairs
 from cli.games import OptionOpt
-from games import Game, GameError, get_game
-from tournament.journal import JournalError
-from tournament.openings import (
-    DECKS,
-    Opening,
-    OpeningError,
-    deck,
-    default_openings,
-    load_openings,
-)
-from tournament.report import html_report, result_json, summarize, text_summary, write_records
-from tournament.runner import (
-    FORMATS,
-    GameRecord,
-    TournamentError,
-    TournamentSpec,
-    run_tournament,
-)
+from tournament.decks import DECKS
+
+if TYPE_CHECKING:
+    from games import Game
+    from tournament.openings import Opening
+    from tournament.runner import GameRecord, TournamentSpec
 
 console = Console(highlight=False)
 
@@ -101,6 +89,12 @@ def tournament(
     opening is played twice with colours swapped. With --journal, an interrupted
     run continues where it stopped.
     """
+    from games import GameError, get_game
+    from tournament.journal import JournalError
+    from tournament.openings import OpeningError
+    from tournament.report import html_report, result_json, summarize, text_summary, write_records
+    from tournament.runner import FORMATS, TournamentError, TournamentSpec
+
     specs = [*bots, *(extra_bots or [])]
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
@@ -124,8 +118,10 @@ def tournament(
         spec.validate()
         openings = _openings(rules, openings_choice, games // 2, seed)
         records = _play(spec, openings, concurrency, journal)
-    except (TournamentError, OpeningError, JournalError, FileNotFoundError, ValueError) as exc:
+    except (TournamentError, OpeningError, JournalError, ValueError) as exc:
         fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot read {exc.filename or 'a file'}: {exc.strerror or exc}")
     result = summarize(spec, records)
     console.print(text_summary(result), markup=False, soft_wrap=True)
     try:
@@ -145,6 +141,8 @@ def tournament(
 
 def _openings(rules: Game, choice: str | None, needed: int, seed: int) -> list[Opening]:
     """Return the named deck, the file's openings, or the game's default openings."""
+    from tournament.openings import OpeningError, deck, default_openings, load_openings
+
     if choice is None:
         return default_openings(rules, needed, seed)
     # A deck name wins over a file of the same name: write ./NAME for the file.
@@ -159,6 +157,8 @@ def _openings(rules: Game, choice: str | None, needed: int, seed: int) -> list[O
 def _play(
     spec: TournamentSpec, openings: list[Opening], concurrency: int, journal: Path | None
 ) -> list[GameRecord]:
+    from tournament.runner import run_tournament
+
     columns = (
         TextColumn("[bold]games"),
         BarColumn(),

@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from bots.connect4_solver import Solver as ConnectFourSolver
 from bots.solve import Solver
 from games import Game, GameError, State, get_game
 from games.connect4 import ConnectFourState
+from tournament.decks import DECKS, DEFAULT_DECKS, Deck
 
 __all__ = [
     "CONNECT4_FILTER_MIN_PLIES",
@@ -65,37 +65,6 @@ SOLVED_GAMES = frozenset({"tictactoe", "nim", "connect4"})
 _FEN_PREFIX = "fen:"
 _CHECKERS_FEN = re.compile(r"^[BW]:", re.IGNORECASE)
 _MOVE_SEPARATORS = re.compile(r"[,\s]+")
-
-
-@dataclass(frozen=True, slots=True)
-class Deck:
-    """A named list of openings shipped with Arena: its game, what it is, and its data file.
-
-    `description` says in a few words, for help texts, the game and what the deck holds.
-    `file` is the name of an openings file (the format of `load_openings`) in
-    tournament/decks/, read as package data so an installed Arena finds it too.
-    """
-
-    name: str
-    game: str
-    description: str
-    file: str
-
-
-DECKS: Mapping[str, Deck] = MappingProxyType(
-    {
-        "acf-3move": Deck(
-            name="acf-3move",
-            game="checkers",
-            description="checkers, the ACF three-move deck: 156 openings",
-            file="acf-3move.txt",
-        ),
-    }
-)
-"""Every named deck, by name."""
-
-DEFAULT_DECKS: Mapping[str, str] = MappingProxyType({"checkers": "acf-3move"})
-"""The deck a game's tournaments use when given no openings (games not listed: random ones)."""
 
 
 class OpeningError(ValueError):
@@ -183,7 +152,7 @@ def deck(name: str, game: Game | str | None = None) -> list[Opening]:
     rules = _as_game(game if game is not None else chosen.game)
     if rules.name != chosen.game:
         raise OpeningError(f"deck {name!r} is for {chosen.game}, not {rules.name}")
-    data = resources.files("tournament") / "decks" / chosen.file
+    data = resources.files("tournament.decks") / chosen.file
     with data.open(encoding="utf-8") as handle:
         return _read_openings(handle, rules, f"tournament/decks/{chosen.file}")
 
