@@ -174,6 +174,9 @@ def test_html_escapes_names_has_one_marker_per_bot_and_no_external_references() 
     svg = page[page.index("<svg") : page.index("</svg>")]
     assert svg.count("<circle") == 2
     assert "95% interval" in page and "Likelihood of superiority" in page
+    assert "profile-likelihood" in page
+    unbounded = html_report(summarize(SPEC, RECORDS))  # B lost every game
+    assert "[-inf, " in unbounded and "cannot bound" in unbounded
     assert "Search statistics" in page and "Crosstable" in page
 
 
