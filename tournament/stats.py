@@ -176,7 +176,8 @@ class EloFit:
     virtual, was drawn). `units` counts the independent units behind the design effects (pairs
     plus unpaired games). `covariance` is the model-based covariance of the reported ratings
     (inverse information of the penalised likelihood) and `robust_covariance` the pair-level
-    sandwich (the model's with fewer than two units), both in Elo squared.
+    sandwich (the model's with fewer than two units), both in Elo squared. `superiority[(a, b)]`
+    is the likelihood of superiority of a over b for two different bots, as `los` returns it.
     """
 
     ratings: tuple[Rating, ...]
