@@ -6,8 +6,9 @@ page with an inline SVG Elo plot (`html_report`). `write_records` writes each ga
 for checkers, all games as one PDN file (games.referee's PDN writer).
 
 Elo comes from tournament.stats.fit_elo over all games (Davidson draws, first-move advantage,
-errors from the colour-swapped pairs). When the games cannot be rated the result keeps points
-and crosstable, and `elo_error` says why the ratings are missing.
+profile-likelihood intervals widened by the colour-swapped pairs' design effect, infinite where
+the games cannot bound them). When the games cannot be rated the result keeps points and
+crosstable, and `elo_error` says why the ratings are missing.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from games.referee import MatchView, Result, ResultCode, Status, to_pdn
 from tournament.openings import Opening
 from tournament.runner import BotTotals, GameRecord, TournamentSpec
 from tournament.stats import (
+    UNBOUNDED_NOTE,
     Crosstable,
     EloFit,
     GameResult,
@@ -33,6 +35,7 @@ from tournament.stats import (
     build_crosstable,
     fit_elo,
     format_table,
+    has_unbounded_interval,
     likelihood_of_superiority,
 )
 
@@ -540,9 +543,12 @@ def _ratings_table(fit: EloFit) -> str:
     note = (
         f"First-move advantage {fit.first_move_advantage:.1f} Elo "
         f"[{_elo_text(low)}, {_elo_text(high)}]; draw parameter nu {fit.draw_nu:.3f} "
-        f"(equal-bot draw rate {100.0 * fit.equal_draw_rate:.1f}%); intervals from "
-        f"{fit.units} independent units (colour-swapped pairs)."
+        f"(equal-bot draw rate {100.0 * fit.equal_draw_rate:.1f}%); 95% profile-likelihood "
+        f"intervals, widened by the design effect of {fit.units} independent units "
+        "(colour-swapped pairs)."
     )
+    if has_unbounded_interval(fit):
+        note += f" {UNBOUNDED_NOTE}."
     return (
         f"<table><caption>Elo ratings (Davidson model, maximum likelihood)</caption>"
         f'{"".join(rows)}</table><p class="note">{_e(note)}</p>'

@@ -130,7 +130,11 @@ def test_result_json_is_strict_json_and_round_trips() -> None:
     assert data["standings"][0]["points"] == 3.5
     assert data["crosstable"][A][C]["points"] == 0.5
     assert [r["bot"] for r in data["elo"]["ratings"]] == [C, A, B]
-    assert all(math.isfinite(r["lower"]) for r in data["elo"]["ratings"])
+    ends = {r["bot"]: (r["lower"], r["upper"]) for r in data["elo"]["ratings"]}
+    # B lost every game: no game bounds how far B falls below A and C, so B's rating has no
+    # lower end and A's and C's (centred on the mean of all three) no upper end: null in JSON.
+    assert ends[B][0] is None and ends[A][1] is None and ends[C][1] is None
+    assert all(math.isfinite(end) for end in (ends[A][0], ends[B][1], ends[C][0]))
     assert data["los"][C][B] > 0.5
     search = {row["bot"]: row for row in data["search"]}
     assert search[A]["nodes_per_move"] == 8.0
@@ -144,6 +148,7 @@ def test_result_json_is_strict_json_and_round_trips() -> None:
 def test_text_summary_has_the_elo_table_los_and_search() -> None:
     text = text_summary(summarize(SPEC, RECORDS))
     assert "95% interval" in text
+    assert "inf]" in text and "cannot bound" in text  # unbounded ends say so
     assert "Likelihood of superiority" in text
     lines = {line.split()[0]: line for line in text.splitlines() if line.startswith(A)}
     assert "8.0" in lines[A] and "2.00" in lines[A]  # nodes per move, mean depth
@@ -169,6 +174,9 @@ def test_html_escapes_names_has_one_marker_per_bot_and_no_external_references() 
     svg = page[page.index("<svg") : page.index("</svg>")]
     assert svg.count("<circle") == 2
     assert "95% interval" in page and "Likelihood of superiority" in page
+    assert "profile-likelihood" in page
+    unbounded = html_report(summarize(SPEC, RECORDS))  # B lost every game
+    assert "[-inf, " in unbounded and "cannot bound" in unbounded
     assert "Search statistics" in page and "Crosstable" in page
 
 
