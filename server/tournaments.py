@@ -210,17 +210,44 @@ class _Tournament:
     watchers: set[Watcher] = field(default_factory=set)
     runner: asyncio.Task[None] | None = None
     standings: TournamentStandings | None = None
+    results_seen: int = 0
 
     @property
     def done(self) -> int:
         """Return how many games have a result."""
         return sum(1 for game in self.games.values() if game.result is not None)
 
-    def current_standings(self) -> TournamentStandings:
-        """Return the standings, computed once per finished game."""
-        if self.standings is None:
-            ordered = [self.games[index] for index in sorted(self.games)]
-            self.standings = standings(self.body.bots, ordered)
+    def ordered_games(self) -> list[TournamentGame]:
+        """Return the games begun so far, in schedule order."""
+        return [self.games[index] for index in sorted(self.games)]
+
+    def points(self) -> tuple[BotPoints, ...]:
+        """Return the points table now (cheap: no rating fit)."""
+        results = [
+            GameResult(g.first, g.second, g.result, g.pair)
+            for g in self.games.values()
+            if g.result is not None
+        ]
+        return _points(self.body.bots, results)
+
+    def record_result(self, game: TournamentGame) -> None:
+        """Store a finished game in memory; the standings are computed again when next asked."""
+        self.games[game.index] = game
+        self.standings = None
+        self.results_seen += 1
+
+    async def fresh_standings(self) -> TournamentStandings:
+        """Return the standings of every game finished now, fitted in a worker thread.
+
+        The Elo fit takes up to a few tenths of a second for the largest tournaments: it runs
+        off the event loop, and again if a game finished meanwhile, so the standings returned
+        match `games` until the caller's next await.
+        """
+        while self.standings is None:
+            seen = self.results_seen
+            fitted = await asyncio.to_thread(standings, self.body.bots, self.ordered_games())
+            if seen == self.results_seen:
+                self.standings = fitted
         return self.standings
 
 
@@ -300,7 +327,7 @@ class TournamentService:
             )
             await session.commit()
         self._loaded[tournament.id] = tournament
-        return self._state(tournament)
+        return await self._state(tournament)
 
     async def start(self, tournament_id: str) -> TournamentState:
         """Start a created tournament; a running or finished one is returned as it is."""
@@ -309,11 +336,11 @@ class TournamentService:
             tournament.status = "running"
             await self._store_status(tournament)
             await self._launch(tournament)
-        return self._state(tournament)
+        return await self._state(tournament)
 
     async def state(self, tournament_id: str) -> TournamentState:
         """Return a tournament's state with its standings and games."""
-        return self._state(await self._get(tournament_id))
+        return await self._state(await self._get(tournament_id))
 
     async def list_tournaments(self, limit: int = 50, offset: int = 0) -> TournamentList:
         """Return a page of tournaments, newest first."""
@@ -351,7 +378,9 @@ class TournamentService:
     async def watch(self, tournament_id: str, watcher: Watcher) -> None:
         """Send `watcher` the tournament's state now, then every progress message."""
         tournament = await self._get(tournament_id)
-        watcher(self._state(tournament))
+        state = await self._state(tournament)
+        # No await from here: the watcher gets every message after the state it was sent.
+        watcher(state)
         tournament.watchers.add(watcher)
 
     def unwatch(self, tournament_id: str, watcher: Watcher) -> None:
@@ -433,8 +462,7 @@ class TournamentService:
             )
             await self._store_result(tournament, game)
             # Stored first; then memory and watchers change together (no await between).
-            tournament.games[task.index] = game
-            tournament.standings = None
+            tournament.record_result(game)
             self._publish(
                 tournament,
                 TournamentGameFinished(
@@ -442,7 +470,7 @@ class TournamentService:
                     game=game,
                     games_done=tournament.done,
                     games_total=tournament.games_total,
-                    points=tournament.current_standings().points,
+                    points=tournament.points(),
                 ),
             )
         finally:
@@ -522,13 +550,14 @@ class TournamentService:
     async def _finish(self, tournament: _Tournament) -> None:
         tournament.status = "finished"
         await self._store_status(tournament)
+        final = await tournament.fresh_standings()
         self._publish(
             tournament,
             TournamentFinished(
                 tournament_id=tournament.id,
                 games_done=tournament.done,
                 games_total=tournament.games_total,
-                standings=tournament.current_standings(),
+                standings=final,
             ),
         )
 
@@ -605,15 +634,17 @@ class TournamentService:
             )
             await session.commit()
 
-    def _state(self, tournament: _Tournament) -> TournamentState:
+    async def _state(self, tournament: _Tournament) -> TournamentState:
+        """Return the tournament's state; nothing changes between its standings and games."""
+        fitted = await tournament.fresh_standings()
         return TournamentState(
             tournament_id=tournament.id,
             spec=tournament.body,
             status=tournament.status,
             games_done=tournament.done,
             games_total=tournament.games_total,
-            standings=tournament.current_standings(),
-            games=tuple(tournament.games[index] for index in sorted(tournament.games)),
+            standings=fitted,
+            games=tuple(tournament.ordered_games()),
             created_time_ms=tournament.created_ms,
         )
 

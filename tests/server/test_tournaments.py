@@ -273,7 +273,7 @@ def test_a_game_reaching_the_ply_cap_is_adjudicated_a_draw(live_server: RunningS
                 "description": "ply cap",
             }
             record = http.get(f"/matches/{game['match_id']}/record").json()
-            assert record["result"]["code"] == "adjudication"
+            assert record["result"] == match["result"]
 
 
 def test_a_restarted_server_finishes_the_tournament_without_replaying_games(
@@ -371,3 +371,48 @@ def test_a_checkers_tournament_plays_a_list_of_openings(live_server: RunningServ
             "11-15 23-19 8-11": ACF["11-15 23-19 8-11"].position_text(),
             "fen:B:W18,22,29:B9,13,1": "B:W18,22,29:B1,9,13",
         }
+
+
+async def test_standings_are_fitted_off_the_event_loop_and_match_the_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Elo fit (tenths of a second at 16 bots) runs in a thread, again if a game ends."""
+    import threading
+
+    from protocol.messages import TournamentCreate, TournamentGame
+    from server import tournaments
+
+    body = TournamentCreate(game="tictactoe", bots=("random", "greedy"), games_per_pairing=4)
+    held = tournaments._Tournament(
+        id="t1", body=body, status="running", games_total=4, created_ms=0
+    )
+
+    def game(index: int, result: float) -> TournamentGame:
+        first, second = ("random", "greedy") if index % 2 == 0 else ("greedy", "random")
+        return TournamentGame(
+            index=index, pair=index // 2, first=first, second=second, opening="o",
+            match_id=f"m{index}", result=result,
+        )  # fmt: skip
+
+    held.record_result(game(0, 0.0))
+    fitted: list[int] = []
+    gate = threading.Event()
+    real = tournaments.standings
+
+    def slow(bots: Any, games: Any) -> Any:
+        fitted.append(sum(g.result is not None for g in games))
+        if len(fitted) == 1:
+            assert gate.wait(10)
+        return real(bots, games)
+
+    monkeypatch.setattr(tournaments, "standings", slow)
+    pending = asyncio.create_task(held.fresh_standings())
+    await asyncio.sleep(0.05)
+    # The event loop runs while the first fit waits in its thread: a second game ends.
+    held.record_result(game(1, 1.0))
+    gate.set()
+    result = await pending
+    assert fitted == [1, 2]
+    assert sum(row.games for row in result.points) == 4  # both games, each counted twice
+    assert {row.bot: row.points for row in result.points} == {"greedy": 2.0, "random": 0.0}
+    assert await held.fresh_standings() is result  # cached until the next result
