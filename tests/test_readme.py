@@ -2,8 +2,9 @@
 
 A code block is runnable when the line before its fence is `<!-- runnable -->` (or
 `<!-- runnable: server -->` for commands that need a running server). The blocks run in order,
-each as one bash script (`set -euo pipefail`; a Python block with the venv's python), in one
-fresh temporary directory that holds nothing else: no repository, no `../shared`. `arena` is
+each as a bash script (`set -euo pipefail`; a Python block with the venv's python) that sees
+the variables the blocks before it set, as in one terminal, in one fresh temporary directory
+that holds nothing else: no repository, no `../shared`. `arena` is
 found on PATH as after `source .venv/bin/activate`. A server block runs against a real
 `arena serve` started in that directory on a free port (the README's http://127.0.0.1:8000 is
 replaced by its address).
@@ -28,11 +29,12 @@ BIN = Path(sys.executable).parent
 README_URL = "http://127.0.0.1:8000"
 MARKER = re.compile(r"^<!-- runnable(?:: (?P<kind>server))? -->$")
 FENCE = re.compile(r"^```(?P<lang>\w*)\s*$")
+ENV_FILE = ".readme-session"
 
 
 @dataclass(frozen=True)
 class Block:
-    """A runnable code block of README.md: its language, text, line and whether it needs a server."""
+    """A runnable block of README.md: its language, text, first line, and if it needs a server."""
 
     lang: str
     text: str
@@ -121,7 +123,13 @@ def test_readme_block_runs(block: Block, workdir: Path, request: pytest.FixtureR
     if block.lang == "python":
         argv = [sys.executable, "-c", text]
     else:
-        argv = ["bash", "-c", "set -euo pipefail -x\n" + text]
+        # One terminal session: what a block sets (a token, a match id) the next block sees.
+        session = (
+            "set -euo pipefail\nset -a\n"
+            f"if [ -f {ENV_FILE} ]; then source {ENV_FILE}; fi\n"
+            f"trap 'export -p > {ENV_FILE}' EXIT\nset -x\n"
+        )
+        argv = ["bash", "-c", session + text]
     done = subprocess.run(
         argv,
         cwd=workdir,
@@ -136,3 +144,5 @@ def test_readme_block_runs(block: Block, workdir: Path, request: pytest.FixtureR
         f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     )
     assert "Traceback" not in done.stdout + done.stderr
+    # curl exits 0 on an HTTP error: the server's error body is how a refusal shows.
+    assert '"type":"error"' not in done.stdout.replace(" ", ""), done.stdout[-3000:]
