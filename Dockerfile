@@ -15,7 +15,6 @@ COPY server ./server
 COPY tournament ./tournament
 COPY grader ./grader
 COPY cli ./cli
-COPY docs/grader ./docs/grader
 RUN pip install --no-cache-dir . \
     && mkdir -p /var/lib/arena/grader && chmod 0700 /var/lib/arena/grader
 # Students' programs run with the image's interpreter (readable by every uid).

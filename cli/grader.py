@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from importlib.resources import files
 from pathlib import Path
 from typing import Annotated
 
@@ -17,12 +18,12 @@ from grader.profiles import DEFAULT_PYTHON, PROFILES
 
 console = Console(highlight=False)
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "grader"
+EXAMPLES = Path(str(files("grader").joinpath("examples")))
 PUBLIC_SUITES = {
     "endgame": EXAMPLES / "endgame-puzzles.json",
     "agent": EXAMPLES / "agent-suite.json",
 }
-"""Each profile's public example suite, shipped with the documentation: `arena grade`'s default."""
+"""Each profile's public example suite, shipped in the package: `arena grade`'s default."""
 
 
 def register(app: typer.Typer) -> None:
@@ -51,7 +52,7 @@ def grade_command(
         typer.Option(
             "--suite",
             "--puzzles",
-            help="The profile's suite file (default: its public examples in docs/grader/).",
+            help="The profile's suite file (default: its public examples, grader/examples/).",
         ),
     ] = None,
     as_json: Annotated[
@@ -175,8 +176,6 @@ def starter_command(
     search is left to the student, so it scores 0 until it is written, with the grader saying
     what is missing.
     """
-    from importlib.resources import files
-
     from grader.grade import MAIN_FILES
 
     if profile not in PROFILES:

@@ -17,7 +17,7 @@ from tests.server.conftest import RunningServer, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
-PUBLIC_SUITE = ROOT / "docs" / "grader" / "endgame-puzzles.json"
+PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from grader.agent_suite import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
-PUBLIC_SUITE = REPO / "docs" / "grader" / "agent-suite.json"
+PUBLIC_SUITE = REPO / "grader" / "examples" / "agent-suite.json"
 GAME = Checkers()
 HAND_MADE = {name: parse_board(GAME, board, player) for name, board, player in LEGAL_SUITE}
 

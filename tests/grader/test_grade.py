@@ -32,8 +32,8 @@ from grader.sandbox import MIB, UNSHARE, Limits
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "grader" / "reference" / "endgame_solver.py"
-PUBLIC_SUITE = REPO / "docs" / "grader" / "endgame-puzzles.json"
-PUBLIC_AGENT_SUITE = REPO / "docs" / "grader" / "agent-suite.json"
+PUBLIC_SUITE = REPO / "grader" / "examples" / "endgame-puzzles.json"
+PUBLIC_AGENT_SUITE = REPO / "grader" / "examples" / "agent-suite.json"
 AGENT_REFERENCE = REPO / "grader" / "reference" / "agent_solution.py"
 SUBMISSIONS = Path(__file__).parent / "submissions"
 AGENTS = Path(__file__).parent / "agents"

@@ -28,7 +28,7 @@ from tests.server.conftest import RunningServer, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
-PUBLIC_SUITE = ROOT / "docs" / "grader" / "endgame-puzzles.json"
+PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
 PUZZLES = len(json.loads(PUBLIC_SUITE.read_text())["puzzles"])
 PYTHON = "/usr/bin/python3"
 
