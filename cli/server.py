@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import gc
 import json
-import secrets
 import shutil
 import socket
 import sys
@@ -70,39 +69,43 @@ def arena_command() -> str:
         return str(me.resolve())
 
 
-def quick_start(settings: Settings, port: int | None = None, player: str | None = None) -> str:
+READ_FIELD = (
+    "import json,sys; r=json.load(sys.stdin); k=sys.argv[1]; "
+    "print(r[k]) if k in r else sys.exit(r.get('message', r))"
+)
+"""A python3 one-liner for shell scripts: print field argv[1] of the JSON on stdin, or exit
+with the server's error message (a name taken, a bad token) instead of a traceback."""
+
+
+def quick_start(settings: Settings, port: int | None = None) -> str:
     """Return the start-up banner: where the server is and how to play a first match.
 
-    The commands are meant to be pasted into a shell as they are: `player` (default: a fresh
-    `you-XXXX`, so pasting them again registers another name) is registered and its token kept
-    in $TOKEN. `port` is the port actually listened on (it differs from the setting's 0).
+    The commands are meant to be pasted into a shell as they are, as often as wanted: each
+    paste registers a fresh name (`you-` and a random number, $NAME) and keeps its token in
+    $TOKEN. `port` is the port actually listened on (it differs from the setting's 0).
     """
     base = f"http://{_url_host(settings.host)}:{port if port is not None else settings.port}"
-    name = player or f"you-{secrets.token_hex(2)}"
     bot = settings.house_bots[0] if settings.house_bots else "alphabeta:depth=4"
     arena = arena_command()
     json_header = "-H 'Content-Type: application/json'"
     auth = '-H "Authorization: Bearer $TOKEN"'
-
-    def read(key: str) -> str:
-        return f"python3 -c 'import json,sys; print(json.load(sys.stdin)[\"{key}\"])'"
-
-    player_body = json.dumps({"name": name})
-    match_body = json.dumps({"game": "checkers", "seats": [name, {"bot": bot}]})
+    match_body = json.dumps({"game": "checkers", "seats": ["$NAME", {"bot": bot}]})
+    match_body = match_body.replace('"', '\\"')
     return "\n".join(
         [
             f"Arena on {base} (API docs at {base}/docs), database {settings.database_url}",
             f"House bots: {', '.join(settings.house_bots) or 'none'} (any bot spec works).",
             "Play checkers against a house bot: paste these lines into another terminal.",
-            f"  BASE={base}",
-            f"  TOKEN=$(curl -s -X POST $BASE/players {json_header} -d '{player_body}' | "
-            f"{read('token')})",
-            f"  MATCH=$(curl -s -X POST $BASE/matches {auth} {json_header} -d '{match_body}' | "
-            f"{read('match_id')})",
-            f"  curl -s -X POST $BASE/matches/$MATCH/moves {auth} {json_header} "
+            f'  BASE={base} NAME=you-$RANDOM READ="{READ_FIELD}"',
+            f"  TOKEN=$(curl -s -X POST $BASE/players {json_header} "
+            '-d "{\\"name\\": \\"$NAME\\"}" | python3 -c "$READ" token)',
+            f'  MATCH=$(curl -s -X POST $BASE/matches {auth} {json_header} -d "{match_body}"'
+            ' | python3 -c "$READ" match_id)',
+            f"  curl -s -w '\\n' -X POST $BASE/matches/$MATCH/moves {auth} {json_header} "
             '-d \'{"move": "11-15"}\'',
-            "  curl -s $BASE/matches/$MATCH     # the whole state: moves, clocks, legal moves",
-            f"Or let a bot of yours play as {name}:",
+            "  curl -s -w '\\n' $BASE/matches/$MATCH   # the whole state: moves, clocks, legal "
+            "moves",
+            "Or let a bot play for you ($NAME) over WebSockets:",
             f"  {arena} bot --server $BASE --token $TOKEN --bot id:time=0.5",
             "Grade a checkers assignment (docs/GRADER.md), starting from the course's starter:",
             f"  {arena} grader starter --out my-solution",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -20,36 +19,41 @@ def play_block(banner: str) -> str:
     """Return the banner's lines meant to be pasted: from BASE= to the last curl, as a script."""
     lines = [line.strip() for line in banner.splitlines()]
     start = next(i for i, line in enumerate(lines) if line.startswith("BASE="))
-    end = next(
-        i for i, line in enumerate(lines) if line.startswith("curl -s $BASE/matches/$MATCH ")
-    )
+    end = next(i for i, line in enumerate(lines) if "# the whole state" in line)
     return "\n".join(lines[start : end + 1])
 
 
 def test_the_pasted_quick_start_plays_a_move_twice(live_server: RunningServer) -> None:
-    """Pasted twice (a second terminal, a second day), the commands work both times."""
+    """The same banner pasted twice (a second terminal, a second try) works both times."""
+    banner = quick_start(Settings(), port=live_server.port)
+    assert f"Arena on {live_server.url}" in banner
+    script = "set -euo pipefail\n" + play_block(banner) + '\necho "MATCH=$MATCH NAME=$NAME"\n'
+    names = set()
     for _ in range(2):
-        banner = quick_start(Settings(), port=live_server.port)
-        assert f"Arena on {live_server.url}" in banner
-        script = "set -euo pipefail\n" + play_block(banner) + '\necho "MATCH=$MATCH"\n'
         done = subprocess.run(
             ["bash", "-c", script], capture_output=True, text=True, timeout=60, check=False
         )
         assert done.returncode == 0, done.stdout + done.stderr
-        # The move's answer, the state's answer, then the match id.
-        match_id = re.search(r"MATCH=(\S+)", done.stdout)
-        assert match_id is not None, done.stdout
-        state = httpx.get(f"{live_server.url}/matches/{match_id.group(1)}").json()
+        found = re.search(r"MATCH=(\S+) NAME=(\S+)", done.stdout)
+        assert found is not None, done.stdout
+        names.add(found.group(2))
+        state = httpx.get(f"{live_server.url}/matches/{found.group(1)}").json()
         assert state["moves"][0] == "11-15"
+        assert state["seats"][0]["player"] == found.group(2)
         assert state["seats"][1]["bot"] == Settings().house_bots[0]
+    assert len(names) == 2
 
 
-def test_each_banner_registers_a_fresh_name() -> None:
-    names = {
-        json.loads(re.search(r"-d '(\{\"name\".*?\})'", quick_start(Settings())).group(1))["name"]  # type: ignore[union-attr]
-        for _ in range(5)
-    }
-    assert len(names) == 5
+def test_a_refused_request_in_the_paste_says_why(live_server: RunningServer) -> None:
+    """A name already taken stops the paste with the server's message, not a traceback."""
+    banner = quick_start(Settings(), port=live_server.port)
+    httpx.post(f"{live_server.url}/players", json={"name": "you-7"})
+    script = "set -euo pipefail\n" + play_block(banner).replace("NAME=you-$RANDOM", "NAME=you-7")
+    done = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode != 0
+    assert "you-7" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 def test_the_banner_names_arena_as_the_user_can_run_it(monkeypatch: pytest.MonkeyPatch) -> None:
