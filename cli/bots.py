@@ -22,10 +22,13 @@ from bots.spec import BotSpecError, create_bot, describe_bots
 from cli.common import err_console, fail, game_errors, load_game
 from cli.games import GameArg, OptionOpt, PositionOpt, natural_key
 from games import Game, State
+from games.connect4 import ConnectFourState
 
 console = Console(highlight=False)
 
 DEFAULT_SOLVE_SECONDS = 60.0
+CONNECT4_SLOW_STONES = 8
+"""Connect Four solves from fewer stones took minutes to hours when measured (docs/BOTS.md)."""
 # What to try instead, per game, when `bots.solve.refuse` turns a position down.
 INSTEAD = {
     "checkers": 'give an endgame with --position (e.g. "W:WK23,K28:B3"), or ask a bot for a '
@@ -234,6 +237,11 @@ def _stop_message(
     else:
         known = (
             f"score between {solution.lower} and {solution.upper} ({_verdict(solution, player)})"
+        )
+    if isinstance(state, ConnectFourState) and state.ply < CONNECT4_SLOW_STONES:
+        advice += (
+            f" (from fewer than {CONNECT4_SLOW_STONES} stones a solve can take minutes to hours "
+            "here)"
         )
     return f"{stopped}: {known}; {advice}"
 

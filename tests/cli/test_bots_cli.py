@@ -132,6 +132,7 @@ def test_solve_connect4_with_a_time_limit_returns_and_says_why() -> None:
     assert (data["value"], data["limit"]) == ("unknown", "time")
     assert data["lower"] <= 1 <= data["upper"]  # the empty board scores +1 (oracles/search.md)
     assert "stopped after 1 s (time limit)" in err and "raise --time" in err
+    assert "from fewer than 8 stones a solve can take minutes to hours" in err
 
 
 def test_solve_node_limit_prints_the_interval_in_words() -> None:
@@ -139,6 +140,7 @@ def test_solve_node_limit_prints_the_interval_in_words() -> None:
     assert code == 1
     assert "stopped after 60,000 nodes (node limit): score between" in out
     assert "raise --nodes" in out
+    assert "fewer than" not in out  # 12 stones: raising the limit is worth it
     code, out, _ = run(
         "solve", "connect4", "--position", "146411712567", "--nodes", "60000", "--json"
     )
