@@ -20,9 +20,11 @@ and for CPython, not translated from his C++:
   the moves that would let the opponent win on top of them ("possible non-losing moves"), and
   the position is lost at once when no such move exists.
 
-`solve` and `Solver` are the solver. `negamax_plain` and `alphabeta_plain` are the tutorial's
+`solve` and `Solver` are the solver; `Solver.solve` may be given a deadline, a node budget and a
+progress callback, looked at every CHECK_EVERY negamax calls, and then returns the interval the
+score lies in when a limit stops it. `negamax_plain` and `alphabeta_plain` are the tutorial's
 teaching versions of parts 3-5 (no table, an immediate-win check at every node, every call
-counted); they reproduce the node counts of ../shared/oracles/search.md.
+counted); they reproduce the node counts the tutorial publishes.
 
 The position is read from the public state (`current`, `mask`, `ply`); the search itself runs on
 raw ints with a private recursive function. Nothing here reads a clock except the one passed in.
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from bots.result import Clock, no_clock
 from games.connect4 import (
@@ -50,9 +52,12 @@ from games.connect4 import (
 
 __all__ = [
     "CENTRE_ORDER",
+    "CHECK_EVERY",
     "DEFAULT_TABLE_SIZE",
     "MAX_SCORE",
     "MIN_SCORE",
+    "Limit",
+    "Progress",
     "SolveResult",
     "Solver",
     "alphabeta_plain",
@@ -72,6 +77,13 @@ CENTRE_ORDER: tuple[int, ...] = tuple(
 
 DEFAULT_TABLE_SIZE = 1 << 20
 """Entries the transposition table holds before it is emptied (about 90 MB when full)."""
+CHECK_EVERY = 4096
+"""Negamax calls between two looks at the clock and the progress callback (about 10 ms)."""
+
+Limit: TypeAlias = Literal["time", "nodes"]
+"""The limit that stopped a solve: its deadline passed, or its node budget ran out."""
+Progress: TypeAlias = Callable[[int, int, int], None]
+"""Called as progress(lower, upper, nodes) while `Solver.solve` runs (see there)."""
 
 _H1 = HEIGHT + 1
 _H2 = HEIGHT + 2
@@ -89,11 +101,13 @@ _ORDERS: dict[str, tuple[int, ...]] = {
 }
 
 Negamax = Callable[[int, int, int, int, int, int], int]
+# A call count negamax never reaches: with no limit and no reports it never looks at the clock.
+_NEVER = 1 << 62
 
 
 @dataclass(frozen=True, slots=True)
 class SolveResult:
-    """The exact value of a position and every move that keeps it.
+    """The exact value of a position and every move that keeps it, or how far a limit let it go.
 
     `score` is from the side to move (see the module docstring); with `weak` it is only its
     sign: +1 win, 0 draw, -1 loss. `best_moves` holds every optimal move as a 0-based column,
@@ -101,6 +115,12 @@ class SolveResult:
     keep the outcome (every legal move when the position is lost). It is empty for a finished
     game. `nodes` counts negamax calls (the score search and the best-move checks);
     `seconds` is measured with the clock passed to `solve`.
+
+    `limit` is None when the solve finished. Otherwise a limit stopped it: with `bounds` None
+    the score is exact and only the best-move checks were cut, so `best_moves` holds the moves
+    confirmed optimal before the stop; with `bounds` set, the score search itself was cut:
+    the score lies in the interval `bounds` (lower, upper), `score` is 0 and means nothing, and
+    `best_moves` is empty.
     """
 
     score: int
@@ -108,6 +128,57 @@ class SolveResult:
     nodes: int
     seconds: float
     weak: bool = False
+    limit: Limit | None = None
+    bounds: tuple[int, int] | None = None
+
+
+class _LimitReached(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised inside negamax to stop a solve at one of its limits."""
+
+    def __init__(self, limit: Limit) -> None:
+        super().__init__(limit)
+        self.limit: Limit = limit
+
+
+class _Budget:
+    """The limits of one `Solver.solve`, looked at by negamax when its call count says so.
+
+    `lower` and `upper` are the root's score interval, kept up to date by `_root_score`, so
+    that a stop and a progress report can tell what is known.
+    """
+
+    __slots__ = ("clock", "deadline", "lower", "max_nodes", "progress", "upper")
+
+    def __init__(
+        self,
+        clock: Clock,
+        deadline: float | None,
+        max_nodes: int | None,
+        progress: Progress | None,
+        interval: tuple[int, int],
+    ) -> None:
+        self.clock = clock
+        self.deadline = deadline
+        self.max_nodes = max_nodes
+        self.progress = progress
+        self.lower, self.upper = interval
+
+    def next_check(self, nodes: int) -> int:
+        """Return the call count at which negamax must call `check` next."""
+        step = nodes + CHECK_EVERY
+        if self.deadline is None and self.progress is None:
+            step = _NEVER
+        return step if self.max_nodes is None else min(step, self.max_nodes)
+
+    def check(self, nodes: int) -> int:
+        """Raise _LimitReached if a limit is reached, else report progress; return `next_check`."""
+        if self.max_nodes is not None and nodes >= self.max_nodes:
+            raise _LimitReached("nodes")
+        if self.deadline is not None and self.clock() >= self.deadline:
+            raise _LimitReached("time")
+        if self.progress is not None:
+            self.progress(self.lower, self.upper, nodes)
+        return self.next_check(nodes)
 
 
 def _winning_cells(stones: int, mask: int) -> int:
@@ -126,8 +197,14 @@ def _winning_cells(stones: int, mask: int) -> int:
     return won & (BOARD ^ mask)
 
 
-def _make_negamax(table: dict[int, int], table_size: int) -> tuple[Negamax, Callable[[], int]]:
+def _make_negamax(
+    table: dict[int, int], table_size: int, budget: _Budget | None = None
+) -> tuple[Negamax, Callable[[], int]]:
     """Return the solver's negamax bound to `table`, and a function that counts its calls.
+
+    With a `budget`, negamax calls its `check` when the count reaches the budget's next check,
+    which raises _LimitReached through the whole search to stop it; the table keeps only
+    finished results, so it stays valid after a stop.
 
     negamax(current, mask, ply, alpha, beta, threat) requires that the side to move (whose
     stones are `current`) cannot win with its next stone; `threat` must be the opponent's
@@ -142,6 +219,8 @@ def _make_negamax(table: dict[int, int], table_size: int) -> tuple[Negamax, Call
     after every move (Pons' move sorter, part 10, in a single big-int computation).
     """
     nodes = 0
+    next_check = _NEVER if budget is None else budget.next_check(0)
+    check = budget.check if budget is not None else None
     board = BOARD
     bottom = BOTTOM
     priority_columns = tuple(
@@ -152,8 +231,11 @@ def _make_negamax(table: dict[int, int], table_size: int) -> tuple[Negamax, Call
     column_masks = COLUMN_MASKS
 
     def negamax(cur: int, mask: int, ply: int, alpha: int, beta: int, threat: int) -> int:
-        nonlocal nodes
+        nonlocal nodes, next_check
         nodes += 1
+        # One comparison per call: the clock is read only every CHECK_EVERY calls.
+        if nodes >= next_check and check is not None:
+            next_check = check(nodes)
         possible = (mask + bottom) & board
         forced = possible & threat
         if forced:
@@ -305,30 +387,59 @@ class Solver:
         return value
 
     def solve(
-        self, state: ConnectFourState, *, weak: bool = False, clock: Clock = no_clock
+        self,
+        state: ConnectFourState,
+        *,
+        weak: bool = False,
+        clock: Clock = no_clock,
+        deadline: float | None = None,
+        max_nodes: int | None = None,
+        progress: Progress | None = None,
     ) -> SolveResult:
         """Return the exact score of `state` and every optimal move (see `SolveResult`).
 
         Each legal move is checked with one null-window search of its child against the
         score, so this costs more than `score` alone.
+
+        Limits (none by default): the solve stops once `clock()` reaches `deadline` (looked at
+        every CHECK_EVERY negamax calls, so it may overrun by about 10 ms) or after `max_nodes`
+        negamax calls, and returns a result whose `limit` says which and whose `bounds` hold the
+        score's interval. `progress(lower, upper, nodes)` is called every CHECK_EVERY calls with
+        that interval (the sign's, with `weak`) and the calls so far.
         """
+        if max_nodes is not None and max_nodes < 1:
+            raise ValueError(f"max_nodes must be at least 1, not {max_nodes}")
+        if deadline is not None and clock is no_clock:
+            raise ValueError("a deadline needs a clock: pass clock=time.perf_counter")
         start = clock()
-        negamax, count = _make_negamax(self._table, self.table_size)
         cur, mask, ply = state.current, state.mask, state.ply
-        value = _root_score(negamax, cur, mask, ply, weak)
-        best: tuple[int, ...] = ()
+        budget = None
+        if deadline is not None or max_nodes is not None or progress is not None:
+            budget = _Budget(clock, deadline, max_nodes, progress, _score_range(ply, weak))
+        negamax, count = _make_negamax(self._table, self.table_size, budget)
+        try:
+            value = _root_score(negamax, cur, mask, ply, weak, budget)
+        except _LimitReached as stop:
+            assert budget is not None  # only a budget raises it
+            self.nodes = count()
+            bounds = (budget.lower, budget.upper)
+            return SolveResult(0, (), self.nodes, clock() - start, weak, stop.limit, bounds)
+        best: list[int] = []
+        limit: Limit | None = None
         if not _is_finished(cur, mask):
             if weak and value < 0:
-                best = tuple(c for c in range(WIDTH) if not mask & TOP_MASKS[c])
+                best = [c for c in range(WIDTH) if not mask & TOP_MASKS[c]]
             else:
-                best = tuple(
-                    c
-                    for c in range(WIDTH)
-                    if not mask & TOP_MASKS[c]
-                    and _child_at_most(negamax, cur, mask, ply, c, -value)
-                )
+                try:
+                    for c in range(WIDTH):
+                        if not mask & TOP_MASKS[c] and _child_at_most(
+                            negamax, cur, mask, ply, c, -value
+                        ):
+                            best.append(c)
+                except _LimitReached as stop:
+                    limit = stop.limit
         self.nodes = count()
-        return SolveResult(value, best, self.nodes, clock() - start, weak)
+        return SolveResult(value, tuple(best), self.nodes, clock() - start, weak, limit)
 
 
 def solve(
@@ -337,23 +448,41 @@ def solve(
     weak: bool = False,
     clock: Clock = no_clock,
     table_size: int = DEFAULT_TABLE_SIZE,
+    deadline: float | None = None,
+    max_nodes: int | None = None,
+    progress: Progress | None = None,
 ) -> SolveResult:
     """Return the exact score of `state` and every optimal move, with a fresh table.
 
     The score is from the side to move: 0 draw, +(22 - k) when it wins with its k-th stone,
     -(22 - k) when the opponent wins with its k-th stone; with `weak` only its sign. A finished
     game scores its result (a loss for the side to move, or 0 for a full board) with no best
-    moves. `clock` is read twice, to report `seconds`.
+    moves. `clock` is read twice, to report `seconds`, and more often with a `deadline`; the
+    limits and `progress` are those of `Solver.solve`.
     """
-    return Solver(table_size).solve(state, weak=weak, clock=clock)
+    return Solver(table_size).solve(
+        state, weak=weak, clock=clock, deadline=deadline, max_nodes=max_nodes, progress=progress
+    )
 
 
 def _is_finished(cur: int, mask: int) -> bool:
     return mask == BOARD or has_four(cur ^ mask)
 
 
-def _root_score(negamax: Negamax, cur: int, mask: int, ply: int, weak: bool) -> int:
-    """Return the score of the root by null-window probes narrowing [min, max] (Pons, part 7)."""
+def _score_range(ply: int, weak: bool) -> tuple[int, int]:
+    """Return the widest interval a score can lie in after `ply` stones."""
+    if weak:
+        return -1, 1
+    return max(MIN_SCORE, -((CELLS - ply) >> 1)), min(MAX_SCORE, (CELLS + 1 - ply) >> 1)
+
+
+def _root_score(
+    negamax: Negamax, cur: int, mask: int, ply: int, weak: bool, budget: _Budget | None = None
+) -> int:
+    """Return the score of the root by null-window probes narrowing [min, max] (Pons, part 7).
+
+    Each narrowing is written to `budget`, so that a stop can report the interval.
+    """
     if has_four(cur ^ mask):  # the opponent has just won, with stone number `ply`
         return -1 if weak else -((CELLS + 2 - ply) >> 1)
     if mask == BOARD:
@@ -375,7 +504,17 @@ def _root_score(negamax: Negamax, cur: int, mask: int, ply: int, weak: bool) -> 
             high = result
         else:
             low = result
+        if budget is not None:
+            budget.lower, budget.upper = _clamp(low, high, ply, weak)
     return max(-1, min(1, low)) if weak else low
+
+
+def _clamp(low: int, high: int, ply: int, weak: bool) -> tuple[int, int]:
+    """Return the search interval [low, high] within the scores possible after `ply` stones."""
+    lowest, highest = _score_range(ply, weak)
+    if weak:  # the weak search narrows signs, but its fail-soft results may be wider
+        low, high = max(-1, min(1, low)), max(-1, min(1, high))
+    return max(lowest, low), min(highest, high)
 
 
 def _child_at_most(negamax: Negamax, cur: int, mask: int, ply: int, col: int, bound: int) -> bool:

@@ -70,18 +70,25 @@ class AlphaBetaEngine:
     # -- public ----------------------------------------------------------------------------
 
     def search(
-        self, state: State[Any], depth: int, *, deadline: float | None = None
+        self,
+        state: State[Any],
+        depth: int,
+        *,
+        deadline: float | None = None,
+        max_nodes: int | None = None,
     ) -> SearchResult:
         """Search `state` to `depth` plies (and through forced captures beyond).
 
-        Raises SearchTimeout if `deadline` (on the engine's clock) passes first.
+        Raises SearchTimeout if `deadline` (on the engine's clock) passes first, or when the
+        search reaches its `max_nodes`-th node; the exception's argument is the SearchStats
+        so far.
         """
         if depth < 1:
             raise ValueError(f"search depth must be at least 1, not {depth}")
         if self.table is not None:
             self.table.new_search()
         start = self.clock()
-        result = self._run(state, depth, deadline)
+        result = self._run(state, depth, deadline, max_nodes)
         result.stats.seconds = self.clock() - start
         return result
 

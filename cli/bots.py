@@ -4,20 +4,34 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Annotated, Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.live import Live
+from rich.spinner import Spinner
 from rich.table import Table
 
-from bots.common import pv_texts
-from bots.scoring import ENGINE
-from bots.solve import solve
-from bots.spec import BotSpecError, create_bot, describe_bots
-from cli.common import fail, game_errors, load_game, plural
+from cli.common import err_console, fail, game_errors, load_game, plural
 from cli.games import GameArg, OptionOpt, PositionOpt, natural_key
 
+if TYPE_CHECKING:
+    from bots.result import Clock
+    from bots.solve import Progress, Solution, SolveProgress
+    from games import Game, State
+
 console = Console(highlight=False)
+
+DEFAULT_SOLVE_SECONDS = 60.0
+CONNECT4_SLOW_STONES = 8
+"""Connect Four solves from fewer stones took minutes to hours when measured (docs/BOTS.md)."""
+# What to try instead, per game, when `bots.solve.refuse` turns a position down.
+INSTEAD = {
+    "checkers": 'give an endgame with --position (e.g. "W:WK23,K28:B3"), or ask a bot for a '
+    "move: arena analyse checkers --bot id:time=5",
+}
 
 
 def register(app: typer.Typer) -> None:
@@ -30,6 +44,8 @@ def register(app: typer.Typer) -> None:
 
 def list_bots() -> None:
     """List the bots, their options and defaults (bot specs: NAME:KEY=VALUE,...)."""
+    from bots.spec import describe_bots
+
     table = Table(title="Arena bots: write a spec as NAME or NAME:KEY=VALUE,KEY=VALUE")
     table.add_column("bot")
     table.add_column("what it does")
@@ -52,6 +68,9 @@ def analyse(
 
     The score is from the point of view of the side to move.
     """
+    from bots.common import pv_texts
+    from bots.spec import BotSpecError, create_bot
+
     rules = load_game(game, option)
     with game_errors():
         state = rules.position_or_initial(position)
@@ -101,6 +120,8 @@ def score_outcome(score: float) -> tuple[str | None, int | None]:
     Engine scores count a win `plies` plies away as WIN - plies; an MCTS proof is exactly
     WIN, with no distance (plies None).
     """
+    from bots.scoring import ENGINE
+
     if not (ENGINE.is_win(score) or ENGINE.is_loss(score)):
         return None, None
     outcome = "win" if score > 0 else "loss"
@@ -122,6 +143,18 @@ def solve_command(
     game: GameArg,
     position: PositionOpt = None,
     option: OptionOpt = None,
+    seconds: Annotated[
+        float,
+        typer.Option(
+            "--time",
+            min=0,
+            help="Stop after this many seconds and report the bounds found (0: no time limit).",
+        ),
+    ] = DEFAULT_SOLVE_SECONDS,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option("--nodes", min=1, help="Stop after this many nodes (default: no limit)."),
+    ] = None,
     max_plies: Annotated[
         int | None,
         typer.Option("--max-plies", min=1, help="Checkers: longest forced win to look for."),
@@ -132,13 +165,31 @@ def solve_command(
 
     Connect Four scores follow Pons' convention (+(22-k) for a win with the k-th stone of the
     side to move); other games score +1 win, 0 draw, -1 loss. Checkers: small endgames, by a
-    proof search of up to --max-plies plies (default 30).
+    proof search of up to --max-plies plies (default 30); bigger positions are refused.
+    A solve stopped by --time, --nodes or --max-plies prints the bounds it found and exits
+    with status 1; a refused position exits with status 2.
     """
+    from bots.engine import MAX_PLY
+    from bots.solve import Solver, refuse
+
+    if max_plies is not None and max_plies > MAX_PLY:
+        fail(f"--max-plies is at most {MAX_PLY} (the deepest a search goes), not {max_plies}")
     rules = load_game(game, option)
     with game_errors():
         state = rules.position_or_initial(position)
-    solution = solve(state, max_plies=max_plies, clock=time.perf_counter)
+    reason = refuse(state)
+    if reason is not None:
+        instead = INSTEAD.get(rules.name)
+        fail(f"{reason}; {instead}" if instead else reason)
+    clock = time.perf_counter
+    deadline = clock() + seconds if seconds > 0 else None
+    live = not as_json and err_console.is_terminal
+    with _progress_line(rules.name, clock, seconds, live) as progress:
+        solution = Solver(clock=clock).solve(
+            state, max_plies=max_plies, deadline=deadline, max_nodes=max_nodes, progress=progress
+        )
     best = sorted((state.format_move(m) for m in solution.best_moves), key=natural_key)
+    stop = _stop_message(solution, rules, state, seconds, max_nodes, max_plies)
     if as_json:
         print(
             json.dumps(
@@ -149,15 +200,145 @@ def solve_command(
                     "plies": solution.plies,
                     "nodes": solution.nodes,
                     "seconds": round(solution.seconds, 6),
+                    "lower": solution.lower,
+                    "upper": solution.upper,
+                    "limit": solution.limit,
+                    "depth": solution.depth,
+                    "method": solution.method,
                 }
             )
         )
-        return
-    console.print(
-        f"{rules.name}: {solution.value} for {rules.player_names[state.to_move]} (to move)"
-    )
-    console.print(f"  score       {solution.score}")
-    if solution.plies is not None:
-        console.print(f"  plies       {solution.plies} to the end with best play")
-    console.print(f"  best moves  {' '.join(best) if best else '-'}")
+        if stop is not None:
+            err_console.print(stop, highlight=False, markup=False, soft_wrap=True)
+    else:
+        _print_solution(solution, rules, state, best, stop)
+    if stop is not None:
+        raise typer.Exit(1)
+
+
+def _print_solution(
+    solution: Solution, rules: Game, state: State[Any], best: list[str], stop: str | None
+) -> None:
+    player = rules.player_names[state.to_move]
+    if solution.value == "unknown":
+        console.print(f"{rules.name}: {stop}", markup=False, soft_wrap=True)
+    else:
+        console.print(f"{rules.name}: {solution.value} for {player} (to move)")
+        console.print(f"  score       {solution.score}")
+        if solution.plies is not None:
+            console.print(f"  plies       {solution.plies} to the end with best play")
+        if solution.method == "nim-sum":
+            console.print(
+                "  solved by   the nim-sum theory (instant; the length of play is not computed)"
+            )
+        moves = " ".join(best) if best else "-"
+        if solution.method == "nim-sum":
+            moves = f"{moves} (every winning move)" if best else "- (every move loses)"
+        console.print(f"  best moves  {moves}")
+        if stop is not None:
+            console.print(f"  {stop}", markup=False, soft_wrap=True)
     console.print(f"  {solution.nodes:,} nodes in {solution.seconds:.3f} s")
+
+
+def _stop_message(
+    solution: Solution,
+    rules: Game,
+    state: State[Any],
+    seconds: float,
+    max_nodes: int | None,
+    max_plies: int | None,
+) -> str | None:
+    """Return the one-line account of a solve cut short by a limit, or None if it finished."""
+    from bots.solve import DEFAULT_CHECKERS_PLIES
+    from games.connect4 import ConnectFourState
+
+    if solution.limit is None:
+        return None
+    player = f"{rules.player_names[state.to_move]} (to move)"
+    if solution.limit == "plies":
+        return (
+            f"no forced win or loss within {solution.depth} plies (the --max-plies limit); "
+            "raise --max-plies to look further (a draw cannot be proved this way)"
+        )
+    if solution.limit == "time":
+        stopped, advice = f"stopped after {seconds:g} s (time limit)", "raise --time"
+    else:
+        stopped, advice = f"stopped after {max_nodes:,} nodes (node limit)", "raise --nodes"
+    if solution.value != "unknown":
+        return (
+            f"{stopped} while listing the best moves: the value is exact, the list may be "
+            f"incomplete; {advice}"
+        )
+    if solution.depth is not None:
+        plies = max_plies or DEFAULT_CHECKERS_PLIES
+        known = f"no forced win or loss within {solution.depth} plies (of the {plies} asked for)"
+    else:
+        known = (
+            f"score between {solution.lower} and {solution.upper} ({_verdict(solution, player)})"
+        )
+    if isinstance(state, ConnectFourState) and state.ply < CONNECT4_SLOW_STONES:
+        advice += (
+            f" (from fewer than {CONNECT4_SLOW_STONES} stones a solve can take minutes to hours "
+            "here)"
+        )
+    return f"{stopped}: {known}; {advice}"
+
+
+def _verdict(solution: Solution, player: str) -> str:
+    """Say in words what the score bounds of an unknown value tell."""
+    if solution.lower > 0:
+        return f"a win for {player}, exact score unknown"
+    if solution.upper < 0:
+        return f"a loss for {player}, exact score unknown"
+    if solution.lower == 0:
+        return f"at least a draw for {player}"
+    if solution.upper == 0:
+        return f"at most a draw for {player}"
+    return f"win, draw or loss: still open for {player}"
+
+
+@contextmanager
+def _progress_line(
+    name: str, clock: Clock, seconds: float, live: bool
+) -> Iterator[Progress | None]:
+    """Show a transient line on stderr with what the solve knows, while it runs.
+
+    Yields the progress callback to give the solver, or None when `live` is False (JSON
+    output, or stderr is not a terminal).
+    """
+
+    if not live:
+        yield None
+        return
+    line = _ProgressLine(name, clock, seconds)
+    with Live(line, console=err_console, transient=True, refresh_per_second=8):
+        yield line.update
+
+
+class _ProgressLine:
+    """The live line: a spinner, the latest report, and the time read at each refresh."""
+
+    def __init__(self, name: str, clock: Clock, seconds: float) -> None:
+        self.name = name
+        self.clock = clock
+        self.start = clock()
+        self.limit = f" of {seconds:g} s" if seconds > 0 else ""
+        self.latest: SolveProgress | None = None
+        self.spinner = Spinner("dots")
+
+    def update(self, progress: SolveProgress) -> None:
+        """Keep the solver's latest report (called from the solve, read by the refresh)."""
+        self.latest = progress
+
+    def __rich__(self) -> Spinner:
+        elapsed = self.clock() - self.start
+        text = f"solving {self.name}"
+        latest = self.latest
+        if latest is not None:
+            if latest.depth is not None:
+                known = f"no forced win or loss within {latest.depth} plies"
+            else:
+                known = f"score between {latest.lower} and {latest.upper}"
+            text += f": {known}, {latest.nodes:,} nodes"
+        self.spinner.update(text=f"{text}, {elapsed:.0f} s{self.limit}")
+        return self.spinner

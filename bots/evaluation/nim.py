@@ -32,6 +32,15 @@ def mover_wins(heaps: tuple[int, ...], misere: bool) -> bool:
         nim_sum ^= size
         if size > 1:
             large = True
+    return mover_wins_by_sum(nim_sum, large, misere)
+
+
+def mover_wins_by_sum(nim_sum: int, large: bool, misere: bool) -> bool:
+    """Return `mover_wins` for heaps whose XOR is `nim_sum`, `large` if any has 2 or more.
+
+    The two numbers decide the game, so a caller that updates them move by move (the nim-sum
+    solver in bots.solve) scores each move in constant time.
+    """
     if misere and not large:
         # Only heaps of 0 or 1 left: the XOR is the parity of the ones, and the mover wins
         # when it is even (the opponent then takes the last object).

@@ -6,6 +6,7 @@ test time and skipped when absent. Golden numbers: ../shared/oracles/search.md.
 
 from __future__ import annotations
 
+import itertools
 import random
 from functools import cache
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from bots.connect4_solver import (
     CENTRE_ORDER,
+    CHECK_EVERY,
     MAX_SCORE,
     MIN_SCORE,
     Solver,
@@ -216,6 +218,104 @@ def test_seconds_come_from_the_clock_passed_in() -> None:
     result = solve(position("4455"), clock=lambda: next(ticks))
     assert result == SolveResult(18, (2, 5), result.nodes, 2.5, False)
     assert solve(position("4455")).seconds == 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Limits: a node budget, a deadline on the clock passed in, progress reports
+# --------------------------------------------------------------------------------------------
+
+# A middle-game position (12 stones) the solver settles in about 117,000 calls for its score and
+# 146,000 with the best-move checks: big enough to stop early, small enough to solve in a test.
+MIDDLE = "146411712567"
+
+
+@cache
+def middle_exact() -> SolveResult:
+    return solve(position(MIDDLE))
+
+
+@pytest.mark.parametrize("max_nodes", [1, 5_000, 30_000, 80_000])
+def test_a_node_budget_stops_the_score_search_with_an_interval_holding_the_score(
+    max_nodes: int,
+) -> None:
+    exact = middle_exact()
+    result = solve(position(MIDDLE), max_nodes=max_nodes)
+    assert result.limit == "nodes"
+    assert result.nodes == max_nodes
+    assert result.bounds is not None
+    lower, upper = result.bounds
+    assert MIN_SCORE <= lower <= exact.score <= upper <= MAX_SCORE
+    assert lower < upper
+    assert (result.score, result.best_moves) == (0, ())
+
+
+def test_more_nodes_never_widen_the_interval() -> None:
+    intervals = []
+    for max_nodes in (5_000, 30_000, 80_000):
+        bounds = solve(position(MIDDLE), max_nodes=max_nodes).bounds
+        assert bounds is not None
+        intervals.append(bounds)
+    for (low, high), (next_low, next_high) in itertools.pairwise(intervals):
+        assert low <= next_low and next_high <= high
+    assert intervals[0] != intervals[-1]  # the budget matters: the search narrowed meanwhile
+
+
+def test_a_weak_solve_stopped_early_bounds_the_sign() -> None:
+    result = solve(position(MIDDLE), weak=True, max_nodes=2_000)
+    assert result.limit == "nodes" and result.bounds is not None
+    lower, upper = result.bounds
+    assert -1 <= lower <= sign(middle_exact().score) <= upper <= 1
+
+
+def test_a_budget_spent_on_the_best_moves_keeps_the_exact_score() -> None:
+    exact = middle_exact()
+    score_nodes = Solver()
+    score_nodes.score(position(MIDDLE))
+    budget = (score_nodes.nodes + exact.nodes) // 2  # the score is known, the checks are not
+    result = solve(position(MIDDLE), max_nodes=budget)
+    assert result.limit == "nodes" and result.bounds is None
+    assert result.score == exact.score
+    assert set(result.best_moves) < set(exact.best_moves)
+
+
+def test_a_budget_large_enough_changes_nothing() -> None:
+    exact = middle_exact()
+    result = solve(position(MIDDLE), max_nodes=exact.nodes + 1)
+    assert result == exact
+
+
+def test_the_deadline_is_read_on_the_clock_passed_in() -> None:
+    # Each read of this clock advances it by one second: the solve starts at 0 and must stop at
+    # its fourth look at the clock, after 3 * CHECK_EVERY calls, whatever the machine.
+    ticks = itertools.count()
+    result = solve(position(MIDDLE), clock=lambda: float(next(ticks)), deadline=3.0)
+    assert result.limit == "time"
+    assert result.nodes == 3 * CHECK_EVERY
+    assert result.bounds is not None
+    lower, upper = result.bounds
+    assert lower <= middle_exact().score <= upper
+
+
+def test_a_deadline_needs_a_clock_and_a_budget_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="clock"):
+        solve(position(MIDDLE), deadline=1.0)
+    with pytest.raises(ValueError, match="max_nodes"):
+        solve(position(MIDDLE), max_nodes=0)
+
+
+def test_progress_reports_narrowing_intervals_and_growing_counts() -> None:
+    reports: list[tuple[int, int, int]] = []
+    solve(position(MIDDLE), progress=lambda low, high, nodes: reports.append((low, high, nodes)))
+    exact = middle_exact()
+    assert len(reports) == exact.nodes // CHECK_EVERY
+    assert [nodes for _, _, nodes in reports] == [
+        CHECK_EVERY * (i + 1) for i in range(len(reports))
+    ]
+    for (low, high, _), (next_low, next_high, _) in itertools.pairwise(reports):
+        assert low <= next_low and next_high <= high
+    # Before the first probe ends: with 6 stones each, either side wins at best with its 7th.
+    assert reports[0][:2] == (-(22 - 7), 22 - 7)
+    assert reports[-1][:2] == (exact.score, exact.score)  # the last reports list best moves
 
 
 # --------------------------------------------------------------------------------------------

@@ -119,3 +119,67 @@ def test_bots_lists_every_bot() -> None:
     assert code == 0
     for name in ("random", "greedy", "minimax", "alphabeta", "id", "mcts"):
         assert name in out
+
+
+SOLVE_KEYS = {"value", "score", "best_moves", "plies", "nodes", "seconds"}
+LIMIT_KEYS = {"lower", "upper", "limit", "depth", "method"}
+
+
+def test_solve_json_keeps_its_keys_and_adds_the_bounds() -> None:
+    code, out, _ = run("solve", "connect4", "--position", "4455", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == SOLVE_KEYS | LIMIT_KEYS
+    assert (data["lower"], data["upper"], data["limit"], data["method"]) == (
+        18,
+        18,
+        None,
+        "connect4",
+    )
+
+
+def test_solve_checkers_from_the_start_is_refused_at_once_saying_why() -> None:
+    code, out, err = run("solve", "checkers")
+    assert code == 2
+    assert out == ""
+    assert "24 pieces" in err and "endgames" in err and "--position" in err
+
+
+def test_solve_connect4_with_a_time_limit_returns_and_says_why() -> None:
+    code, out, err = run("solve", "connect4", "--time", "1", "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert (data["value"], data["limit"]) == ("unknown", "time")
+    assert data["lower"] <= 1 <= data["upper"]  # the empty board scores +1 (oracles/search.md)
+    assert "stopped after 1 s (time limit)" in err and "raise --time" in err
+    assert "from fewer than 8 stones a solve can take minutes to hours" in err
+
+
+def test_solve_node_limit_prints_the_interval_in_words() -> None:
+    code, out, _ = run("solve", "connect4", "--position", "146411712567", "--nodes", "60000")
+    assert code == 1
+    assert "stopped after 60,000 nodes (node limit): score between" in out
+    assert "raise --nodes" in out
+    assert "fewer than" not in out  # 12 stones: raising the limit is worth it
+    code, out, _ = run(
+        "solve", "connect4", "--position", "146411712567", "--nodes", "60000", "--json"
+    )
+    data = json.loads(out)
+    assert (data["limit"], data["nodes"]) == ("nodes", 60000)
+    assert data["lower"] <= -3 <= data["upper"]  # its exact score, from a full solve
+
+
+def test_solve_checkers_max_plies_without_a_proof_exits_1() -> None:
+    code, out, _ = run("solve", "checkers", "--position", "W:WK23,K28:B3", "--max-plies", "5")
+    assert code == 1
+    assert "no forced win or loss within 5 plies" in out and "--max-plies" in out
+
+
+def test_solve_large_nim_by_theory() -> None:
+    code, out, _ = run("solve", "nim", "-o", "heaps=100,200,300", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["value"], data["method"], data["plies"]) == ("win", "nim-sum", None)
+    assert data["best_moves"] == ["3:128"]  # heap 3 down to 100 ^ 200 = 172: nim-sum 0
+    code, out, _ = run("solve", "nim", "-o", "heaps=100,200,300")
+    assert "nim-sum theory" in out and "every winning move" in out
