@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.live import Live
-from rich.spinner import Spinner
-from rich.table import Table
 
 from cli.common import err_console, fail, game_errors, load_game, plural
 from cli.games import GameArg, OptionOpt, PositionOpt, natural_key
 
 if TYPE_CHECKING:
+    from rich.spinner import Spinner
+
     from bots.result import Clock
     from bots.solve import Progress, Solution, SolveProgress
     from games import Game, State
@@ -44,6 +43,8 @@ def register(app: typer.Typer) -> None:
 
 def list_bots() -> None:
     """List the bots, their options and defaults (bot specs: NAME:KEY=VALUE,...)."""
+    from rich.table import Table
+
     from bots.spec import describe_bots
 
     table = Table(title="Arena bots: write a spec as NAME or NAME:KEY=VALUE,KEY=VALUE")
@@ -311,6 +312,8 @@ def _progress_line(
         yield None
         return
     line = _ProgressLine(name, clock, seconds)
+    from rich.live import Live
+
     with Live(line, console=err_console, transient=True, refresh_per_second=8):
         yield line.update
 
@@ -324,6 +327,8 @@ class _ProgressLine:
         self.start = clock()
         self.limit = f" of {seconds:g} s" if seconds > 0 else ""
         self.latest: SolveProgress | None = None
+        from rich.spinner import Spinner
+
         self.spinner = Spinner("dots")
 
     def update(self, progress: SolveProgress) -> None:

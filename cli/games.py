@@ -9,8 +9,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from cli.common import fail, game_errors, load_game, plural
 from games import State, game_names, perft
@@ -49,6 +47,8 @@ def register(app: typer.Typer) -> None:
 
 def list_games() -> None:
     """List the games with their options and defaults."""
+    from rich.table import Table
+
     table = Table(title="Arena games")
     table.add_column("game")
     table.add_column("players")
@@ -122,6 +122,14 @@ def perft_command(
 
 def _count(state: State[Any], depth: int, show_progress: bool) -> list[tuple[str, int]]:
     """Return (move text, leaf count) per legal move; a progress bar on long runs."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     if depth == 0:
         return []
     moves = state.legal_moves()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from importlib.resources import files
 from pathlib import Path
 from typing import Annotated
 
@@ -18,12 +17,15 @@ from grader.profiles import DEFAULT_PYTHON, PROFILES
 
 console = Console(highlight=False)
 
-EXAMPLES = Path(str(files("grader").joinpath("examples")))
-PUBLIC_SUITES = {
-    "endgame": EXAMPLES / "endgame-puzzles.json",
-    "agent": EXAMPLES / "agent-suite.json",
-}
-"""Each profile's public example suite, shipped in the package: `arena grade`'s default."""
+PUBLIC_SUITES = {"endgame": "endgame-puzzles.json", "agent": "agent-suite.json"}
+"""Each profile's public example suite, in grader/examples/: `arena grade`'s default."""
+
+
+def public_suite(profile: str) -> Path:
+    """Return the path of `profile`'s public example suite, shipped in the package."""
+    from importlib.resources import files
+
+    return Path(str(files("grader").joinpath("examples", PUBLIC_SUITES[profile])))
 
 
 def register(app: typer.Typer) -> None:
@@ -93,7 +95,7 @@ def grade_command(
         fail(f"the submission {submission} does not exist (give a folder holding the program)")
     if not os.access(python, os.X_OK):
         fail(f"the interpreter {python} does not exist or is not executable (see --python)")
-    suite = suite if suite is not None else PUBLIC_SUITES[profile]
+    suite = suite if suite is not None else public_suite(profile)
     if not suite.is_file():
         fail(f"the {profile} suite {suite} does not exist (see --suite)")
     try:
@@ -184,6 +186,8 @@ def starter_command(
     target = out / name
     if target.exists() and not force:
         fail(f"{target} exists already; choose another --out, or --force to overwrite it")
+    from importlib.resources import files
+
     text = files("grader").joinpath("starters", profile, name).read_text(encoding="utf-8")
     try:
         out.mkdir(parents=True, exist_ok=True)
