@@ -12,6 +12,10 @@ tournament (alpha-beta bots at fixed depth, so every path plays the same games):
    against the local path with 1 worker; seconds per game of each and the ratio. Target:
    at most 1.15 (15% more time per game). Both run one game at a time, so the ratio is the
    server's cost per game (matches, commits, referee) and not a difference in parallelism.
+3. The rating fit (informational, no target): `fit_elo` with its profile-likelihood intervals
+   and LOS on seeded random results, for 3 bots and 24 games up to the server's largest
+   tournament (16 bots); the server fits standings in a worker thread, once per finished game
+   at most, so this is the delay before a `GET /tournaments/{id}` answer, not a stall.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from machine import describe, machine_info  # noqa: E402 - bench/ is put on the 
 
 from tournament.openings import default_openings  # noqa: E402
 from tournament.runner import TournamentSpec, run_tournament  # noqa: E402
+from tournament.stats import GameResult, fit_elo  # noqa: E402
 
 SCALING_TARGET = 1.7
 SERVER_OVERHEAD_TARGET = 1.15
@@ -137,6 +142,30 @@ def server(spec: TournamentSpec) -> dict[str, Any]:
     }
 
 
+RATING_SIZES = ((3, 24), (10, 990), (16, 960))
+"""(bots, games) of the rating-fit measurement."""
+
+
+def rating_fit_seconds(bots: int, games: int, seed: int, repeat: int) -> float:
+    """Return the best time of `fit_elo` over seeded random colour-swapped results."""
+    import random
+
+    rng = random.Random(seed)
+    names = [f"bot{i}" for i in range(bots)]
+    results = []
+    for index in range(games // 2):
+        first, second = rng.sample(names, 2)
+        score = rng.choice((0.0, 0.5, 1.0))
+        results.append(GameResult(first, second, score, index))
+        results.append(GameResult(second, first, rng.choice((0.0, 0.5, 1.0)), index))
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fit_elo(results)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=24, help="games in all (24)")
@@ -181,6 +210,12 @@ def main() -> None:
         print(f"  server/local time per game {ratio:.3f} (target <= {target}): {verdict}")
         result["server"] = remote
         result["server_ratio"] = ratio
+    fits = {}
+    for bots, games in RATING_SIZES:
+        seconds = rating_fit_seconds(bots, games, args.seed, args.repeat)
+        fits[f"{bots} bots, {games} games"] = seconds
+        print(f"  rating fit, {bots:2} bots, {games:4} games: {seconds * 1000:7.1f} ms")
+    result["rating_fit_seconds"] = fits
     if args.json:
         print(json.dumps(result, indent=2, default=str))
 
