@@ -109,6 +109,7 @@ class EventKind(StrEnum):
     TIMEOUT = "timeout"
     FORFEIT = "forfeit"
     ADJUDICATE = "adjudicate"
+    DECLINE = "decline"
 
 
 MAX_ADJUDICATION_REASON = 200
@@ -565,6 +566,22 @@ class Referee:
         reason = f"aborted by {self._name(player)} before the first move"
         return [*effects, event, self._finish(Result(None, ResultCode.ABORTED, reason), now_ms)]
 
+    def decline(self, player: int, now_ms: int) -> list[Effect]:
+        """Abort a match that has not started because `player` declined to play it.
+
+        The host decides who may decline (the player a challenge invites to seat `player`);
+        the referee only records it: allowed while the match is waiting, and no one wins.
+        """
+        self._advance(now_ms)
+        if self._status in (Status.FINISHED, Status.ABORTED):
+            return [self._reject(player, "decline", ErrorCode.MATCH_OVER, self._over())]
+        if self._status is Status.ACTIVE:
+            reason = "the match has started: it can no longer be declined"
+            return [self._reject(player, "decline", ErrorCode.CANNOT_ABORT, reason)]
+        event = self._accept(EventKind.DECLINE, player, now_ms)
+        reason = f"{self._name(player)} declined the challenge"
+        return [event, self._finish(Result(None, ResultCode.ABORTED, reason), now_ms)]
+
     def adjudicate(self, winner: int | None, reason: str, now_ms: int) -> list[Effect]:
         """End the active match by an arbiter's decision: `winner` wins (None: a draw).
 
@@ -664,6 +681,7 @@ class Referee:
             EventKind.TIMEOUT: lambda: self.tick(t),
             EventKind.FORFEIT: lambda: self._replay_forfeit(player, event.move or "", t),
             EventKind.ADJUDICATE: lambda: self.adjudicate(event.player, event.move or "", t),
+            EventKind.DECLINE: lambda: self.decline(player, t),
         }
         return next((e for e in handlers[event.kind]() if isinstance(e, Event)), None)
 

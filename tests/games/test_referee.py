@@ -753,3 +753,24 @@ def test_adjudication_is_refused_before_the_start_and_checks_its_arguments() -> 
     with pytest.raises(ValueError, match="reason"):
         ref.adjudicate(None, "x" * 201, 0)
     assert ref.status is Status.ACTIVE
+
+
+# -- declining a challenge ------------------------------------------------------------------------
+
+
+def test_a_waiting_match_declined_is_aborted_and_replays() -> None:
+    ref = Referee(MatchConfig(get_game("checkers")))
+    effects = ref.decline(1, 500)
+    assert effects[0] == Event(1, EventKind.DECLINE, 1, None, 0)
+    ended = only(effects, MatchEnded)
+    assert ended.result == Result(None, ResultCode.ABORTED, "White declined the challenge")
+    assert ref.status is Status.ABORTED
+    restored = Referee.restore(ref.config, ref.events, 9_000)
+    assert restored.result == ref.result and restored.status is Status.ABORTED
+    assert only(ref.decline(0, 600), Rejected).code is ErrorCode.MATCH_OVER
+
+
+def test_a_started_match_cannot_be_declined() -> None:
+    ref = referee()
+    assert only(ref.decline(1, 100), Rejected).code is ErrorCode.CANNOT_ABORT
+    assert ref.status is Status.ACTIVE
