@@ -38,7 +38,10 @@ from bots.spec import Bot, BotSpec, create_bot, parse_bot_spec
 from games import Game, GameError, State, get_game
 from protocol.errors import ErrorCode
 from protocol.messages import (
+    AcceptChallenge,
+    Challenge,
     Clocks,
+    DeclineChallenge,
     ErrorMessage,
     Hello,
     MatchEnded,
@@ -279,7 +282,9 @@ class BotClient:
     with backoff drawn from `rng` (from `backoff_first` seconds doubling to `backoff_cap`).
     `margin_ms` is kept off each move's time budget for latency. Every move is logged on `log`
     with its search statistics. `fetch_state` reads a match's state over REST after a
-    reconnection (default: `fetch_match_state`; tests inject their own).
+    reconnection (default: `fetch_match_state`; tests inject their own). A challenge (a match
+    someone else created with this player in a seat) is accepted, or declined when
+    `accept_challenges` is False.
     Raises BotSpecError at construction for a bad spec and ValueError for a bad URL.
     """
 
@@ -296,6 +301,7 @@ class BotClient:
         backoff_first: float = 0.5,
         backoff_cap: float = 30.0,
         fetch_state: FetchState = fetch_match_state,
+        accept_challenges: bool = True,
     ) -> None:
         self.url = websocket_url(server_url)
         self.http_base = http_base_url(self.url)
@@ -308,6 +314,7 @@ class BotClient:
         self.client_name = client_name
         self.backoff_first = backoff_first
         self.backoff_cap = backoff_cap
+        self.accept_challenges = accept_challenges
         self.connections = 0
         self.matches: dict[str, MatchView] = {}
         self.ended: dict[str, MatchEnded] = {}
@@ -424,8 +431,32 @@ class BotClient:
             self._on_match_ended(message)
         elif isinstance(message, ErrorMessage):
             self._on_error(message)
+        elif isinstance(message, Challenge):
+            self._on_challenge(message)
         else:
             self.log.debug("server message: %s", message.type)
+
+    def _on_challenge(self, message: Challenge) -> None:
+        """Answer a challenge: accept it (the bot is run to play), unless told to decline."""
+        answer: AcceptChallenge | DeclineChallenge
+        if self.accept_challenges:
+            answer = AcceptChallenge(match_id=message.match_id)
+        else:
+            answer = DeclineChallenge(match_id=message.match_id)
+        self.log.info(
+            "challenge %s from %s (%s, seat %d): %s",
+            message.match_id,
+            message.challenger or "the server",
+            message.game,
+            message.your_seat,
+            "accepted" if self.accept_challenges else "declined",
+        )
+        if self._connection is not None:
+            self._keep(
+                asyncio.get_running_loop().create_task(
+                    _send_quietly(self._connection, dump_client_message(answer))
+                )
+            )
 
     def _on_match_state(self, message: MatchState) -> None:
         """Resync a match from its full state and play if it is our turn."""

@@ -48,6 +48,14 @@ def bot(
         typer.Option("--matches", min=1, help="Exit after this many matches have ended."),
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log protocol details.")] = False,
+    accept_challenges: Annotated[
+        bool,
+        typer.Option(
+            "--accept-challenges/--decline-challenges",
+            help="Accept the challenges other players send this player (a match naming it in a "
+            "seat), or decline them.",
+        ),
+    ] = True,
 ) -> None:
     """Play every match the server gives this player with the bot SPEC, until Ctrl-C.
 
@@ -61,7 +69,7 @@ def bot(
     from bots.spec import BotSpecError
 
     try:
-        client = BotClient(server, token, spec)
+        client = BotClient(server, token, spec, accept_challenges=accept_challenges)
     except BotSpecError as exc:
         fail(f"bad bot spec {spec!r}: {exc} (`arena bots` lists the bots and their options)")
     except ValueError as exc:

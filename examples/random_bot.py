@@ -26,6 +26,8 @@ async def play(url: str, token: str, matches: int) -> None:
                 matches -= 1
                 if matches == 0:
                     return
+            elif kind == "challenge":  # someone else seated us: accept, and play
+                await ws.send(json.dumps({"type": "accept_challenge", "match_id": match_id}))
             elif kind == "error":
                 print("error:", msg["code"], msg["message"], file=sys.stderr)
             if kind in ("match_state", "move_made") and msg["to_move"] == seats.get(match_id):

@@ -40,6 +40,9 @@ class ErrorCode(StrEnum):
     QUEUE_FULL = "QUEUE_FULL"
     GRADER_UNAVAILABLE = "GRADER_UNAVAILABLE"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    NOT_CHALLENGED = "NOT_CHALLENGED"
+    INVITATIONS_PENDING = "INVITATIONS_PENDING"
+    TOURNAMENT_OVER = "TOURNAMENT_OVER"
 
 
 ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
@@ -66,8 +69,8 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.UNKNOWN_TOURNAMENT: "No tournament has this id.",
         ErrorCode.NOT_A_PLAYER: "You do not hold a seat in this match.",
         ErrorCode.UNAUTHORIZED: "The token is missing or wrong.",
-        ErrorCode.FORBIDDEN: "The token is valid but does not allow this action "
-        "(for example, sending on a spectator connection).",
+        ErrorCode.FORBIDDEN: "The token is valid but does not allow this action (for example, "
+        "sending on a spectator connection, or starting someone else's tournament).",
         ErrorCode.RATE_LIMITED: "Too many messages or requests; slow down and retry later.",
         ErrorCode.NO_DRAW_OFFER: "There is no pending draw offer from your opponent to accept "
         "or decline.",
@@ -86,6 +89,12 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         "as root with util-linux unshare), so it grades nothing; nothing was queued.",
         ErrorCode.INTERNAL_ERROR: "The server failed; the match is unchanged. Retry, and report "
         "it if it repeats.",
+        ErrorCode.NOT_CHALLENGED: "There is no pending challenge for you in this match (or no "
+        "pending invitation to this tournament) to accept or decline.",
+        ErrorCode.INVITATIONS_PENDING: "The tournament cannot start before every invited player "
+        "has accepted; `details` names those still pending (or who declined).",
+        ErrorCode.TOURNAMENT_OVER: "The tournament has already ended (finished, cancelled or "
+        "failed).",
     }
 )
 """One line per error code, for documentation and for default error messages."""
@@ -119,6 +128,9 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.QUEUE_FULL: 503,
         ErrorCode.GRADER_UNAVAILABLE: 503,
         ErrorCode.INTERNAL_ERROR: 500,
+        ErrorCode.NOT_CHALLENGED: 403,
+        ErrorCode.INVITATIONS_PENDING: 409,
+        ErrorCode.TOURNAMENT_OVER: 409,
     }
 )
 """The HTTP status of a REST response carrying each error code."""

@@ -143,8 +143,11 @@ TournamentId = Annotated[
 ]
 TournamentFormat = Literal["round-robin", "gauntlet"]
 """`round-robin`: every bot against every other; `gauntlet`: the first bot against each other."""
-TournamentStatus = Literal["created", "running", "finished"]
-"""`created`: scheduled, not started; `running`: games being played; `finished`: all played."""
+TournamentStatus = Literal["created", "running", "finished", "cancelled", "failed"]
+"""`created`: scheduled, not started; `running`: games being played; `finished`: all played;
+`cancelled`: stopped by its owner; `failed`: stopped by an error (`reason` says which)."""
+InvitationStatus = Literal["pending", "accepted", "declined"]
+"""A player's answer to a tournament's invitation."""
 MAX_TOURNAMENT_BOTS = 16
 MAX_TOURNAMENT_CONCURRENCY = 16
 MAX_TOURNAMENT_OPENINGS = 1000
@@ -259,7 +262,11 @@ class Clocks(WireModel):
 
 
 class SeatInfo(WireModel):
-    """Who sits in a seat: a player, a house bot, or nobody yet (both None: the seat is open)."""
+    """Who sits in a seat: a player, a house bot, or nobody yet (both None: the seat is open).
+
+    `challenged` names the player a challenge invites to this seat, until they accept (then
+    they are its `player`) or decline (the match is aborted). An open seat has none of the three.
+    """
 
     seat: Seat
     side: Annotated[str, Field(min_length=1, max_length=32)] = Field(
@@ -267,6 +274,7 @@ class SeatInfo(WireModel):
     )
     player: PlayerName | None = None
     bot: BotSpecText | None = None
+    challenged: PlayerName | None = None
 
 
 class HouseBot(WireModel):
@@ -347,6 +355,20 @@ class Abort(WireMessage):
     match_id: MatchId
 
 
+class AcceptChallenge(WireMessage):
+    """Accept a challenge: take the seat it invites you to (the match starts once full)."""
+
+    type: Literal["accept_challenge"] = "accept_challenge"
+    match_id: MatchId
+
+
+class DeclineChallenge(WireMessage):
+    """Decline a challenge: the match is aborted and no one plays it."""
+
+    type: Literal["decline_challenge"] = "decline_challenge"
+    match_id: MatchId
+
+
 class Ping(WireMessage):
     """Ask for a `pong`; `time_ms` is the client's own clock, echoed back to measure latency."""
 
@@ -355,7 +377,16 @@ class Ping(WireMessage):
 
 
 ClientMessage: TypeAlias = Annotated[
-    Hello | Move | Resign | OfferDraw | AcceptDraw | DeclineDraw | Abort | Ping,
+    Hello
+    | Move
+    | Resign
+    | OfferDraw
+    | AcceptDraw
+    | DeclineDraw
+    | Abort
+    | Ping
+    | AcceptChallenge
+    | DeclineChallenge,
     Field(discriminator="type"),
 ]
 """Any message a client sends on a WebSocket, told apart by `type`."""
@@ -374,6 +405,27 @@ class Welcome(WireMessage):
     protocol_version: VersionText = PROTOCOL_VERSION
     player: PlayerName | None
     server_time_ms: EpochMs
+
+
+class Challenge(WireMessage):
+    """You are challenged: a match invites you to `your_seat`; answer `accept_challenge` or
+    `decline_challenge`.
+
+    Sent when the match is created (if you are connected) and on every new connection while
+    the challenge waits. `challenger` is the player who created the match. Nothing is played
+    and no clock runs until every challenged player has accepted.
+    """
+
+    type: Literal["challenge"] = "challenge"
+    match_id: MatchId
+    game: GameName
+    options: Options = Field(default_factory=dict)
+    start_position: PositionText
+    seats: tuple[SeatInfo, SeatInfo]
+    your_seat: Seat
+    challenger: PlayerName | None = None
+    time_control: TimeControl | None = None
+    seq: Seq
 
 
 class MatchStarted(WireMessage):
@@ -569,7 +621,9 @@ class TournamentCreate(WireModel):
     """Create a tournament (request body); every game is a server match.
 
     `bots` are house bots given by spec, or registered players written `player:NAME`, who play
-    their games over the network like any match (a bot connected with `arena bot`, say).
+    their games over the network like any match (a bot connected with `arena bot`, say). The
+    creator owns the tournament; every other player named is invited and must accept before
+    the owner can start it.
     Each pairing plays `games_per_pairing` games (even: each opening twice, colours swapped)
     from openings drawn with `seed` out of `openings`: a deck's name, a list of openings, or
     None for the game's default (checkers: the `acf-3move` deck; other games: random ones);
@@ -593,12 +647,19 @@ class TournamentCreate(WireModel):
 
 
 class TournamentState(WireMessage):
-    """A tournament: its set-up, status, progress, standings and every game begun so far."""
+    """A tournament: its set-up, status, progress, standings and every game begun so far.
+
+    `owner` created it and alone may start or cancel it; `invitations` holds each invited
+    player's answer; `reason` says why a `cancelled` or `failed` tournament stopped.
+    """
 
     type: Literal["tournament_state"] = "tournament_state"
     tournament_id: TournamentId
     spec: TournamentCreate
     status: TournamentStatus
+    owner: PlayerName | None = None
+    invitations: dict[PlayerName, InvitationStatus] = Field(default_factory=dict)
+    reason: Text | None = None
     games_done: Count
     games_total: Count
     standings: TournamentStandings
@@ -639,7 +700,8 @@ ServerMessage: TypeAlias = Annotated[
     | Pong
     | TournamentState
     | TournamentGameFinished
-    | TournamentFinished,
+    | TournamentFinished
+    | Challenge,
     Field(discriminator="type"),
 ]
 """Any message the server sends on a WebSocket, told apart by `type`."""
@@ -782,6 +844,7 @@ class TournamentSummary(WireModel):
     tournament_id: TournamentId
     spec: TournamentCreate
     status: TournamentStatus
+    owner: PlayerName | None = None
     games_done: Count
     games_total: Count
     created_time_ms: EpochMs
@@ -875,6 +938,8 @@ CLIENT_MESSAGES: tuple[type[WireMessage], ...] = (
     DeclineDraw,
     Abort,
     Ping,
+    AcceptChallenge,
+    DeclineChallenge,
 )
 """Every client-to-server WebSocket message model, in the order of the union."""
 
@@ -891,6 +956,7 @@ SERVER_MESSAGES: tuple[type[WireMessage], ...] = (
     TournamentState,
     TournamentGameFinished,
     TournamentFinished,
+    Challenge,
 )
 """Every server-to-client WebSocket message model, in the order of the union."""
 

@@ -23,7 +23,13 @@ import logging
 from fastapi import WebSocket, WebSocketDisconnect
 
 from protocol.errors import CloseCode
-from protocol.messages import MatchStarted, MatchState, ServerMessage, dump_server_message
+from protocol.messages import (
+    Challenge,
+    MatchStarted,
+    MatchState,
+    ServerMessage,
+    dump_server_message,
+)
 from server.matches import Broadcast
 
 log = logging.getLogger(__name__)
@@ -64,8 +70,9 @@ class Connection:
         """Queue `message` for sending now (not held back while syncing)."""
         self._put(dump_server_message(message))
 
-    def sync(self, state: MatchState) -> None:
-        """Queue a match's state and remember its seq: held events up to it are dropped."""
+    def sync(self, state: MatchState | Challenge) -> None:
+        """Queue a match's state (or a pending challenge) and remember its seq: held events up
+        to it are dropped."""
         self._synced[state.match_id] = state.seq
         self.send(state)
 
@@ -181,6 +188,8 @@ class Hub:
                 if isinstance(message, MatchStarted | MatchState):
                     own = dump_server_message(message.model_copy(update={"your_seat": seat}))
                 connection.deliver(broadcast.match_id, seq, own)
+            if isinstance(message, Challenge):
+                continue  # for the challenged player alone, not the match's spectators
             for connection in watchers:
                 connection.deliver(broadcast.match_id, seq, text)
 

@@ -78,6 +78,7 @@ from games.registry import get_game
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import (
     MAX_MOVE_LENGTH,
+    Challenge,
     Clocks,
     HouseBot,
     MatchCreate,
@@ -167,6 +168,11 @@ class LiveMatch:
     names: list[str | None]
     bot_specs: list[str | None]
     created_ms: int
+    challenged: list[int | None] = field(default_factory=lambda: [None, None])
+    """Each seat's challenged player id, until they accept (then a player) or decline."""
+    challenged_names: list[str | None] = field(default_factory=lambda: [None, None])
+    created_by: int | None = None
+    creator_name: str | None = None
     bots: list[Bot | None] = field(default_factory=lambda: [None, None])
     """Each seat's house bot once built (`bot`); bot-vs-bot matches played ahead need none."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -182,8 +188,32 @@ class LiveMatch:
         return None
 
     def is_open(self, seat: int) -> bool:
-        """Return True when nobody (no player, no bot) sits in `seat`."""
-        return self.players[seat] is None and self.bot_specs[seat] is None
+        """Return True when anyone may join `seat`: no player, no bot, nobody challenged."""
+        return (
+            self.players[seat] is None
+            and self.bot_specs[seat] is None
+            and self.challenged[seat] is None
+        )
+
+    def challenged_seat(self, player_id: int) -> int | None:
+        """Return the seat a pending challenge invites `player_id` to, or None."""
+        for seat, invited in enumerate(self.challenged):
+            if invited == player_id:
+                return seat
+        return None
+
+    def is_ready(self) -> bool:
+        """Return True when every seat is taken: no seat open, no challenge pending."""
+        return all(
+            self.players[seat] is not None or self.bot_specs[seat] is not None for seat in (0, 1)
+        )
+
+    def recipients(self) -> tuple[int | None, int | None]:
+        """Return each seat's player id, or its challenged player's while the challenge waits."""
+        return (
+            self.players[0] if self.players[0] is not None else self.challenged[0],
+            self.players[1] if self.players[1] is not None else self.challenged[1],
+        )
 
     def bot(self, seat: int) -> Bot | None:
         """Return the house bot of `seat` (built on first use), or None for a player's seat."""
@@ -351,10 +381,13 @@ class MatchService:
         ply_cap: int | None = None,
         match_id: str | None = None,
     ) -> MatchState:
-        """Create a match from `body`; it starts at once unless a seat is open.
+        """Create a match from `body`; it starts at once unless a seat is open or challenged.
 
-        The state returned is seen by `creator` (its `your_seat` is the creator's seat, if any),
-        as `state(match_id, creator)` would show it.
+        `creator` is the player asking (None: the server itself, for a tournament, whose
+        players consented when they accepted its invitation). A player is seated only by
+        themself: a seat naming another player challenges them, and the match waits until they
+        accept (`accept`) or decline (`decline`). The state returned is seen by `creator` (its
+        `your_seat` is the creator's seat, if any), as `state(match_id, creator)` would show it.
 
         For the server's own use (tournaments): `ply_cap` draws the match once that many moves
         are played, as `limit_plies` does; `match_id` (from `new_match_id`) is the id to use,
@@ -377,9 +410,17 @@ class MatchService:
             referee = Referee(config)
         except (GameError, ValueError) as error:
             raise _invalid("start_position", str(error)) from None
-        players: list[int | None] = [None, None]
-        names: list[str | None] = [None, None]
-        specs: list[str | None] = [None, None]
+        live = LiveMatch(
+            id=match_id or new_match_id(),
+            referee=referee,
+            options=dict(game.option_texts),
+            players=[None, None],
+            names=[None, None],
+            bot_specs=[None, None],
+            created_ms=self._epoch_ms(),
+            created_by=None if creator is None else creator.id,
+            creator_name=None if creator is None else creator.name,
+        )
         async with self._sessions() as session:
             for seat, request in enumerate(body.seats):
                 if isinstance(request, HouseBot):
@@ -387,25 +428,21 @@ class MatchService:
                         self._check_bot(request.bot, game)
                     except BotSpecError as error:
                         raise _invalid(f"seats.{seat}.bot", str(error)) from None
-                    specs[seat] = request.bot
+                    live.bot_specs[seat] = request.bot
                 elif request.lower() != "open":
                     player = await self._player_named(session, request)
                     if player is None:
                         raise _invalid(f"seats.{seat}", f"no player is named {request!r}")
-                    players[seat], names[seat] = player.id, player.name
-        if players[0] is not None and players[0] == players[1]:
+                    if creator is None or player.id == creator.id:
+                        live.players[seat], live.names[seat] = player.id, player.name
+                    else:
+                        live.challenged[seat] = player.id
+                        live.challenged_names[seat] = player.name
+        named = [p for p in (*live.players, *live.challenged) if p is not None]
+        if len(named) != len(set(named)):
             raise _invalid("seats", "a player cannot hold both seats of a match")
-        live = LiveMatch(
-            id=match_id or new_match_id(),
-            referee=referee,
-            options=dict(game.option_texts),
-            players=players,
-            names=names,
-            bot_specs=specs,
-            created_ms=self._epoch_ms(),
-        )
         effects: list[Effect] = []
-        if not live.is_open(0) and not live.is_open(1):
+        if live.is_ready():
             effects = referee.start(self._now())
         row = {
             "id": live.id,
@@ -415,6 +452,7 @@ class MatchService:
             "base_ms": None if tc is None else tc.base_ms,
             "increment_ms": 0 if tc is None else tc.increment_ms,
             "move_cap_ms": None if tc is None else tc.move_cap_ms,
+            "created_by": live.created_by,
         }
         if ply_cap is not None:
             self._ply_caps[live.id] = ply_cap
@@ -422,6 +460,7 @@ class MatchService:
             await self._commit(live, _events(effects), new_match=row)
             self._live[live.id] = live
             await self._broadcast(live, effects)
+            await self._announce_challenges(live)
             self._schedule_bot(live)
             return self._state(live, None if creator is None else live.seat_of(creator.id))
 
@@ -429,10 +468,13 @@ class MatchService:
         """Seat `player` in an open seat (`seat` None: any); the match starts when full."""
         live = await self._load(match_id)
         async with live.lock:
-            if live.seat_of(player.id) is not None:
+            if live.seat_of(player.id) is not None or live.challenged_seat(player.id) is not None:
+                held = live.seat_of(player.id)
                 raise MatchError(
                     ErrorCode.SEAT_TAKEN,
-                    f"{player.name} already holds seat {live.seat_of(player.id)} of this match",
+                    f"{player.name} already holds seat {held} of this match"
+                    if held is not None
+                    else f"{player.name} is challenged to this match: accept the challenge",
                     match_id=match_id,
                 )
             open_seats = [s for s in (0, 1) if live.is_open(s)]
@@ -446,18 +488,106 @@ class MatchService:
                     else f"seat {seat} is not open (open: {open_seats})",
                     match_id=match_id,
                 )
-            live.players[seat], live.names[seat] = player.id, player.name
-            effects: list[Effect] = []
-            if not open_seats or open_seats == [seat]:
-                effects = live.referee.start(self._now())
+            return await self._take_seat(live, seat, player)
+
+    async def accept(self, match_id: str, player: Player) -> MatchState:
+        """Accept the challenge inviting `player` to this match: take the seat it offers.
+
+        The match starts when no seat is open or challenged any more. MatchError
+        NOT_CHALLENGED when no pending challenge of this match invites `player`.
+        """
+        live = await self._load(match_id)
+        async with live.lock:
+            seat = self._challenged_seat(live, player)
+            live.challenged[seat], live.challenged_names[seat] = None, None
             try:
-                await self._commit(live, _events(effects))
+                return await self._take_seat(live, seat, player)
             except MatchError:
-                live.players[seat], live.names[seat] = None, None
+                live.challenged[seat], live.challenged_names[seat] = player.id, player.name
                 raise
-            await self._broadcast(live, effects)
-            self._schedule_bot(live)
-            return self._state(live, seat)
+
+    async def decline(self, match_id: str, player: Player) -> MatchState:
+        """Decline the challenge inviting `player` to this match: the match is aborted.
+
+        MatchError NOT_CHALLENGED when no pending challenge of this match invites `player`.
+        """
+        live = await self._load(match_id)
+        async with live.lock:
+            seat = self._challenged_seat(live, player)
+            await self._run(live, live.referee.decline(seat, self._now()))
+            return self._state(live, None)
+
+    async def challenges(self, player: Player) -> list[Challenge]:
+        """Return the challenges waiting for `player`'s answer, oldest first."""
+        async with self._sessions() as session:
+            ids = (
+                await session.scalars(
+                    select(Match.id)
+                    .where(
+                        Match.status == Status.WAITING.value,
+                        or_(
+                            Match.seat0_challenged_id == player.id,
+                            Match.seat1_challenged_id == player.id,
+                        ),
+                    )
+                    .order_by(Match.created_at, Match.id)
+                )
+            ).all()
+        pending = []
+        for match_id in ids:
+            live = await self._load(match_id)
+            async with live.lock:
+                seat = live.challenged_seat(player.id)
+                if seat is not None and live.referee.status is Status.WAITING:
+                    pending.append(self._challenge(live, seat))
+        return pending
+
+    async def _take_seat(self, live: LiveMatch, seat: int, player: Player) -> MatchState:
+        """Seat `player` in `seat` and start the match if it is full (call under the lock)."""
+        live.players[seat], live.names[seat] = player.id, player.name
+        effects: list[Effect] = []
+        if live.is_ready():
+            effects = live.referee.start(self._now())
+        try:
+            await self._commit(live, _events(effects))
+        except MatchError:
+            live.players[seat], live.names[seat] = None, None
+            raise
+        await self._broadcast(live, effects)
+        self._schedule_bot(live)
+        return self._state(live, seat)
+
+    def _challenged_seat(self, live: LiveMatch, player: Player) -> int:
+        """Return the seat a pending challenge of `live` invites `player` to; else refuse."""
+        seat = live.challenged_seat(player.id)
+        if seat is None or live.referee.status is not Status.WAITING:
+            raise MatchError(
+                ErrorCode.NOT_CHALLENGED,
+                f"no pending challenge of this match invites {player.name}",
+                match_id=live.id,
+            )
+        return seat
+
+    async def _announce_challenges(self, live: LiveMatch) -> None:
+        """Send each challenged player (if connected) its `challenge` (call under the lock)."""
+        for seat, invited in enumerate(live.challenged):
+            if invited is not None and self.listeners:
+                players = (invited, None) if seat == 0 else (None, invited)
+                await self._publish(Broadcast(live.id, players, (self._challenge(live, seat),)))
+
+    def _challenge(self, live: LiveMatch, seat: int) -> Challenge:
+        view = live.referee.view(self._now())
+        return Challenge(
+            match_id=live.id,
+            game=view.game,
+            options=live.options,
+            start_position=view.start_position,
+            seats=self._seats(live),
+            your_seat=seat,
+            challenger=live.creator_name,
+            time_control=_wire_time_control(view.time_control),
+            seq=view.seq,
+        )
 
     # -- matches: play -------------------------------------------------------------------------
 
@@ -621,10 +751,13 @@ class MatchService:
     ) -> MatchList:
         """Return a page of matches, newest first; every filter given must hold."""
         seat0, seat1 = aliased(Player), aliased(Player)
+        asked0, asked1 = aliased(Player), aliased(Player)
         query = (
-            select(Match, seat0.name, seat1.name)
+            select(Match, seat0.name, seat1.name, asked0.name, asked1.name)
             .outerjoin(seat0, Match.seat0_player_id == seat0.id)
             .outerjoin(seat1, Match.seat1_player_id == seat1.id)
+            .outerjoin(asked0, Match.seat0_challenged_id == asked0.id)
+            .outerjoin(asked1, Match.seat1_challenged_id == asked1.id)
             .order_by(Match.created_at.desc(), Match.id)
             .limit(limit + 1)
             .offset(offset)
@@ -645,10 +778,10 @@ class MatchService:
                     .where(MatchEvent.match_id.in_(ids), MatchEvent.kind == EventKind.MOVE.value)
                     .group_by(MatchEvent.match_id)
                 )
-                plies = {match_id: count for match_id, count in counted.tuples()}
+                plies = {match_id: count for match_id, count in counted}
         summaries = [
-            self._summary(match, (name0, name1), plies.get(match.id, 0))
-            for match, name0, name1 in rows[:limit]
+            self._summary(match, (name0, name1), (asked0, asked1), plies.get(match.id, 0))
+            for match, name0, name1, asked0, asked1 in rows[:limit]
         ]
         return MatchList(
             matches=tuple(summaries), next_offset=offset + limit if len(rows) > limit else None
@@ -678,12 +811,19 @@ class MatchService:
                         .order_by(MatchEvent.seq)
                     )
                 ).all()
-                names = [
-                    None
-                    if pid is None
-                    else await session.scalar(select(Player.name).where(Player.id == pid))
-                    for pid in (row.seat0_player_id, row.seat1_player_id)
-                ]
+                ids = (
+                    row.seat0_player_id,
+                    row.seat1_player_id,
+                    row.seat0_challenged_id,
+                    row.seat1_challenged_id,
+                    row.created_by,
+                )
+                known = [i for i in ids if i is not None]
+                found = await session.execute(
+                    select(Player.id, Player.name).where(Player.id.in_(known))
+                )
+                by_id = {player_id: name for player_id, name in found}
+                names = [None if i is None else by_id.get(i) for i in ids]
             live = self._rebuild(row, stored, names)
             self._live[match_id] = live
             return live
@@ -691,6 +831,8 @@ class MatchService:
     def _rebuild(
         self, row: Match, stored: Sequence[MatchEvent], names: list[str | None]
     ) -> LiveMatch:
+        """Return the live match of `row` and its events; `names` are the names of seat 0's
+        and seat 1's players, their challenged players, and the creator."""
         game = get_game(row.game, row.options)
         tc = None
         if row.base_ms is not None:
@@ -706,9 +848,13 @@ class MatchService:
             referee=referee,
             options=dict(row.options),
             players=[row.seat0_player_id, row.seat1_player_id],
-            names=names,
+            names=names[:2],
             bot_specs=specs,
             created_ms=epoch_ms(row.created_at),
+            challenged=[row.seat0_challenged_id, row.seat1_challenged_id],
+            challenged_names=names[2:4],
+            created_by=row.created_by,
+            creator_name=names[4],
         )
 
     async def _commit(
@@ -725,6 +871,8 @@ class MatchService:
         state: dict[str, Any] = {
             "seat0_player_id": live.players[0],
             "seat1_player_id": live.players[1],
+            "seat0_challenged_id": live.challenged[0],
+            "seat1_challenged_id": live.challenged[1],
             "seat0_bot": live.bot_specs[0],
             "seat1_bot": live.bot_specs[1],
             "status": referee.status.value,
@@ -795,12 +943,15 @@ class MatchService:
         messages = self._messages(live, effects)
         if not messages:
             return
-        broadcast = Broadcast(live.id, (live.players[0], live.players[1]), tuple(messages))
+        await self._publish(Broadcast(live.id, live.recipients(), tuple(messages)))
+
+    async def _publish(self, broadcast: Broadcast) -> None:
+        """Await every listener with `broadcast`; a failing listener is logged, not raised."""
         for listener in self.listeners:
             try:
                 await listener(broadcast)
             except Exception:
-                log.exception("a listener failed on match %s", live.id)
+                log.exception("a listener failed on match %s", broadcast.match_id)
 
     def _messages(self, live: LiveMatch, effects: list[Effect]) -> list[ServerMessage]:
         """Return the protocol messages announcing the accepted events among `effects`."""
@@ -1078,8 +1229,20 @@ class MatchService:
     def _seats(self, live: LiveMatch) -> tuple[SeatInfo, SeatInfo]:
         sides = live.referee.game.player_names
         return (
-            SeatInfo(seat=0, side=sides[0], player=live.names[0], bot=live.bot_specs[0]),
-            SeatInfo(seat=1, side=sides[1], player=live.names[1], bot=live.bot_specs[1]),
+            SeatInfo(
+                seat=0,
+                side=sides[0],
+                player=live.names[0],
+                bot=live.bot_specs[0],
+                challenged=live.challenged_names[0],
+            ),
+            SeatInfo(
+                seat=1,
+                side=sides[1],
+                player=live.names[1],
+                bot=live.bot_specs[1],
+                challenged=live.challenged_names[1],
+            ),
         )
 
     def _clocks(self, view: MatchView) -> Clocks | None:
@@ -1115,7 +1278,13 @@ class MatchService:
             seq=view.seq,
         )
 
-    def _summary(self, row: Match, names: tuple[str | None, str | None], ply: int) -> MatchSummary:
+    def _summary(
+        self,
+        row: Match,
+        names: tuple[str | None, str | None],
+        challenged: tuple[str | None, str | None],
+        ply: int,
+    ) -> MatchSummary:
         live = self._live.get(row.id)
         if live is not None:
             state = self._state(live, None)
@@ -1150,8 +1319,20 @@ class MatchService:
             options=row.options,
             status=row.status,
             seats=(
-                SeatInfo(seat=0, side=sides[0], player=names[0], bot=row.seat0_bot),
-                SeatInfo(seat=1, side=sides[1], player=names[1], bot=row.seat1_bot),
+                SeatInfo(
+                    seat=0,
+                    side=sides[0],
+                    player=names[0],
+                    bot=row.seat0_bot,
+                    challenged=challenged[0],
+                ),
+                SeatInfo(
+                    seat=1,
+                    side=sides[1],
+                    player=names[1],
+                    bot=row.seat1_bot,
+                    challenged=challenged[1],
+                ),
             ),
             time_control=tc,
             ply=ply,

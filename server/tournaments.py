@@ -205,6 +205,11 @@ class _Tournament:
     status: str
     games_total: int
     created_ms: int
+    owner_id: int | None = None
+    owner_name: str | None = None
+    invitations: dict[str, str] = field(default_factory=dict)
+    """Each invited player's answer: pending, accepted or declined."""
+    reason: str | None = None
     games: dict[int, TournamentGame] = field(default_factory=dict)
     tasks: list[GameTask] | None = None
     watchers: set[Watcher] = field(default_factory=set)
@@ -298,19 +303,32 @@ class TournamentService:
 
     # -- requests ------------------------------------------------------------------------------
 
-    async def create(self, body: TournamentCreate, creator: Player | None) -> TournamentState:
-        """Store a new tournament (status created); VALIDATION_ERROR naming a bad field."""
+    async def create(self, body: TournamentCreate, creator: Player) -> TournamentState:
+        """Store a new tournament (status created) owned by `creator`.
+
+        Every registered player it names other than `creator` is invited: the owner can start
+        it once all of them have accepted. VALIDATION_ERROR naming a bad field.
+        """
         _spec, tasks = await asyncio.to_thread(plan, body)
+        invitations = {}
         for participant in body.bots:
             name = player_name(participant)
-            if name is not None and await self._matches.player_named(name) is None:
+            if name is None:
+                continue
+            player = await self._matches.player_named(name)
+            if player is None:
                 raise _invalid("bots", f"no player is named {name!r} (from {participant!r})")
+            if player.id != creator.id:
+                invitations[player.name] = "pending"
         tournament = _Tournament(
             id="t_" + uuid.uuid4().hex[:16],
             body=body,
             status="created",
             games_total=len(tasks),
             created_ms=int(self._wall() * 1000),
+            owner_id=creator.id,
+            owner_name=creator.name,
+            invitations=invitations,
             tasks=tasks,
         )
         async with self._sessions() as session:
@@ -321,7 +339,8 @@ class TournamentService:
                     spec=body.model_dump(mode="json"),
                     status="created",
                     games_total=len(tasks),
-                    created_by=None if creator is None else creator.id,
+                    created_by=creator.id,
+                    invitations=invitations,
                     created_at=datetime.fromtimestamp(tournament.created_ms / 1000, UTC),
                 )
             )
@@ -329,14 +348,108 @@ class TournamentService:
         self._loaded[tournament.id] = tournament
         return await self._state(tournament)
 
-    async def start(self, tournament_id: str) -> TournamentState:
-        """Start a created tournament; a running or finished one is returned as it is."""
+    async def start(self, tournament_id: str, player: Player) -> TournamentState:
+        """Start a created tournament; a running or finished one is returned as it is.
+
+        Only its owner may start it (FORBIDDEN), once every invited player has accepted
+        (INVITATIONS_PENDING, naming who has not).
+        """
         tournament = await self._get(tournament_id)
+        self._check_owner(tournament, player, "start")
         if tournament.status == "created":
+            waiting = {n: a for n, a in tournament.invitations.items() if a != "accepted"}
+            if waiting:
+                raise ProtocolError(
+                    ErrorCode.INVITATIONS_PENDING,
+                    "the tournament can start once every invited player has accepted: "
+                    + ", ".join(f"{name} ({answer})" for name, answer in sorted(waiting.items())),
+                    {"tournament_id": tournament.id, **waiting},
+                )
             tournament.status = "running"
             await self._store_status(tournament)
             await self._launch(tournament)
         return await self._state(tournament)
+
+    async def cancel(self, tournament_id: str, player: Player) -> TournamentState:
+        """Cancel a created or running tournament: no more games start, those in play stop.
+
+        Only its owner may cancel it (FORBIDDEN); an ended one gives TOURNAMENT_OVER. A game
+        stopped in play keeps no result (its match is adjudicated a draw, not counted).
+        """
+        tournament = await self._get(tournament_id)
+        self._check_owner(tournament, player, "cancel")
+        if tournament.status not in ("created", "running"):
+            raise ProtocolError(
+                ErrorCode.TOURNAMENT_OVER,
+                f"the tournament is {tournament.status}: it cannot be cancelled",
+                {"tournament_id": tournament.id},
+            )
+        tournament.status = "cancelled"
+        tournament.reason = f"cancelled by {player.name}"
+        await self._store_status(tournament)
+        runner = tournament.runner
+        if runner is not None and not runner.done():
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+        for game in tournament.ordered_games():
+            if game.result is None:
+                await self._stop_match(game.match_id, "the tournament was cancelled")
+        self._publish(
+            tournament,
+            TournamentFinished(
+                tournament_id=tournament.id,
+                games_done=tournament.done,
+                games_total=tournament.games_total,
+                standings=await tournament.fresh_standings(),
+            ),
+        )
+        return await self._state(tournament)
+
+    async def answer(self, tournament_id: str, player: Player, accept: bool) -> TournamentState:
+        """Record `player`'s answer to the tournament's invitation (accept, or decline).
+
+        NOT_CHALLENGED when the tournament does not invite `player`; TOURNAMENT_OVER once it
+        has started or ended (answers count only before the start).
+        """
+        tournament = await self._get(tournament_id)
+        if player.name not in tournament.invitations:
+            raise ProtocolError(
+                ErrorCode.NOT_CHALLENGED,
+                f"the tournament does not invite {player.name}",
+                {"tournament_id": tournament.id},
+            )
+        if tournament.status != "created":
+            raise ProtocolError(
+                ErrorCode.TOURNAMENT_OVER,
+                f"the tournament is {tournament.status}: invitations are answered before it starts",
+                {"tournament_id": tournament.id},
+            )
+        tournament.invitations[player.name] = "accepted" if accept else "declined"
+        async with self._sessions() as session:
+            await session.execute(
+                update(TournamentRow)
+                .where(TournamentRow.id == tournament.id)
+                .values(invitations=dict(tournament.invitations), updated_at=datetime.now(UTC))
+            )
+            await session.commit()
+        return await self._state(tournament)
+
+    def _check_owner(self, tournament: _Tournament, player: Player, action: str) -> None:
+        """Refuse (FORBIDDEN) anyone but the tournament's owner."""
+        if tournament.owner_id != player.id:
+            owner = tournament.owner_name or "the server"
+            raise ProtocolError(
+                ErrorCode.FORBIDDEN,
+                f"only the tournament's owner ({owner}) may {action} it",
+                {"tournament_id": tournament.id},
+            )
+
+    async def _stop_match(self, match_id: str, reason: str) -> None:
+        """End a tournament match that is still in play, if it is (a draw, no result kept)."""
+        try:
+            await self._matches.adjudicate(match_id, None, reason)
+        except ProtocolError as error:
+            log.info("match %s of a stopped tournament: %s", match_id, error.message)
 
     async def state(self, tournament_id: str) -> TournamentState:
         """Return a tournament's state with its standings and games."""
@@ -360,12 +473,18 @@ class TournamentService:
                 .group_by(GameRow.tournament_id)
             )
             done = {tournament_id: count for tournament_id, count in counted.all()}
+            owner_ids = {row.created_by for row in rows[:limit] if row.created_by is not None}
+            found = await session.execute(
+                select(Player.id, Player.name).where(Player.id.in_(owner_ids))
+            )
+            owners = {player_id: name for player_id, name in found}
         return TournamentList(
             tournaments=tuple(
                 TournamentSummary(
                     tournament_id=row.id,
                     spec=TournamentCreate.model_validate(row.spec),
                     status=row.status,
+                    owner=owners.get(row.created_by) if row.created_by is not None else None,
                     games_done=done.get(row.id, 0),
                     games_total=row.games_total,
                     created_time_ms=epoch_ms(row.created_at),
@@ -438,9 +557,34 @@ class TournamentService:
             await self._finish(tournament)
         except asyncio.CancelledError:
             raise
+        except Exception as error:
+            log.exception("tournament %s failed", tournament.id)
+            # The games' TaskGroup wraps what failed: name the first error itself.
+            cause: BaseException = error
+            while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+                cause = cause.exceptions[0]
+            await self._fail(tournament, f"{type(cause).__name__}: {cause}")
+
+    async def _fail(self, tournament: _Tournament, why: str) -> None:
+        """End a tournament whose task crashed: status failed, with the reason, stored."""
+        tournament.status = "failed"
+        tournament.reason = f"the tournament stopped on an error: {why}"[:500]
+        try:
+            await self._store_status(tournament)
         except Exception:
-            # Left running in the database: the next start of the server tries again.
-            log.exception("tournament %s stopped", tournament.id)
+            log.exception("could not store that tournament %s failed", tournament.id)
+        for game in tournament.ordered_games():
+            if game.result is None:
+                await self._stop_match(game.match_id, "the tournament failed")
+        self._publish(
+            tournament,
+            TournamentFinished(
+                tournament_id=tournament.id,
+                games_done=tournament.done,
+                games_total=tournament.games_total,
+                standings=await tournament.fresh_standings(),
+            ),
+        )
 
     async def _play(
         self,
@@ -593,12 +737,23 @@ class TournamentService:
                         select(GameRow).where(GameRow.tournament_id == tournament_id)
                     )
                 ).all()
+                owner = (
+                    None
+                    if row.created_by is None
+                    else await session.scalar(
+                        select(Player.name).where(Player.id == row.created_by)
+                    )
+                )
             tournament = _Tournament(
                 id=row.id,
                 body=TournamentCreate.model_validate(row.spec),
                 status=row.status,
                 games_total=row.games_total,
                 created_ms=epoch_ms(row.created_at),
+                owner_id=row.created_by,
+                owner_name=owner,
+                invitations=dict(row.invitations or {}),
+                reason=row.reason,
                 games={
                     g.game_index: TournamentGame(
                         index=g.game_index,
@@ -621,7 +776,11 @@ class TournamentService:
             await session.execute(
                 update(TournamentRow)
                 .where(TournamentRow.id == tournament.id)
-                .values(status=tournament.status, updated_at=datetime.now(UTC))
+                .values(
+                    status=tournament.status,
+                    reason=tournament.reason,
+                    updated_at=datetime.now(UTC),
+                )
             )
             await session.commit()
 
@@ -641,6 +800,9 @@ class TournamentService:
             tournament_id=tournament.id,
             spec=tournament.body,
             status=tournament.status,
+            owner=tournament.owner_name,
+            invitations=dict(tournament.invitations),
+            reason=tournament.reason,
             games_done=tournament.done,
             games_total=tournament.games_total,
             standings=fitted,

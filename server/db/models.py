@@ -68,6 +68,17 @@ class Match(Base):
     seat1_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
     seat0_bot: Mapped[str | None] = mapped_column(String(200), nullable=True)
     seat1_bot: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    seat0_challenged_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", name="fk_matches_seat0_challenged"), nullable=True
+    )
+    """The player a challenge invites to seat 0, until they accept or decline (see 0004)."""
+    seat1_challenged_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", name="fk_matches_seat1_challenged"), nullable=True
+    )
+    created_by: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", name="fk_matches_created_by"), nullable=True
+    )
+    """The player who created the match (None: the server, for a tournament)."""
     status: Mapped[str] = mapped_column(String(16), index=True, default="waiting")
     result_winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
     result_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
@@ -117,6 +128,11 @@ class Tournament(Base):
     status: Mapped[str] = mapped_column(String(16), index=True, default="created")
     games_total: Mapped[int] = mapped_column(Integer)
     created_by: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+    """The owner: the only player who may start or cancel it."""
+    invitations: Mapped[dict[str, str] | None] = mapped_column(JSON, nullable=True)
+    """Each invited player's name and answer: pending, accepted or declined (see 0004)."""
+    reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    """Why a cancelled or failed tournament stopped."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow

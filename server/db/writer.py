@@ -40,6 +40,8 @@ MAX_BATCH = 512
 MATCH_STATE_COLUMNS = (
     "seat0_player_id",
     "seat1_player_id",
+    "seat0_challenged_id",
+    "seat1_challenged_id",
     "seat0_bot",
     "seat1_bot",
     "status",

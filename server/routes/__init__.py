@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from protocol.errors import HTTP_STATUS, ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import ErrorResponse
 from server.matches import MatchError
-from server.routes import grader, index, matches, players, tournaments, ws
+from server.routes import challenges, grader, index, matches, players, tournaments, ws
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,7 @@ def install(app: FastAPI) -> None:
     app.include_router(index.router)
     app.include_router(players.router)
     app.include_router(matches.router)
+    app.include_router(challenges.router)
     app.include_router(tournaments.router)
     app.include_router(grader.router)
     app.include_router(ws.router)

@@ -79,6 +79,22 @@ async def play_move(
     return await service.move(match_id, player, body.move, body.expected_seq)
 
 
+@router.post("/{match_id}/accept")
+async def accept_challenge(
+    match_id: MatchPath, service: ServiceDep, player: PlayerDep
+) -> MatchState:
+    """Accept a challenge: take the seat it invites you to; the match starts once full."""
+    return await service.accept(match_id, player)
+
+
+@router.post("/{match_id}/decline")
+async def decline_challenge(
+    match_id: MatchPath, service: ServiceDep, player: PlayerDep
+) -> MatchState:
+    """Decline a challenge: the match is aborted, no one plays it."""
+    return await service.decline(match_id, player)
+
+
 @router.post("/{match_id}/resign")
 async def resign(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
     """Resign: the opponent wins."""

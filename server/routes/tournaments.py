@@ -1,4 +1,4 @@
-"""Tournaments between house bots: create, start, list, read standings."""
+"""Tournaments: create, answer invitations, start, cancel, list, read standings."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from server.deps import PlayerDep
 from server.tournaments import TournamentService
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse} for code in (401, 404, 422)
+    code: {"model": ErrorResponse} for code in (401, 403, 404, 409, 422)
 }
 
 router = APIRouter(prefix="/tournaments", tags=["tournaments"], responses=ERRORS)
@@ -61,7 +61,32 @@ async def get_tournament(
 
 @router.post("/{tournament_id}/start")
 async def start_tournament(
-    tournament_id: TournamentPath, tournaments: TournamentsDep, _player: PlayerDep
+    tournament_id: TournamentPath, tournaments: TournamentsDep, player: PlayerDep
 ) -> TournamentState:
-    """Start playing a created tournament (a running or finished one is left as it is)."""
-    return await tournaments.start(tournament_id)
+    """Start playing a created tournament (its owner only, once every invitation is accepted);
+    a running or ended one is left as it is."""
+    return await tournaments.start(tournament_id, player)
+
+
+@router.post("/{tournament_id}/cancel")
+async def cancel_tournament(
+    tournament_id: TournamentPath, tournaments: TournamentsDep, player: PlayerDep
+) -> TournamentState:
+    """Cancel a created or running tournament (its owner only): games in play are stopped."""
+    return await tournaments.cancel(tournament_id, player)
+
+
+@router.post("/{tournament_id}/accept")
+async def accept_invitation(
+    tournament_id: TournamentPath, tournaments: TournamentsDep, player: PlayerDep
+) -> TournamentState:
+    """Accept the tournament's invitation to play in it (before it starts)."""
+    return await tournaments.answer(tournament_id, player, accept=True)
+
+
+@router.post("/{tournament_id}/decline")
+async def decline_invitation(
+    tournament_id: TournamentPath, tournaments: TournamentsDep, player: PlayerDep
+) -> TournamentState:
+    """Decline the tournament's invitation: it cannot start with you (its owner may cancel it)."""
+    return await tournaments.answer(tournament_id, player, accept=False)

@@ -22,8 +22,10 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
     Abort,
+    AcceptChallenge,
     AcceptDraw,
     ClientMessage,
+    DeclineChallenge,
     DeclineDraw,
     ErrorMessage,
     Hello,
@@ -148,6 +150,10 @@ async def _handle(service: MatchService, player: Player, message: ClientMessage)
     """Run one in-game request; its events reach the player through the hub."""
     if isinstance(message, Move):
         await service.move(message.match_id, player, message.move, message.expected_seq)
+    elif isinstance(message, AcceptChallenge):
+        await service.accept(message.match_id, player)
+    elif isinstance(message, DeclineChallenge):
+        await service.decline(message.match_id, player)
     elif isinstance(message, Hello):
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "hello was already received")
     else:
@@ -183,6 +189,8 @@ async def player_socket(websocket: WebSocket) -> None:
         hub.attach_player(connection)
         for state in await service.live_states(player):
             connection.sync(state)
+        for challenge in await service.challenges(player):
+            connection.sync(challenge)
         connection.end_sync()
         while True:
             data = await _receive(websocket, connection, settings)

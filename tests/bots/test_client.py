@@ -494,6 +494,7 @@ def test_example_bot_finishes_tictactoe_against_a_house_bot(tmp_path: Path) -> N
     try:
         with httpx.Client(base_url=running.url, timeout=30) as http:
             token = _register(http, "rnd")
+            host = _register(http, "host")
             process = subprocess.Popen(
                 [
                     sys.executable,
@@ -504,10 +505,11 @@ def test_example_bot_finishes_tictactoe_against_a_house_bot(tmp_path: Path) -> N
                 ],
             )
             try:
-                time.sleep(0.5)  # connected before the match starts (it would resync anyway)
+                time.sleep(0.5)  # connected before the challenge (it would get it anyway)
+                # Another player seats rnd: a challenge, which the example accepts.
                 body = {"game": "tictactoe", "seats": ["rnd", {"bot": "alphabeta:depth=9"}]}
                 response = http.post(
-                    "/matches", json=body, headers={"Authorization": f"Bearer {token}"}
+                    "/matches", json=body, headers={"Authorization": f"Bearer {host}"}
                 )
                 assert response.status_code == 201, response.text
                 match_id = response.json()["match_id"]

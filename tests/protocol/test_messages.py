@@ -28,11 +28,14 @@ from protocol import (
     REST_MODELS,
     SERVER_MESSAGES,
     Abort,
+    AcceptChallenge,
     AcceptDraw,
     BotPoints,
     BotRating,
+    Challenge,
     Clocks,
     CloseCode,
+    DeclineChallenge,
     DeclineDraw,
     DrawDeclined,
     DrawOffered,
@@ -132,6 +135,8 @@ CLIENT_EXAMPLES: list[BaseModel] = [
     DeclineDraw(match_id="m1"),
     Abort(match_id="m1"),
     Ping(time_ms=1_700_000_000_000),
+    AcceptChallenge(match_id="m1"),
+    DeclineChallenge(match_id="m1"),
 ]
 SERVER_EXAMPLES: list[BaseModel] = [
     Welcome(player="alice", server_time_ms=1_700_000_000_000),
@@ -191,6 +196,19 @@ SERVER_EXAMPLES: list[BaseModel] = [
         tournament_id="t1", game=TOURNAMENT_GAME, games_done=1, games_total=2, points=POINTS
     ),
     TournamentFinished(tournament_id="t1", games_done=2, games_total=2, standings=STANDINGS),
+    Challenge(
+        match_id="m1",
+        game="checkers",
+        start_position="B:W21,22:B1,2",
+        seats=(
+            SeatInfo(seat=0, side="black", player="alice"),
+            SeatInfo(seat=1, side="white", challenged="bob"),
+        ),
+        your_seat=1,
+        challenger="alice",
+        time_control=TIME_CONTROL,
+        seq=0,
+    ),
 ]
 REST_EXAMPLES: list[BaseModel] = [
     PlayerCreate(name="alice"),

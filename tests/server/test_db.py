@@ -65,8 +65,11 @@ async def test_migrating_twice_is_harmless(engine: AsyncEngine) -> None:
         version = (
             await connection.execute(text("SELECT version_num FROM alembic_version"))
         ).scalar()
-    assert version == "0003"
-    assert alembic_config().get_main_option("script_location")
+    # The newest migration, as the scripts name it (a new migration must not need this edited).
+    from alembic.script import ScriptDirectory
+
+    assert version == ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert version is not None and int(version) >= 4
 
 
 async def test_a_match_is_stored_as_its_events(engine: AsyncEngine) -> None:

@@ -61,6 +61,7 @@ def test_sigkill_mid_game_loses_no_acknowledged_move(server_settings: Settings) 
             "/matches", json={"game": "connect4", "seats": ["a", "b"]}, headers=auth["a"]
         )
         match_id = created.json()["match_id"]
+        assert http.post(f"/matches/{match_id}/accept", headers=auth["b"]).status_code == 200
         for ply, column in enumerate("4433221"[:6]):
             mover = "ab"[ply % 2]
             response = http.post(

@@ -209,7 +209,12 @@ async def _create_match(http: httpx.AsyncClient) -> tuple[dict[str, str], str]:
         headers={"Authorization": f"Bearer {tokens['north']}"},
     )
     assert created.status_code == 201, created.text
-    return tokens, str(created.json()["match_id"])
+    match_id = str(created.json()["match_id"])
+    accepted = await http.post(
+        f"/matches/{match_id}/accept", headers={"Authorization": f"Bearer {tokens['south']}"}
+    )
+    assert accepted.status_code == 200, accepted.text
+    return tokens, match_id
 
 
 async def test_a_bot_reconnects_after_its_connection_is_cut_and_plays_on(

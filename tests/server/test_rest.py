@@ -74,10 +74,23 @@ def test_checkers_match_between_two_players(client: httpx.Client) -> None:
         client, alice, game="checkers", time_control=TIME_CONTROL, seats=["alice", "bob"]
     )
     match_id = state["match_id"]
-    assert state["status"] == "active" and state["seq"] == 1 and state["to_move"] == 0
     # The creator's answer says its seat, as GET with the same token does.
     assert state["your_seat"] == 0 == state_of(client, match_id, alice)["your_seat"]
     assert state_of(client, match_id)["your_seat"] is None
+    # Bob is challenged, not seated: nothing runs until he accepts.
+    assert state["status"] == "waiting" and state["clocks"]["running"] is None
+    assert state["seats"][1] == {
+        "seat": 1, "side": "white", "player": None, "bot": None, "challenged": "bob"
+    }  # fmt: skip
+    assert move(client, alice, match_id, "11-15").json()["code"] == "NOT_STARTED"
+    refused = client.post(f"/matches/{match_id}/accept", headers=carol)
+    assert refused.status_code == 403 and refused.json()["code"] == "NOT_CHALLENGED"
+    assert client.post(f"/matches/{match_id}/join", json={}, headers=carol).status_code == 409
+    accepted = client.post(f"/matches/{match_id}/accept", headers=bob)
+    assert accepted.status_code == 200, accepted.text
+    state = accepted.json()
+    assert state["your_seat"] == 1 and state["seats"][1]["challenged"] is None
+    assert state["status"] == "active" and state["seq"] == 1 and state["to_move"] == 0
     assert state["clocks"]["running"] == 0
     assert state["clocks"]["remaining_ms"][1] == 600_000
     assert [s["player"] for s in state["seats"]] == ["alice", "bob"]
@@ -227,6 +240,7 @@ def test_restart_resumes_the_match(server_settings: Settings) -> None:
             match_id = create(
                 http, alice, game="checkers", time_control=TIME_CONTROL, seats=["alice", "bob"]
             )["match_id"]
+            assert http.post(f"/matches/{match_id}/accept", headers=bob).status_code == 200
             for seat, text in [(alice, "11-15"), (bob, "23-19"), (alice, "8-11")]:
                 assert move(http, seat, match_id, text).status_code == 200
             before = state_of(http, match_id)

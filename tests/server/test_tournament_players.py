@@ -39,7 +39,19 @@ def test_connected_bots_play_a_tournament_like_the_local_runner(
             "/tournaments", json={**body, "bots": ["player:west", HOUSE]}, headers=headers
         )
         assert bad.status_code == 422 and "west" in bad.json()["message"], bad.text
-        tournament_id = create(http, headers, **body)["tournament_id"]
+        created = create(http, headers, **body)
+        tournament_id = created["tournament_id"]
+        # Naming players invites them: the owner cannot start until both have accepted.
+        assert created["invitations"] == {"north": "pending", "south": "pending"}
+        early = http.post(f"/tournaments/{tournament_id}/start", headers=headers)
+        assert early.status_code == 409 and early.json()["code"] == "INVITATIONS_PENDING"
+        for name in PLAYERS:
+            answer = http.post(
+                f"/tournaments/{tournament_id}/accept",
+                headers={"Authorization": f"Bearer {tokens[name]}"},
+            )
+            assert answer.status_code == 200, answer.text
+        assert answer.json()["invitations"] == {"north": "accepted", "south": "accepted"}
         try:
             for name, spec in PLAYERS.items():
                 log = (tmp_path / f"{name}.log").open("wb")
@@ -61,7 +73,8 @@ def test_connected_bots_play_a_tournament_like_the_local_runner(
                         stderr=subprocess.STDOUT,
                     )
                 )
-            http.post(f"/tournaments/{tournament_id}/start", headers=headers)
+            started = http.post(f"/tournaments/{tournament_id}/start", headers=headers)
+            assert started.status_code == 200, started.text
             state = wait_finished(http, tournament_id)
             for process in processes:
                 assert process.wait(30) == 0

@@ -36,6 +36,19 @@ async def create(http: httpx.AsyncClient, token: str, **body: Any) -> dict[str, 
     return state
 
 
+async def challenge_accepted(
+    http: httpx.AsyncClient, creator: str, invited: str, **body: Any
+) -> dict[str, Any]:
+    """Create a match that challenges another player, who accepts over REST; return its state."""
+    match = await create(http, creator, **body)
+    accepted = await http.post(
+        f"/matches/{match['match_id']}/accept", headers={"Authorization": f"Bearer {invited}"}
+    )
+    assert accepted.status_code == 200, accepted.text
+    state: dict[str, Any] = accepted.json()
+    return state
+
+
 async def state_of(http: httpx.AsyncClient, match_id: str) -> dict[str, Any]:
     """GET a match's state over REST."""
     response = await http.get(f"/matches/{match_id}")
@@ -97,6 +110,11 @@ async def test_two_players_play_a_game_over_ws(
     ws_b = await connect_player(live_server, bob, "bob")
     match = await create(http, alice, game="tictactoe", seats=["alice", "bob"])
     match_id = match["match_id"]
+    # Bob is challenged (he was not asked): he accepts over his WebSocket.
+    challenge = await receive(ws_b, "challenge")
+    assert (challenge["match_id"], challenge["your_seat"]) == (match_id, 1)
+    assert challenge["challenger"] == "alice" and challenge["seats"][1]["challenged"] == "bob"
+    await send(ws_b, {"type": "accept_challenge", "match_id": match_id})
     for ws, seat in ((ws_a, 0), (ws_b, 1)):
         started = await receive(ws, "match_started")
         assert started["match_id"] == match_id and started["seq"] == 1
@@ -133,7 +151,8 @@ async def test_spectator_sees_state_then_every_event_in_order(
     live_server: RunningServer, http: httpx.AsyncClient
 ) -> None:
     alice, bob = await register(http, "alice"), await register(http, "bob")
-    match_id = (await create(http, alice, game="tictactoe", seats=["alice", "bob"]))["match_id"]
+    body = {"game": "tictactoe", "seats": ["alice", "bob"]}
+    match_id = (await challenge_accepted(http, alice, bob, **body))["match_id"]
     spectator = await connect(f"{live_server.ws_url}/ws/matches/{match_id}")
     await send(spectator, HELLO)
     assert (await receive(spectator, "welcome"))["player"] is None
@@ -176,7 +195,9 @@ async def test_illegal_and_out_of_turn_moves_leave_the_match_unchanged(
     alice, bob = await register(http, "alice"), await register(http, "bob")
     ws_a = await connect_player(live_server, alice, "alice")
     ws_b = await connect_player(live_server, bob, "bob")
-    match_id = (await create(http, alice, game="tictactoe", seats=["alice", "bob"]))["match_id"]
+    body = {"game": "tictactoe", "seats": ["alice", "bob"]}
+    match_id = (await challenge_accepted(http, alice, bob, **body))["match_id"]
+    await receive(ws_b, "challenge")
     for ws in (ws_a, ws_b):
         await receive(ws, "match_started")
         await receive(ws, "match_state")
@@ -208,9 +229,10 @@ async def test_bad_messages_get_errors_and_the_connection_works_on(
     live_server: RunningServer, http: httpx.AsyncClient
 ) -> None:
     alice = await register(http, "alice")
-    await register(http, "bob")
+    bob = await register(http, "bob")
     ws = await connect_player(live_server, alice, "alice")
-    match_id = (await create(http, alice, game="tictactoe", seats=["alice", "bob"]))["match_id"]
+    body = {"game": "tictactoe", "seats": ["alice", "bob"]}
+    match_id = (await challenge_accepted(http, alice, bob, **body))["match_id"]
     await receive(ws, "match_started")
     await receive(ws, "match_state")
 
@@ -244,9 +266,10 @@ async def test_oversized_message_closes_with_1009_and_the_match_is_untouched(
     live_server: RunningServer, http: httpx.AsyncClient
 ) -> None:
     alice = await register(http, "alice")
-    await register(http, "bob")
+    bob = await register(http, "bob")
     ws = await connect_player(live_server, alice, "alice")
-    match_id = (await create(http, alice, game="tictactoe", seats=["alice", "bob"]))["match_id"]
+    body = {"game": "tictactoe", "seats": ["alice", "bob"]}
+    match_id = (await challenge_accepted(http, alice, bob, **body))["match_id"]
     await receive(ws, "match_started")
     await receive(ws, "match_state")
     limit = live_server.server.config.app.state.settings.max_message_bytes
@@ -288,8 +311,10 @@ async def test_a_new_connection_replaces_the_old_and_plays_on(
     alice, bob = await register(http, "alice"), await register(http, "bob")
     first = await connect_player(live_server, alice, "alice")
     ws_b = await connect_player(live_server, bob, "bob")
-    match_id = (await create(http, alice, game="tictactoe", seats=["alice", "bob"]))["match_id"]
+    body = {"game": "tictactoe", "seats": ["alice", "bob"]}
+    match_id = (await challenge_accepted(http, alice, bob, **body))["match_id"]
     waiting = await create(http, alice, game="nim", seats=["alice", "open"])
+    await receive(ws_b, "challenge")
     for ws in (first, ws_b):
         await receive(ws, "match_started")
         await receive(ws, "match_state")
@@ -322,14 +347,16 @@ async def test_a_flag_falls_while_nobody_moves(
 ) -> None:
     alice, bob = await register(http, "alice"), await register(http, "bob")
     ws_b = await connect_player(live_server, bob, "bob")
-    match = await create(
+    match = await challenge_accepted(
         http,
         alice,
+        bob,
         game="tictactoe",
         time_control={"base_ms": 300, "increment_ms": 0},
         seats=["alice", "bob"],
     )
     match_id = match["match_id"]
+    await receive(ws_b, "challenge")
     await receive(ws_b, "match_started")
     await receive(ws_b, "match_state")
     # Alice (seat 0, to move) is not even connected; her clock runs out all the same.
