@@ -1,0 +1,301 @@
+"""Who may do what, route by route: every route of the app x {no token, a malformed token,
+another player's token, the right token}.
+
+The routes are enumerated from the application's own route table, so a route added without a
+row here fails `test_every_route_has_a_row`. Each row prepares what its route acts on (a match,
+a challenge, a tournament) and says which player holds "the right token" and which one is
+"another player"; the four requests go in that order (the refused ones first, so a state change
+by the right token comes last) and each answer's status must be the row's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from server.app import create_app
+from server.settings import Settings
+from tests.server.conftest import RunningServer
+
+CELLS = ("none", "malformed", "other", "right")
+MALFORMED = {"Authorization": "Bearer arena_not-a-real-token"}
+HELLO = json.dumps({"type": "hello", "protocol_version": "1.0"})
+_names = itertools.count()
+
+
+def walk(routes: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Yield (METHOD or WS, path) for every route of an app, through included routers."""
+    for route in routes:
+        if hasattr(route, "original_router"):
+            included = getattr(route.include_context, "prefix", "") or ""
+            yield from walk(route.original_router.routes, prefix + included)
+        elif hasattr(route, "methods") and route.methods:
+            for method in sorted(route.methods - {"HEAD"}):
+                yield method, prefix + route.path
+        else:
+            yield "WS", prefix + route.path
+
+
+def app_routes(app: FastAPI) -> set[tuple[str, str]]:
+    return set(walk(app.routes))
+
+
+@dataclass
+class World:
+    """Registered players (owner, other, invitee) and a client of the live server."""
+
+    http: httpx.Client
+    ws_url: str
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def auth(self, name: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[name]}"}
+
+    def register(self, name: str) -> None:
+        response = self.http.post("/players", json={"name": name})
+        assert response.status_code == 201, response.text
+        self.tokens[name] = response.json()["token"]
+
+    def post(self, path: str, who: str, body: Any = None) -> dict[str, Any]:
+        response = self.http.post(path, json=body, headers=self.auth(who))
+        assert response.status_code in (200, 201), response.text
+        result: dict[str, Any] = response.json()
+        return result
+
+    def match(self, game: str = "tictactoe", seats: tuple[Any, Any] | None = None) -> str:
+        """A match of owner against invitee, accepted: active, owner (seat 0) to move."""
+        seats = seats or ("owner", "invitee")
+        state = self.post("/matches", "owner", {"game": game, "seats": list(seats)})
+        if "invitee" in seats:
+            state = self.post(f"/matches/{state['match_id']}/accept", "invitee")
+        return str(state["match_id"])
+
+    def challenge(self) -> str:
+        """A match in which owner challenges invitee (waiting for invitee's answer)."""
+        body = {"game": "tictactoe", "seats": ["owner", "invitee"]}
+        return str(self.post("/matches", "owner", body)["match_id"])
+
+    def tournament(self, *bots: str) -> str:
+        body = {"game": "tictactoe", "bots": list(bots or ("random", "greedy"))}
+        return str(self.post("/tournaments", "owner", body)["tournament_id"])
+
+
+@dataclass(frozen=True)
+class Row:
+    """One route: what it acts on, who is "right" and "other", and the four statuses."""
+
+    method: str
+    path: str
+    expected: tuple[int | str, int | str, int | str, int | str]
+    prepare: Callable[[World], dict[str, str]] = lambda world: {}
+    body: Callable[[World], Any] = lambda world: None
+    right: str = "owner"
+    other: str = "other"
+
+
+def fresh_player(_world: World) -> Any:
+    return {"name": f"newcomer{next(_names)}"}
+
+
+def drawn_offer(world: World) -> dict[str, str]:
+    match_id = world.match()
+    world.post(f"/matches/{match_id}/offer-draw", "owner")
+    return {"match_id": match_id}
+
+
+PUBLIC = (200, 200, 200, 200)
+PLAYER = (401, 401, 200, 200)
+OWN_MATCH = (401, 401, 403, 200)
+
+ROWS = [
+    Row("GET", "/openapi.json", PUBLIC),
+    Row("GET", "/docs", PUBLIC),
+    Row("GET", "/docs/oauth2-redirect", PUBLIC),
+    Row("GET", "/redoc", PUBLIC),
+    Row("GET", "/", PUBLIC),
+    Row("GET", "/health", PUBLIC),
+    Row("GET", "/games", PUBLIC),
+    Row("GET", "/protocol/schema", PUBLIC),
+    # Registering needs no token (and ignores one).
+    Row("POST", "/players", (201, 201, 201, 201), body=fresh_player),
+    # Any player may create a match; seating another player only challenges them.
+    Row(
+        "POST",
+        "/matches",
+        (401, 401, 201, 201),
+        body=lambda w: {"game": "connect4", "seats": ["owner", {"bot": "random"}]},
+    ),
+    Row("GET", "/matches", PUBLIC),
+    # A token is optional when reading a match, but a wrong one is refused, not ignored.
+    Row("GET", "/matches/{match_id}", (200, 401, 200, 200), lambda w: {"match_id": w.match()}),
+    Row(
+        "POST",
+        "/matches/{match_id}/join",
+        (401, 401, 409, 200),
+        lambda w: {"match_id": w.match(seats=("owner", "open"))},
+        body=lambda w: {},
+        right="other",
+        other="owner",
+    ),
+    Row(
+        "POST",
+        "/matches/{match_id}/moves",
+        OWN_MATCH,
+        lambda w: {"match_id": w.match()},
+        body=lambda w: {"move": "4"},
+    ),
+    Row(
+        "POST",
+        "/matches/{match_id}/accept",
+        (401, 401, 403, 200),
+        lambda w: {"match_id": w.challenge()},
+        right="invitee",
+    ),
+    Row(
+        "POST",
+        "/matches/{match_id}/decline",
+        (401, 401, 403, 200),
+        lambda w: {"match_id": w.challenge()},
+        right="invitee",
+    ),
+    Row("POST", "/matches/{match_id}/resign", OWN_MATCH, lambda w: {"match_id": w.match()}),
+    Row("POST", "/matches/{match_id}/offer-draw", OWN_MATCH, lambda w: {"match_id": w.match()}),
+    Row("POST", "/matches/{match_id}/accept-draw", OWN_MATCH, drawn_offer, right="invitee"),
+    Row("POST", "/matches/{match_id}/decline-draw", OWN_MATCH, drawn_offer, right="invitee"),
+    Row("POST", "/matches/{match_id}/abort", OWN_MATCH, lambda w: {"match_id": w.match()}),
+    Row("GET", "/matches/{match_id}/record", PUBLIC, lambda w: {"match_id": w.match()}),
+    Row(
+        "GET",
+        "/matches/{match_id}/pdn",
+        PUBLIC,
+        lambda w: {"match_id": w.match("checkers", ("owner", {"bot": "random"}))},
+    ),
+    Row("GET", "/challenges", PLAYER),
+    Row(
+        "POST",
+        "/tournaments",
+        (401, 401, 201, 201),
+        body=lambda w: {"game": "tictactoe", "bots": ["random", "greedy"]},
+    ),
+    Row("GET", "/tournaments", PUBLIC),
+    Row("GET", "/tournaments/{tournament_id}", PUBLIC, lambda w: {"tournament_id": w.tournament()}),
+    Row(
+        "POST",
+        "/tournaments/{tournament_id}/start",
+        OWN_MATCH,
+        lambda w: {"tournament_id": w.tournament()},
+    ),
+    Row(
+        "POST",
+        "/tournaments/{tournament_id}/cancel",
+        OWN_MATCH,
+        lambda w: {"tournament_id": w.tournament()},
+    ),
+    Row(
+        "POST",
+        "/tournaments/{tournament_id}/accept",
+        OWN_MATCH,
+        lambda w: {"tournament_id": w.tournament("player:invitee", "random")},
+        right="invitee",
+    ),
+    Row(
+        "POST",
+        "/tournaments/{tournament_id}/decline",
+        OWN_MATCH,
+        lambda w: {"tournament_id": w.tournament("player:invitee", "random")},
+        right="invitee",
+    ),
+    Row("GET", "/grader/profiles", PUBLIC),
+    # A grading job's id is the key to it (128 random bits): reading needs no token.
+    Row("GET", "/grader/jobs/{job_id}", (404, 404, 404, 404), lambda w: {"job_id": "j_unknown"}),
+    Row(
+        "GET",
+        "/grader/jobs/{job_id}/results.json",
+        (404, 404, 404, 404),
+        lambda w: {"job_id": "j_unknown"},
+    ),
+    Row(
+        "GET",
+        "/grader/jobs/{job_id}/report.html",
+        (404, 404, 404, 404),
+        lambda w: {"job_id": "j_unknown"},
+    ),
+    # An upload that cannot be graded (no checkers.py): refused before anything is queued.
+    Row(
+        "POST",
+        "/grader/jobs",
+        (422, 422, 422, 422),
+    ),
+    # WebSockets: the answer is the first message, or the close code.
+    Row("WS", "/ws", (4001, 4001, "welcome", "welcome")),
+    Row("WS", "/ws/matches/{match_id}", ("welcome",) * 4, lambda w: {"match_id": w.match()}),
+    Row(
+        "WS",
+        "/ws/tournaments/{tournament_id}",
+        ("welcome",) * 4,
+        lambda w: {"tournament_id": w.tournament()},
+    ),
+]
+
+
+def test_every_route_has_a_row() -> None:
+    """A new route without a row here fails: its authorization must be decided and tested."""
+    routes = app_routes(create_app(Settings()))
+    rows = {(row.method, row.path) for row in ROWS}
+    assert routes - rows == set(), "routes with no row in the auth matrix"
+    assert rows - routes == set(), "rows for routes that no longer exist"
+
+
+async def _ws_answer(url: str, headers: dict[str, str]) -> int | str:
+    """Connect, say hello; return the first message's type, or the close code."""
+    try:
+        async with connect(url, additional_headers=headers) as ws:
+            await ws.send(HELLO)
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if message["type"] != "error":
+                    return str(message["type"])
+    except ConnectionClosed as closed:
+        return closed.rcvd.code if closed.rcvd is not None else "closed"
+
+
+def _headers(world: World, row: Row, cell: str) -> dict[str, str]:
+    if cell == "none":
+        return {}
+    if cell == "malformed":
+        return dict(MALFORMED)
+    return world.auth(row.other if cell == "other" else row.right)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: f"{row.method} {row.path}")
+def test_route_answers_each_token_as_documented(live_server: RunningServer, row: Row) -> None:
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        world = World(http, live_server.ws_url)
+        for name in ("owner", "other", "invitee"):
+            world.register(name)
+        path = row.path.format(**row.prepare(world))
+        answers: list[int | str] = []
+        for cell in CELLS:
+            headers = _headers(world, row, cell)
+            if row.method == "WS":
+                answers.append(asyncio.run(_ws_answer(live_server.ws_url + path, headers)))
+            elif row.path == "/grader/jobs":
+                files = {"files": ("notes.txt", b"not a program")}
+                response = http.post(
+                    path, data={"profile": "endgame"}, files=files, headers=headers
+                )
+                answers.append(response.status_code)
+            else:
+                response = http.request(row.method, path, json=row.body(world), headers=headers)
+                answers.append(response.status_code)
+        assert tuple(answers) == row.expected, dict(zip(CELLS, answers, strict=True))
