@@ -57,8 +57,9 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.MATCH_OVER: "The match has already ended (finished or aborted).",
         ErrorCode.NOT_STARTED: "The match is still waiting for a player; nothing can be "
         "played yet.",
-        ErrorCode.BAD_MESSAGE: "Not a JSON object, no `type`, an unknown `type`, or a message "
-        "sent before `hello`.",
+        ErrorCode.BAD_MESSAGE: "Not a JSON object, no `type`, an unknown `type`, nested deeper "
+        "than MAX_JSON_DEPTH, an integer longer than MAX_NUMBER_DIGITS, or a message sent "
+        "before `hello`.",
         ErrorCode.VALIDATION_ERROR: "A known message or body with a missing, extra, mistyped or "
         "out-of-range field; `details` names the fields.",
         ErrorCode.MESSAGE_TOO_LARGE: "The message is larger than the server accepts "

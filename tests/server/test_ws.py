@@ -367,3 +367,18 @@ async def test_a_flag_falls_while_nobody_moves(
     final = await state_of(http, match_id)
     assert final["status"] == "finished" and final["seq"] == 2
     await ws_b.close()
+
+
+async def test_deep_nesting_and_huge_numbers_are_bad_messages_and_the_connection_works_on(
+    live_server: RunningServer, http: httpx.AsyncClient
+) -> None:
+    ws = await connect_player(live_server, await register(http, "alice"), "alice")
+    for text in ["[" * 30_000, '{"type": "ping", "time_ms": ' + "9" * 10_000 + "}"]:
+        await send(ws, text)
+        error = await receive(ws, "error")
+        assert error["code"] == "BAD_MESSAGE", error
+    await send(ws, {"type": "ping", "time_ms": 2**53})
+    assert (await receive(ws, "error"))["code"] == "VALIDATION_ERROR"
+    await send(ws, {"type": "ping", "time_ms": 2**53 - 1})
+    assert (await receive(ws, "pong"))["time_ms"] == 2**53 - 1
+    await ws.close()
