@@ -51,7 +51,8 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         "`legal_moves` lists the legal ones. The match is unchanged.",
         ErrorCode.INVALID_MOVE: "The move text cannot be read in the game's notation. "
         "The match is unchanged.",
-        ErrorCode.NOT_YOUR_TURN: "It is the other seat's turn. The match is unchanged.",
+        ErrorCode.NOT_YOUR_TURN: "It is the other seat's turn. The match is unchanged, but the "
+        "move counts toward the illegal-move forfeit.",
         ErrorCode.STALE_SEQ: "`expected_seq` differs from the match's current `seq`: you missed "
         "an event. `details.seq` holds the current one; the move was not played.",
         ErrorCode.MATCH_OVER: "The match has already ended (finished or aborted).",

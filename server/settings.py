@@ -26,7 +26,10 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="address to listen on")
     port: int = Field(8000, ge=0, le=65535, description="port to listen on (0: any free port)")
     max_illegal_moves: int = Field(
-        3, ge=1, description="rejected moves in one match after which a player forfeits"
+        3,
+        ge=1,
+        description="rejected moves (illegal, unreadable or out of turn) in one match after "
+        "which a player forfeits",
     )
     max_message_bytes: int = Field(
         MAX_MESSAGE_BYTES, ge=256, description="largest WebSocket message accepted, in bytes"

@@ -416,3 +416,30 @@ async def test_a_frame_over_the_limit_closes_with_1009_before_its_payload_arrive
     await send(ws, text[:-2] + " " * (limit - len(text)) + '"}')
     assert (await receive(ws, "error"))["code"] == "VALIDATION_ERROR"
     await ws.close()
+
+
+async def test_moves_out_of_turn_count_toward_the_forfeit(
+    live_server: RunningServer, http: httpx.AsyncClient
+) -> None:
+    limit = live_server.server.config.app.state.settings.max_illegal_moves
+    alice, bob = await register(http, "alice"), await register(http, "bob")
+    ws_a = await connect_player(live_server, alice, "alice")
+    body = {"game": "tictactoe", "seats": ["alice", "bob"]}
+    match_id = (await challenge_accepted(http, alice, bob, **body))["match_id"]
+    await receive(ws_a, "match_started")
+    await receive(ws_a, "match_state")
+    await send(ws_a, {"type": "move", "match_id": match_id, "move": "0"})
+    assert (await receive(ws_a, "move_made"))["seq"] == 2
+    for count in range(1, limit):
+        await send(ws_a, {"type": "move", "match_id": match_id, "move": str(count)})
+        error = await receive(ws_a, "error")
+        assert error["code"] == "NOT_YOUR_TURN"
+        assert (error["details"]["rejections"], error["details"]["limit"]) == (count, limit)
+    await send(ws_a, {"type": "move", "match_id": match_id, "move": "8"})
+    answers = {m["type"]: m for m in [await receive(ws_a), await receive(ws_a)]}
+    assert answers["error"]["code"] == "NOT_YOUR_TURN"
+    ended = answers["match_ended"]
+    assert ended["result"]["reason"] == "forfeit" and ended["result"]["winner"] == 1
+    final = await state_of(http, match_id)
+    assert final["status"] == "finished" and final["moves"] == ["0"]
+    await ws_a.close()
