@@ -150,6 +150,7 @@ class CloseCode(IntEnum):
     UNAUTHORIZED = 4001
     REPLACED = 4002
     UNSUPPORTED_VERSION = 4003
+    TOO_SLOW = 4008
 
 
 CLOSE_DESCRIPTIONS: Mapping[CloseCode, str] = MappingProxyType(
@@ -168,6 +169,8 @@ CLOSE_DESCRIPTIONS: Mapping[CloseCode, str] = MappingProxyType(
         "reconnect automatically.",
         CloseCode.UNSUPPORTED_VERSION: "The server does not speak the major protocol version "
         "given in `hello`.",
+        CloseCode.TOO_SLOW: "The client did not read: more than the server's limit of messages "
+        "(ws_max_queued_bytes) waited to be sent. They were dropped; reconnect and read.",
     }
 )
 """One line per WebSocket close code, for documentation."""

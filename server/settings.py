@@ -96,6 +96,13 @@ class Settings(BaseSettings):
         None,
         description="the agent profile's private suite; default: generated like the endgame's",
     )
+    # --- limits: WebSocket ---
+    ws_max_queued_bytes: int = Field(
+        1024 * 1024,
+        ge=1024,
+        description="text waiting to be sent to one WebSocket client (characters of JSON) "
+        "beyond which the client, too slow to read, is closed with 4008",
+    )
 
 
 def get_settings() -> Settings:

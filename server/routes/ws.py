@@ -8,8 +8,8 @@ server sends goes through the connection's queue (see server.hub), so replies an
 their order and a slow client stalls nobody else.
 
 A refused request is answered with an `error` and the connection stays open; only a bad token
-(4001), a bad first message (4000), an unsupported version (4003), an oversized message (1009)
-or a replacement by a newer connection (4002) closes it.
+(4001), a bad first message (4000), an unsupported version (4003), an oversized message (1009),
+a replacement by a newer connection (4002) or a client that does not read (4008) closes it.
 """
 
 from __future__ import annotations
@@ -90,9 +90,13 @@ def _token(websocket: WebSocket) -> str | None:
 
 
 async def _receive(websocket: WebSocket, connection: Connection, settings: Settings) -> str:
-    """Return the next text (or UTF-8 binary) message; close with 1009 when it is too large."""
+    """Return the next text (or UTF-8 binary) message; close with 1009 when it is too large.
+
+    Raises _ClosedError once the connection is closed, by the client or by the server (a client
+    closed as too slow is not served the requests it sent after).
+    """
     frame = await websocket.receive()
-    if frame["type"] == "websocket.disconnect":
+    if frame["type"] == "websocket.disconnect" or connection.closed:
         raise _ClosedError
     data: str | None = frame.get("text")
     if data is None:
@@ -171,7 +175,7 @@ async def player_socket(websocket: WebSocket) -> None:
     token = _token(websocket)
     player = None if token is None else await service.player_by_token_hash(hash_token(token))
     if player is None:
-        refused = Connection(websocket)
+        refused = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
         refused.send(
             ErrorMessage(
                 code=ErrorCode.UNAUTHORIZED,
@@ -182,7 +186,7 @@ async def player_socket(websocket: WebSocket) -> None:
         refused.close(CloseCode.UNAUTHORIZED, "unauthorized")
         await refused.wait_closed()
         return
-    connection = Connection(websocket, player.id)
+    connection = Connection(websocket, player.id, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=player.name, server_time_ms=_epoch_ms()))
@@ -251,7 +255,7 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
     service: MatchService = websocket.app.state.service
     hub: Hub = websocket.app.state.hub
     await websocket.accept()
-    connection = Connection(websocket)
+    connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))
@@ -277,7 +281,7 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     settings: Settings = websocket.app.state.settings
     tournaments: TournamentService = websocket.app.state.tournaments
     await websocket.accept()
-    connection = Connection(websocket)
+    connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))

@@ -688,6 +688,7 @@ def test_close_codes_are_the_documented_numbers() -> None:
         "UNAUTHORIZED": 4001,
         "REPLACED": 4002,
         "UNSUPPORTED_VERSION": 4003,
+        "TOO_SLOW": 4008,
     }
 
 

@@ -1,0 +1,102 @@
+"""The WebSocket routes' resource limits, against real servers and bare-socket clients that
+misbehave: a client that never reads, one that never says hello, one that opens too many
+connections."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from protocol.errors import CloseCode
+from server.settings import Settings
+from tests.server.conftest import free_port
+from tests.server.raw_websocket import RawWebSocket
+
+HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
+
+
+@contextmanager
+def served(settings: Settings, **env: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Run `arena serve` as a process on a free port with `env` added; yield it and its URL."""
+    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("the arena console script is not installed in this environment")
+    port = free_port()
+    process = subprocess.Popen(
+        [exe, "serve", "--port", str(port), "--database", settings.database_url],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "ARENA_GRADER_DIR": str(settings.grader_dir), **env},
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            httpx.get(f"{base}/health", timeout=1)
+            break
+        except httpx.HTTPError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise
+            time.sleep(0.1)
+    try:
+        yield process, base
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def rss_bytes(pid: int) -> int:
+    """Return the resident memory of process `pid`."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS")
+
+
+def hello(raw: RawWebSocket) -> None:
+    """Say hello and read the welcome."""
+    raw.send_json(HELLO)
+    frame = raw.read_frame(10)
+    assert frame is not None and json.loads(frame[1])["type"] == "welcome", frame
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
+def test_a_client_that_does_not_read_is_closed_with_4008_and_memory_stays_bounded(
+    server_settings: Settings,
+) -> None:
+    limit = 1024 * 1024
+    with served(server_settings, ARENA_WS_MAX_QUEUED_BYTES=str(limit)) as (process, base):
+        token = httpx.post(f"{base}/players", json={"name": "alice"}).json()["token"]
+        port = int(base.rsplit(":", 1)[1])
+        # A small receive buffer: the kernel holds little for this client, the server the rest.
+        raw = RawWebSocket(port, "/ws", {"Authorization": f"Bearer {token}"}, receive_buffer=4096)
+        hello(raw)
+        before = rss_bytes(process.pid)
+        # Each request is answered with an error of about its own size (an unknown type is
+        # echoed); the client never reads. The kernel's buffers (the server's send buffer grows
+        # to 4 MB) take the first few MB; up to 3,000 requests ask for 54 MB in all.
+        request = json.dumps({"type": "x" * 16_000}).encode()
+        frame = bytes([0x81, 0xFF]) + len(request).to_bytes(8, "big") + b"\0\0\0\0" + request
+        raw.sock.settimeout(1)  # the server stops reading once it has closed: sends then stall
+        sent = 0
+        while sent < 3000 and raw.try_send(frame):
+            sent += 1
+        grown = rss_bytes(process.pid) - before
+        # Now read: what the kernel holds, then the close frame with the documented code.
+        assert raw.close_code(10) == CloseCode.TOO_SLOW, f"{sent} requests sent"
+        raw.close()
+        assert grown < 32 * 1024 * 1024, f"the server grew by {grown} bytes"
+        # The server serves on.
+        assert httpx.get(f"{base}/health").status_code == 200
