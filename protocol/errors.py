@@ -151,6 +151,8 @@ class CloseCode(IntEnum):
     REPLACED = 4002
     UNSUPPORTED_VERSION = 4003
     TOO_SLOW = 4008
+    HELLO_TIMEOUT = 4004
+    TOO_MANY_CONNECTIONS = 4009
 
 
 CLOSE_DESCRIPTIONS: Mapping[CloseCode, str] = MappingProxyType(
@@ -171,6 +173,11 @@ CLOSE_DESCRIPTIONS: Mapping[CloseCode, str] = MappingProxyType(
         "given in `hello`.",
         CloseCode.TOO_SLOW: "The client did not read: more than the server's limit of messages "
         "(ws_max_queued_bytes) waited to be sent. They were dropped; reconnect and read.",
+        CloseCode.HELLO_TIMEOUT: "The client did not send `hello` within the server's limit "
+        "(ws_hello_timeout_s) after the handshake.",
+        CloseCode.TOO_MANY_CONNECTIONS: "The client address (ws_max_connections_per_address) or "
+        "the player (ws_max_connections_per_player) already has as many WebSockets open as the "
+        "server allows; close some first.",
     }
 )
 """One line per WebSocket close code, for documentation."""

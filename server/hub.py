@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 
 from fastapi import WebSocket, WebSocketDisconnect
 
@@ -163,11 +164,41 @@ class Connection:
 
 
 class Hub:
-    """The application's WebSocket connections: one per player, and each match's spectators."""
+    """The application's WebSocket connections: one per player, and each match's spectators.
+
+    It also counts every open WebSocket by client address and by player (`admit`, `release`),
+    from the handshake to the end of its route, whether or not it has said hello yet.
+    """
 
     def __init__(self) -> None:
         self.players: dict[int, Connection] = {}
         self.spectators: dict[str, set[Connection]] = {}
+        self._per_address: Counter[str] = Counter()
+        self._per_player: Counter[int] = Counter()
+
+    def admit(
+        self, address: str, player_id: int | None, *, max_per_address: int, max_per_player: int
+    ) -> str | None:
+        """Count one more open connection from `address` (and of `player_id`, if any); return
+        None, or why it is refused when a limit is reached (then nothing is counted)."""
+        if self._per_address[address] >= max_per_address:
+            return f"too many connections: at most {max_per_address} from one address"
+        if player_id is not None and self._per_player[player_id] >= max_per_player:
+            return f"too many connections: at most {max_per_player} for one player"
+        self._per_address[address] += 1
+        if player_id is not None:
+            self._per_player[player_id] += 1
+        return None
+
+    def release(self, address: str, player_id: int | None) -> None:
+        """Forget one connection counted by `admit`."""
+        self._per_address[address] -= 1
+        if self._per_address[address] <= 0:
+            del self._per_address[address]
+        if player_id is not None:
+            self._per_player[player_id] -= 1
+            if self._per_player[player_id] <= 0:
+                del self._per_player[player_id]
 
     def attach_player(self, connection: Connection) -> None:
         """Make `connection` its player's connection, closing any older one with 4002."""

@@ -103,6 +103,24 @@ class Settings(BaseSettings):
         description="text waiting to be sent to one WebSocket client (characters of JSON) "
         "beyond which the client, too slow to read, is closed with 4008",
     )
+    ws_hello_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        description="seconds a new WebSocket may take to send hello before it is closed with 4004",
+    )
+    ws_max_connections_per_address: int = Field(
+        64,
+        ge=1,
+        description="WebSockets open at once from one client address (all routes; behind a "
+        "proxy without forwarded headers, every client has the proxy's address); more are "
+        "closed with 4009",
+    )
+    ws_max_connections_per_player: int = Field(
+        16,
+        ge=1,
+        description="WebSockets open at once with one player's token (a newer one replaces the "
+        "older, but a replaced one counts until it is closed); more are closed with 4009",
+    )
 
 
 def get_settings() -> Settings:

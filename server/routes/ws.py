@@ -9,11 +9,13 @@ their order and a slow client stalls nobody else.
 
 A refused request is answered with an `error` and the connection stays open; only a bad token
 (4001), a bad first message (4000), an unsupported version (4003), an oversized message (1009),
-a replacement by a newer connection (4002) or a client that does not read (4008) closes it.
+a replacement by a newer connection (4002), no hello in time (4004), a client that does not
+read (4008) or too many connections from one address or player (4009) closes it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
@@ -120,8 +122,17 @@ async def _receive(websocket: WebSocket, connection: Connection, settings: Setti
 
 
 async def _handshake(websocket: WebSocket, connection: Connection, settings: Settings) -> None:
-    """Read the `hello`; refuse anything else (4000) or an unsupported version (4003)."""
-    data = await _receive(websocket, connection, settings)
+    """Read the `hello`; refuse anything else (4000), an unsupported version (4003) or no
+    hello within `ws_hello_timeout_s` (4004)."""
+    try:
+        data = await asyncio.wait_for(
+            _receive(websocket, connection, settings), settings.ws_hello_timeout_s
+        )
+    except TimeoutError:
+        connection.close(
+            CloseCode.HELLO_TIMEOUT, f"no hello within {settings.ws_hello_timeout_s:g} s"
+        )
+        raise _ClosedError from None
     try:
         message = parse_client_message(data)
     except ProtocolError as error:
@@ -148,6 +159,28 @@ async def _handshake(websocket: WebSocket, connection: Connection, settings: Set
         )
         connection.close(CloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
         raise _ClosedError
+
+
+def _address(websocket: WebSocket) -> str:
+    """Return the client's address (the proxy's, behind a proxy that does not forward it)."""
+    return websocket.client.host if websocket.client is not None else ""
+
+
+def _admit(websocket: WebSocket, hub: Hub, settings: Settings, player_id: int | None) -> str | None:
+    """Count the connection against the per-address and per-player limits; None or why not."""
+    return hub.admit(
+        _address(websocket),
+        player_id,
+        max_per_address=settings.ws_max_connections_per_address,
+        max_per_player=settings.ws_max_connections_per_player,
+    )
+
+
+async def _refuse(websocket: WebSocket, settings: Settings, code: CloseCode, reason: str) -> None:
+    """Close an accepted WebSocket at once with `code`."""
+    refused = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
+    refused.close(code, reason)
+    await refused.wait_closed()
 
 
 async def _handle(service: MatchService, player: Player, message: ClientMessage) -> None:
@@ -186,6 +219,10 @@ async def player_socket(websocket: WebSocket) -> None:
         refused.close(CloseCode.UNAUTHORIZED, "unauthorized")
         await refused.wait_closed()
         return
+    refusal = _admit(websocket, hub, settings, player.id)
+    if refusal is not None:
+        await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
+        return
     connection = Connection(websocket, player.id, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
         await _handshake(websocket, connection, settings)
@@ -219,6 +256,7 @@ async def player_socket(websocket: WebSocket) -> None:
     finally:
         hub.detach_player(connection)
         await connection.wait_closed()
+        hub.release(_address(websocket), player.id)
 
 
 async def _read_only(
@@ -255,6 +293,10 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
     service: MatchService = websocket.app.state.service
     hub: Hub = websocket.app.state.hub
     await websocket.accept()
+    refusal = _admit(websocket, hub, settings, None)
+    if refusal is not None:
+        await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
+        return
     connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
         await _handshake(websocket, connection, settings)
@@ -273,6 +315,7 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
     finally:
         hub.unwatch(match_id, connection)
         await connection.wait_closed()
+        hub.release(_address(websocket), None)
 
 
 @router.websocket("/ws/tournaments/{tournament_id}")
@@ -280,7 +323,12 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     """Watch a tournament, read-only: its `tournament_state`, then its progress messages."""
     settings: Settings = websocket.app.state.settings
     tournaments: TournamentService = websocket.app.state.tournaments
+    hub: Hub = websocket.app.state.hub
     await websocket.accept()
+    refusal = _admit(websocket, hub, settings, None)
+    if refusal is not None:
+        await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
+        return
     connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
         await _handshake(websocket, connection, settings)
@@ -298,3 +346,4 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     finally:
         tournaments.unwatch(tournament_id, connection.send)
         await connection.wait_closed()
+        hub.release(_address(websocket), None)

@@ -689,6 +689,8 @@ def test_close_codes_are_the_documented_numbers() -> None:
         "REPLACED": 4002,
         "UNSUPPORTED_VERSION": 4003,
         "TOO_SLOW": 4008,
+        "HELLO_TIMEOUT": 4004,
+        "TOO_MANY_CONNECTIONS": 4009,
     }
 
 

@@ -4,6 +4,7 @@ connections."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -16,10 +17,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import CloseCode
 from server.settings import Settings
-from tests.server.conftest import free_port
+from tests.server.conftest import RunningServer, free_port, start_server
 from tests.server.raw_websocket import RawWebSocket
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
@@ -100,3 +103,84 @@ def test_a_client_that_does_not_read_is_closed_with_4008_and_memory_stays_bounde
         assert grown < 32 * 1024 * 1024, f"the server grew by {grown} bytes"
         # The server serves on.
         assert httpx.get(f"{base}/health").status_code == 200
+
+
+@contextmanager
+def server_with(settings: Settings, **limits: float) -> Iterator[RunningServer]:
+    """Run the app in-process with `limits` (settings fields) changed."""
+    running = start_server(settings.model_copy(update=limits))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+async def expect_close(ws: ClientConnection, code: int, within: float) -> None:
+    """Wait up to `within` seconds for the server to close `ws` with `code`, reading on."""
+    with pytest.raises(ConnectionClosed):
+        while True:
+            await asyncio.wait_for(ws.recv(), within)
+    assert ws.close_code == code, ws.close_reason
+
+
+async def welcomed(ws: ClientConnection) -> None:
+    """Say hello and check the welcome."""
+    await ws.send(json.dumps(HELLO))
+    assert json.loads(await asyncio.wait_for(ws.recv(), 5))["type"] == "welcome"
+
+
+async def test_a_websocket_without_hello_is_closed_with_4004(server_settings: Settings) -> None:
+    with server_with(server_settings, ws_hello_timeout_s=0.5) as server:
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            token = (await http.post("/players", json={"name": "alice"})).json()["token"]
+        silent = [
+            await connect(f"{server.ws_url}/ws?token={token}"),
+            await connect(f"{server.ws_url}/ws/matches/m_1"),
+            await connect(f"{server.ws_url}/ws/tournaments/t_1"),
+        ]
+        started = time.monotonic()
+        for ws in silent:
+            await expect_close(ws, CloseCode.HELLO_TIMEOUT, within=3)
+        assert time.monotonic() - started < 3
+        # One that says hello in time plays on past the timeout.
+        ws = await connect(f"{server.ws_url}/ws?token={token}")
+        await welcomed(ws)
+        await asyncio.sleep(1)
+        await ws.send(json.dumps({"type": "ping", "time_ms": 5}))
+        assert json.loads(await asyncio.wait_for(ws.recv(), 5))["type"] == "pong"
+        await ws.close()
+
+
+async def test_connections_per_address_are_bounded_with_4009(server_settings: Settings) -> None:
+    with server_with(server_settings, ws_max_connections_per_address=3) as server:
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            token = (await http.post("/players", json={"name": "alice"})).json()["token"]
+        open_ = [await connect(f"{server.ws_url}/ws/matches/m_{i}") for i in range(3)]
+        for path in ("/ws/matches/m_9", "/ws/tournaments/t_1", f"/ws?token={token}"):
+            refused = await connect(f"{server.ws_url}{path}")
+            await expect_close(refused, CloseCode.TOO_MANY_CONNECTIONS, within=3)
+        # Closing one frees its place.
+        await open_[0].close()
+        await asyncio.sleep(0.2)
+        again = await connect(f"{server.ws_url}/ws/matches/m_0")
+        await welcomed(again)
+        for ws in (*open_[1:], again):
+            await ws.close()
+
+
+async def test_connections_per_player_are_bounded_with_4009(server_settings: Settings) -> None:
+    with server_with(server_settings, ws_max_connections_per_player=2) as server:
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            tokens = {
+                name: (await http.post("/players", json={"name": name})).json()["token"]
+                for name in ("alice", "bob")
+            }
+        alice = [await connect(f"{server.ws_url}/ws?token={tokens['alice']}") for _ in range(2)]
+        refused = await connect(f"{server.ws_url}/ws?token={tokens['alice']}")
+        await expect_close(refused, CloseCode.TOO_MANY_CONNECTIONS, within=3)
+        # Another player is not affected, and alice's connections still work.
+        bob = await connect(f"{server.ws_url}/ws?token={tokens['bob']}")
+        await welcomed(bob)
+        await welcomed(alice[1])
+        for ws in (*alice, bob):
+            await ws.close()
