@@ -254,9 +254,11 @@ async def player_socket(websocket: WebSocket) -> None:
     except (_ClosedError, WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        hub.detach_player(connection)
-        await connection.wait_closed()
-        hub.release(_address(websocket), player.id)
+        try:
+            hub.detach_player(connection)
+            await connection.wait_closed()
+        finally:
+            hub.release(_address(websocket), player.id)
 
 
 async def _read_only(
@@ -313,9 +315,11 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
     except (_ClosedError, WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        hub.unwatch(match_id, connection)
-        await connection.wait_closed()
-        hub.release(_address(websocket), None)
+        try:
+            hub.unwatch(match_id, connection)
+            await connection.wait_closed()
+        finally:
+            hub.release(_address(websocket), None)
 
 
 @router.websocket("/ws/tournaments/{tournament_id}")
@@ -344,6 +348,8 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     except (_ClosedError, WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        tournaments.unwatch(tournament_id, connection.send)
-        await connection.wait_closed()
-        hub.release(_address(websocket), None)
+        try:
+            tournaments.unwatch(tournament_id, connection.send)
+            await connection.wait_closed()
+        finally:
+            hub.release(_address(websocket), None)
