@@ -177,7 +177,9 @@ def _admit(websocket: WebSocket, hub: Hub, settings: Settings, player_id: int | 
 
 
 async def _refuse(websocket: WebSocket, settings: Settings, code: CloseCode, reason: str) -> None:
-    """Close an accepted WebSocket at once with `code`."""
+    """Accept the WebSocket and close it at once with `code` (a client sees the code, which a
+    refused handshake would not show it)."""
+    await websocket.accept()
     refused = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
     refused.close(code, reason)
     await refused.wait_closed()
@@ -204,10 +206,10 @@ async def player_socket(websocket: WebSocket) -> None:
     settings: Settings = websocket.app.state.settings
     service: MatchService = websocket.app.state.service
     hub: Hub = websocket.app.state.hub
-    await websocket.accept()
     token = _token(websocket)
     player = None if token is None else await service.player_by_token_hash(hash_token(token))
     if player is None:
+        await websocket.accept()
         refused = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
         refused.send(
             ErrorMessage(
@@ -223,8 +225,10 @@ async def player_socket(websocket: WebSocket) -> None:
     if refusal is not None:
         await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
         return
+    # Counted before the handshake completes: a client that sees it open is counted already.
     connection = Connection(websocket, player.id, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
+        await websocket.accept()
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=player.name, server_time_ms=_epoch_ms()))
         hub.attach_player(connection)
@@ -294,13 +298,13 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
     settings: Settings = websocket.app.state.settings
     service: MatchService = websocket.app.state.service
     hub: Hub = websocket.app.state.hub
-    await websocket.accept()
     refusal = _admit(websocket, hub, settings, None)
     if refusal is not None:
         await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
         return
     connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
+        await websocket.accept()
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))
         hub.watch(match_id, connection)
@@ -328,13 +332,13 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     settings: Settings = websocket.app.state.settings
     tournaments: TournamentService = websocket.app.state.tournaments
     hub: Hub = websocket.app.state.hub
-    await websocket.accept()
     refusal = _admit(websocket, hub, settings, None)
     if refusal is not None:
         await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
         return
     connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
+        await websocket.accept()
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))
         try:
