@@ -21,6 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import CloseCode
+from server.hub import CLOSE_TIMEOUT_S
 from server.settings import Settings
 from tests.server.conftest import RunningServer, free_port, start_server
 from tests.server.raw_websocket import RawWebSocket
@@ -184,3 +185,36 @@ async def test_connections_per_player_are_bounded_with_4009(server_settings: Set
         await welcomed(alice[1])
         for ws in (*alice, bob):
             await ws.close()
+
+
+async def test_a_client_closed_as_too_slow_frees_its_place_though_it_never_reads(
+    server_settings: Settings,
+) -> None:
+    # One connection per address: the non-reader holds it until the server lets it go.
+    with server_with(server_settings, ws_max_connections_per_address=1) as server:
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            token = (await http.post("/players", json={"name": "alice"})).json()["token"]
+        raw = RawWebSocket(
+            server.port, "/ws", {"Authorization": f"Bearer {token}"}, receive_buffer=4096
+        )
+        hello(raw)
+        request = json.dumps({"type": "x" * 16_000}).encode()
+        frame = bytes([0x81, 0xFF]) + len(request).to_bytes(8, "big") + b"\0\0\0\0" + request
+        raw.sock.settimeout(1)
+        sent = 0
+        while sent < 3000 and raw.try_send(frame):
+            sent += 1
+        assert sent < 3000, "the server never stopped reading"
+        # The writer waits CLOSE_TIMEOUT_S for a client that never reads, then gives up.
+        deadline = time.monotonic() + CLOSE_TIMEOUT_S + 5
+        while True:
+            ws = await connect(f"{server.ws_url}/ws/matches/m_1")
+            try:
+                await welcomed(ws)
+                break
+            except ConnectionClosed:
+                assert ws.close_code == CloseCode.TOO_MANY_CONNECTIONS
+                assert time.monotonic() < deadline, "the non-reader kept its place"
+                await asyncio.sleep(0.5)
+        await ws.close()
+        raw.close()
