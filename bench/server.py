@@ -256,7 +256,11 @@ async def bench_arena(args: argparse.Namespace, rate: float) -> dict[str, Any]:
         arena = Path(sys.executable).parent / "arena"
         command = [str(arena), "serve", "--port", str(port), "--database", database]
         log_file = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 - closed below
-        process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT)
+        # Every player connects from this machine: lift the per-address limit (default 64).
+        limit = {"ARENA_WS_MAX_CONNECTIONS_PER_ADDRESS": str(2 * args.matches + 16)}
+        process = subprocess.Popen(
+            command, stdout=log_file, stderr=subprocess.STDOUT, env={**os.environ, **limit}
+        )
         try:
             base = f"http://127.0.0.1:{port}"
             await wait_http(f"{base}/health", process)

@@ -208,6 +208,8 @@ def serve(
         port=actual_port,
         log_level="info",
         ws_per_message_deflate=settings.ws_compression,
+        # uvicorn refuses a larger frame from its header, before buffering it (default 16 MiB).
+        ws_max_size=settings.max_message_bytes,
     )
     uvicorn.Server(config).run(sockets=[sock])
 

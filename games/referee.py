@@ -11,7 +11,7 @@ Effects of one call come in this order: at most one `Event` first (the accepted 
 stored before anything is sent), then the messages (`MatchStarted`, `MoveAccepted`, `DrawOffered`,
 `DrawDeclined`, `MatchEnded`, `Rejected`). Every accepted event increases `seq` by exactly one;
 all effects of one event carry its `seq`. A rejected call changes nothing but, for an illegal or
-unreadable move by the side to move, that player's count of rejected moves (and `seq` stays).
+unreadable move, or a move out of turn, that player's count of rejected moves (and `seq` stays).
 
 Time: the side to move's clock runs from the moment its turn begins (the start, or the previous
 move) until its move arrives; the time used is subtracted, then the increment is added. A flag
@@ -279,7 +279,7 @@ class Rejected:
     `action` names the call ("move", "resign", ...); `text` is the move text sent, if any;
     `legal_moves` are the legal moves of the current position (empty when none can be played);
     `rejections` is the player's count of rejected moves after this one (illegal and unreadable
-    moves count; the limit is `MatchConfig.max_illegal_moves`).
+    moves and moves out of turn count; the limit is `MatchConfig.max_illegal_moves`).
     """
 
     player: int
@@ -448,15 +448,12 @@ class Referee:
             return [*effects, refusal]
         state = self._state
         if player != state.to_move:
+            # Counted like an illegal move: otherwise a client could send moves out of turn
+            # forever, each costing a rejection (and its list of legal moves) for free.
+            reason = f"it is {self._name(state.to_move)}'s turn, not {self._name(player)}'s"
             return [
                 *effects,
-                self._reject(
-                    player,
-                    "move",
-                    ErrorCode.NOT_YOUR_TURN,
-                    f"it is {self._name(state.to_move)}'s turn, not {self._name(player)}'s",
-                    text,
-                ),
+                *self._reject_move(player, ErrorCode.NOT_YOUR_TURN, reason, text, now_ms),
             ]
         try:
             move = self._legal_moves().get(text)

@@ -51,14 +51,16 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         "`legal_moves` lists the legal ones. The match is unchanged.",
         ErrorCode.INVALID_MOVE: "The move text cannot be read in the game's notation. "
         "The match is unchanged.",
-        ErrorCode.NOT_YOUR_TURN: "It is the other seat's turn. The match is unchanged.",
+        ErrorCode.NOT_YOUR_TURN: "It is the other seat's turn. The match is unchanged, but the "
+        "move counts toward the illegal-move forfeit.",
         ErrorCode.STALE_SEQ: "`expected_seq` differs from the match's current `seq`: you missed "
         "an event. `details.seq` holds the current one; the move was not played.",
         ErrorCode.MATCH_OVER: "The match has already ended (finished or aborted).",
         ErrorCode.NOT_STARTED: "The match is still waiting for a player; nothing can be "
         "played yet.",
-        ErrorCode.BAD_MESSAGE: "Not a JSON object, no `type`, an unknown `type`, or a message "
-        "sent before `hello`.",
+        ErrorCode.BAD_MESSAGE: "Not a JSON object, no `type`, an unknown `type`, nested deeper "
+        "than MAX_JSON_DEPTH, an integer longer than MAX_NUMBER_DIGITS, or a message sent "
+        "before `hello`.",
         ErrorCode.VALIDATION_ERROR: "A known message or body with a missing, extra, mistyped or "
         "out-of-range field; `details` names the fields.",
         ErrorCode.MESSAGE_TOO_LARGE: "The message is larger than the server accepts "
@@ -148,6 +150,9 @@ class CloseCode(IntEnum):
     UNAUTHORIZED = 4001
     REPLACED = 4002
     UNSUPPORTED_VERSION = 4003
+    TOO_SLOW = 4008
+    HELLO_TIMEOUT = 4004
+    TOO_MANY_CONNECTIONS = 4009
 
 
 CLOSE_DESCRIPTIONS: Mapping[CloseCode, str] = MappingProxyType(
@@ -166,6 +171,13 @@ CLOSE_DESCRIPTIONS: Mapping[CloseCode, str] = MappingProxyType(
         "reconnect automatically.",
         CloseCode.UNSUPPORTED_VERSION: "The server does not speak the major protocol version "
         "given in `hello`.",
+        CloseCode.TOO_SLOW: "The client did not read: more than the server's limit of messages "
+        "(ws_max_queued_bytes) waited to be sent. They were dropped; reconnect and read.",
+        CloseCode.HELLO_TIMEOUT: "The client did not send `hello` within the server's limit "
+        "(ws_hello_timeout_s) after the handshake.",
+        CloseCode.TOO_MANY_CONNECTIONS: "The client address (ws_max_connections_per_address) or "
+        "the player (ws_max_connections_per_player) already has as many WebSockets open as the "
+        "server allows; close some first.",
     }
 )
 """One line per WebSocket close code, for documentation."""

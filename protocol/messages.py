@@ -12,6 +12,8 @@ Times are integers in milliseconds; `*_time_ms` fields are Unix epoch millisecon
 from __future__ import annotations
 
 import json
+import re
+from itertools import accumulate
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
@@ -36,14 +38,31 @@ MAX_MOVE_LENGTH = 128
 MAX_POSITION_LENGTH = 4096
 MAX_OPTIONS = 32
 MAX_DAY_MS = 86_400_000
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer a time or seq may be: every JSON reader (JavaScript's too) holds it
+exactly."""
+MAX_JSON_DEPTH = 32
+"""The deepest nesting of arrays and objects a message may have; deeper is BAD_MESSAGE."""
+MAX_NUMBER_DIGITS = 32
+"""The most digits an integer of a message may have; longer is BAD_MESSAGE."""
 
 # Constrained field types. Integers are strict: JSON `"5"`, `5.5` or `true` is not an integer.
-Ms = Annotated[int, Strict(), Field(ge=0, description="A duration in milliseconds.")]
-EpochMs = Annotated[int, Strict(), Field(ge=0, description="Unix epoch time in milliseconds.")]
+Ms = Annotated[
+    int, Strict(), Field(ge=0, le=MAX_SAFE_INTEGER, description="A duration in milliseconds.")
+]
+EpochMs = Annotated[
+    int,
+    Strict(),
+    Field(ge=0, le=MAX_SAFE_INTEGER, description="Unix epoch time in milliseconds."),
+]
 Seq = Annotated[
     int,
     Strict(),
-    Field(ge=0, description="The match's event counter: +1 per accepted event of the match."),
+    Field(
+        ge=0,
+        le=MAX_SAFE_INTEGER,
+        description="The match's event counter: +1 per accepted event of the match.",
+    ),
 ]
 Seat = Annotated[
     int,
@@ -986,8 +1005,23 @@ def _diagnose(
     data: bytes | str, exc: ValidationError, known: tuple[type[WireMessage], ...]
 ) -> ProtocolError:
     """Return the ProtocolError that explains why `data` failed validation."""
+    text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
+    depth = _json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        # Checked before json.loads, which recurses once per level (RecursionError).
+        return ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"message is nested {depth} levels deep; the limit is {MAX_JSON_DEPTH}",
+            {"depth": depth, "limit": MAX_JSON_DEPTH},
+        )
     try:
-        raw = json.loads(data)
+        raw = json.loads(text, parse_int=_bounded_int)
+    except _NumberTooLongError as error:
+        return ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"message has an integer of {error.digits} digits; the limit is {MAX_NUMBER_DIGITS}",
+            {"digits": error.digits, "limit": MAX_NUMBER_DIGITS},
+        )
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         return ProtocolError(ErrorCode.BAD_MESSAGE, f"message is not valid JSON: {error}")
     if not isinstance(raw, dict):
@@ -1004,6 +1038,36 @@ def _diagnose(
             {"type": tag if isinstance(tag, str) else None},
         )
     return _validation_error(str(tag), exc)
+
+
+# A string, or an unclosed one to the end of the text: the optional closing quote keeps the scan
+# linear (a required one would rescan from every quote of an unclosed string: quadratic).
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _json_depth(text: str) -> int:
+    """Return the deepest nesting of arrays and objects in `text`, strings skipped.
+
+    Works on any text, JSON or not, in linear time and without recursion.
+    """
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
+
+
+class _NumberTooLongError(ValueError):
+    def __init__(self, digits: int) -> None:
+        super().__init__(f"an integer of {digits} digits")
+        self.digits = digits
+
+
+def _bounded_int(literal: str) -> int:
+    """Parse a JSON integer, refusing one longer than MAX_NUMBER_DIGITS (before int() runs)."""
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_NUMBER_DIGITS:
+        raise _NumberTooLongError(digits)
+    return int(literal)
 
 
 def _validation_error(tag: str, exc: ValidationError) -> ProtocolError:

@@ -6,7 +6,9 @@ of each match. `MatchService` awaits `Hub.publish` after every commit, under the
 each match's events reach every connection in seq order.
 
 A connection never blocks a match: `publish` only puts text on the connection's queue, and a
-writer task per connection sends it. A client too slow to drain `MAX_QUEUE` messages is dropped.
+writer task per connection sends it. The queue is bounded in bytes, not messages (one message
+may be a long game's `match_state`): a client that lets more than `max_queued_bytes` wait
+(it does not read, or reads too slowly) loses what waits and is closed with 4008.
 
 While a connection is being brought up to date (`Connection.syncing`), events are held back;
 `Connection.sync` records the seq of each `match_state` sent, and `Connection.end_sync` then
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 
 from fastapi import WebSocket, WebSocketDisconnect
 
@@ -34,8 +37,10 @@ from server.matches import Broadcast
 
 log = logging.getLogger(__name__)
 
-MAX_QUEUE = 10_000
-"""Messages waiting for one connection beyond which the client is dropped as too slow."""
+CLOSE_TIMEOUT_S = 5.0
+"""How long a closing connection's writer may wait for the client to take what it still has to
+send (a client that does not read never does); then it is cancelled, so neither the route nor
+the server's shutdown waits on it."""
 
 
 class _Close:
@@ -49,13 +54,18 @@ class _Close:
 class Connection:
     """One WebSocket and the task that writes its queued messages, in order.
 
-    `player_id` is None for a spectator.
+    `player_id` is None for a spectator. `max_queued_bytes` bounds the text waiting to be sent
+    (held back while syncing, queued, or being sent), counted in characters of JSON.
     """
 
-    def __init__(self, websocket: WebSocket, player_id: int | None = None) -> None:
+    def __init__(
+        self, websocket: WebSocket, player_id: int | None = None, *, max_queued_bytes: int
+    ) -> None:
         self.websocket = websocket
         self.player_id = player_id
         self.closed = False
+        self.max_queued_bytes = max_queued_bytes
+        self._queued_bytes = 0
         self._queue: asyncio.Queue[str | _Close] = asyncio.Queue()
         self._held: list[tuple[str, int, str]] | None = []
         self._synced: dict[str, int] = {}
@@ -80,13 +90,15 @@ class Connection:
         """Queue the held events newer than the states sent; later events go out at once."""
         held, self._held = self._held or [], None
         for match_id, seq, text in held:
+            self._queued_bytes -= len(text)
             if seq > self._synced.get(match_id, -1):
                 self._put(text)
 
     def deliver(self, match_id: str, seq: int, text: str) -> None:
         """Queue (or, while syncing, hold) the text of one event of `match_id`."""
         if self._held is not None:
-            self._held.append((match_id, seq, text))
+            if not self._count(text):
+                self._held.append((match_id, seq, text))
         else:
             self._put(text)
 
@@ -97,22 +109,40 @@ class Connection:
             self.closed = True
 
     async def wait_closed(self) -> None:
-        """Wait until the writer has sent everything queued (and the close, if any)."""
+        """Wait until the writer has sent everything queued (and the close, if any), at most
+        CLOSE_TIMEOUT_S: a client that does not read would make it wait forever."""
         if not self.closed:
             self.close(CloseCode.NORMAL)
+        done, _ = await asyncio.wait({self._writer}, timeout=CLOSE_TIMEOUT_S)
+        if not done:
+            self._writer.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._writer
 
     def _put(self, text: str) -> None:
+        if not self._count(text):
+            self._queue.put_nowait(text)
+
+    def _count(self, text: str) -> bool:
+        """Count `text` as waiting; return True if it must be dropped instead (closed, or the
+        client is too slow: then everything waiting is dropped and the close queued)."""
         if self.closed:
-            return
-        if self._queue.qsize() >= MAX_QUEUE:
-            log.warning("dropping a WebSocket client that does not read its messages")
-            while not self._queue.empty():
-                self._queue.get_nowait()
-            self.close(CloseCode.POLICY_VIOLATION, "too slow: messages were not read")
-            return
-        self._queue.put_nowait(text)
+            return True
+        self._queued_bytes += len(text)
+        if self._queued_bytes <= self.max_queued_bytes:
+            return False
+        log.warning(
+            "closing a WebSocket client that does not read: %d bytes waiting, the limit is %d",
+            self._queued_bytes,
+            self.max_queued_bytes,
+        )
+        while not self._queue.empty():
+            self._queue.get_nowait()
+        if self._held is not None:
+            self._held.clear()
+        self._queued_bytes = 0
+        self.close(CloseCode.TOO_SLOW, "too slow: messages were not read")
+        return True
 
     async def _close_now(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
@@ -127,17 +157,48 @@ class Connection:
                     await self._close_now(item.code, item.reason)
                     return
                 await self.websocket.send_text(item)
+                self._queued_bytes -= len(item)
         except (OSError, RuntimeError, WebSocketDisconnect):
             # The client went away; the reading side notices and cleans up.
             self.closed = True
 
 
 class Hub:
-    """The application's WebSocket connections: one per player, and each match's spectators."""
+    """The application's WebSocket connections: one per player, and each match's spectators.
+
+    It also counts every open WebSocket by client address and by player (`admit`, `release`),
+    from the handshake to the end of its route, whether or not it has said hello yet.
+    """
 
     def __init__(self) -> None:
         self.players: dict[int, Connection] = {}
         self.spectators: dict[str, set[Connection]] = {}
+        self._per_address: Counter[str] = Counter()
+        self._per_player: Counter[int] = Counter()
+
+    def admit(
+        self, address: str, player_id: int | None, *, max_per_address: int, max_per_player: int
+    ) -> str | None:
+        """Count one more open connection from `address` (and of `player_id`, if any); return
+        None, or why it is refused when a limit is reached (then nothing is counted)."""
+        if self._per_address[address] >= max_per_address:
+            return f"too many connections: at most {max_per_address} from one address"
+        if player_id is not None and self._per_player[player_id] >= max_per_player:
+            return f"too many connections: at most {max_per_player} for one player"
+        self._per_address[address] += 1
+        if player_id is not None:
+            self._per_player[player_id] += 1
+        return None
+
+    def release(self, address: str, player_id: int | None) -> None:
+        """Forget one connection counted by `admit`."""
+        self._per_address[address] -= 1
+        if self._per_address[address] <= 0:
+            del self._per_address[address]
+        if player_id is not None:
+            self._per_player[player_id] -= 1
+            if self._per_player[player_id] <= 0:
+                del self._per_player[player_id]
 
     def attach_player(self, connection: Connection) -> None:
         """Make `connection` its player's connection, closing any older one with 4002."""

@@ -26,7 +26,10 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="address to listen on")
     port: int = Field(8000, ge=0, le=65535, description="port to listen on (0: any free port)")
     max_illegal_moves: int = Field(
-        3, ge=1, description="rejected moves in one match after which a player forfeits"
+        3,
+        ge=1,
+        description="rejected moves (illegal, unreadable or out of turn) in one match after "
+        "which a player forfeits",
     )
     max_message_bytes: int = Field(
         MAX_MESSAGE_BYTES, ge=256, description="largest WebSocket message accepted, in bytes"
@@ -92,6 +95,31 @@ class Settings(BaseSettings):
     grader_agent_suite: Path | None = Field(
         None,
         description="the agent profile's private suite; default: generated like the endgame's",
+    )
+    # --- limits: WebSocket ---
+    ws_max_queued_bytes: int = Field(
+        1024 * 1024,
+        ge=1024,
+        description="text waiting to be sent to one WebSocket client (characters of JSON) "
+        "beyond which the client, too slow to read, is closed with 4008",
+    )
+    ws_hello_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        description="seconds a new WebSocket may take to send hello before it is closed with 4004",
+    )
+    ws_max_connections_per_address: int = Field(
+        64,
+        ge=1,
+        description="WebSockets open at once from one client address (all routes; behind a "
+        "proxy without forwarded headers, every client has the proxy's address); more are "
+        "closed with 4009",
+    )
+    ws_max_connections_per_player: int = Field(
+        16,
+        ge=1,
+        description="WebSockets open at once with one player's token (a newer one replaces the "
+        "older, but a replaced one counts until it is closed); more are closed with 4009",
     )
 
 

@@ -8,12 +8,14 @@ server sends goes through the connection's queue (see server.hub), so replies an
 their order and a slow client stalls nobody else.
 
 A refused request is answered with an `error` and the connection stays open; only a bad token
-(4001), a bad first message (4000), an unsupported version (4003), an oversized message (1009)
-or a replacement by a newer connection (4002) closes it.
+(4001), a bad first message (4000), an unsupported version (4003), an oversized message (1009),
+a replacement by a newer connection (4002), no hello in time (4004), a client that does not
+read (4008) or too many connections from one address or player (4009) closes it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
@@ -90,9 +92,13 @@ def _token(websocket: WebSocket) -> str | None:
 
 
 async def _receive(websocket: WebSocket, connection: Connection, settings: Settings) -> str:
-    """Return the next text (or UTF-8 binary) message; close with 1009 when it is too large."""
+    """Return the next text (or UTF-8 binary) message; close with 1009 when it is too large.
+
+    Raises _ClosedError once the connection is closed, by the client or by the server (a client
+    closed as too slow is not served the requests it sent after).
+    """
     frame = await websocket.receive()
-    if frame["type"] == "websocket.disconnect":
+    if frame["type"] == "websocket.disconnect" or connection.closed:
         raise _ClosedError
     data: str | None = frame.get("text")
     if data is None:
@@ -116,8 +122,17 @@ async def _receive(websocket: WebSocket, connection: Connection, settings: Setti
 
 
 async def _handshake(websocket: WebSocket, connection: Connection, settings: Settings) -> None:
-    """Read the `hello`; refuse anything else (4000) or an unsupported version (4003)."""
-    data = await _receive(websocket, connection, settings)
+    """Read the `hello`; refuse anything else (4000), an unsupported version (4003) or no
+    hello within `ws_hello_timeout_s` (4004)."""
+    try:
+        data = await asyncio.wait_for(
+            _receive(websocket, connection, settings), settings.ws_hello_timeout_s
+        )
+    except TimeoutError:
+        connection.close(
+            CloseCode.HELLO_TIMEOUT, f"no hello within {settings.ws_hello_timeout_s:g} s"
+        )
+        raise _ClosedError from None
     try:
         message = parse_client_message(data)
     except ProtocolError as error:
@@ -146,6 +161,30 @@ async def _handshake(websocket: WebSocket, connection: Connection, settings: Set
         raise _ClosedError
 
 
+def _address(websocket: WebSocket) -> str:
+    """Return the client's address (the proxy's, behind a proxy that does not forward it)."""
+    return websocket.client.host if websocket.client is not None else ""
+
+
+def _admit(websocket: WebSocket, hub: Hub, settings: Settings, player_id: int | None) -> str | None:
+    """Count the connection against the per-address and per-player limits; None or why not."""
+    return hub.admit(
+        _address(websocket),
+        player_id,
+        max_per_address=settings.ws_max_connections_per_address,
+        max_per_player=settings.ws_max_connections_per_player,
+    )
+
+
+async def _refuse(websocket: WebSocket, settings: Settings, code: CloseCode, reason: str) -> None:
+    """Accept the WebSocket and close it at once with `code` (a client sees the code, which a
+    refused handshake would not show it)."""
+    await websocket.accept()
+    refused = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
+    refused.close(code, reason)
+    await refused.wait_closed()
+
+
 async def _handle(service: MatchService, player: Player, message: ClientMessage) -> None:
     """Run one in-game request; its events reach the player through the hub."""
     if isinstance(message, Move):
@@ -167,11 +206,11 @@ async def player_socket(websocket: WebSocket) -> None:
     settings: Settings = websocket.app.state.settings
     service: MatchService = websocket.app.state.service
     hub: Hub = websocket.app.state.hub
-    await websocket.accept()
     token = _token(websocket)
     player = None if token is None else await service.player_by_token_hash(hash_token(token))
     if player is None:
-        refused = Connection(websocket)
+        await websocket.accept()
+        refused = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
         refused.send(
             ErrorMessage(
                 code=ErrorCode.UNAUTHORIZED,
@@ -182,8 +221,14 @@ async def player_socket(websocket: WebSocket) -> None:
         refused.close(CloseCode.UNAUTHORIZED, "unauthorized")
         await refused.wait_closed()
         return
-    connection = Connection(websocket, player.id)
+    refusal = _admit(websocket, hub, settings, player.id)
+    if refusal is not None:
+        await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
+        return
+    # Counted before the handshake completes: a client that sees it open is counted already.
+    connection = Connection(websocket, player.id, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
+        await websocket.accept()
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=player.name, server_time_ms=_epoch_ms()))
         hub.attach_player(connection)
@@ -213,8 +258,11 @@ async def player_socket(websocket: WebSocket) -> None:
     except (_ClosedError, WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        hub.detach_player(connection)
-        await connection.wait_closed()
+        try:
+            hub.detach_player(connection)
+            await connection.wait_closed()
+        finally:
+            hub.release(_address(websocket), player.id)
 
 
 async def _read_only(
@@ -250,9 +298,13 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
     settings: Settings = websocket.app.state.settings
     service: MatchService = websocket.app.state.service
     hub: Hub = websocket.app.state.hub
-    await websocket.accept()
-    connection = Connection(websocket)
+    refusal = _admit(websocket, hub, settings, None)
+    if refusal is not None:
+        await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
+        return
+    connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
+        await websocket.accept()
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))
         hub.watch(match_id, connection)
@@ -267,8 +319,11 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
     except (_ClosedError, WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        hub.unwatch(match_id, connection)
-        await connection.wait_closed()
+        try:
+            hub.unwatch(match_id, connection)
+            await connection.wait_closed()
+        finally:
+            hub.release(_address(websocket), None)
 
 
 @router.websocket("/ws/tournaments/{tournament_id}")
@@ -276,9 +331,14 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     """Watch a tournament, read-only: its `tournament_state`, then its progress messages."""
     settings: Settings = websocket.app.state.settings
     tournaments: TournamentService = websocket.app.state.tournaments
-    await websocket.accept()
-    connection = Connection(websocket)
+    hub: Hub = websocket.app.state.hub
+    refusal = _admit(websocket, hub, settings, None)
+    if refusal is not None:
+        await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
+        return
+    connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
     try:
+        await websocket.accept()
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))
         try:
@@ -292,5 +352,8 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     except (_ClosedError, WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        tournaments.unwatch(tournament_id, connection.send)
-        await connection.wait_closed()
+        try:
+            tournaments.unwatch(tournament_id, connection.send)
+            await connection.wait_closed()
+        finally:
+            hub.release(_address(websocket), None)

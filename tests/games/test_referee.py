@@ -172,9 +172,9 @@ def test_rejected_moves_say_why_and_change_nothing(
     assert sorted(rejected.legal_moves) == sorted(before.legal_moves)
     assert "8-11" in rejected.legal_moves
     after = ref.view(300)
-    counted = code is not ErrorCode.NOT_YOUR_TURN
-    assert rejected.rejections == int(counted)
-    assert after.illegal_counts[player] == int(counted)
+    # Every rejected move counts toward the forfeit, one out of turn too.
+    assert rejected.rejections == 1
+    assert after.illegal_counts[player] == 1
     assert without_counts(after) == without_counts(before)
     assert ref.events == events
     assert after.seq == before.seq
@@ -202,9 +202,9 @@ def test_forfeit_after_the_limit_of_rejected_moves() -> None:
         effects = ref.move(0, "12-17", count)
         assert only(effects, Rejected).rejections == count
         assert ref.status is Status.ACTIVE
-    # Out-of-turn moves do not count toward the limit.
-    assert only(ref.move(1, "22-18", 3), Rejected).rejections == 0
-    assert ref.view(3).illegal_counts == (2, 0)
+    # Out-of-turn moves count toward the limit too, each for its own sender.
+    assert only(ref.move(1, "22-18", 3), Rejected).rejections == 1
+    assert ref.view(3).illegal_counts == (2, 1)
     seq = ref.seq
     effects = ref.move(0, "xx", 4)
     assert [type(e) for e in effects] == [Event, Rejected, MatchEnded]
@@ -214,6 +214,21 @@ def test_forfeit_after_the_limit_of_rejected_moves() -> None:
     assert result.reason == "Black forfeits after 3 rejected moves (the limit is 3)"
     assert ref.view(5).status is Status.FINISHED
     assert ref.view(5).moves == ()
+
+
+def test_moves_out_of_turn_forfeit_like_illegal_moves_and_replay() -> None:
+    ref = referee(max_illegal=3)
+    ref.move(0, "11-15", 10)
+    for count in (1, 2):
+        rejected = only(ref.move(0, "15-19", 10 + count), Rejected)
+        assert (rejected.code, rejected.rejections) == (ErrorCode.NOT_YOUR_TURN, count)
+    effects = ref.move(0, "15-19", 20)
+    assert [type(e) for e in effects] == [Event, Rejected, MatchEnded]
+    assert effects[0] == Event(3, EventKind.FORFEIT, 0, "15-19", 10)
+    result = only(effects, MatchEnded).result
+    assert (result.winner, result.code) == (1, ResultCode.FORFEIT)
+    restored = Referee.restore(ref.config, ref.events, 1_000)
+    assert restored.view(1_000) == ref.view(1_000)
 
 
 def test_a_limit_of_one_forfeits_at_the_first_rejected_move() -> None:

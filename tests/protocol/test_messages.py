@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,13 @@ from protocol import (
     parse_server_message,
     parse_version,
 )
-from protocol.messages import MAX_OPENING_LENGTH, MAX_TOURNAMENT_OPENINGS
+from protocol.messages import (
+    MAX_JSON_DEPTH,
+    MAX_NUMBER_DIGITS,
+    MAX_OPENING_LENGTH,
+    MAX_SAFE_INTEGER,
+    MAX_TOURNAMENT_OPENINGS,
+)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 
@@ -607,8 +614,8 @@ def test_models_are_frozen(message: BaseModel) -> None:
 
 ids = st.from_regex(r"\A[A-Za-z0-9_\-]{1,64}\Z")
 moves = st.text(min_size=1, max_size=MAX_MOVE_LENGTH)
-seqs = st.none() | st.integers(min_value=0, max_value=2**53)
-ms = st.integers(min_value=0, max_value=2**53)
+seqs = st.none() | st.integers(min_value=0, max_value=MAX_SAFE_INTEGER)
+ms = st.integers(min_value=0, max_value=MAX_SAFE_INTEGER)
 
 
 @given(match_id=ids, move=moves, expected_seq=seqs)
@@ -621,7 +628,7 @@ def test_move_round_trips_for_any_valid_fields(
 
 @given(
     match_id=ids,
-    seq=st.integers(min_value=0, max_value=2**53),
+    seq=st.integers(min_value=0, max_value=MAX_SAFE_INTEGER),
     ply=st.integers(min_value=1, max_value=10_000),
     seat=st.sampled_from([0, 1]),
     move=moves,
@@ -681,6 +688,9 @@ def test_close_codes_are_the_documented_numbers() -> None:
         "UNAUTHORIZED": 4001,
         "REPLACED": 4002,
         "UNSUPPORTED_VERSION": 4003,
+        "TOO_SLOW": 4008,
+        "HELLO_TIMEOUT": 4004,
+        "TOO_MANY_CONNECTIONS": 4009,
     }
 
 
@@ -802,3 +812,55 @@ def test_docs_list_every_error_and_close_code() -> None:
         assert f"`{code.value}`" in text, code
     for close in CloseCode:
         assert f"`{close.value}`" in text, close
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 30_000,
+        '{"type": "ping", "time_ms": ' + "[" * 30_000,
+        '{"a": ' * 10_000,
+        "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1),
+    ],
+)
+def test_deep_nesting_is_a_bad_message_not_a_recursion_error(text: str) -> None:
+    error = reject_client(text)
+    assert error.code is ErrorCode.BAD_MESSAGE and "nested" in error.message
+    assert error.details["limit"] == MAX_JSON_DEPTH
+
+
+def test_nesting_up_to_the_limit_is_diagnosed_as_usual() -> None:
+    text = "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH
+    assert reject_client(text).message == "message must be a JSON object, not list"
+    # Brackets inside strings are text, not nesting.
+    error = reject_client({"type": "resign", "match_id": "[" * 60})
+    assert error.code is ErrorCode.VALIDATION_ERROR
+
+
+@pytest.mark.parametrize("digits", [MAX_NUMBER_DIGITS + 1, 4_301, 10_000, 60_000])
+def test_absurdly_long_integers_are_bad_messages(digits: int) -> None:
+    error = reject_client('{"type": "ping", "time_ms": ' + "9" * digits + "}")
+    assert error.code is ErrorCode.BAD_MESSAGE
+    assert error.details == {"digits": digits, "limit": MAX_NUMBER_DIGITS}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "ping", "time_ms": MAX_SAFE_INTEGER + 1},
+        {"type": "ping", "time_ms": 10**30},
+        {"type": "move", "match_id": "m_1", "move": "4", "expected_seq": MAX_SAFE_INTEGER + 1},
+    ],
+)
+def test_integers_of_client_messages_are_bounded(message: dict[str, Any]) -> None:
+    assert reject_client(message).code is ErrorCode.VALIDATION_ERROR
+    bounded = {k: MAX_SAFE_INTEGER if isinstance(v, int) else v for k, v in message.items()}
+    parse_client_message(json.dumps(bounded))
+
+
+def test_the_depth_scan_is_linear_on_unclosed_strings() -> None:
+    # A regular expression that needs the closing quote rescans from every quote: seconds.
+    text = '"' + '\\"' * 30_000
+    started = time.perf_counter()
+    assert reject_client(text).code is ErrorCode.BAD_MESSAGE
+    assert time.perf_counter() - started < 0.5

@@ -53,7 +53,12 @@ def start_server(settings: Settings) -> RunningServer:
     """Start `create_app(settings)` under uvicorn on a free port and wait until it serves."""
     port = free_port()
     config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+        create_app(settings),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        ws_max_size=settings.max_message_bytes,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -15,6 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol.errors import CloseCode
 from protocol.messages import dump_server_message, parse_server_message
 from tests.server.conftest import RunningServer
+from tests.server.raw_websocket import RawWebSocket
 
 TIMEOUT = 5.0
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
@@ -274,7 +276,6 @@ async def test_oversized_message_closes_with_1009_and_the_match_is_untouched(
     await receive(ws, "match_state")
     limit = live_server.server.config.app.state.settings.max_message_bytes
     await send(ws, {"type": "move", "match_id": match_id, "move": "4" + " " * limit})
-    assert (await receive(ws, "error"))["code"] == "MESSAGE_TOO_LARGE"
     await expect_close(ws, CloseCode.MESSAGE_TOO_BIG)
     state = await state_of(http, match_id)
     assert state["seq"] == 1 and state["moves"] == [] and state["status"] == "active"
@@ -367,3 +368,78 @@ async def test_a_flag_falls_while_nobody_moves(
     final = await state_of(http, match_id)
     assert final["status"] == "finished" and final["seq"] == 2
     await ws_b.close()
+
+
+async def test_deep_nesting_and_huge_numbers_are_bad_messages_and_the_connection_works_on(
+    live_server: RunningServer, http: httpx.AsyncClient
+) -> None:
+    ws = await connect_player(live_server, await register(http, "alice"), "alice")
+    for text in ["[" * 30_000, '{"type": "ping", "time_ms": ' + "9" * 10_000 + "}"]:
+        await send(ws, text)
+        error = await receive(ws, "error")
+        assert error["code"] == "BAD_MESSAGE", error
+    await send(ws, {"type": "ping", "time_ms": 2**53})
+    assert (await receive(ws, "error"))["code"] == "VALIDATION_ERROR"
+    await send(ws, {"type": "ping", "time_ms": 2**53 - 1})
+    assert (await receive(ws, "pong"))["time_ms"] == 2**53 - 1
+    await ws.close()
+
+
+def raw_player(server: RunningServer, token: str, receive_buffer: int = 0) -> RawWebSocket:
+    """Open /ws on a bare socket with `token`, say hello and read the welcome."""
+    raw = RawWebSocket(
+        server.port, "/ws", {"Authorization": f"Bearer {token}"}, receive_buffer=receive_buffer
+    )
+    assert raw.status == 101
+    raw.send_json(HELLO)
+    frame = raw.read_frame(TIMEOUT)
+    assert frame is not None and json.loads(frame[1])["type"] == "welcome"
+    return raw
+
+
+async def test_a_frame_over_the_limit_closes_with_1009_before_its_payload_arrives(
+    live_server: RunningServer, http: httpx.AsyncClient
+) -> None:
+    limit = live_server.server.config.app.state.settings.max_message_bytes
+    raw = raw_player(live_server, await register(http, "alice"))
+    # One byte over the limit is announced; a thousand are sent, the rest never is. A server
+    # that buffers up to its own larger limit would wait for them and close nothing.
+    raw.send_header(limit + 1)
+    raw.sock.sendall(b" " * 1000)
+    started = time.monotonic()
+    assert raw.close_code(TIMEOUT) == CloseCode.MESSAGE_TOO_BIG
+    assert time.monotonic() - started < 2
+    raw.close()
+    # The message of exactly the limit is read (and refused by the schema, not by size).
+    ws = await connect_player(live_server, await register(http, "bob"), "bob")
+    text = json.dumps({"type": "ping", "time_ms": 1, "pad": ""})
+    await send(ws, text[:-2] + " " * (limit - len(text)) + '"}')
+    assert (await receive(ws, "error"))["code"] == "VALIDATION_ERROR"
+    await ws.close()
+
+
+async def test_moves_out_of_turn_count_toward_the_forfeit(
+    live_server: RunningServer, http: httpx.AsyncClient
+) -> None:
+    limit = live_server.server.config.app.state.settings.max_illegal_moves
+    alice, bob = await register(http, "alice"), await register(http, "bob")
+    ws_a = await connect_player(live_server, alice, "alice")
+    body = {"game": "tictactoe", "seats": ["alice", "bob"]}
+    match_id = (await challenge_accepted(http, alice, bob, **body))["match_id"]
+    await receive(ws_a, "match_started")
+    await receive(ws_a, "match_state")
+    await send(ws_a, {"type": "move", "match_id": match_id, "move": "0"})
+    assert (await receive(ws_a, "move_made"))["seq"] == 2
+    for count in range(1, limit):
+        await send(ws_a, {"type": "move", "match_id": match_id, "move": str(count)})
+        error = await receive(ws_a, "error")
+        assert error["code"] == "NOT_YOUR_TURN"
+        assert (error["details"]["rejections"], error["details"]["limit"]) == (count, limit)
+    await send(ws_a, {"type": "move", "match_id": match_id, "move": "8"})
+    answers = {m["type"]: m for m in [await receive(ws_a), await receive(ws_a)]}
+    assert answers["error"]["code"] == "NOT_YOUR_TURN"
+    ended = answers["match_ended"]
+    assert ended["result"]["reason"] == "forfeit" and ended["result"]["winner"] == 1
+    final = await state_of(http, match_id)
+    assert final["status"] == "finished" and final["moves"] == ["0"]
+    await ws_a.close()
