@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import stat
+import sysconfig
 import time
 import zipfile
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+import grader
 from grader.sandbox import UNSHARE
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
@@ -385,6 +387,78 @@ def test_student_code_cannot_read_the_private_suite_or_other_uploads(
         assert not any("LEAKED" in output for output in outputs)
     finally:
         running.stop()
+
+
+# A checkers.py that lists directories of the server's machine on one line of stderr, and fails.
+LISTER = """
+import json, os, sys
+seen = {{}}
+for path in {paths!r}:
+    try:
+        seen[path] = sorted(os.listdir(path))[:40]
+    except OSError as error:
+        seen[path] = type(error).__name__
+print(json.dumps(seen), file=sys.stderr)
+sys.exit(1)
+"""
+
+
+@sandboxed
+def test_student_code_sees_no_server_code_reference_solution_or_other_job(
+    server_settings: Settings,
+) -> None:
+    installed = Path(grader.__file__).resolve().parent
+    solver = installed / "reference" / "endgame_solver.py"
+    cheat = f'import runpy; runpy.run_path("{solver}", run_name="__main__")\n'
+    venv_packages = sysconfig.get_path("purelib")
+    jobs = server_settings.grader_dir.resolve() / "jobs"
+    listed = [
+        "/",
+        str(ROOT),
+        venv_packages,
+        str(installed),
+        str(jobs),
+        "/root",
+        "/home",
+        "/work",
+        "/etc",
+    ]
+    running = start_server(grading_settings(server_settings))
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            cheated = wait_done(
+                client, upload(client, "endgame", {"checkers.py": cheat.encode()})["job_id"]
+            )
+            lister = LISTER.format(paths=listed).encode()
+            listed_job = wait_done(
+                client, upload(client, "endgame", {"checkers.py": lister})["job_id"]
+            )
+            outputs = [t["output"] for t in client.get(listed_job.results_url).json()["tests"]]
+    finally:
+        running.stop()
+    assert cheated.status == "done" and cheated.score == 0 and cheated.max_score == PUZZLES
+    assert listed_job.status == "done" and listed_job.score == 0
+    secrets = [
+        "endgame_solver.py",
+        "agent_solution.py",
+        "server",
+        "grader",
+        "pyproject.toml",
+        ".venv",
+        "fastapi",
+        "sqlalchemy",
+        "passwd",
+        cheated.job_id,
+    ]
+    for output in outputs:
+        line = next(line.strip() for line in output.splitlines() if line.strip().startswith("{"))
+        seen = json.loads(line)
+        assert set(seen["/"]) <= {"bin", "dev", "etc", "lib", "lib64", "proc", "sbin", "tmp", "usr"}
+        assert seen["/etc"] == ["ld.so.cache"]
+        for path in listed[1:-1]:
+            assert seen[path] == "FileNotFoundError", (path, seen[path])
+        for secret in secrets:
+            assert f'"{secret}"' not in output, secret
 
 
 @sandboxed
