@@ -199,6 +199,8 @@ class GradingService:
         self._root = settings.grader_dir.resolve()
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._waiting: list[str] = []
+        self._admitting = 0
+        """Uploads past the queue check and not yet queued or refused: they hold their place."""
         self._workers: list[asyncio.Task[None]] = []
         self._children: set[asyncio.subprocess.Process] = set()
 
@@ -292,12 +294,24 @@ class GradingService:
                 "unshare), so it grades nothing; its operator can set "
                 "ARENA_GRADER_ALLOW_UNSANDBOXED=true for trials on trusted code",
             )
-        if len(self._waiting) >= self._settings.grader_max_queued:
+        # The check and the place it takes are one step (no await between them), and the place
+        # is held until the job is queued or refused: concurrent uploads cannot all pass the
+        # check while the first of them is still being stored.
+        if len(self._waiting) + self._admitting >= self._settings.grader_max_queued:
             raise ProtocolError(
                 ErrorCode.QUEUE_FULL,
-                f"{len(self._waiting)} submissions are waiting to be graded, the most this "
-                "server queues; nothing was queued: retry in a few minutes",
+                f"{self._settings.grader_max_queued} submissions are waiting to be graded, the "
+                "most this server queues; nothing was queued: retry in a few minutes",
+                {"queue_limit": self._settings.grader_max_queued},
             )
+        self._admitting += 1
+        try:
+            return await self._admit(profile, uploads)
+        finally:
+            self._admitting -= 1
+
+    async def _admit(self, profile: str, uploads: Sequence[Upload]) -> GradingJob:
+        """Check, store and queue an upload that holds a place in the queue."""
         files = unpack(
             uploads,
             max_bytes=self._settings.grader_max_upload_bytes,

@@ -3,6 +3,7 @@ in the sandbox, status and results endpoints, bad uploads, restarts, timeouts, c
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -17,12 +18,14 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import func, select
 
 import grader
 from grader.sandbox import UNSHARE
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.engine import create_engine, migrate, session_factory
+from server.db.models import GradingJob as JobRow
 from server.grading import GradingService, Upload, unpack
 from server.settings import Settings
 from tests.grader.processes import live_processes
@@ -295,6 +298,59 @@ def test_bad_requests_get_their_documented_errors(grading_server: RunningServer)
         bad_id = client.get("/grader/jobs/..%2Fetc")
         assert bad_id.status_code in (404, 422)
         assert client.get("/health").json()["status"] == "ok"
+
+
+def test_concurrent_uploads_never_queue_more_than_the_limit(server_settings: Settings) -> None:
+    settings = grading_settings(server_settings, grader_max_queued=5)
+    running = start_server(settings)
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            # Keep the one worker busy, so that nothing leaves the queue during the burst.
+            busy = upload(client, "endgame", {"checkers.py": b"import time\ntime.sleep(60)\n"})
+            deadline = time.monotonic() + 30
+            while client.get(f"/grader/jobs/{busy['job_id']}").json()["status"] != "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            headers = dict(client.headers)
+
+        async def burst() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=running.url, headers=headers, timeout=60) as http:
+                return await asyncio.gather(
+                    *(
+                        http.post(
+                            "/grader/jobs",
+                            data={"profile": "endgame"},
+                            files={"files": ("checkers.py", f"# {i}\n".encode())},
+                        )
+                        for i in range(40)
+                    )
+                )
+
+        responses = asyncio.run(burst())
+        queued = asyncio.run(count_jobs(settings, "queued"))
+    finally:
+        running.stop()
+    accepted = [r.json() for r in responses if r.status_code == 202]
+    refused = [r.json() for r in responses if r.status_code != 202]
+    assert len(accepted) == 5, [r.status_code for r in responses]
+    assert sorted(job["queue_position"] for job in accepted) == [1, 2, 3, 4, 5]
+    assert len(refused) == 35
+    assert {r.status_code for r in responses if r.status_code != 202} == {503}
+    assert all(body["code"] == "QUEUE_FULL" for body in refused)
+    assert queued == 5
+
+
+async def count_jobs(settings: Settings, status: str) -> int:
+    """Return how many grading jobs the server's database holds with `status`."""
+    engine = create_engine(settings.database_url)
+    try:
+        async with engine.connect() as connection:
+            result = await connection.execute(
+                select(func.count()).select_from(JobRow).where(JobRow.status == status)
+            )
+            return int(result.scalar_one())
+    finally:
+        await engine.dispose()
 
 
 @sandboxed
