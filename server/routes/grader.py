@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Path, Request, Response, UploadFile, status
 from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
+from starlette.types import Message, Receive
 
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
@@ -15,12 +18,77 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (404, 409, 413, 422, 503)
 }
 
-router = APIRouter(prefix="/grader", tags=["grader"], responses=ERRORS)
-
-JobPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
-
 _MULTIPART_OVERHEAD = 64 * 1024
 """Room for multipart headers and form fields on top of the files' bytes."""
+
+
+class _BodyTooLargeError(Exception):
+    """Raised by `_LimitedBody.receive` once the body passes the limit (read no further)."""
+
+
+class _LimitedBody:
+    """Pass a request's body on while counting it; refuse it once it passes `limit` bytes."""
+
+    def __init__(self, receive: Receive, limit: int) -> None:
+        self._receive = receive
+        self.limit = limit
+        self.received = 0
+        self.exceeded = False
+
+    async def receive(self) -> Message:
+        message = await self._receive()
+        if message["type"] == "http.request":
+            self.received += len(message.get("body", b""))
+            if self.received > self.limit:
+                self.exceeded = True
+                raise _BodyTooLargeError
+        return message
+
+
+class UploadLimitRoute(APIRoute):
+    """A route whose request body is cut off at the grader's upload limit while it is read.
+
+    The limit is `grader_max_upload_bytes` plus room for the multipart framing, counted on the
+    raw stream before the form parser sees (and spools to disk) any of it, whether or not the
+    client declared a Content-Length: a body that passes it is refused at once with
+    SUBMISSION_TOO_LARGE, and what is left of it is never stored (the server discards it).
+    """
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def limited(request: Request) -> Response:
+            allowed = request.app.state.settings.grader_max_upload_bytes
+            body = _LimitedBody(request.receive, allowed + _MULTIPART_OVERHEAD)
+            declared = request.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > body.limit:
+                raise _too_large(allowed, f"the upload is {declared} bytes")
+            try:
+                return await handler(Request(request.scope, body.receive))
+            except Exception:
+                # The framework reports a failed body read as a 400; say what happened.
+                if body.exceeded:
+                    raise _too_large(
+                        allowed, f"the upload is more than {body.limit} bytes"
+                    ) from None
+                raise
+
+        return limited
+
+
+def _too_large(allowed: int, what: str) -> ProtocolError:
+    return ProtocolError(
+        ErrorCode.SUBMISSION_TOO_LARGE,
+        f"{what}; at most {allowed} bytes of files are accepted",
+        {"max_bytes": allowed},
+    )
+
+
+router = APIRouter(
+    prefix="/grader", tags=["grader"], responses=ERRORS, route_class=UploadLimitRoute
+)
+
+JobPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
 
 
 def get_grading(request: Request) -> GradingService:
@@ -32,25 +100,13 @@ def get_grading(request: Request) -> GradingService:
 GradingDep = Annotated[GradingService, Depends(get_grading)]
 
 
-def _check_length(request: Request) -> None:
-    """Refuse an upload whose declared length is already too large, before reading it."""
-    limit = request.app.state.settings.grader_max_upload_bytes + _MULTIPART_OVERHEAD
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise ProtocolError(
-            ErrorCode.SUBMISSION_TOO_LARGE,
-            f"the upload is {declared} bytes; at most "
-            f"{request.app.state.settings.grader_max_upload_bytes} bytes of files are accepted",
-        )
-
-
 @router.get("/profiles")
 async def list_profiles(grading: GradingDep) -> GradingProfiles:
     """List the assignment profiles, the program each runs, and the upload limits."""
     return grading.profiles()
 
 
-@router.post("/jobs", status_code=status.HTTP_202_ACCEPTED, dependencies=[Depends(_check_length)])
+@router.post("/jobs", status_code=status.HTTP_202_ACCEPTED)
 async def submit(
     grading: GradingDep,
     request: Request,

@@ -7,9 +7,12 @@ import asyncio
 import io
 import json
 import os
+import secrets
 import shutil
 import stat
 import sysconfig
+import tempfile
+import threading
 import time
 import zipfile
 from collections.abc import Iterator
@@ -82,10 +85,19 @@ def grading_server(server_settings: Settings) -> Iterator[RunningServer]:
         running.stop()
 
 
+def authorize(client: httpx.Client) -> None:
+    """Register a fresh player unless `client` has one; send its token with every request."""
+    if "Authorization" not in client.headers:
+        response = client.post("/players", json={"name": f"student-{secrets.token_hex(4)}"})
+        assert response.status_code == 201, response.text
+        client.headers["Authorization"] = f"Bearer {response.json()['token']}"
+
+
 def upload(
     client: httpx.Client, profile: str, files: dict[str, bytes], expect: int = 202
 ) -> dict[str, Any]:
-    """POST the files as multipart; check the status; return the JSON body."""
+    """POST the files as multipart as `client`'s player; check the status; return the body."""
+    authorize(client)
     response = client.post(
         "/grader/jobs",
         data={"profile": profile},
@@ -298,6 +310,93 @@ def test_bad_requests_get_their_documented_errors(grading_server: RunningServer)
         bad_id = client.get("/grader/jobs/..%2Fetc")
         assert bad_id.status_code in (404, 422)
         assert client.get("/health").json()["status"] == "ok"
+
+
+class OpenFileWatch:
+    """Sample the sizes of this process's open files under `directory`; keep the peak.
+
+    The server runs in a thread of the test process, so its spooled upload files (unnamed
+    temporary files, invisible in a directory listing) are among /proc/self/fd.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = str(directory)
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> OpenFileWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            total = 0
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    if os.readlink(f"/proc/self/fd/{fd}").startswith(self.directory):
+                        total += os.stat(f"/proc/self/fd/{fd}").st_size
+                except OSError:
+                    continue
+            self.peak = max(self.peak, total)
+            time.sleep(0.002)
+
+
+def test_a_chunked_upload_is_cut_off_at_the_limit_before_it_reaches_the_disk(
+    server_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limit = 2 * 1024 * 1024
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))  # where the form parser spools files
+    settings = grading_settings(server_settings, grader_max_upload_bytes=limit)
+    boundary = "arena-upload-boundary"
+    sent = 0
+
+    def body() -> Iterator[bytes]:
+        nonlocal sent
+        yield (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="profile"\r\n\r\n'
+            f"endgame\r\n--{boundary}\r\n"
+            'Content-Disposition: form-data; name="files"; filename="checkers.py"\r\n'
+            "Content-Type: text/x-python\r\n\r\n"
+        ).encode()
+        chunk = b"#" * (256 * 1024)
+        for _ in range(50 * limit // len(chunk)):
+            sent += len(chunk)
+            yield chunk
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    running = start_server(settings)
+    try:
+        with (
+            httpx.Client(base_url=running.url, timeout=60) as client,
+            OpenFileWatch(spool) as watch,
+        ):
+            authorize(client)
+            response = client.post(
+                "/grader/jobs",
+                content=body(),
+                headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+            )
+            assert response.request.headers.get("transfer-encoding") == "chunked"
+            assert "content-length" not in response.request.headers
+            assert client.get("/health").json()["status"] == "ok"
+    finally:
+        running.stop()
+    assert response.status_code == 413, response.text
+    error = response.json()
+    assert error["code"] == "SUBMISSION_TOO_LARGE"
+    assert error["details"] == {"max_bytes": limit}
+    slack = 128 * 1024
+    assert watch.peak <= limit + slack, f"{watch.peak} bytes spooled to disk"
+    stored = [p for p in settings.grader_dir.rglob("*") if p.is_file()]
+    assert sum(p.stat().st_size for p in stored) == 0
+    assert sent > 0
 
 
 def test_concurrent_uploads_never_queue_more_than_the_limit(server_settings: Settings) -> None:
