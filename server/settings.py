@@ -93,6 +93,13 @@ class Settings(BaseSettings):
         None,
         description="the agent profile's private suite; default: generated like the endgame's",
     )
+    # --- limits: grader ---
+    grader_allow_anonymous: bool = Field(
+        False,
+        description="accept uploads without a player's token (anyone holding such a job's id "
+        "may read it); by default POST /grader/jobs needs a token and only the uploader may read "
+        "the job",
+    )
 
 
 def get_settings() -> Settings:

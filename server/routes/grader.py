@@ -12,10 +12,12 @@ from starlette.types import Message, Receive
 
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
+from server.db.models import Player
+from server.deps import OptionalPlayerDep
 from server.grading import GradingService, Upload
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse} for code in (404, 409, 413, 422, 503)
+    code: {"model": ErrorResponse} for code in (401, 403, 404, 409, 413, 422, 503)
 }
 
 _MULTIPART_OVERHEAD = 64 * 1024
@@ -58,7 +60,14 @@ class UploadLimitRoute(APIRoute):
         handler = super().get_route_handler()
 
         async def limited(request: Request) -> Response:
-            allowed = request.app.state.settings.grader_max_upload_bytes
+            settings = request.app.state.settings
+            if (
+                request.method == "POST"
+                and not settings.grader_allow_anonymous
+                and "authorization" not in request.headers
+            ):
+                raise _anonymous()  # before reading a byte of the body
+            allowed = settings.grader_max_upload_bytes
             body = _LimitedBody(request.receive, allowed + _MULTIPART_OVERHEAD)
             declared = request.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > body.limit:
@@ -74,6 +83,14 @@ class UploadLimitRoute(APIRoute):
                 raise
 
         return limited
+
+
+def _anonymous() -> ProtocolError:
+    return ProtocolError(
+        ErrorCode.UNAUTHORIZED,
+        "uploads need a player's token: register with POST /players and send "
+        "`Authorization: Bearer TOKEN` (arena grader submit --token TOKEN)",
+    )
 
 
 def _too_large(allowed: int, what: str) -> ProtocolError:
@@ -111,6 +128,7 @@ async def submit(
     grading: GradingDep,
     request: Request,
     response: Response,
+    player: OptionalPlayerDep,
     profile: Annotated[str, Form(max_length=32, description="`endgame` or `agent`")],
     files: Annotated[
         list[UploadFile],
@@ -119,9 +137,12 @@ async def submit(
 ) -> GradingJob:
     """Upload a submission (multipart/form-data) and queue it for grading.
 
-    Answers 202 with the job: poll its `GET /grader/jobs/{id}` until the status is `done`, then
-    read `results_url` or `report_url`. Keep the job id private: it is the key to the results.
+    Needs a player's token unless the server allows anonymous uploads; the job is then read
+    with the same token only. Answers 202 with the job: poll its `GET /grader/jobs/{id}` until
+    the status is `done`, then read `results_url` or `report_url`.
     """
+    if player is None and not request.app.state.settings.grader_allow_anonymous:
+        raise _anonymous()
     limit = request.app.state.settings.grader_max_upload_bytes
     uploads = []
     total = 0
@@ -135,24 +156,32 @@ async def submit(
                 {"max_bytes": limit},
             )
         uploads.append(Upload(name=upload.filename or "", data=data))
-    job = await grading.submit(profile, uploads)
+    job = await grading.submit(profile, uploads, None if player is None else player.id)
     response.headers["Location"] = f"/grader/jobs/{job.job_id}"
     return job
 
 
 @router.get("/jobs/{job_id}")
-async def get_job(job_id: JobPath, grading: GradingDep) -> GradingJob:
-    """Return a job: its status, queue position, and score once graded."""
-    return await grading.job(job_id)
+async def get_job(job_id: JobPath, grading: GradingDep, viewer: OptionalPlayerDep) -> GradingJob:
+    """Return a job: its status, queue position, and score once graded (to its uploader)."""
+    return await grading.job(job_id, _id(viewer))
 
 
 @router.get("/jobs/{job_id}/results.json")
-async def get_results(job_id: JobPath, grading: GradingDep) -> dict[str, Any]:
-    """Return a graded job's results in Gradescope's results.json format."""
-    return await grading.results(job_id)
+async def get_results(
+    job_id: JobPath, grading: GradingDep, viewer: OptionalPlayerDep
+) -> dict[str, Any]:
+    """Return a graded job's results in Gradescope's results.json format (to its uploader)."""
+    return await grading.results(job_id, _id(viewer))
 
 
 @router.get("/jobs/{job_id}/report.html", response_class=HTMLResponse)
-async def get_report(job_id: JobPath, grading: GradingDep) -> HTMLResponse:
-    """Return a graded job's report as a self-contained HTML page."""
-    return HTMLResponse(await grading.report(job_id))
+async def get_report(
+    job_id: JobPath, grading: GradingDep, viewer: OptionalPlayerDep
+) -> HTMLResponse:
+    """Return a graded job's report as a self-contained HTML page (to its uploader)."""
+    return HTMLResponse(await grading.report(job_id, _id(viewer)))
+
+
+def _id(player: Player | None) -> int | None:
+    return None if player is None else player.id

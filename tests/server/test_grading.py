@@ -227,7 +227,7 @@ async def test_jobs_wait_in_order_and_a_full_queue_refuses_more(tmp_path: Path) 
             await service.submit("endgame", [Upload("checkers.py", b"pass\n")])
         assert full.value.code is ErrorCode.QUEUE_FULL
         with pytest.raises(ProtocolError) as early:
-            await service.results(first.job_id)
+            await service.results(first.job_id, None)
         assert early.value.code is ErrorCode.JOB_NOT_FINISHED
         # The upload is private to the server's user: directories 0700, files 0600.
         job_dir = settings.grader_dir / "jobs" / first.job_id
@@ -282,6 +282,61 @@ def test_profiles_describe_what_to_upload(grading_server: RunningServer) -> None
         ("endgame", "checkers.py"),
         ("agent", "agent.py"),
     }
+
+
+def test_uploads_need_a_token_and_a_job_is_read_by_its_uploader_only(
+    grading_server: RunningServer,
+) -> None:
+    program = {"files": ("checkers.py", b"import sys\nsys.exit(3)\n")}
+    with (
+        httpx.Client(base_url=grading_server.url) as anonymous,
+        httpx.Client(base_url=grading_server.url) as owner,
+        httpx.Client(base_url=grading_server.url) as other,
+    ):
+        refused = anonymous.post("/grader/jobs", data={"profile": "endgame"}, files=program)
+        assert refused.status_code == 401 and refused.json()["code"] == "UNAUTHORIZED"
+        assert "token" in refused.json()["message"]
+        job = upload(owner, "endgame", {"checkers.py": b"import sys\nsys.exit(3)\n"})
+        authorize(other)
+        paths = [f"/grader/jobs/{job['job_id']}", job["results_url"], job["report_url"]]
+        for path in paths:
+            nobody = anonymous.get(path)
+            assert nobody.status_code == 401 and nobody.json()["code"] == "UNAUTHORIZED", path
+            stranger = other.get(path)
+            assert stranger.status_code == 403 and stranger.json()["code"] == "FORBIDDEN", path
+        done = wait_done(owner, job["job_id"])
+        assert done.status == "done" and done.score == 0
+        assert owner.get(job["results_url"]).json()["score"] == 0
+        assert owner.get(job["report_url"]).status_code == 200
+        assert other.get(job["results_url"]).status_code == 403
+
+
+def test_anonymous_uploads_when_allowed_are_read_by_whoever_holds_the_id(
+    server_settings: Settings,
+) -> None:
+    running = start_server(grading_settings(server_settings, grader_allow_anonymous=True))
+    try:
+        with (
+            httpx.Client(base_url=running.url) as anonymous,
+            httpx.Client(base_url=running.url) as player,
+        ):
+            response = anonymous.post(
+                "/grader/jobs",
+                data={"profile": "endgame"},
+                files={"files": ("checkers.py", b"import sys\nsys.exit(3)\n")},
+            )
+            assert response.status_code == 202, response.text
+            job_id = response.json()["job_id"]
+            authorize(player)
+            assert player.get(f"/grader/jobs/{job_id}").status_code == 200
+            done = wait_done(anonymous, job_id)
+            assert done.status == "done" and done.score == 0
+            assert anonymous.get(done.results_url).status_code == 200
+            # A player's upload is still theirs alone.
+            own = upload(player, "endgame", {"checkers.py": b"import sys\nsys.exit(3)\n"})
+            assert anonymous.get(f"/grader/jobs/{own['job_id']}").status_code == 401
+    finally:
+        running.stop()
 
 
 def test_bad_requests_get_their_documented_errors(grading_server: RunningServer) -> None:
@@ -476,6 +531,7 @@ def test_a_zip_upload_is_graded_and_a_crash_is_explained(grading_server: Running
     crash = b"import helper\nhelper.boom()\n"
     helper = b"def boom():\n    raise RuntimeError('my bug')\n"
     with httpx.Client(base_url=grading_server.url) as client:
+        authorize(client)
         response = client.post(
             "/grader/jobs",
             data={"profile": "endgame"},
@@ -624,6 +680,7 @@ def test_a_job_cut_off_by_a_restart_is_graded_after_it(server_settings: Settings
     try:
         with httpx.Client(base_url=running.url) as client:
             job_id = upload(client, "endgame", {"checkers.py": slow})["job_id"]
+            headers = dict(client.headers)  # the uploader's token reads the job
             deadline = time.monotonic() + 30
             while client.get(f"/grader/jobs/{job_id}").json()["status"] != "running":
                 assert time.monotonic() < deadline
@@ -632,7 +689,7 @@ def test_a_job_cut_off_by_a_restart_is_graded_after_it(server_settings: Settings
         running.stop()
     running = start_server(settings)
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, headers=headers) as client:
             job = wait_done(client, job_id)
             assert job.status == "done" and job.max_score == PUZZLES
     finally:
