@@ -109,18 +109,17 @@ class Limits:
 
 @dataclass(frozen=True)
 class Isolation:
-    """Who the student runs as, and what of the host it may read besides its own directory.
+    """Who the student runs as.
 
     `uid`/`gid` must belong to no other process on the host (RLIMIT_NPROC counts per uid), and
-    concurrent sandboxes need distinct uids. The program's root holds only its working
-    directory, its interpreter with the interpreter's standard library and shared libraries
-    (found by `runtime_paths`), a few devices, its own /proc, and the `readable` paths given
-    here, all read-only.
+    concurrent sandboxes need distinct uids. What the program sees of the host is fixed: its
+    working directory, its interpreter with the interpreter's standard library and shared
+    libraries (found by `runtime_paths`), a few devices and its own /proc; anything else a
+    profile needs is copied into the working directory (as the agent harness is).
     """
 
     uid: int = 65534
     gid: int = 65534
-    readable: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -274,13 +273,13 @@ def _student_env(workdir: Path) -> dict[str, str]:
     }
 
 
-def _root_plan(argv: Sequence[str], isolation: Isolation) -> dict[str, list[str]]:
+def _root_plan(argv: Sequence[str]) -> dict[str, list[str]]:
     """Return what the init shows the program of the host: read-only binds and what to cover."""
     program = argv[0]
     if "/" not in program:
         program = shutil.which(program, path="/usr/bin:/bin") or ""
     binds, covers = runtime_paths(program) if os.path.isabs(program) else ((), ())
-    return {"binds": [*binds, *isolation.readable], "covers": list(covers)}
+    return {"binds": list(binds), "covers": list(covers)}
 
 
 @functools.cache
@@ -376,7 +375,7 @@ def _run(
         "privileged": privileged,
         "uid": isolation.uid,
         "gid": isolation.gid,
-        "root": _root_plan(argv, isolation) if privileged else {},
+        "root": _root_plan(argv) if privileged else {},
         "limits": {
             "cpu": limits.cpu_seconds,
             "memory": limits.memory_bytes,
@@ -780,7 +779,8 @@ def _enter_private_root(workdir: str, binds: Sequence[str], covers: Sequence[str
     the new root, read-write). Everything else is bound read-only at its host path: `binds`
     (the interpreter, its libraries, ...), with symbolic links on the way recreated; `covers`
     get an empty read-only tmpfs each. Then /dev (null, zero, urandom), a /proc of our PID
-    namespace, pivot_root (chroot where the system call number is unknown), and the root is
+    namespace showing the program its own processes only, pivot_root (chroot where the system
+    call number is unknown), and the root is
     made read-only. The host's other files, mounts and directories are gone from this
     namespace.
     """
@@ -804,7 +804,10 @@ def _enter_private_root(workdir: str, binds: Sequence[str], covers: Sequence[str
     for number, name in enumerate(("stdout", "stderr"), start=1):
         os.symlink(f"/proc/self/fd/{number}", f"{root}/dev/{name}")
     os.makedirs(root + "/proc", mode=0o555, exist_ok=True)
-    _mount(libc, "proc", root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+    # hidepid=2: the program sees its own processes only, not this init (whose command line
+    # would name the grader's paths).
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    _mount(libc, "proc", root + "/proc", "proc", flags, "hidepid=2")
     os.makedirs(root + workdir, mode=0o755, exist_ok=True)
     _bind(libc, ".", root + workdir, _MS_NOSUID | _MS_NODEV)
     os.chdir(root)

@@ -166,6 +166,40 @@ def test_program_sees_a_minimal_root_and_nothing_of_the_host() -> None:
         assert secret not in result.stdout
 
 
+def test_program_sees_its_own_processes_only_not_the_init() -> None:
+    probe = (
+        "import json, os\n"
+        "pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+        "try:\n"
+        "    init = open('/proc/1/cmdline', 'rb').read().decode(errors='replace')\n"
+        "except OSError as error:\n"
+        "    init = type(error).__name__\n"
+        "print(json.dumps({'pids': pids, 'me': os.getpid(), 'init': init}))\n"
+    )
+
+    result = run_sandboxed([PYTHON, "probe.py"], files={"probe.py": probe.encode()}, limits=SMALL)
+
+    assert result.status is Status.OK, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["pids"] == [seen["me"]]
+    assert seen["init"] == "FileNotFoundError"  # the init's command line names the grader's paths
+
+
+def test_without_root_the_result_says_the_isolation_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("grader.sandbox.can_isolate", lambda: False)
+
+    result = run_sandboxed(
+        [PYTHON, "lister.py", "/"], files={"lister.py": LISTER.encode()}, limits=SMALL
+    )
+
+    assert result.status is Status.OK, result.stderr
+    assert not result.isolation.filesystem and not result.isolation.separate_user
+    assert not result.isolation.network and not result.isolation.pid_namespace
+    assert json.loads(result.stdout)["/"] == sorted(os.listdir("/"))  # the host, as it says
+
+
 def test_the_installed_reference_solution_cannot_be_run() -> None:
     solver = Path(grader.__file__).resolve().parent / "reference" / "endgame_solver.py"
     program = f"import runpy; runpy.run_path({str(solver)!r}, run_name='__main__')\n"
