@@ -196,5 +196,5 @@ def starter_command(
         fail(f"cannot write {target}: {error.strerror}")
     console.print(escape(f"wrote {target}, the {profile} assignment's starter"), soft_wrap=True)
     grade = f"arena grade {out} --profile {profile}"
-    upload = f"arena grader submit {target} --profile {profile} --server URL"
+    upload = f"arena grader submit {target} --profile {profile} --server URL --token TOKEN"
     console.print(escape(f"grade it here: {grade}; or upload it: {upload}"), soft_wrap=True)

@@ -69,6 +69,15 @@ def submit_command(
     server: Annotated[
         str, typer.Option("--server", help="The Arena server's base URL.")
     ] = "http://127.0.0.1:8000",
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="ARENA_TOKEN",
+            help="Your player's API token (from POST /players): the server needs it to accept "
+            "the upload, and only it reads the job.",
+        ),
+    ] = None,
     wait: Annotated[
         bool, typer.Option("--wait/--no-wait", help="Wait for the grade, or print the job id.")
     ] = True,
@@ -85,8 +94,9 @@ def submit_command(
 ) -> None:
     """Upload a submission to a hosted autograder, wait for it to be graded, show the grade.
 
-    Exits 0 once the submission is graded (whatever the score), 1 if the grader failed or the
-    wait timed out, 2 for a usage error or a refused upload.
+    Uploads as the player whose token is given (--token or ARENA_TOKEN). Exits 0 once the
+    submission is graded (whatever the score), 1 if the grader failed or the wait timed out, 2
+    for a usage error or a refused upload.
     """
     import httpx
 
@@ -96,17 +106,23 @@ def submit_command(
 
     files = _files_of(paths)
     base = server.rstrip("/")
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
     try:
-        with httpx.Client(base_url=base, timeout=60.0) as client:
+        with httpx.Client(base_url=base, timeout=60.0, headers=headers) as client:
             response = client.post(
                 "/grader/jobs",
                 data={"profile": profile},
                 files=[("files", (name, data)) for name, data in files],
             )
+            if response.status_code == 401 and token is None:
+                fail(
+                    f"the server refused the upload: {_error_text(response)}; pass your "
+                    "player's token with --token TOKEN (or ARENA_TOKEN)"
+                )
             if response.status_code != 202:
                 fail(f"the server refused the upload: {_error_text(response)}")
             job: dict[str, Any] = response.json()
-            console.print(f"job {job['job_id']} queued (keep its id private: it opens the results)")
+            console.print(f"job {job['job_id']} queued")
             if not wait:
                 print(job["job_id"])
                 return

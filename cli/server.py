@@ -109,7 +109,8 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
             f"  {arena} bot --server $BASE --token $TOKEN --bot id:time=0.5",
             "Grade a checkers assignment (docs/GRADER.md), starting from the course's starter:",
             f"  {arena} grader starter --out my-solution",
-            f"  {arena} grader submit my-solution/checkers.py --profile endgame --server $BASE",
+            f"  {arena} grader submit my-solution/checkers.py --profile endgame --server $BASE "
+            "--token $TOKEN",
             "Bots in any language: docs/PROTOCOL.md. Every setting: "
             f"{arena} serve --help. Stop with Ctrl-C.",
         ]

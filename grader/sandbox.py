@@ -3,8 +3,9 @@
 Two halves live in this module. `run_sandboxed` is called by the grader; it prepares a fresh
 working directory and starts this same file as a tiny *init* (`python -I -S sandbox.py CONFIG`)
 inside new network, mount, IPC and PID namespaces (util-linux `unshare`). The init, still root
-inside the namespaces, hides the world-writable directories behind empty root-owned tmpfs mounts,
-re-binds the working directory, then forks the student program with resource limits under an
+inside the namespaces, builds a private read-only root (a tmpfs holding the interpreter, its
+standard library and shared libraries, three devices, its own /proc and the working directory)
+and pivots into it, then forks the student program with resource limits under an
 unprivileged uid and reports its wait status on a private pipe. When the init exits, the kernel
 kills every process left in the PID namespace, so nothing the student started outlives the run.
 
@@ -14,8 +15,9 @@ What enforces what (see docs/GRADER.md, "Sandbox"):
   (one uid per concurrently running sandbox); the PID namespace bounds their lifetime.
 - Wall time and output size: the grader, which SIGKILLs the init (and the process group).
 - Network: an empty network namespace (loopback down; every connect fails).
-- Files: the unprivileged uid (the grader keeps private data root-owned, mode 0700/0600, see
-  `private_dir`), plus root-owned read-only-for-others tmpfs over /tmp, /var/tmp, /dev/shm, ...
+- Files: the private root (nothing of the host but what the interpreter needs, read-only; the
+  working directory is the only writable place), and the unprivileged uid (the grader keeps
+  private data root-owned, mode 0700/0600, see `private_dir`).
 When the grader does not run as root, none of the namespaces or the uid switch are available;
 the result says so in `SandboxResult.isolation` instead of claiming them.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import functools
 import json
 import os
 import resource
@@ -43,13 +46,30 @@ MIB = 1024 * 1024
 
 UNSHARE = "/usr/bin/unshare"
 SETPRIV = "/usr/bin/setpriv"
-DEFAULT_HIDDEN_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue", "/var/crash")
+LDD = "/usr/bin/ldd"
+LD_CACHE = "/etc/ld.so.cache"
+DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
+"""The only device nodes inside the sandbox's root."""
 
-# Linux mount(2) flags; the stdlib has no names for them.
+# Linux mount(2) and umount2(2) flags; the stdlib has no names for them.
+_MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _MS_NOEXEC = 8
+_MS_REMOUNT = 32
 _MS_BIND = 4096
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+_MNT_DETACH = 2
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+"""pivot_root(2) has no libc wrapper: its system call number; elsewhere the init uses chroot."""
+
+_PYTHON_PROBE = (
+    "import json, site, sys, sysconfig\n"
+    "print(json.dumps({'stdlib': [sysconfig.get_path('stdlib'), sysconfig.get_path('platstdlib')],"
+    " 'path': sys.path, 'site': site.getsitepackages() + [site.getusersitepackages()]}))\n"
+)
+"""Asks a Python interpreter where its standard library and its installed packages live."""
 
 _SETUP_OK = b"S"
 _GRACE_SECONDS = 3.0
@@ -89,15 +109,17 @@ class Limits:
 
 @dataclass(frozen=True)
 class Isolation:
-    """Who the student runs as and which world-writable directories are hidden from it.
+    """Who the student runs as.
 
     `uid`/`gid` must belong to no other process on the host (RLIMIT_NPROC counts per uid), and
-    concurrent sandboxes need distinct uids.
+    concurrent sandboxes need distinct uids. What the program sees of the host is fixed: its
+    working directory, its interpreter with the interpreter's standard library and shared
+    libraries (found by `runtime_paths`), a few devices and its own /proc; anything else a
+    profile needs is copied into the working directory (as the agent harness is).
     """
 
     uid: int = 65534
     gid: int = 65534
-    hidden_dirs: tuple[str, ...] = DEFAULT_HIDDEN_DIRS
 
 
 @dataclass(frozen=True)
@@ -107,6 +129,7 @@ class IsolationReport:
     separate_user: bool
     network: bool
     filesystem: bool
+    """The program ran in a private root (its directory, its interpreter, nothing else)."""
     pid_namespace: bool
 
 
@@ -250,6 +273,91 @@ def _student_env(workdir: Path) -> dict[str, str]:
     }
 
 
+def _root_plan(argv: Sequence[str]) -> dict[str, list[str]]:
+    """Return what the init shows the program of the host: read-only binds and what to cover."""
+    program = argv[0]
+    if "/" not in program:
+        program = shutil.which(program, path="/usr/bin:/bin") or ""
+    binds, covers = runtime_paths(program) if os.path.isabs(program) else ((), ())
+    return {"binds": list(binds), "covers": list(covers)}
+
+
+@functools.cache
+def runtime_paths(program: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return (paths to bind read-only, directories to cover empty) that `program` needs.
+
+    The paths are the program itself, the directories of the shared libraries it loads (as
+    `ldd` lists them) and the dynamic loader's cache; for a Python interpreter also its
+    standard library and the libraries of its extension modules. The directories to cover are
+    the interpreter's package directories (site-packages, dist-packages, the user's) that lie
+    inside a bound directory: no installed package, Arena included, is visible. Computed once
+    per program and process (a second or so: one `ldd`, one run of the interpreter).
+    """
+    binds = {program}
+    libraries = [program]
+    packages: list[str] = []
+    stdlib: list[str] = []
+    if os.path.basename(program).startswith("python"):
+        try:
+            probe = subprocess.run(
+                [program, "-I", "-c", _PYTHON_PROBE],
+                capture_output=True,
+                check=True,
+                timeout=30,
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            )
+            found = json.loads(probe.stdout)
+        except (OSError, ValueError, subprocess.SubprocessError):
+            found = {"stdlib": [], "path": [], "site": []}
+        stdlib = [str(path) for path in found["stdlib"] if os.path.isdir(path)]
+        binds.update(stdlib)
+        for entry in found["path"]:
+            if entry and os.path.isdir(entry) and _is_under(entry, stdlib):
+                libraries.extend(str(p) for p in Path(entry).glob("*.so"))
+        packages = [str(p) for p in found["path"] if p and not _is_under(p, stdlib)]
+        packages.extend(str(p) for p in found["site"])
+        for directory in stdlib:
+            packages.extend(str(p) for p in Path(directory).glob("*-packages"))
+    for library in _loaded_libraries(libraries):
+        binds.add(os.path.dirname(library))
+        binds.add(os.path.dirname(os.path.realpath(library)))
+    if os.path.exists(LD_CACHE):
+        binds.add(LD_CACHE)
+    real = [os.path.realpath(path) for path in binds if os.path.isdir(path)]
+    covers = {
+        os.path.realpath(path)
+        for path in packages
+        if os.path.isdir(path) and _is_under(os.path.realpath(path), real)
+    }
+    return tuple(sorted(binds)), tuple(sorted(covers))
+
+
+def _is_under(path: str, directories: Sequence[str]) -> bool:
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in directories)
+
+
+def _loaded_libraries(programs: Sequence[str]) -> list[str]:
+    """Return the absolute paths `ldd` says `programs` load (the loader included), or []."""
+    if not os.path.exists(LDD):
+        return []
+    try:
+        listing = subprocess.run(
+            [LDD, *programs],
+            capture_output=True,
+            timeout=60,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C"},
+            check=False,
+        ).stdout.decode(errors="replace")
+    except (OSError, subprocess.SubprocessError):
+        return []
+    found = set()
+    for line in listing.splitlines():
+        for word in line.split():
+            if word.startswith("/") and not word.endswith(":") and os.path.exists(word):
+                found.add(word)
+    return sorted(found - set(programs))
+
+
 def _run(
     argv: Sequence[str],
     workdir: Path,
@@ -267,7 +375,7 @@ def _run(
         "privileged": privileged,
         "uid": isolation.uid,
         "gid": isolation.gid,
-        "hidden_dirs": list(isolation.hidden_dirs),
+        "root": _root_plan(argv) if privileged else {},
         "limits": {
             "cpu": limits.cpu_seconds,
             "memory": limits.memory_bytes,
@@ -642,7 +750,8 @@ def _init_main(raw_config: str) -> int:
     workdir = str(config["workdir"])
     try:
         if config["privileged"]:
-            _hide_writable_dirs(workdir, [str(d) for d in config["hidden_dirs"]])
+            root = config["root"]
+            _enter_private_root(workdir, [str(p) for p in root["binds"]], root["covers"])
         os.chdir(workdir)
     except OSError as error:
         sys.stderr.write(f"sandbox setup failed: {error}\n")
@@ -662,31 +771,125 @@ def _init_main(raw_config: str) -> int:
             return 0
 
 
-def _hide_writable_dirs(workdir: str, hidden_dirs: Sequence[str]) -> None:
-    """Cover world-writable directories with empty root-owned tmpfs; keep the workdir reachable.
+def _enter_private_root(workdir: str, binds: Sequence[str], covers: Sequence[str]) -> None:
+    """Make a fresh root holding only what the program may see, and move into it.
 
-    Our cwd is the workdir (set before exec), so "." still names it after its parent is covered
-    and can be bind-mounted back at the same path.
+    The root is a new tmpfs, mounted over the working directory's own path (a mount point we
+    own; our cwd still names the directory underneath, which is bound back at its path inside
+    the new root, read-write). Everything else is bound read-only at its host path: `binds`
+    (the interpreter, its libraries, ...), with symbolic links on the way recreated; `covers`
+    get an empty read-only tmpfs each. Then /dev (null, zero, urandom), a /proc of our PID
+    namespace showing the program its own processes only, pivot_root (chroot where the system
+    call number is unknown), and the root is
+    made read-only. The host's other files, mounts and directories are gone from this
+    namespace.
     """
     libc = ctypes.CDLL(None, use_errno=True)
-    for directory in hidden_dirs:
-        if not os.path.isdir(directory) or os.path.islink(directory):
+    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+    _mount(libc, "tmpfs", workdir, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
+    root = workdir
+    bound: list[str] = []
+    for path in sorted(binds):
+        _materialize(libc, root, path, bound)
+    for path in covers:
+        inside = root + path
+        if os.path.isdir(inside):
+            flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+            _mount(libc, "tmpfs", inside, "tmpfs", flags, "size=4k,mode=0755")
+    os.makedirs(root + "/dev", mode=0o755, exist_ok=True)
+    for device in DEVICES:
+        _bind(libc, device, root + device, _MS_NOSUID | _MS_NOEXEC)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0")):
+        os.symlink(target, f"{root}/dev/{name}")
+    for number, name in enumerate(("stdout", "stderr"), start=1):
+        os.symlink(f"/proc/self/fd/{number}", f"{root}/dev/{name}")
+    os.makedirs(root + "/proc", mode=0o555, exist_ok=True)
+    # hidepid=2: the program sees its own processes only, not this init (whose command line
+    # would name the grader's paths).
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    _mount(libc, "proc", root + "/proc", "proc", flags, "hidepid=2")
+    os.makedirs(root + workdir, mode=0o755, exist_ok=True)
+    _bind(libc, ".", root + workdir, _MS_NOSUID | _MS_NODEV)
+    os.chdir(root)
+    pivot_root = _SYS_PIVOT_ROOT.get(os.uname().machine)
+    if pivot_root is not None and libc.syscall(pivot_root, b".", b".") == 0:
+        # The old root now sits on top of the new one at "/": detach it and all its mounts.
+        if libc.umount2(b".", _MNT_DETACH) != 0:
+            _fail("detach the old root", libc)
+    else:
+        os.chroot(".")
+    os.chdir("/")
+    _mount(libc, None, "/", None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+
+
+def _materialize(libc: ctypes.CDLL, root: str, path: str, bound: list[str]) -> None:
+    """Bind host `path` read-only at the same path under `root`, recreating symlinks on the way.
+
+    Each symbolic link met while resolving `path` is copied as a link (so `/lib64/ld-linux...`
+    or `/usr/bin/python3 -> python3.11` resolve inside the root as they do outside), and the
+    file or directory reached is bound. A path inside one already bound is left as it is.
+    """
+    current = "/"
+    parts = [part for part in path.split("/") if part]
+    hops = 0
+    while parts:
+        part = parts.pop(0)
+        if part == ".":
             continue
-        flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-        if libc.mount(b"tmpfs", directory.encode(), b"tmpfs", flags, b"size=64k,mode=0755") != 0:
-            errno = ctypes.get_errno()
-            raise OSError(errno, f"mount tmpfs on {directory}: {os.strerror(errno)}")
-    here = os.stat(".")
-    try:
-        there = os.stat(workdir)
-        same = (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
-    except OSError:
-        same = False
-    if not same:
-        os.makedirs(workdir, mode=0o755, exist_ok=True)
-        if libc.mount(b".", workdir.encode(), None, _MS_BIND, None) != 0:
-            errno = ctypes.get_errno()
-            raise OSError(errno, f"bind {workdir}: {os.strerror(errno)}")
+        if part == "..":
+            current = os.path.dirname(current)
+            continue
+        host = os.path.join(current, part)
+        if _is_under(host, bound):
+            return
+        if os.path.islink(host):
+            hops += 1
+            if hops > 40:
+                raise OSError(f"too many symbolic links in {path}")
+            target = os.readlink(host)
+            if not os.path.lexists(root + host):
+                os.symlink(target, root + host)
+            if target.startswith("/"):
+                current = "/"
+            parts = [p for p in target.split("/") if p] + parts
+            continue
+        if not os.path.exists(host):
+            return
+        if parts:
+            if not os.path.isdir(root + host):
+                os.mkdir(root + host, 0o755)
+            current = host
+            continue
+        _bind(libc, host, root + host, _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+        bound.append(host)
+
+
+def _bind(libc: ctypes.CDLL, source: str, target: str, flags: int) -> None:
+    """Bind `source` (not its submounts) at `target`, created empty, with the mount `flags`."""
+    if os.path.isdir(source):
+        os.makedirs(target, mode=0o755, exist_ok=True)
+    elif not os.path.exists(target):
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    _mount(libc, source, target, None, _MS_BIND)
+    _mount(libc, None, target, None, _MS_BIND | _MS_REMOUNT | flags)
+
+
+def _mount(
+    libc: ctypes.CDLL,
+    source: str | None,
+    target: str,
+    kind: str | None,
+    flags: int,
+    data: str | None = None,
+) -> None:
+    encoded = [None if value is None else value.encode() for value in (source, target, kind, data)]
+    if libc.mount(encoded[0], encoded[1], encoded[2], flags, encoded[3]) != 0:
+        _fail(f"mount {source} on {target}", libc)
+
+
+def _fail(action: str, libc: ctypes.CDLL) -> None:
+    errno = ctypes.get_errno()
+    raise OSError(errno, f"{action}: {os.strerror(errno)}")
 
 
 def _exec_student(config: dict[str, object]) -> None:

@@ -199,6 +199,8 @@ class GradingService:
         self._root = settings.grader_dir.resolve()
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._waiting: list[str] = []
+        self._admitting = 0
+        """Uploads past the queue check and not yet queued or refused: they hold their place."""
         self._workers: list[asyncio.Task[None]] = []
         self._children: set[asyncio.subprocess.Process] = set()
 
@@ -272,10 +274,14 @@ class GradingService:
             sandboxed=can_isolate(),
         )
 
-    async def submit(self, profile: str, uploads: Sequence[Upload]) -> GradingJob:
-        """Check, store and queue an upload; return its job (status `queued`).
+    async def submit(
+        self, profile: str, uploads: Sequence[Upload], player_id: int | None = None
+    ) -> GradingJob:
+        """Check, store and queue an upload by `player_id`; return its job (status `queued`).
 
-        Raises ProtocolError: VALIDATION_ERROR for an unknown profile, BAD_SUBMISSION or
+        `player_id` None is an anonymous upload, which the route accepts only when
+        `grader_allow_anonymous` is set; such a job is read by anyone holding its id. Raises
+        ProtocolError: VALIDATION_ERROR for an unknown profile, BAD_SUBMISSION or
         SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full. Nothing is
         stored or queued when it raises; once it returns, the job survives a restart.
         """
@@ -292,12 +298,26 @@ class GradingService:
                 "unshare), so it grades nothing; its operator can set "
                 "ARENA_GRADER_ALLOW_UNSANDBOXED=true for trials on trusted code",
             )
-        if len(self._waiting) >= self._settings.grader_max_queued:
+        # The check and the place it takes are one step (no await between them), and the place
+        # is held until the job is queued or refused: concurrent uploads cannot all pass the
+        # check while the first of them is still being stored.
+        if len(self._waiting) + self._admitting >= self._settings.grader_max_queued:
             raise ProtocolError(
                 ErrorCode.QUEUE_FULL,
-                f"{len(self._waiting)} submissions are waiting to be graded, the most this "
-                "server queues; nothing was queued: retry in a few minutes",
+                f"{self._settings.grader_max_queued} submissions are waiting to be graded, the "
+                "most this server queues; nothing was queued: retry in a few minutes",
+                {"queue_limit": self._settings.grader_max_queued},
             )
+        self._admitting += 1
+        try:
+            return await self._admit(profile, uploads, player_id)
+        finally:
+            self._admitting -= 1
+
+    async def _admit(
+        self, profile: str, uploads: Sequence[Upload], player_id: int | None
+    ) -> GradingJob:
+        """Check, store and queue an upload that holds a place in the queue."""
         files = unpack(
             uploads,
             max_bytes=self._settings.grader_max_upload_bytes,
@@ -314,7 +334,14 @@ class GradingService:
         job_id = secrets.token_urlsafe(16)
         job_dir = self.jobs_dir / job_id
         await asyncio.to_thread(self._store_files, job_dir, files)
-        row = JobRow(id=job_id, profile=profile, status="queued", files=sorted(files), attempts=0)
+        row = JobRow(
+            id=job_id,
+            profile=profile,
+            status="queued",
+            files=sorted(files),
+            attempts=0,
+            player_id=player_id,
+        )
         try:
             async with self._sessions() as session:
                 session.add(row)
@@ -332,30 +359,44 @@ class GradingService:
         job_dir.mkdir(mode=0o700)
         _write_private(job_dir / SUBMISSION_DIR, files)
 
-    async def job(self, job_id: str) -> GradingJob:
-        """Return a job's status; UNKNOWN_JOB when no job has this id."""
-        return self._view(await self._row(job_id))
+    async def job(self, job_id: str, viewer: int | None) -> GradingJob:
+        """Return a job's status to player `viewer` (None: no token); see `_row` for errors."""
+        return self._view(await self._row(job_id, viewer))
 
-    async def results(self, job_id: str) -> dict[str, Any]:
+    async def results(self, job_id: str, viewer: int | None) -> dict[str, Any]:
         """Return a finished job's results.json object; JOB_NOT_FINISHED before then."""
-        row = await self._finished(job_id)
+        row = await self._finished(job_id, viewer)
         data: dict[str, Any] = json.loads(row.results or "{}")
         return data
 
-    async def report(self, job_id: str) -> str:
+    async def report(self, job_id: str, viewer: int | None) -> str:
         """Return a finished job's HTML report; JOB_NOT_FINISHED before then."""
-        row = await self._finished(job_id)
+        row = await self._finished(job_id, viewer)
         return row.report or ""
 
-    async def _row(self, job_id: str) -> JobRow:
+    async def _row(self, job_id: str, viewer: int | None) -> JobRow:
+        """Return the job's row if player `viewer` may read it.
+
+        UNKNOWN_JOB when no job has this id; a job uploaded by a player is theirs alone:
+        UNAUTHORIZED without a token, FORBIDDEN with another player's. An anonymous job is
+        read by anyone holding its id.
+        """
         async with self._sessions() as session:
             row = await session.get(JobRow, job_id)
         if row is None:
             raise ProtocolError(ErrorCode.UNKNOWN_JOB, f"no grading job has the id {job_id!r}")
+        if row.player_id is not None and viewer is None:
+            raise ProtocolError(
+                ErrorCode.UNAUTHORIZED,
+                "this grading job is read with the token of the player who uploaded it: send "
+                "`Authorization: Bearer TOKEN`",
+            )
+        if row.player_id is not None and viewer != row.player_id:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "this grading job belongs to another player")
         return row
 
-    async def _finished(self, job_id: str) -> JobRow:
-        row = await self._row(job_id)
+    async def _finished(self, job_id: str, viewer: int | None) -> JobRow:
+        row = await self._row(job_id, viewer)
         if row.status not in ("done", "error"):
             raise ProtocolError(
                 ErrorCode.JOB_NOT_FINISHED,

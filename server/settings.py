@@ -121,6 +121,13 @@ class Settings(BaseSettings):
         description="WebSockets open at once with one player's token (a newer one replaces the "
         "older, but a replaced one counts until it is closed); more are closed with 4009",
     )
+    # --- limits: grader ---
+    grader_allow_anonymous: bool = Field(
+        False,
+        description="accept uploads without a player's token (anyone holding such a job's id "
+        "may read it); by default POST /grader/jobs needs a token and only the uploader may read "
+        "the job",
+    )
 
 
 def get_settings() -> Settings:

@@ -193,3 +193,7 @@ class GradingJob(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", name="fk_grading_jobs_player"), nullable=True
+    )
+    """The player who uploaded it, the only one who may read it; None for an anonymous job."""

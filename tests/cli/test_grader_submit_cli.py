@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
@@ -18,6 +19,13 @@ from tests.server.conftest import RunningServer, start_server
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
 PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
+
+
+def register(server: RunningServer, name: str = "student") -> str:
+    """Register a player on `server`; return its token."""
+    response = httpx.post(f"{server.url}/players", json={"name": name})
+    assert response.status_code == 201, response.text
+    return str(response.json()["token"])
 
 
 @pytest.fixture
@@ -55,6 +63,8 @@ def test_a_folder_is_uploaded_graded_and_its_results_written(
             str(folder),
             "--server",
             server.url,
+            "--token",
+            register(server),
             "--results",
             str(results),
             "--html",
@@ -75,10 +85,26 @@ def test_a_refused_upload_exits_2_with_the_servers_reason(
     program = tmp_path / "solution.py"
     program.write_text("print(1)\n")
     outcome = CliRunner().invoke(
-        create_cli(), ["grader", "submit", str(program), "--server", server.url]
+        create_cli(),
+        ["grader", "submit", str(program), "--server", server.url],
+        env={"ARENA_TOKEN": register(server)},
     )
     assert outcome.exit_code == 2
     assert "BAD_SUBMISSION" in outcome.output and "checkers.py" in outcome.output
+
+
+def test_an_upload_without_a_token_exits_2_and_says_how_to_pass_one(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    program = tmp_path / "checkers.py"
+    program.write_text("print(1)\n")
+    outcome = CliRunner().invoke(
+        create_cli(),
+        ["grader", "submit", str(program), "--server", server.url],
+        env={"ARENA_TOKEN": None},
+    )
+    assert outcome.exit_code == 2
+    assert "UNAUTHORIZED" in outcome.output and "--token" in outcome.output
 
 
 def test_an_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ import errno
 import json
 import os
 import shutil
+import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Iterator
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import grader
 from grader.sandbox import (
     MIB,
     UNSHARE,
@@ -26,6 +29,7 @@ from grader.sandbox import (
 from tests.grader.processes import live_processes
 
 GALLERY = Path(__file__).parent / "gallery"
+ROOT = Path(__file__).resolve().parents[2]
 SANDBOX_UID = 65534
 # The student's interpreter must be readable by the sandbox uid (the venv's may live under /root).
 PYTHON = "/usr/bin/python3"
@@ -112,6 +116,126 @@ def test_program_sees_only_its_files_its_uid_and_the_scrubbed_environment(
     assert not Path(seen["cwd"]).exists()  # the working directory is removed after the run
 
 
+LISTER = """
+import json, os, sys
+seen = {}
+for path in sys.argv[1:]:
+    try:
+        seen[path] = sorted(os.listdir(path))
+    except OSError as error:
+        seen[path] = type(error).__name__
+print(json.dumps(seen))
+"""
+
+
+def test_program_sees_a_minimal_root_and_nothing_of_the_host() -> None:
+    installed = Path(grader.__file__).resolve().parent
+    venv_packages = sysconfig.get_path("purelib")
+    listed = [
+        "/",
+        "/etc",
+        "/dev",
+        "/usr/bin",
+        str(ROOT),
+        venv_packages,
+        str(installed),
+        str(installed / "reference"),
+        "/root",
+        "/home",
+        "/work",
+        tempfile.gettempdir(),
+    ]
+
+    result = run_sandboxed(
+        [PYTHON, "lister.py", *listed], files={"lister.py": LISTER.encode()}, limits=SMALL
+    )
+
+    assert result.status is Status.OK, result.stderr
+    assert result.isolation.filesystem
+    seen = json.loads(result.stdout)
+    assert set(seen["/"]) <= {"bin", "dev", "etc", "lib", "lib64", "proc", "sbin", "tmp", "usr"}
+    assert seen["/etc"] == ["ld.so.cache"]
+    assert seen["/dev"] == ["fd", "null", "stderr", "stdin", "stdout", "urandom", "zero"]
+    assert set(seen["/usr/bin"]) <= {"python3", Path(os.path.realpath(PYTHON)).name}
+    for path in listed[4:-1]:
+        assert seen[path] == "FileNotFoundError", (path, seen[path])
+    # Its own directory is the only one under the temporary directory: no other run's.
+    assert len(seen[tempfile.gettempdir()]) == 1
+    assert seen[tempfile.gettempdir()][0].startswith("arena-run-")
+    for secret in ("endgame_solver.py", "fastapi", "pyproject.toml", "sandbox.py", "passwd"):
+        assert secret not in result.stdout
+
+
+def test_program_sees_its_own_processes_only_not_the_init() -> None:
+    probe = (
+        "import json, os\n"
+        "pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+        "try:\n"
+        "    init = open('/proc/1/cmdline', 'rb').read().decode(errors='replace')\n"
+        "except OSError as error:\n"
+        "    init = type(error).__name__\n"
+        "print(json.dumps({'pids': pids, 'me': os.getpid(), 'init': init}))\n"
+    )
+
+    result = run_sandboxed([PYTHON, "probe.py"], files={"probe.py": probe.encode()}, limits=SMALL)
+
+    assert result.status is Status.OK, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["pids"] == [seen["me"]]
+    assert seen["init"] == "FileNotFoundError"  # the init's command line names the grader's paths
+
+
+def test_without_root_the_result_says_the_isolation_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("grader.sandbox.can_isolate", lambda: False)
+
+    result = run_sandboxed(
+        [PYTHON, "lister.py", "/"], files={"lister.py": LISTER.encode()}, limits=SMALL
+    )
+
+    assert result.status is Status.OK, result.stderr
+    assert not result.isolation.filesystem and not result.isolation.separate_user
+    assert not result.isolation.network and not result.isolation.pid_namespace
+    assert json.loads(result.stdout)["/"] == sorted(os.listdir("/"))  # the host, as it says
+
+
+def test_the_installed_reference_solution_cannot_be_run() -> None:
+    solver = Path(grader.__file__).resolve().parent / "reference" / "endgame_solver.py"
+    program = f"import runpy; runpy.run_path({str(solver)!r}, run_name='__main__')\n"
+    board = b"........\n........\n...b....\n......R.\n...R....\n........\n.....b..\n........\n"
+
+    result = run_sandboxed(
+        [PYTHON, "checkers.py", "--inputfile", "input.txt", "--outputfile", "output.txt"],
+        files={"checkers.py": program.encode(), "input.txt": board},
+        limits=SMALL,
+        collect=["output.txt"],
+    )
+
+    assert result.status is Status.EXIT_ERROR
+    assert "FileNotFoundError" in result.stderr
+    assert result.files == {}
+
+
+def test_installed_packages_inside_the_standard_library_are_covered() -> None:
+    python = os.path.realpath(sys.executable)
+    stdlib = sysconfig.get_path("stdlib")
+    packages = os.path.join(stdlib, "site-packages")
+    if not os.path.isdir(packages) or not os.listdir(packages):
+        pytest.skip(f"{python} keeps no packages inside its standard library {stdlib}")
+
+    result = run_sandboxed(
+        [python, "lister.py", stdlib, packages],
+        files={"lister.py": LISTER.encode()},
+        limits=SMALL,
+    )
+
+    assert result.status is Status.OK, result.stderr
+    seen = json.loads(result.stdout)
+    assert "os.py" in seen[stdlib]  # the interpreter's standard library is there
+    assert seen[packages] == []  # its installed packages are not
+
+
 def test_infinite_loop_hits_the_wall_limit(no_survivors: None) -> None:
     result = run("busy_loop.py", limits=Limits(cpu_seconds=30, wall_seconds=1.0))
 
@@ -170,7 +294,8 @@ def test_private_file_of_the_grader_is_unreadable(private_tmp: Path) -> None:
     result = run("read_file.py", str(secret))
 
     assert result.status is Status.OK, result.stderr
-    assert result.stdout.startswith("PermissionError")
+    # Not even there: the program's root holds nothing of the host's private directories.
+    assert result.stdout.startswith("FileNotFoundError")
     assert "graded puzzles" not in result.stdout
 
 
@@ -187,7 +312,7 @@ def test_symlink_in_a_submission_grants_nothing(private_tmp: Path) -> None:
         [PYTHON, "read_file.py", "link.txt"], files=submission, limits=SMALL, collect=["link.txt"]
     )
 
-    assert result.stdout.startswith("PermissionError")
+    assert result.stdout.startswith("FileNotFoundError")  # a link to what is not there
     assert result.files == {}  # collecting does not follow the student's symlink either
 
 
@@ -204,9 +329,9 @@ def test_writing_outside_the_working_directory_fails() -> None:
     assert result.status is Status.OK, result.stderr
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines] == targets
-    # Refused by permissions, or not even visible: a checkout under /tmp is hidden from the
-    # program by the empty /tmp mounted over it.
-    assert all(line.split()[1] in ("PermissionError", "FileNotFoundError") for line in lines)
+    # Not there (the program's root holds no /var/tmp, /dev/shm or checkout), or read-only
+    # (the parents of its working directory).
+    assert all(line.split()[1] in ("ENOENT", "EROFS") for line in lines), lines
     assert not any(os.path.exists(target) for target in targets)
 
 

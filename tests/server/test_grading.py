@@ -3,11 +3,16 @@ in the sandbox, status and results endpoints, bad uploads, restarts, timeouts, c
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
+import secrets
 import shutil
 import stat
+import sysconfig
+import tempfile
+import threading
 import time
 import zipfile
 from collections.abc import Iterator
@@ -16,11 +21,14 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import func, select
 
+import grader
 from grader.sandbox import UNSHARE
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.engine import create_engine, migrate, session_factory
+from server.db.models import GradingJob as JobRow
 from server.grading import GradingService, Upload, unpack
 from server.settings import Settings
 from tests.grader.processes import live_processes
@@ -77,10 +85,19 @@ def grading_server(server_settings: Settings) -> Iterator[RunningServer]:
         running.stop()
 
 
+def authorize(client: httpx.Client) -> None:
+    """Register a fresh player unless `client` has one; send its token with every request."""
+    if "Authorization" not in client.headers:
+        response = client.post("/players", json={"name": f"student-{secrets.token_hex(4)}"})
+        assert response.status_code == 201, response.text
+        client.headers["Authorization"] = f"Bearer {response.json()['token']}"
+
+
 def upload(
     client: httpx.Client, profile: str, files: dict[str, bytes], expect: int = 202
 ) -> dict[str, Any]:
-    """POST the files as multipart; check the status; return the JSON body."""
+    """POST the files as multipart as `client`'s player; check the status; return the body."""
+    authorize(client)
     response = client.post(
         "/grader/jobs",
         data={"profile": profile},
@@ -210,7 +227,7 @@ async def test_jobs_wait_in_order_and_a_full_queue_refuses_more(tmp_path: Path) 
             await service.submit("endgame", [Upload("checkers.py", b"pass\n")])
         assert full.value.code is ErrorCode.QUEUE_FULL
         with pytest.raises(ProtocolError) as early:
-            await service.results(first.job_id)
+            await service.results(first.job_id, None)
         assert early.value.code is ErrorCode.JOB_NOT_FINISHED
         # The upload is private to the server's user: directories 0700, files 0600.
         job_dir = settings.grader_dir / "jobs" / first.job_id
@@ -267,6 +284,61 @@ def test_profiles_describe_what_to_upload(grading_server: RunningServer) -> None
     }
 
 
+def test_uploads_need_a_token_and_a_job_is_read_by_its_uploader_only(
+    grading_server: RunningServer,
+) -> None:
+    program = {"files": ("checkers.py", b"import sys\nsys.exit(3)\n")}
+    with (
+        httpx.Client(base_url=grading_server.url) as anonymous,
+        httpx.Client(base_url=grading_server.url) as owner,
+        httpx.Client(base_url=grading_server.url) as other,
+    ):
+        refused = anonymous.post("/grader/jobs", data={"profile": "endgame"}, files=program)
+        assert refused.status_code == 401 and refused.json()["code"] == "UNAUTHORIZED"
+        assert "token" in refused.json()["message"]
+        job = upload(owner, "endgame", {"checkers.py": b"import sys\nsys.exit(3)\n"})
+        authorize(other)
+        paths = [f"/grader/jobs/{job['job_id']}", job["results_url"], job["report_url"]]
+        for path in paths:
+            nobody = anonymous.get(path)
+            assert nobody.status_code == 401 and nobody.json()["code"] == "UNAUTHORIZED", path
+            stranger = other.get(path)
+            assert stranger.status_code == 403 and stranger.json()["code"] == "FORBIDDEN", path
+        done = wait_done(owner, job["job_id"])
+        assert done.status == "done" and done.score == 0
+        assert owner.get(job["results_url"]).json()["score"] == 0
+        assert owner.get(job["report_url"]).status_code == 200
+        assert other.get(job["results_url"]).status_code == 403
+
+
+def test_anonymous_uploads_when_allowed_are_read_by_whoever_holds_the_id(
+    server_settings: Settings,
+) -> None:
+    running = start_server(grading_settings(server_settings, grader_allow_anonymous=True))
+    try:
+        with (
+            httpx.Client(base_url=running.url) as anonymous,
+            httpx.Client(base_url=running.url) as player,
+        ):
+            response = anonymous.post(
+                "/grader/jobs",
+                data={"profile": "endgame"},
+                files={"files": ("checkers.py", b"import sys\nsys.exit(3)\n")},
+            )
+            assert response.status_code == 202, response.text
+            job_id = response.json()["job_id"]
+            authorize(player)
+            assert player.get(f"/grader/jobs/{job_id}").status_code == 200
+            done = wait_done(anonymous, job_id)
+            assert done.status == "done" and done.score == 0
+            assert anonymous.get(done.results_url).status_code == 200
+            # A player's upload is still theirs alone.
+            own = upload(player, "endgame", {"checkers.py": b"import sys\nsys.exit(3)\n"})
+            assert anonymous.get(f"/grader/jobs/{own['job_id']}").status_code == 401
+    finally:
+        running.stop()
+
+
 def test_bad_requests_get_their_documented_errors(grading_server: RunningServer) -> None:
     with httpx.Client(base_url=grading_server.url) as client:
         unknown = upload(client, "chess", {"checkers.py": b""}, expect=422)
@@ -295,6 +367,146 @@ def test_bad_requests_get_their_documented_errors(grading_server: RunningServer)
         assert client.get("/health").json()["status"] == "ok"
 
 
+class OpenFileWatch:
+    """Sample the sizes of this process's open files under `directory`; keep the peak.
+
+    The server runs in a thread of the test process, so its spooled upload files (unnamed
+    temporary files, invisible in a directory listing) are among /proc/self/fd.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = str(directory)
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> OpenFileWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            total = 0
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    if os.readlink(f"/proc/self/fd/{fd}").startswith(self.directory):
+                        total += os.stat(f"/proc/self/fd/{fd}").st_size
+                except OSError:
+                    continue
+            self.peak = max(self.peak, total)
+            time.sleep(0.002)
+
+
+def test_a_chunked_upload_is_cut_off_at_the_limit_before_it_reaches_the_disk(
+    server_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limit = 2 * 1024 * 1024
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))  # where the form parser spools files
+    settings = grading_settings(server_settings, grader_max_upload_bytes=limit)
+    boundary = "arena-upload-boundary"
+    sent = 0
+
+    def body() -> Iterator[bytes]:
+        nonlocal sent
+        yield (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="profile"\r\n\r\n'
+            f"endgame\r\n--{boundary}\r\n"
+            'Content-Disposition: form-data; name="files"; filename="checkers.py"\r\n'
+            "Content-Type: text/x-python\r\n\r\n"
+        ).encode()
+        chunk = b"#" * (256 * 1024)
+        for _ in range(50 * limit // len(chunk)):
+            sent += len(chunk)
+            yield chunk
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    running = start_server(settings)
+    try:
+        with (
+            httpx.Client(base_url=running.url, timeout=60) as client,
+            OpenFileWatch(spool) as watch,
+        ):
+            authorize(client)
+            response = client.post(
+                "/grader/jobs",
+                content=body(),
+                headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+            )
+            assert response.request.headers.get("transfer-encoding") == "chunked"
+            assert "content-length" not in response.request.headers
+            assert client.get("/health").json()["status"] == "ok"
+    finally:
+        running.stop()
+    assert response.status_code == 413, response.text
+    error = response.json()
+    assert error["code"] == "SUBMISSION_TOO_LARGE"
+    assert error["details"] == {"max_bytes": limit}
+    slack = 128 * 1024
+    assert watch.peak <= limit + slack, f"{watch.peak} bytes spooled to disk"
+    stored = [p for p in settings.grader_dir.rglob("*") if p.is_file()]
+    assert sum(p.stat().st_size for p in stored) == 0
+    assert sent > 0
+
+
+def test_concurrent_uploads_never_queue_more_than_the_limit(server_settings: Settings) -> None:
+    settings = grading_settings(server_settings, grader_max_queued=5)
+    running = start_server(settings)
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            # Keep the one worker busy, so that nothing leaves the queue during the burst.
+            busy = upload(client, "endgame", {"checkers.py": b"import time\ntime.sleep(60)\n"})
+            deadline = time.monotonic() + 30
+            while client.get(f"/grader/jobs/{busy['job_id']}").json()["status"] != "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            headers = dict(client.headers)
+
+        async def burst() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=running.url, headers=headers, timeout=60) as http:
+                return await asyncio.gather(
+                    *(
+                        http.post(
+                            "/grader/jobs",
+                            data={"profile": "endgame"},
+                            files={"files": ("checkers.py", f"# {i}\n".encode())},
+                        )
+                        for i in range(40)
+                    )
+                )
+
+        responses = asyncio.run(burst())
+        queued = asyncio.run(count_jobs(settings, "queued"))
+    finally:
+        running.stop()
+    accepted = [r.json() for r in responses if r.status_code == 202]
+    refused = [r.json() for r in responses if r.status_code != 202]
+    assert len(accepted) == 5, [r.status_code for r in responses]
+    assert sorted(job["queue_position"] for job in accepted) == [1, 2, 3, 4, 5]
+    assert len(refused) == 35
+    assert {r.status_code for r in responses if r.status_code != 202} == {503}
+    assert all(body["code"] == "QUEUE_FULL" for body in refused)
+    assert queued == 5
+
+
+async def count_jobs(settings: Settings, status: str) -> int:
+    """Return how many grading jobs the server's database holds with `status`."""
+    engine = create_engine(settings.database_url)
+    try:
+        async with engine.connect() as connection:
+            result = await connection.execute(
+                select(func.count()).select_from(JobRow).where(JobRow.status == status)
+            )
+            return int(result.scalar_one())
+    finally:
+        await engine.dispose()
+
+
 @sandboxed
 def test_the_reference_solution_scores_full_marks(grading_server: RunningServer) -> None:
     with httpx.Client(base_url=grading_server.url) as client:
@@ -319,6 +531,7 @@ def test_a_zip_upload_is_graded_and_a_crash_is_explained(grading_server: Running
     crash = b"import helper\nhelper.boom()\n"
     helper = b"def boom():\n    raise RuntimeError('my bug')\n"
     with httpx.Client(base_url=grading_server.url) as client:
+        authorize(client)
         response = client.post(
             "/grader/jobs",
             data={"profile": "endgame"},
@@ -387,6 +600,78 @@ def test_student_code_cannot_read_the_private_suite_or_other_uploads(
         running.stop()
 
 
+# A checkers.py that lists directories of the server's machine on one line of stderr, and fails.
+LISTER = """
+import json, os, sys
+seen = {{}}
+for path in {paths!r}:
+    try:
+        seen[path] = sorted(os.listdir(path))[:40]
+    except OSError as error:
+        seen[path] = type(error).__name__
+print(json.dumps(seen), file=sys.stderr)
+sys.exit(1)
+"""
+
+
+@sandboxed
+def test_student_code_sees_no_server_code_reference_solution_or_other_job(
+    server_settings: Settings,
+) -> None:
+    installed = Path(grader.__file__).resolve().parent
+    solver = installed / "reference" / "endgame_solver.py"
+    cheat = f'import runpy; runpy.run_path("{solver}", run_name="__main__")\n'
+    venv_packages = sysconfig.get_path("purelib")
+    jobs = server_settings.grader_dir.resolve() / "jobs"
+    listed = [
+        "/",
+        str(ROOT),
+        venv_packages,
+        str(installed),
+        str(jobs),
+        "/root",
+        "/home",
+        "/work",
+        "/etc",
+    ]
+    running = start_server(grading_settings(server_settings))
+    try:
+        with httpx.Client(base_url=running.url) as client:
+            cheated = wait_done(
+                client, upload(client, "endgame", {"checkers.py": cheat.encode()})["job_id"]
+            )
+            lister = LISTER.format(paths=listed).encode()
+            listed_job = wait_done(
+                client, upload(client, "endgame", {"checkers.py": lister})["job_id"]
+            )
+            outputs = [t["output"] for t in client.get(listed_job.results_url).json()["tests"]]
+    finally:
+        running.stop()
+    assert cheated.status == "done" and cheated.score == 0 and cheated.max_score == PUZZLES
+    assert listed_job.status == "done" and listed_job.score == 0
+    secrets = [
+        "endgame_solver.py",
+        "agent_solution.py",
+        "server",
+        "grader",
+        "pyproject.toml",
+        ".venv",
+        "fastapi",
+        "sqlalchemy",
+        "passwd",
+        cheated.job_id,
+    ]
+    for output in outputs:
+        line = next(line.strip() for line in output.splitlines() if line.strip().startswith("{"))
+        seen = json.loads(line)
+        assert set(seen["/"]) <= {"bin", "dev", "etc", "lib", "lib64", "proc", "sbin", "tmp", "usr"}
+        assert seen["/etc"] == ["ld.so.cache"]
+        for path in listed[1:-1]:
+            assert seen[path] == "FileNotFoundError", (path, seen[path])
+        for secret in secrets:
+            assert f'"{secret}"' not in output, secret
+
+
 @sandboxed
 def test_a_job_cut_off_by_a_restart_is_graded_after_it(server_settings: Settings) -> None:
     settings = grading_settings(server_settings)
@@ -395,6 +680,7 @@ def test_a_job_cut_off_by_a_restart_is_graded_after_it(server_settings: Settings
     try:
         with httpx.Client(base_url=running.url) as client:
             job_id = upload(client, "endgame", {"checkers.py": slow})["job_id"]
+            headers = dict(client.headers)  # the uploader's token reads the job
             deadline = time.monotonic() + 30
             while client.get(f"/grader/jobs/{job_id}").json()["status"] != "running":
                 assert time.monotonic() < deadline
@@ -403,7 +689,7 @@ def test_a_job_cut_off_by_a_restart_is_graded_after_it(server_settings: Settings
         running.stop()
     running = start_server(settings)
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, headers=headers) as client:
             job = wait_done(client, job_id)
             assert job.status == "done" and job.max_score == PUZZLES
     finally:

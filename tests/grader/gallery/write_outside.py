@@ -1,5 +1,6 @@
-"""Try to create each file named on the command line and print what happened to each."""
+"""Try to create each file named on the command line; print what happened (an errno name)."""
 
+import errno
 import sys
 
 for path in sys.argv[1:]:
@@ -8,4 +9,4 @@ for path in sys.argv[1:]:
             handle.write("escaped")
         print(path, "written")
     except OSError as error:
-        print(path, type(error).__name__)
+        print(path, errno.errorcode.get(error.errno or 0, type(error).__name__))
