@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
 from server.grading import GradingService, Upload
+from server.ratelimit import RATE_LIMITED_RESPONSE, limit_upload
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (404, 409, 413, 422, 503)
@@ -50,7 +51,12 @@ async def list_profiles(grading: GradingDep) -> GradingProfiles:
     return grading.profiles()
 
 
-@router.post("/jobs", status_code=status.HTTP_202_ACCEPTED, dependencies=[Depends(_check_length)])
+@router.post(
+    "/jobs",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={429: RATE_LIMITED_RESPONSE},
+    dependencies=[Depends(limit_upload), Depends(_check_length)],
+)
 async def submit(
     grading: GradingDep,
     request: Request,
