@@ -158,8 +158,6 @@ class Settings(BaseSettings):
         "rate_tournaments_per_address",
         "rate_uploads_per_player",
         "rate_uploads_per_address",
-        "rate_ws_messages",
-        "rate_ws_refusals",
     )
     @classmethod
     def _check_rates(cls, value: str) -> str:
@@ -168,6 +166,18 @@ class Settings(BaseSettings):
             parse_many(value)
         except ValueError as error:
             raise ValueError(f"not a rate limit like '10/minute': {value!r}") from error
+        return value
+
+    @field_validator("rate_ws_messages", "rate_ws_refusals")
+    @classmethod
+    def _check_single_rate(cls, value: str) -> str:
+        """Refuse anything but one rate of at least 1 (a token bucket has one refill rate)."""
+        try:
+            rates = parse_many(value)
+        except ValueError as error:
+            raise ValueError(f"not a rate like '50/second': {value!r}") from error
+        if len(rates) != 1 or rates[0].amount < 1:
+            raise ValueError(f"one rate of at least 1 like '50/second', not {value!r}")
         return value
 
     @field_validator("redis_url")

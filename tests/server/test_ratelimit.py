@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from limits import parse
+from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -346,3 +347,29 @@ def test_an_unreachable_redis_lets_requests_through(make_server: Any) -> None:
     with client(server) as http:
         for name in ("a1", "a2", "a3"):
             register(http, name)
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("rate_matches_per_player", "lots"),
+        ("rate_registrations_per_address", "10 a minute"),
+        ("rate_ws_messages", "0/second"),
+        ("rate_ws_messages", "50/second;1000/minute"),
+        ("rate_ws_refusals", "x"),
+        ("redis_url", "http://127.0.0.1:6379"),
+    ],
+)
+def test_a_bad_rate_setting_is_refused_at_start_up(setting: str, value: str) -> None:
+    with pytest.raises(ValidationError, match=setting):
+        Settings(**{setting: value})
+
+
+def test_openapi_documents_the_429_of_each_limited_route(make_server: Any) -> None:
+    server = make_server()
+    with client(server) as http:
+        paths = http.get("/openapi.json").json()["paths"]
+    for path in ("/players", "/matches", "/tournaments", "/grader/jobs"):
+        answer = paths[path]["post"]["responses"]["429"]
+        assert "Retry-After" in answer["headers"], path
+        assert answer["content"]["application/json"]["schema"]["$ref"].endswith("ErrorResponse")
