@@ -16,10 +16,12 @@ before anything is counted: one token can use only its own share of its address'
 single client cannot starve the others behind the same address.
 
 WebSocket: `admit_message(connection)`, called once per message received, keeps a token bucket
-per connection (`rate_ws_messages` sustained, `rate_ws_burst` at once). A message over the rate
-is dropped and answered with a `RATE_LIMITED` error whose `details.retry_after_ms` says how long
-to wait; a connection that keeps sending (more than `rate_ws_refusals` refusals in its window)
-is closed with 1008. A connection lives in one process, so its bucket lives in memory.
+(`rate_ws_messages` sustained, `rate_ws_burst` at once) per player on `/ws`, kept across
+reconnections so that reconnecting does not refill it, and per connection for the anonymous
+watchers. A message over the rate is dropped and answered with a `RATE_LIMITED` error whose
+`details.retry_after_ms` says how long to wait; a connection that keeps sending (more than
+`rate_ws_refusals` refusals in that window) is closed with 1008. The buckets live in the
+process's memory: a connection lives in one process.
 
 The client's address is the socket's peer as uvicorn reports it; behind a reverse proxy run
 uvicorn with `--proxy-headers --forwarded-allow-ips=PROXY` so that it is the real client's.
@@ -124,6 +126,10 @@ def address_key(host: str | None) -> str:
     return str(address)
 
 
+_PRUNE_FROM = 10_000
+"""Players' buckets kept before the idle ones are forgotten."""
+
+
 class _Bucket:
     """One connection's token bucket, and the times of its recent refusals."""
 
@@ -144,6 +150,13 @@ class _Bucket:
             self.tokens -= 1
             return 0.0
         return (1 - self.tokens) / self.per_second
+
+    def is_idle(self) -> bool:
+        """Return True if the bucket has refilled and holds no recent refusal."""
+        now = time.monotonic()
+        refilled = self.tokens + (now - self.updated) * self.per_second >= self.burst
+        recent = bool(self.refusals) and self.refusals[-1] > now - self.refusal_limit.get_expiry()
+        return refilled and not recent
 
     def refuse(self) -> bool:
         """Record a refusal; return True when there were too many in the window."""
@@ -196,6 +209,8 @@ class RateLimiter:
         self._ws_burst = settings.rate_ws_burst
         self._ws_refusals = parse_many(settings.rate_ws_refusals)[0]
         self._buckets: weakref.WeakKeyDictionary[Connection, _Bucket] = weakref.WeakKeyDictionary()
+        self._player_buckets: dict[int, _Bucket] = {}
+        self._prune_at = _PRUNE_FROM
 
     async def close(self) -> None:
         """Release the Redis connections, if any."""
@@ -247,6 +262,31 @@ class RateLimiter:
             {"limit": str(item), "scope": scope},
         )
 
+    def _bucket(self, connection: Connection) -> _Bucket:
+        """Return the bucket of a player (kept across reconnections, so that reconnecting
+        does not refill it) or of an anonymous connection."""
+        if connection.player_id is None:
+            bucket = self._buckets.get(connection)
+            if bucket is None:
+                bucket = self._buckets[connection] = self._new_bucket()
+            return bucket
+        bucket = self._player_buckets.get(connection.player_id)
+        if bucket is None:
+            if len(self._player_buckets) >= self._prune_at:
+                self._prune()
+            bucket = self._player_buckets[connection.player_id] = self._new_bucket()
+        return bucket
+
+    def _new_bucket(self) -> _Bucket:
+        return _Bucket(self._ws_rate, self._ws_burst, self._ws_refusals)
+
+    def _prune(self) -> None:
+        """Forget the players' buckets that are full again: a fresh one is the same."""
+        for player_id, bucket in list(self._player_buckets.items()):
+            if bucket.is_idle():
+                del self._player_buckets[player_id]
+        self._prune_at = max(_PRUNE_FROM, 2 * len(self._player_buckets))
+
     def admit(self, connection: Connection) -> bool:
         """Return True if `connection` may send one more message now.
 
@@ -257,10 +297,7 @@ class RateLimiter:
             return False
         if not self.enabled:
             return True
-        bucket = self._buckets.get(connection)
-        if bucket is None:
-            bucket = _Bucket(self._ws_rate, self._ws_burst, self._ws_refusals)
-            self._buckets[connection] = bucket
+        bucket = self._bucket(connection)
         wait = bucket.take()
         if wait == 0.0:
             return True

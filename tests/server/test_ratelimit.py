@@ -23,7 +23,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.messages import ErrorResponse
-from server.ratelimit import address_key
+from server.ratelimit import RateLimiter, address_key
 from server.settings import Settings
 from tests.server.conftest import RunningServer, free_port, start_server
 
@@ -265,6 +265,24 @@ async def test_websocket_messages_are_limited_per_connection(make_server: Any) -
     await bob.close()
 
 
+async def test_reconnecting_does_not_refill_a_players_bucket(make_server: Any) -> None:
+    server = make_server(rate_ws_messages="1/second", rate_ws_burst=3)
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        token = (await http.post("/players", json={"name": "alice"})).json()["token"]
+    first = await open_ws(f"{server.ws_url}/ws", token)
+    for n in range(3):
+        await ping(first, n)
+    assert [(await receive(first))["type"] for _ in range(3)] == ["pong"] * 3
+    second = await open_ws(f"{server.ws_url}/ws", token)
+    await ping(second, 3)
+    refused = await receive(second)
+    assert refused["code"] == "RATE_LIMITED" and 0 < refused["details"]["retry_after_ms"] <= 1000
+    await asyncio.sleep(refused["details"]["retry_after_ms"] / 1000 + 0.01)
+    await ping(second, 4)
+    assert (await receive(second))["type"] == "pong"
+    await second.close()
+
+
 async def test_spectators_and_tournament_watchers_are_limited_too(make_server: Any) -> None:
     server = make_server(rate_ws_messages="1/second", rate_ws_burst=2)
     async with httpx.AsyncClient(base_url=server.url) as http:
@@ -373,3 +391,34 @@ def test_openapi_documents_the_429_of_each_limited_route(make_server: Any) -> No
         answer = paths[path]["post"]["responses"]["429"]
         assert "Retry-After" in answer["headers"], path
         assert answer["content"]["application/json"]["schema"]["$ref"].endswith("ErrorResponse")
+
+
+class _Sink:
+    """What `RateLimiter.admit` uses of a connection, recording what it is sent."""
+
+    def __init__(self, player_id: int | None) -> None:
+        self.player_id = player_id
+        self.closed = False
+        self.sent: list[Any] = []
+
+    def send(self, message: Any) -> None:
+        self.sent.append(message)
+
+    def close(self, code: int, reason: str = "") -> None:
+        self.closed = True
+
+
+def test_idle_players_buckets_are_forgotten(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("server.ratelimit._PRUNE_FROM", 3)
+    limiter = RateLimiter(Settings(rate_ws_messages="1/second", rate_ws_burst=1))
+    for player_id in range(1, 5):
+        assert limiter.admit(_Sink(player_id))  # type: ignore[arg-type]
+    # Nobody was idle when the fourth came: all four are kept, and still limited.
+    assert not limiter.admit(_Sink(1))  # type: ignore[arg-type]
+    assert len(limiter._player_buckets) == 4
+    time.sleep(1.1)
+    for player_id in range(5, 8):
+        assert limiter.admit(_Sink(player_id))  # type: ignore[arg-type]
+    # At the seventh, the buckets refilled and without a recent refusal (2, 3 and 4) were
+    # forgotten; 1's refusal above keeps it for the refusals' window.
+    assert sorted(limiter._player_buckets) == [1, 5, 6, 7]
