@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import time
 import uuid
@@ -422,3 +423,26 @@ def test_idle_players_buckets_are_forgotten(monkeypatch: pytest.MonkeyPatch) -> 
     # At the seventh, the buckets refilled and without a recent refusal (2, 3 and 4) were
     # forgotten; 1's refusal above keeps it for the refusals' window.
     assert sorted(limiter._player_buckets) == [1, 5, 6, 7]
+
+
+async def test_arena_bot_waits_and_sends_again_when_rate_limited(
+    make_server: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from bots.client import BotClient
+
+    # One message at once, two a second: the bot's replies to the house bot's instant moves
+    # arrive too fast, are dropped, and must be sent again for the match to finish.
+    server = make_server(rate_ws_messages="2/second", rate_ws_burst=1)
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        token = (await http.post("/players", json={"name": "alice"})).json()["token"]
+        body = {"game": "tictactoe", "seats": ["alice", {"bot": "random"}]}
+        created = await http.post(
+            "/matches", json=body, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert created.status_code == 201, created.text
+        bot = BotClient(server.url, token, "random", log=logging.getLogger("test.ratebot"))
+        with caplog.at_level(logging.INFO, logger="test.ratebot"):
+            assert await asyncio.wait_for(bot.run(max_matches=1), 30) == 1
+        assert any("rate limited" in record.getMessage() for record in caplog.records)
+        match = (await http.get(f"/matches/{created.json()['match_id']}")).json()
+        assert match["status"] == "finished" and match["result"]["reason"] == "rules"
