@@ -221,7 +221,7 @@ async def ping(ws: ClientConnection, n: int) -> None:
     await ws.send(json.dumps({"type": "ping", "time_ms": n}))
 
 
-async def test_websocket_messages_are_limited_per_connection(make_server: Any) -> None:
+async def test_websocket_messages_are_limited_per_player(make_server: Any) -> None:
     server = make_server(
         rate_ws_messages="10/second", rate_ws_burst=5, rate_ws_refusals="3/10 seconds"
     )
