@@ -256,10 +256,18 @@ async def bench_arena(args: argparse.Namespace, rate: float) -> dict[str, Any]:
         arena = Path(sys.executable).parent / "arena"
         command = [str(arena), "serve", "--port", str(port), "--database", database]
         log_file = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 - closed below
-        # Every player connects from this machine: lift the per-address limit (default 64).
-        limit = {"ARENA_WS_MAX_CONNECTIONS_PER_ADDRESS": str(2 * args.matches + 16)}
+        # Every player connects from this machine and the load generator is one address that
+        # registers 2N players and replaces finished matches hundreds of times a minute: lift
+        # the per-address WebSocket connection limit (default 64) and the REST rate limits,
+        # which exist for strangers; the WebSocket message limits stay on, their cost is part
+        # of every move.
+        lifted = {
+            f"ARENA_RATE_{name}": "1000000/minute"
+            for name in ("REGISTRATIONS_PER_ADDRESS", "MATCHES_PER_PLAYER", "MATCHES_PER_ADDRESS")
+        }
+        lifted["ARENA_WS_MAX_CONNECTIONS_PER_ADDRESS"] = str(2 * args.matches + 16)
         process = subprocess.Popen(
-            command, stdout=log_file, stderr=subprocess.STDOUT, env={**os.environ, **limit}
+            command, stdout=log_file, stderr=subprocess.STDOUT, env={**os.environ, **lifted}
         )
         try:
             base = f"http://127.0.0.1:{port}"
@@ -299,7 +307,13 @@ async def _arena_load(args: argparse.Namespace, base: str, pid: int, rate: float
             auth = {"Authorization": f"Bearer {tokens[a]}"}
             response = await http.post("/matches", json=body, headers=auth)
             response.raise_for_status()
-            pairs[response.json()["match_id"]] = (a, b)
+            match_id = response.json()["match_id"]
+            pairs[match_id] = (a, b)
+            # b is challenged (PROTOCOL.md, consent): the match starts once b accepts.
+            accepted = await http.post(
+                f"/matches/{match_id}/accept", headers={"Authorization": f"Bearer {tokens[b]}"}
+            )
+            accepted.raise_for_status()
 
         async def start_matches() -> None:
             pairs_wanted = [(names[2 * i], names[2 * i + 1]) for i in range(args.matches)]

@@ -193,6 +193,8 @@ class MatchView:
     received: float = field(default_factory=time.monotonic)
     sent_seq: int | None = None
     fallback_seq: int | None = None
+    last_move: tuple[int, str] | None = None
+    """The last move sent and the seq it expects, to send again after RATE_LIMITED."""
 
     @property
     def our_turn(self) -> bool:
@@ -325,6 +327,7 @@ class BotClient:
         self._done = asyncio.Event()
         self._max_matches: int | None = None
         self._connection: ClientConnection | None = None
+        self._resending = False
 
     # Running ----------------------------------------------------------------------------------
 
@@ -541,6 +544,14 @@ class BotClient:
                 view.fallback_seq = view.seq
                 self._send_move(view, message.legal_moves[0], view.seq)
             return
+        if message.code == ErrorCode.RATE_LIMITED:
+            wait_ms = message.details.get("retry_after_ms")
+            delay = wait_ms / 1000 if isinstance(wait_ms, int) else 1.0
+            self.log.info("rate limited: sending our pending moves again in %.3f s", delay)
+            if not self._resending:
+                self._resending = True
+                self._keep(asyncio.get_running_loop().create_task(self._resend_after(delay)))
+            return
         if message.code in (ErrorCode.STALE_SEQ, ErrorCode.NOT_YOUR_TURN, ErrorCode.MATCH_OVER):
             self.log.info("match %s: %s: %s", message.match_id, message.code, message.message)
             return
@@ -598,10 +609,23 @@ class BotClient:
         )
         self._send_move(view, text, seq)
 
+    async def _resend_after(self, delay: float) -> None:
+        """After `delay`, send again each move still waiting for its match to move on.
+
+        The server dropped a message unread (RATE_LIMITED names no match), so every pending
+        move is sent again; one that did arrive is refused as stale, which changes nothing.
+        """
+        await asyncio.sleep(delay)
+        self._resending = False
+        for view in list(self.matches.values()):
+            if view.our_turn and view.last_move is not None and view.last_move[0] == view.seq:
+                self._send_move(view, view.last_move[1], view.seq)
+
     def _send_move(self, view: MatchView, text: str, seq: int) -> None:
         """Send `text` as our move in `view`, valid only while the match is at `seq`."""
         if self._connection is None:
             return
+        view.last_move = (seq, text)
         message = Move(match_id=view.match_id, move=text, expected_seq=seq)
         self._keep(
             asyncio.get_running_loop().create_task(

@@ -73,7 +73,8 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.UNAUTHORIZED: "The token is missing or wrong.",
         ErrorCode.FORBIDDEN: "The token is valid but does not allow this action (for example, "
         "sending on a spectator connection, or starting someone else's tournament).",
-        ErrorCode.RATE_LIMITED: "Too many messages or requests; slow down and retry later.",
+        ErrorCode.RATE_LIMITED: "Too many messages or requests; nothing was done. Retry after "
+        "`details.retry_after_ms` (REST: the `Retry-After` header).",
         ErrorCode.NO_DRAW_OFFER: "There is no pending draw offer from your opponent to accept "
         "or decline.",
         ErrorCode.CANNOT_ABORT: "The match can only be aborted before its first move.",

@@ -16,6 +16,7 @@ from server.db.writer import BatchWriter
 from server.grading import GradingService
 from server.hub import Hub
 from server.matches import MatchService
+from server.ratelimit import RateLimitedError, RateLimiter, rate_limited_response
 from server.routes import install
 from server.settings import Settings
 from server.tournaments import TournamentService
@@ -46,6 +47,7 @@ def create_app(settings: Settings) -> FastAPI:
         service.listeners.append(tournaments.on_broadcast)
         grading = GradingService(app.state.sessions, settings)
         app.state.grading = grading
+        app.state.rate_limiter = RateLimiter(settings)
         try:
             await tournaments.resume()
             await service.resume()
@@ -54,6 +56,7 @@ def create_app(settings: Settings) -> FastAPI:
             yield
         finally:
             await grading.close()
+            await app.state.rate_limiter.close()
             await tournaments.close()
             await hub.close()
             await service.close()
@@ -68,4 +71,5 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     install(app)
+    app.add_exception_handler(RateLimitedError, rate_limited_response)
     return app

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from limits import parse_many
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from grader.profiles import DEFAULT_PYTHON
@@ -128,6 +129,98 @@ class Settings(BaseSettings):
         "may read it); by default POST /grader/jobs needs a token and only the uploader may read "
         "the job",
     )
+    # --- limits: rates ---
+    rate_limits_enabled: bool = Field(
+        True,
+        description="enforce the rate limits below; turn off only for trusted or local use "
+        "(benchmarks, a classroom server behind its own limiter)",
+    )
+    redis_url: str | None = Field(
+        None,
+        description="redis://HOST:PORT/DB (or rediss://): keep the rate-limit counts in Redis, "
+        "shared by every server process using it; none: in this process's memory",
+    )
+    redis_key_prefix: str = Field(
+        "arena",
+        min_length=1,
+        max_length=64,
+        description="prefix of every rate-limit key in Redis (one per deployment sharing it)",
+    )
+    rate_registrations_per_address: str = Field(
+        "10/minute",
+        description="player registrations (POST /players) per client address; limits' syntax, "
+        "several separated by ';' (e.g. '10/minute;100/day')",
+    )
+    rate_matches_per_player: str = Field(
+        "60/minute", description="match creations (POST /matches) per token"
+    )
+    rate_matches_per_address: str = Field(
+        "120/minute", description="match creations (POST /matches) per client address"
+    )
+    rate_tournaments_per_player: str = Field(
+        "10/minute", description="tournament creations (POST /tournaments) per token"
+    )
+    rate_tournaments_per_address: str = Field(
+        "20/minute", description="tournament creations (POST /tournaments) per client address"
+    )
+    rate_uploads_per_player: str = Field(
+        "10/minute", description="grader uploads (POST /grader/jobs) per token"
+    )
+    rate_uploads_per_address: str = Field(
+        "20/minute", description="grader uploads (POST /grader/jobs) per client address"
+    )
+    rate_ws_messages: str = Field(
+        "50/second",
+        description="sustained rate of messages a client may send on one WebSocket connection",
+    )
+    rate_ws_burst: int = Field(
+        100,
+        ge=1,
+        description="messages a WebSocket client may send at once above the sustained rate "
+        "(the size of the connection's token bucket)",
+    )
+    rate_ws_refusals: str = Field(
+        "50/10 seconds",
+        description="RATE_LIMITED refusals one WebSocket connection may get in this window; one "
+        "more closes it with 1008",
+    )
+
+    @field_validator(
+        "rate_registrations_per_address",
+        "rate_matches_per_player",
+        "rate_matches_per_address",
+        "rate_tournaments_per_player",
+        "rate_tournaments_per_address",
+        "rate_uploads_per_player",
+        "rate_uploads_per_address",
+    )
+    @classmethod
+    def _check_rates(cls, value: str) -> str:
+        """Refuse a rate that limits' syntax cannot read, at start-up rather than per request."""
+        try:
+            parse_many(value)
+        except ValueError as error:
+            raise ValueError(f"not a rate limit like '10/minute': {value!r}") from error
+        return value
+
+    @field_validator("rate_ws_messages", "rate_ws_refusals")
+    @classmethod
+    def _check_single_rate(cls, value: str) -> str:
+        """Refuse anything but one rate of at least 1 (a token bucket has one refill rate)."""
+        try:
+            rates = parse_many(value)
+        except ValueError as error:
+            raise ValueError(f"not a rate like '50/second': {value!r}") from error
+        if len(rates) != 1 or rates[0].amount < 1:
+            raise ValueError(f"one rate of at least 1 like '50/second', not {value!r}")
+        return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _check_redis_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("redis://", "rediss://")):
+            raise ValueError(f"a Redis URL starts with redis:// or rediss://, not {value!r}")
+        return value or None
 
 
 def get_settings() -> Settings:

@@ -15,6 +15,7 @@ from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
 from server.db.models import Player
 from server.deps import OptionalPlayerDep
 from server.grading import GradingService, Upload
+from server.ratelimit import RATE_LIMITED_RESPONSE, limit_upload
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 409, 413, 422, 503)
@@ -123,7 +124,12 @@ async def list_profiles(grading: GradingDep) -> GradingProfiles:
     return grading.profiles()
 
 
-@router.post("/jobs", status_code=status.HTTP_202_ACCEPTED)
+@router.post(
+    "/jobs",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={429: RATE_LIMITED_RESPONSE},
+    dependencies=[Depends(limit_upload)],
+)
 async def submit(
     grading: GradingDep,
     request: Request,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, status
+from fastapi import APIRouter, Depends, Path, Query, status
 from fastapi.responses import PlainTextResponse
 
 from protocol.messages import (
@@ -21,6 +21,7 @@ from protocol.messages import (
     PlayerName,
 )
 from server.deps import OptionalPlayerDep, PlayerDep, ServiceDep
+from server.ratelimit import RATE_LIMITED_RESPONSE, limit_match_creation
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 422)
@@ -31,7 +32,12 @@ router = APIRouter(prefix="/matches", tags=["matches"], responses=ERRORS)
 MatchPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    responses={429: RATE_LIMITED_RESPONSE},
+    dependencies=[Depends(limit_match_creation)],
+)
 async def create_match(body: MatchCreate, service: ServiceDep, player: PlayerDep) -> MatchState:
     """Create a match: seats are player names, `open`, or {"bot": SPEC} (a house bot).
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Depends, status
 
 from protocol.messages import ErrorResponse, PlayerCreate, PlayerCreated
 from server.auth import new_token
 from server.deps import ServiceDep
+from server.ratelimit import RATE_LIMITED_RESPONSE, limit_registration
 
 router = APIRouter(prefix="/players", tags=["players"])
 
@@ -14,7 +15,12 @@ router = APIRouter(prefix="/players", tags=["players"])
 @router.post(
     "",
     status_code=status.HTTP_201_CREATED,
-    responses={409: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
+    responses={
+        409: {"model": ErrorResponse},
+        422: {"model": ErrorResponse},
+        429: RATE_LIMITED_RESPONSE,
+    },
+    dependencies=[Depends(limit_registration)],
 )
 async def register_player(body: PlayerCreate, service: ServiceDep) -> PlayerCreated:
     """Register a player; the token in the answer is shown this once (409 SEAT_TAKEN if taken)."""

@@ -13,6 +13,7 @@ from protocol.messages import (
     TournamentState,
 )
 from server.deps import PlayerDep
+from server.ratelimit import RATE_LIMITED_RESPONSE, limit_tournament_creation
 from server.tournaments import TournamentService
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -33,7 +34,12 @@ def get_tournaments(request: Request) -> TournamentService:
 TournamentsDep = Annotated[TournamentService, Depends(get_tournaments)]
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    responses={429: RATE_LIMITED_RESPONSE},
+    dependencies=[Depends(limit_tournament_creation)],
+)
 async def create_tournament(
     body: TournamentCreate, tournaments: TournamentsDep, player: PlayerDep
 ) -> TournamentState:

@@ -44,6 +44,7 @@ from server.auth import hash_token
 from server.db.models import Player
 from server.hub import Connection, Hub
 from server.matches import MatchError, MatchService
+from server.ratelimit import admit_message
 from server.settings import Settings
 from server.tournaments import TournamentService
 
@@ -239,6 +240,8 @@ async def player_socket(websocket: WebSocket) -> None:
         connection.end_sync()
         while True:
             data = await _receive(websocket, connection, settings)
+            if not admit_message(connection):
+                continue
             try:
                 message = parse_client_message(data)
                 if isinstance(message, Ping):
@@ -275,6 +278,8 @@ async def _read_only(
     """Answer pings and refuse everything else (FORBIDDEN) until the client goes away."""
     while True:
         data = await _receive(websocket, connection, settings)
+        if not admit_message(connection):
+            continue
         try:
             message = parse_client_message(data)
         except ProtocolError as error:
