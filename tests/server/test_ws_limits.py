@@ -81,7 +81,11 @@ def test_a_client_that_does_not_read_is_closed_with_4008_and_memory_stays_bounde
     server_settings: Settings,
 ) -> None:
     limit = 1024 * 1024
-    with served(server_settings, ARENA_WS_MAX_QUEUED_BYTES=str(limit)) as (process, base):
+    # The message rate limit would answer the flood with short RATE_LIMITED errors and close
+    # with 1008; this test is about the bytes waiting for a client that does not read.
+    with served(
+        server_settings, ARENA_WS_MAX_QUEUED_BYTES=str(limit), ARENA_RATE_LIMITS_ENABLED="false"
+    ) as (process, base):
         token = httpx.post(f"{base}/players", json={"name": "alice"}).json()["token"]
         port = int(base.rsplit(":", 1)[1])
         # A small receive buffer: the kernel holds little for this client, the server the rest.
@@ -191,7 +195,10 @@ async def test_a_client_closed_as_too_slow_frees_its_place_though_it_never_reads
     server_settings: Settings,
 ) -> None:
     # One connection per address: the non-reader holds it until the server lets it go.
-    with server_with(server_settings, ws_max_connections_per_address=1) as server:
+    # Rate limits off: see the test above.
+    with server_with(
+        server_settings, ws_max_connections_per_address=1, rate_limits_enabled=False
+    ) as server:
         async with httpx.AsyncClient(base_url=server.url) as http:
             token = (await http.post("/players", json={"name": "alice"})).json()["token"]
         raw = RawWebSocket(
