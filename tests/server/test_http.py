@@ -106,3 +106,55 @@ def test_an_unknown_game_filter_is_refused_naming_the_games(client: httpx.Client
     known = client.get("/matches", params={"game": "checkers"})
     assert known.status_code == 200, known.text
     assert known.json()["type"] == "match_list"
+
+
+# -- 4. what the framework refuses by itself is the documented error body -----------------------
+
+
+def test_an_unknown_route_is_not_found_naming_it(client: httpx.Client) -> None:
+    body = assert_error(client.get("/no/such/route"), ErrorCode.NOT_FOUND)
+    assert body.details == {"method": "GET", "path": "/no/such/route"}
+    assert "GET /no/such/route" in body.message
+    assert_error(client.post("/matches/m_1/no-such-action"), ErrorCode.NOT_FOUND)
+
+
+def test_a_websocket_route_asked_over_plain_http_says_so(client: httpx.Client) -> None:
+    body = assert_error(client.get("/ws"), ErrorCode.NOT_FOUND)
+    assert "WebSocket" in body.message
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("DELETE", "/matches", "GET, POST"),
+        ("PUT", "/matches", "GET, POST"),
+        ("GET", "/matches/m_1/moves", "POST"),
+        ("PATCH", "/players", "POST"),
+        ("POST", "/games", "GET"),
+    ],
+)
+def test_a_wrong_method_is_refused_with_every_method_the_path_takes(
+    client: httpx.Client, method: str, path: str, allowed: str
+) -> None:
+    response = client.request(method, path)
+    body = assert_error(response, ErrorCode.METHOD_NOT_ALLOWED)
+    assert response.headers["allow"] == allowed
+    assert body.details == {"method": method, "path": path, "allow": allowed}
+
+
+def test_an_unreadable_multipart_body_is_a_bad_message(client: httpx.Client) -> None:
+    for content_type in ("multipart/form-data", "multipart/form-data; boundary=xyz"):
+        response = client.post(
+            "/grader/jobs", content=b"garbage", headers={"content-type": content_type}
+        )
+        body = assert_error(response, ErrorCode.BAD_MESSAGE)
+        assert body.message.startswith("unreadable request: ")
+
+
+def test_a_body_that_is_not_json_is_a_validation_error(client: httpx.Client) -> None:
+    for content in (b"{", b"\xff\xfe", b"[]", b'"alice"'):
+        response = client.post(
+            "/players", content=content, headers={"content-type": "application/json"}
+        )
+        body = assert_error(response, ErrorCode.VALIDATION_ERROR)
+        assert any(where.startswith("body") for where in body.details)
