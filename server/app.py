@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from server.body_limit import BodyLimit
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
@@ -68,4 +69,7 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     install(app)
+    app.add_middleware(
+        BodyLimit, max_bytes=settings.max_body_bytes, exempt=[("POST", "/grader/jobs")]
+    )
     return app

@@ -94,6 +94,16 @@ class Settings(BaseSettings):
         description="the agent profile's private suite; default: generated like the endgame's",
     )
 
+    # --- limits: HTTP ---
+    max_body_bytes: int = Field(
+        MAX_MESSAGE_BYTES,
+        ge=256,
+        le=2**30,
+        description="largest REST request body accepted, in bytes, checked before it is read "
+        "(Content-Length, or counted as it arrives); larger ones get 413 MESSAGE_TOO_LARGE. "
+        "The grader's uploads (POST /grader/jobs) have their own limit",
+    )
+
 
 def get_settings() -> Settings:
     """Return the settings read from the environment now (no cached global)."""

@@ -6,15 +6,25 @@ A real uvicorn server and real clients: whatever a client sends, the answer is t
 
 from __future__ import annotations
 
+import json
+import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from games import game_names
 from protocol.errors import HTTP_STATUS, ErrorCode
-from protocol.messages import MAX_OFFSET, MAX_PAGE_LIMIT, ErrorResponse, next_offset
+from protocol.messages import (
+    MAX_MESSAGE_BYTES,
+    MAX_OFFSET,
+    MAX_PAGE_LIMIT,
+    ErrorResponse,
+    next_offset,
+)
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 
@@ -158,3 +168,141 @@ def test_a_body_that_is_not_json_is_a_validation_error(client: httpx.Client) -> 
         )
         body = assert_error(response, ErrorCode.VALIDATION_ERROR)
         assert any(where.startswith("body") for where in body.details)
+
+
+# -- 2. request bodies are limited before they are read -----------------------------------------
+
+
+def raw_exchange(
+    port: int, request: bytes, timeout: float = 5.0
+) -> tuple[int, dict[str, str], Any]:
+    """Send `request` bytes as they are and read one HTTP/1.1 answer: status, headers, JSON.
+
+    The request may leave its body unfinished: the answer must come without the rest.
+    """
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(request)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            assert chunk, f"connection closed before an answer: {data!r}"
+            data += chunk
+        head, _, rest = data.partition(b"\r\n\r\n")
+        status_line, *lines = head.decode("latin-1").split("\r\n")
+        headers = {
+            name.strip().lower(): value.strip()
+            for name, _, value in (line.partition(":") for line in lines)
+        }
+        while len(rest) < int(headers["content-length"]):
+            chunk = sock.recv(65536)
+            assert chunk, "connection closed in the middle of the answer"
+            rest += chunk
+    return int(status_line.split()[1]), headers, json.loads(rest)
+
+
+def chunk(data: bytes) -> bytes:
+    """Return `data` as one chunk of a chunked body."""
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+def player_body(size: int, name: str) -> bytes:
+    """Return a valid `player_create` JSON body of exactly `size` bytes (padded with spaces)."""
+    body = b'{"name": "%s"}' % name.encode()
+    return body[:-1] + b" " * (size - len(body)) + b"}"
+
+
+def test_a_chunked_body_over_the_limit_is_refused(client: httpx.Client) -> None:
+    def pieces() -> Iterator[bytes]:
+        for _ in range(20):
+            yield b" " * 10_000
+
+    response = client.post(
+        "/players", content=pieces(), headers={"content-type": "application/json"}
+    )
+    assert "content-length" not in response.request.headers  # it was sent chunked
+    body = assert_error(response, ErrorCode.MESSAGE_TOO_LARGE)
+    assert body.details["limit"] == MAX_MESSAGE_BYTES
+    assert isinstance(body.details["size"], int) and body.details["size"] > MAX_MESSAGE_BYTES
+
+
+def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(server: RunningServer) -> None:
+    """The body never ends: only a server counting bytes as they arrive can answer."""
+    head = (
+        b"POST /players HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
+    )
+    started = time.monotonic()
+    status, headers, body = raw_exchange(
+        server.port, head + chunk(b" " * 40_000) + chunk(b" " * 40_000)
+    )
+    assert status == 413
+    assert time.monotonic() - started < 5
+    assert headers["connection"] == "close"
+    assert ErrorResponse.model_validate(body).code == ErrorCode.MESSAGE_TOO_LARGE
+
+
+def test_a_declared_length_over_the_limit_is_refused_before_the_body(
+    server: RunningServer,
+) -> None:
+    """Content-Length says 10 MB and 10 bytes follow: the answer comes without waiting."""
+    request = (
+        b"POST /matches HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 10000000\r\n\r\n{"game": 1'
+    )
+    status, _, body = raw_exchange(server.port, request)
+    assert status == 413
+    error = ErrorResponse.model_validate(body)
+    assert error.code == ErrorCode.MESSAGE_TOO_LARGE
+    assert error.details == {"size": 10_000_000, "limit": MAX_MESSAGE_BYTES}
+
+
+def test_a_body_of_exactly_the_limit_is_read(client: httpx.Client) -> None:
+    headers = {"content-type": "application/json"}
+    at_limit = client.post(
+        "/players", content=player_body(MAX_MESSAGE_BYTES, "padded"), headers=headers
+    )
+    assert at_limit.status_code == 201, at_limit.text
+    over = client.post(
+        "/players", content=player_body(MAX_MESSAGE_BYTES + 1, "over"), headers=headers
+    )
+    assert_error(over, ErrorCode.MESSAGE_TOO_LARGE)
+
+    def pieces(size: int) -> Iterator[bytes]:
+        body = player_body(size, "chunked")
+        yield from (body[i : i + 5000] for i in range(0, len(body), 5000))
+
+    chunked = client.post("/players", content=pieces(MAX_MESSAGE_BYTES), headers=headers)
+    assert chunked.status_code == 201, chunked.text
+    assert_error(
+        client.post("/players", content=pieces(MAX_MESSAGE_BYTES + 1), headers=headers),
+        ErrorCode.MESSAGE_TOO_LARGE,
+    )
+
+
+def test_the_grader_upload_is_not_held_to_the_json_limit(client: httpx.Client) -> None:
+    """POST /grader/jobs takes multipart uploads far larger than 64 KB (its own limit)."""
+    program = b"# padding\n" * 20_000  # 200 KB
+    response = client.post(
+        "/grader/jobs", data={"profile": "endgame"}, files={"files": ("checkers.py", program)}
+    )
+    assert response.status_code != 413 or response.json()["code"] != "MESSAGE_TOO_LARGE"
+    assert response.json()["type"] in {"grading_job", "error"}
+
+
+def test_the_body_limit_is_the_setting(tmp_path: Path) -> None:
+    running = start_server(
+        Settings(
+            database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+            grader_dir=tmp_path / "g",
+            max_body_bytes=1000,
+        )
+    )
+    try:
+        with httpx.Client(base_url=running.url, timeout=10) as http:
+            headers = {"content-type": "application/json"}
+            fits = http.post("/players", content=player_body(1000, "fits"), headers=headers)
+            assert fits.status_code == 201, fits.text
+            over = http.post("/players", content=player_body(1001, "over"), headers=headers)
+            assert assert_error(over, ErrorCode.MESSAGE_TOO_LARGE).details["limit"] == 1000
+    finally:
+        running.stop()
