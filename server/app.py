@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from server.access_log import install_redaction
 from server.body_limit import BodyLimit
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
@@ -68,6 +69,7 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    install_redaction()
     install(app)
     app.add_middleware(
         BodyLimit, max_bytes=settings.max_body_bytes, exempt=[("POST", "/grader/jobs")]
