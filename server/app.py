@@ -18,11 +18,15 @@ from server.db.writer import BatchWriter
 from server.grading import GradingService
 from server.hub import Hub
 from server.matches import MatchService
+from server.openapi import install_openapi
 from server.routes import install
 from server.settings import Settings
 from server.tournaments import TournamentService
 
 API_VERSION = "0.1.0"
+
+BODY_LIMIT_EXEMPT = (("POST", "/grader/jobs"),)
+"""The routes that take bodies over `max_body_bytes`: the grader's uploads, with their own limit."""
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -71,7 +75,6 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     install_redaction()
     install(app)
-    app.add_middleware(
-        BodyLimit, max_bytes=settings.max_body_bytes, exempt=[("POST", "/grader/jobs")]
-    )
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, exempt=BODY_LIMIT_EXEMPT)
+    install_openapi(app, body_limit_exempt=BODY_LIMIT_EXEMPT)
     return app
