@@ -208,6 +208,9 @@ def serve(
         port=actual_port,
         log_level="info",
         ws_per_message_deflate=settings.ws_compression,
+        # h11 bounds the request line and headers; httptools would buffer any amount of them.
+        http="h11",
+        h11_max_incomplete_event_size=settings.max_header_bytes,
     )
     uvicorn.Server(config).run(sockets=[sock])
 

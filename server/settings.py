@@ -103,6 +103,14 @@ class Settings(BaseSettings):
         "(Content-Length, or counted as it arrives); larger ones get 413 MESSAGE_TOO_LARGE. "
         "The grader's uploads (POST /grader/jobs) have their own limit",
     )
+    max_header_bytes: int = Field(
+        16 * 1024,
+        ge=1024,
+        le=1024 * 1024,
+        description="most bytes of a request line and headers buffered while incomplete "
+        "(`arena serve` parses HTTP with h11, which enforces it): a request whose headers have "
+        "not ended by then gets 400 and is not read further",
+    )
 
 
 def get_settings() -> Settings:
