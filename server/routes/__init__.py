@@ -137,7 +137,8 @@ def _framework_error(request: Request, exc: StarletteHTTPException) -> ProtocolE
             f"{path} does not take {method}; it takes {allowed or 'other methods'}",
             {"method": method, "path": path, "allow": allowed},
         )
-    return ProtocolError(code, f"unreadable request: {exc.detail}", {"path": path})
+    what = "unreadable request" if code is ErrorCode.BAD_MESSAGE else "refused request"
+    return ProtocolError(code, f"{what}: {exc.detail}", {"path": path})
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

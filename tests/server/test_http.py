@@ -380,3 +380,31 @@ def test_every_integer_parameter_has_a_maximum(openapi: dict[str, Any]) -> None:
             if schema.get("type") == "string":
                 assert "maxLength" in schema or "enum" in schema, (method, path, parameter)
     assert bounded == 4  # limit and offset of /matches and /tournaments
+
+
+async def test_another_framework_refusal_keeps_its_status_with_the_code_that_fits() -> None:
+    """A framework HTTPException raised anywhere (429 from a limiter, 418) keeps its status."""
+    from fastapi import FastAPI, HTTPException
+
+    from server.routes import install
+
+    app = FastAPI()
+    install(app)
+
+    @app.get("/limited")
+    async def limited() -> None:
+        raise HTTPException(429, "slow down", headers={"Retry-After": "3"})
+
+    @app.get("/teapot")
+    async def teapot() -> None:
+        raise HTTPException(418, "a teapot")
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        response = await http.get("/limited")
+        body = assert_error(response, ErrorCode.RATE_LIMITED)
+        assert body.message == "refused request: slow down"
+        assert response.headers["retry-after"] == "3"
+        teapot = await http.get("/teapot")
+        assert teapot.status_code == 418
+        assert ErrorResponse.model_validate(teapot.json()).code == ErrorCode.BAD_MESSAGE
