@@ -211,6 +211,9 @@ def serve(
         ws_per_message_deflate=settings.ws_compression,
         # uvicorn refuses a larger frame from its header, before buffering it (default 16 MiB).
         ws_max_size=settings.max_message_bytes,
+        # h11 bounds the request line and headers; httptools would buffer any amount of them.
+        http="h11",
+        h11_max_incomplete_event_size=settings.max_header_bytes,
     )
     uvicorn.Server(config).run(sockets=[sock])
 

@@ -43,6 +43,8 @@ class ErrorCode(StrEnum):
     NOT_CHALLENGED = "NOT_CHALLENGED"
     INVITATIONS_PENDING = "INVITATIONS_PENDING"
     TOURNAMENT_OVER = "TOURNAMENT_OVER"
+    NOT_FOUND = "NOT_FOUND"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
 
 
 ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
@@ -98,6 +100,9 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         "has accepted; `details` names those still pending (or who declined).",
         ErrorCode.TOURNAMENT_OVER: "The tournament has already ended (finished, cancelled or "
         "failed).",
+        ErrorCode.NOT_FOUND: "No route has this path (REST): see `GET /` and `/openapi.json`.",
+        ErrorCode.METHOD_NOT_ALLOWED: "The route exists but not with this HTTP method; the "
+        "`Allow` header lists the methods it takes.",
     }
 )
 """One line per error code, for documentation and for default error messages."""
@@ -134,6 +139,8 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.NOT_CHALLENGED: 403,
         ErrorCode.INVITATIONS_PENDING: 409,
         ErrorCode.TOURNAMENT_OVER: 409,
+        ErrorCode.NOT_FOUND: 404,
+        ErrorCode.METHOD_NOT_ALLOWED: 405,
     }
 )
 """The HTTP status of a REST response carrying each error code."""

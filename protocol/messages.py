@@ -46,6 +46,21 @@ MAX_JSON_DEPTH = 32
 MAX_NUMBER_DIGITS = 32
 """The most digits an integer of a message may have; longer is BAD_MESSAGE."""
 
+MAX_PAGE_LIMIT = 200
+"""The most items one page of a list (`limit`) holds."""
+MAX_OFFSET = 1_000_000
+"""The largest `offset` of a list: pages further on are not served."""
+
+
+def next_offset(offset: int, limit: int, fetched: int) -> int | None:
+    """Return the `next_offset` of a page read with `limit + 1` rows, `fetched` of them found.
+
+    None on the last page, and where the next page would start past MAX_OFFSET.
+    """
+    following = offset + limit
+    return following if fetched > limit and following <= MAX_OFFSET else None
+
+
 # Constrained field types. Integers are strict: JSON `"5"`, `5.5` or `true` is not an integer.
 Ms = Annotated[
     int, Strict(), Field(ge=0, le=MAX_SAFE_INTEGER, description="A duration in milliseconds.")
@@ -789,8 +804,8 @@ class MatchFilter(WireModel):
     status: MatchStatus | None = None
     game: GameName | None = None
     player: PlayerName | None = None
-    limit: Annotated[int, Strict(), Field(ge=1, le=200)] = 50
-    offset: Annotated[int, Strict(), Field(ge=0)] = 0
+    limit: Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE_LIMIT)] = 50
+    offset: Annotated[int, Strict(), Field(ge=0, le=MAX_OFFSET)] = 0
 
 
 class MatchSummary(WireModel):

@@ -11,17 +11,23 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from server.access_log import install_redaction
+from server.body_limit import BodyLimit
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
 from server.hub import Hub
 from server.matches import MatchService
+from server.openapi import install_openapi
 from server.ratelimit import RateLimitedError, RateLimiter, rate_limited_response
 from server.routes import install
 from server.settings import Settings
 from server.tournaments import TournamentService
 
 API_VERSION = "0.1.0"
+
+BODY_LIMIT_EXEMPT = (("POST", "/grader/jobs"),)
+"""The routes that take bodies over `max_body_bytes`: the grader's uploads, with their own limit."""
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -70,6 +76,9 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    install_redaction()
     install(app)
     app.add_exception_handler(RateLimitedError, rate_limited_response)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, exempt=BODY_LIMIT_EXEMPT)
+    install_openapi(app, body_limit_exempt=BODY_LIMIT_EXEMPT)
     return app

@@ -90,6 +90,7 @@ from protocol.messages import (
     MoveMade,
     SeatInfo,
     ServerMessage,
+    next_offset,
 )
 from protocol.messages import DrawDeclined as WireDrawDeclined
 from protocol.messages import DrawOffered as WireDrawOffered
@@ -784,7 +785,7 @@ class MatchService:
             for match, name0, name1, asked0, asked1 in rows[:limit]
         ]
         return MatchList(
-            matches=tuple(summaries), next_offset=offset + limit if len(rows) > limit else None
+            matches=tuple(summaries), next_offset=next_offset(offset, limit, len(rows))
         )
 
     # -- internals: loading and committing -----------------------------------------------------

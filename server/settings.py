@@ -222,6 +222,24 @@ class Settings(BaseSettings):
             raise ValueError(f"a Redis URL starts with redis:// or rediss://, not {value!r}")
         return value or None
 
+    # --- limits: HTTP ---
+    max_body_bytes: int = Field(
+        MAX_MESSAGE_BYTES,
+        ge=256,
+        le=2**30,
+        description="largest REST request body accepted, in bytes, checked before it is read "
+        "(Content-Length, or counted as it arrives); larger ones get 413 MESSAGE_TOO_LARGE. "
+        "The grader's uploads (POST /grader/jobs) have their own limit",
+    )
+    max_header_bytes: int = Field(
+        16 * 1024,
+        ge=1024,
+        le=1024 * 1024,
+        description="most bytes of a request line and headers buffered while incomplete "
+        "(`arena serve` parses HTTP with h11, which enforces it): a request whose headers have "
+        "not ended by then gets 400 and is not read further",
+    )
+
 
 def get_settings() -> Settings:
     """Return the settings read from the environment now (no cached global)."""

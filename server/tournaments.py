@@ -53,6 +53,7 @@ from protocol.messages import (
     TournamentStandings,
     TournamentState,
     TournamentSummary,
+    next_offset,
 )
 from server.db.models import Player, epoch_ms
 from server.db.models import Tournament as TournamentRow
@@ -491,7 +492,7 @@ class TournamentService:
                 )
                 for row in rows[:limit]
             ),
-            next_offset=offset + limit if len(rows) > limit else None,
+            next_offset=next_offset(offset, limit, len(rows)),
         )
 
     async def watch(self, tournament_id: str, watcher: Watcher) -> None:

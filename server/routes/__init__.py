@@ -2,19 +2,23 @@
 
 `install(app)` includes every router and the exception handlers: a protocol error becomes its
 `ErrorResponse` with the status `protocol.HTTP_STATUS` gives, a request that fails validation a
-422 VALIDATION_ERROR naming each bad field, and anything unexpected a 500 INTERNAL_ERROR
-without a traceback.
+422 VALIDATION_ERROR naming each bad field, what the framework refuses by itself (no such
+route, a method the route does not take, an unreadable body) NOT_FOUND, METHOD_NOT_ALLOWED or
+BAD_MESSAGE, and anything unexpected a 500 INTERNAL_ERROR without a traceback. No answer is
+ever the framework's own `{"detail": ...}`.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from fastapi import FastAPI, Request
-from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match
 
 from protocol.errors import HTTP_STATUS, ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import ErrorResponse
@@ -24,8 +28,13 @@ from server.routes import challenges, grader, index, matches, players, tournamen
 log = logging.getLogger(__name__)
 
 
-def error_response(error: ProtocolError) -> JSONResponse:
-    """Return the HTTP response carrying `error` as an `ErrorResponse`."""
+def error_response(
+    error: ProtocolError, status_code: int | None = None, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """Return the HTTP response carrying `error` as an `ErrorResponse`.
+
+    The status is the code's (`protocol.HTTP_STATUS`) unless `status_code` says otherwise.
+    """
     body = ErrorResponse(
         code=error.code,
         message=error.message[:2000],
@@ -33,7 +42,11 @@ def error_response(error: ProtocolError) -> JSONResponse:
         legal_moves=error.legal_moves if isinstance(error, MatchError) else None,
         details=error.details,
     )
-    return JSONResponse(body.model_dump(mode="json"), status_code=HTTP_STATUS[error.code])
+    return JSONResponse(
+        body.model_dump(mode="json"),
+        status_code=status_code or HTTP_STATUS[error.code],
+        headers=headers,
+    )
 
 
 async def _protocol_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -53,14 +66,91 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
-    """Give a request the framework refused as unreadable (400) the protocol's error body."""
-    assert isinstance(exc, StarletteHTTPException)
-    if exc.status_code == 400:
-        return error_response(
-            ProtocolError(ErrorCode.BAD_MESSAGE, f"unreadable request: {exc.detail}")
+FRAMEWORK_CODES: Mapping[int, ErrorCode] = MappingProxyType(
+    {
+        400: ErrorCode.BAD_MESSAGE,
+        401: ErrorCode.UNAUTHORIZED,
+        403: ErrorCode.FORBIDDEN,
+        404: ErrorCode.NOT_FOUND,
+        405: ErrorCode.METHOD_NOT_ALLOWED,
+        413: ErrorCode.MESSAGE_TOO_LARGE,
+        422: ErrorCode.VALIDATION_ERROR,
+        429: ErrorCode.RATE_LIMITED,
+    }
+)
+"""The error code of each HTTP status the framework (Starlette, FastAPI) answers by itself."""
+
+
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Return every method some route of the application takes at `request`'s path.
+
+    Starlette's own `Allow` names only the methods of the first route matching the path, so
+    `DELETE /matches` would be told only of GET (not of POST). Each method is tried against
+    every route, through the routes' public `matches`.
+    """
+    routes: list[BaseRoute] = request.app.routes
+    return [
+        method
+        for method in HTTP_METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes
         )
-    return await http_exception_handler(request, exc)
+    ]
+
+
+def _is_websocket_route(request: Request) -> bool:
+    """True when `request`'s path is one of the application's WebSocket routes."""
+    routes: list[BaseRoute] = request.app.routes
+    scope = {**request.scope, "type": "websocket"}
+    return any(route.matches(scope)[0] is Match.FULL for route in routes)
+
+
+def _framework_error(request: Request, exc: StarletteHTTPException) -> ProtocolError:
+    """Return the protocol error saying what the framework refused in `request`, and why."""
+    path = request.url.path[:256]
+    method = request.method
+    if exc.status_code >= 500:
+        return ProtocolError(
+            ErrorCode.INTERNAL_ERROR, "the server failed; retry, and report it if it repeats"
+        )
+    code = FRAMEWORK_CODES.get(exc.status_code, ErrorCode.BAD_MESSAGE)
+    if code is ErrorCode.NOT_FOUND and _is_websocket_route(request):
+        return ProtocolError(
+            code,
+            f"{path} is a WebSocket: open it with a WebSocket client (docs/PROTOCOL.md)",
+            {"method": method, "path": path},
+        )
+    if code is ErrorCode.NOT_FOUND:
+        return ProtocolError(
+            code,
+            f"no route {method} {path}: `GET /` lists what this server serves, "
+            "`/openapi.json` every route",
+            {"method": method, "path": path},
+        )
+    if code is ErrorCode.METHOD_NOT_ALLOWED:
+        allowed = ", ".join(allowed_methods(request))
+        return ProtocolError(
+            code,
+            f"{path} does not take {method}; it takes {allowed or 'other methods'}",
+            {"method": method, "path": path, "allow": allowed},
+        )
+    what = "unreadable request" if code is ErrorCode.BAD_MESSAGE else "refused request"
+    return ProtocolError(code, f"{what}: {exc.detail}", {"path": path})
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Give every request the framework refuses by itself (no such route, a method the route
+    does not take, an unreadable body) the protocol's error body, with the framework's status
+    and headers (`Allow` for a 405)."""
+    assert isinstance(exc, StarletteHTTPException)
+    error = _framework_error(request, exc)
+    headers = dict(exc.headers or {})
+    if error.code is ErrorCode.METHOD_NOT_ALLOWED:
+        headers["Allow"] = str(error.details["allow"])
+    return error_response(error, status_code=exc.status_code, headers=headers)
 
 
 async def _internal_error(_request: Request, exc: Exception) -> JSONResponse:

@@ -9,7 +9,6 @@ from fastapi.responses import PlainTextResponse
 
 from protocol.messages import (
     ErrorResponse,
-    GameName,
     MatchCreate,
     MatchJoin,
     MatchList,
@@ -22,6 +21,7 @@ from protocol.messages import (
 )
 from server.deps import OptionalPlayerDep, PlayerDep, ServiceDep
 from server.ratelimit import RATE_LIMITED_RESPONSE, limit_match_creation
+from server.routes.params import GameFilter, PageLimit, PageOffset
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 422)
@@ -50,10 +50,10 @@ async def create_match(body: MatchCreate, service: ServiceDep, player: PlayerDep
 async def list_matches(
     service: ServiceDep,
     status: MatchStatus | None = None,
-    game: Annotated[GameName | None, Query()] = None,
+    game: GameFilter = None,
     player: Annotated[PlayerName | None, Query()] = None,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: PageLimit = 50,
+    offset: PageOffset = 0,
 ) -> MatchList:
     """List matches, newest first; every filter given must hold."""
     return await service.list_matches(

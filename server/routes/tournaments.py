@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, status
+from fastapi import APIRouter, Depends, Path, Request, status
 
 from protocol.messages import (
     ErrorResponse,
@@ -14,6 +14,7 @@ from protocol.messages import (
 )
 from server.deps import PlayerDep
 from server.ratelimit import RATE_LIMITED_RESPONSE, limit_tournament_creation
+from server.routes.params import PageLimit, PageOffset
 from server.tournaments import TournamentService
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -50,8 +51,8 @@ async def create_tournament(
 @router.get("")
 async def list_tournaments(
     tournaments: TournamentsDep,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: PageLimit = 50,
+    offset: PageOffset = 0,
 ) -> TournamentList:
     """List tournaments, newest first."""
     return await tournaments.list_tournaments(limit=limit, offset=offset)
