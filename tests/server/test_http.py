@@ -153,9 +153,12 @@ def test_a_wrong_method_is_refused_with_every_method_the_path_takes(
 
 
 def test_an_unreadable_multipart_body_is_a_bad_message(client: httpx.Client) -> None:
+    token = client.post("/players", json={"name": "uploader"}).json()["token"]
     for content_type in ("multipart/form-data", "multipart/form-data; boundary=xyz"):
         response = client.post(
-            "/grader/jobs", content=b"garbage", headers={"content-type": content_type}
+            "/grader/jobs",
+            content=b"garbage",
+            headers={"content-type": content_type, "authorization": f"Bearer {token}"},
         )
         body = assert_error(response, ErrorCode.BAD_MESSAGE)
         assert body.message.startswith("unreadable request: ")
