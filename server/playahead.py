@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import pickle
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
@@ -48,11 +49,20 @@ def _play(specs: tuple[str, str], state_bytes: bytes, seq: int, out: Connection)
     """The child: play both bots from the pickled state, writing each move to `out`."""
     state: State[Any] = pickle.loads(state_bytes)
     bots = [create_bot(spec, state.game) for spec in specs]
+    parent = os.getppid()
+
+    def orphaned() -> bool:
+        # A server killed outright (SIGKILL) cannot end its children: each search asks this
+        # every 64 nodes, so a child never searches on for a server that is gone.
+        return os.getppid() != parent
+
     try:
         while not state.is_terminal():
             seat = state.to_move
             try:
-                result = bots[seat].choose(state)
+                result = bots[seat].choose(state, stop=orphaned)
+                if orphaned():
+                    return
             except Exception as error:  # noqa: BLE001 -- reported to the server, which decides
                 out.send((seq, seat, RuntimeError(f"{type(error).__name__}: {error}")))
                 return
