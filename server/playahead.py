@@ -22,6 +22,7 @@ import contextlib
 import multiprocessing
 import os
 import pickle
+import signal
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from typing import Any
@@ -47,6 +48,13 @@ def _get_context() -> BaseContext:
 
 def _play(specs: tuple[str, str], state_bytes: bytes, seq: int, out: Connection) -> None:
     """The child: play both bots from the pickled state, writing each move to `out`."""
+    # A fork inherits the server's signal handling: uvicorn's SIGTERM handler (which only sets
+    # a flag of the server object, so `terminate()` did nothing and a stopping server waited
+    # for the child) and the event loop's wake-up descriptor. The child dies on SIGTERM, and
+    # leaves Ctrl-C to its server, which ends it.
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     state: State[Any] = pickle.loads(state_bytes)
     bots = [create_bot(spec, state.game) for spec in specs]
     parent = os.getppid()
