@@ -1131,12 +1131,22 @@ class MatchService:
         A child process plays the game ahead (server.playahead): each bot's move is handed to
         the event loop, which plays it through the referee and commits it in order, while the
         child already searches the reply. It stops when the match moves on otherwise (a
-        resign, an abort, a ply cap, a server stop); the turn-by-turn loop then carries on.
+        resign, an abort, a ply cap, a server stop), or when the search pool takes back the
+        thread it lent the child (another search has to wait); the turn-by-turn loop then
+        carries on. Without a thread to spare, the match is played turn by turn from the start.
         """
         referee = live.referee
         specs = live.bot_specs
         assert specs[0] is not None and specs[1] is not None
-        ahead = PlayAhead((specs[0], specs[1]), referee.state, referee.seq)
+        lease = self.pool.lease(self._owner(live))
+        if lease is None:
+            return
+        try:
+            ahead = PlayAhead((specs[0], specs[1]), referee.state, referee.seq)
+        except BaseException:
+            self.pool.end(lease)
+            raise
+        lease.on_revoke = ahead.interrupt
         try:
             while True:
                 items = [await ahead.next(), *ahead.ready()]
@@ -1169,7 +1179,10 @@ class MatchService:
                 if stop:
                     return
         finally:
-            await ahead.close()
+            try:
+                await ahead.close()
+            finally:
+                self.pool.end(lease)
 
     def _plays_on(self, live: LiveMatch, item: Item) -> bool:
         """Return True when `item` is the next move of the active match, within its ply cap."""

@@ -115,6 +115,10 @@ class PlayAhead:
         """Return the next move (None: the child has nothing more to say)."""
         return await self._items.get()
 
+    def interrupt(self) -> None:
+        """Make `next()` return None (after the moves already arrived): stop playing ahead."""
+        self._items.put_nowait(None)
+
     def ready(self) -> list[Item | None]:
         """Return the moves that have arrived already, without waiting."""
         items = []

@@ -13,6 +13,12 @@ server stops (`close`), is told to stop and ends within milliseconds (bots.spec:
 ask their stop every 64 nodes or every simulation). A search still running after `max_seconds`
 is stopped too: time-limited bots then play their best move so far, the others raise
 `SearchStopped` (the house bot loses, as on a crash).
+
+A match between two untimed house bots is played ahead in a child process (server.playahead),
+which searches move after move for the whole game. It runs only on a `Lease` of a thread: taken
+when a thread is free, nobody waits and its owner is under its cap, and revoked as soon as
+another search has to wait, so the child process never holds a thread another player needs
+(the match then goes on turn by turn through the queue).
 """
 
 from __future__ import annotations
@@ -21,14 +27,24 @@ import asyncio
 import functools
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from bots.result import SearchResult, SearchStopped
 from bots.spec import Bot
 from games.base import State
+
+
+@dataclass(eq=False)
+class Lease:
+    """One thread of the pool lent to a play-ahead child; `on_revoke` is called to end it."""
+
+    owner: Hashable
+    on_revoke: Callable[[], None] | None = None
+    revoked: bool = False
 
 
 class SearchPool:
@@ -51,8 +67,12 @@ class SearchPool:
         self._executor = ThreadPoolExecutor(threads, thread_name_prefix="arena-search")
         self._free = threads
         self._running: dict[Hashable, int] = {}
-        self._waiting: OrderedDict[Hashable, deque[asyncio.Future[None]]] = OrderedDict()
+        self._waiting: dict[Hashable, deque[asyncio.Future[None]]] = {}
+        self._served: dict[Hashable, int] = {}
+        """When each owner with searches running or waiting last got a thread (a counter)."""
+        self._turn = 0
         self._stops: set[threading.Event] = set()
+        self._leases: list[Lease] = []
         self._closed = False
 
     @property
@@ -120,11 +140,34 @@ class SearchPool:
                 ) from None
             raise
 
+    def lease(self, owner: Hashable) -> Lease | None:
+        """Lend a thread to `owner`'s play-ahead child, or return None if it would make anyone
+        wait (no thread free, someone queued, `owner` at its cap). Give it back with `end`."""
+        if (
+            self._closed
+            or self._free == 0
+            or self._waiting
+            or self._running.get(owner, 0) >= self.per_owner
+        ):
+            return None
+        self._take(owner)
+        lease = Lease(owner)
+        self._leases.append(lease)
+        return lease
+
+    def end(self, lease: Lease) -> None:
+        """Take back a lent thread (once its child process has ended)."""
+        if lease in self._leases:
+            self._leases.remove(lease)
+            self._release(lease.owner)
+
     def close(self) -> None:
         """Stop every search and refuse new ones; the threads end within milliseconds."""
         self._closed = True
         for stop in list(self._stops):
             stop.set()
+        for lease in self._leases:
+            self._revoke(lease)
         for waiters in self._waiting.values():
             for waiter in waiters:
                 waiter.cancel()
@@ -142,6 +185,11 @@ class SearchPool:
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(owner, deque()).append(waiter)
+        if self._running.get(owner, 0) < self.per_owner:
+            # Only a lent thread stands in the way: the newest lease gives it back.
+            lease = next((lease for lease in reversed(self._leases) if not lease.revoked), None)
+            if lease is not None:
+                self._revoke(lease)
         try:
             await waiter
         except asyncio.CancelledError:
@@ -151,9 +199,17 @@ class SearchPool:
                 self._forget(owner, waiter)
             raise
 
+    def _revoke(self, lease: Lease) -> None:
+        if not lease.revoked:
+            lease.revoked = True
+            if lease.on_revoke is not None:
+                lease.on_revoke()
+
     def _take(self, owner: Hashable) -> None:
         self._free -= 1
         self._running[owner] = self._running.get(owner, 0) + 1
+        self._turn += 1
+        self._served[owner] = self._turn
 
     def _release(self, owner: Hashable) -> None:
         self._free += 1
@@ -162,6 +218,8 @@ class SearchPool:
             self._running[owner] = left
         else:
             self._running.pop(owner, None)
+            if owner not in self._waiting:
+                self._served.pop(owner, None)
         self._dispatch()
 
     def _forget(self, owner: Hashable, waiter: asyncio.Future[None]) -> None:
@@ -170,20 +228,20 @@ class SearchPool:
             waiters.remove(waiter)
             if not waiters:
                 del self._waiting[owner]
+                if owner not in self._running:
+                    self._served.pop(owner, None)
 
     def _dispatch(self) -> None:
-        """Give free threads to waiting owners under their cap, in turn (round robin)."""
+        """Give free threads to waiting owners under their cap, in turn: first the owner that
+        got a thread least recently (a thread taken back from a play-ahead child counts)."""
         while self._free > 0:
-            chosen = next(
-                (o for o in self._waiting if self._running.get(o, 0) < self.per_owner), None
-            )
-            if chosen is None:
+            eligible = [o for o in self._waiting if self._running.get(o, 0) < self.per_owner]
+            if not eligible:
                 return
+            chosen = min(eligible, key=lambda o: self._served.get(o, -1))
             waiters = self._waiting[chosen]
             waiter = waiters.popleft()
-            if waiters:
-                self._waiting.move_to_end(chosen)  # the next thread goes to another owner
-            else:
+            if not waiters:
                 del self._waiting[chosen]
             if waiter.cancelled():
                 continue

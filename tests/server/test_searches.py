@@ -6,6 +6,7 @@ whose stack is in a search module is searching.
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -148,3 +149,47 @@ def test_one_players_searches_never_starve_another_player(server: RunningServer)
         for hogged_id in hogged:
             assert http.post(f"/matches/{hogged_id}/abort", headers=hog).status_code == 200
         assert wait_for(lambda: searching() == 0, 1.0) < 1.0
+
+
+def test_played_ahead_matches_hold_a_pool_thread_only_while_nobody_waits(
+    server_settings: Settings,
+) -> None:
+    settings = server_settings.model_copy(update={"bot_threads": 1, "bot_searches_per_player": 1})
+    server = start_server(settings)
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as http:
+            ahead = player(http, "ahead")
+            other = player(http, "other")
+            for seed in range(3):
+                # Untimed house bot against house bot: played ahead in a child process.
+                created = http.post(
+                    "/matches",
+                    json={
+                        "game": "checkers",
+                        "seats": [
+                            {"bot": "mcts:time=30"},
+                            {"bot": f"mcts:time=30,seed={seed + 1}"},
+                        ],
+                    },
+                    headers=ahead,
+                )
+                assert created.status_code == 201, created.text
+            time.sleep(1.0)
+            # One child on the one thread; the owner's other matches wait for their turn.
+            assert len(multiprocessing.active_children()) == 1
+            assert searching() == 0
+            created = http.post(
+                "/matches",
+                json={"game": "checkers", "seats": [{"bot": "alphabeta:depth=3"}, "other"]},
+                headers=other,
+            )
+            match_id = created.json()["match_id"]
+            # The child gives the thread back at once, and the other player's bot moves.
+            wait_for(lambda: len(http.get(f"/matches/{match_id}").json()["moves"]) == 1, 3)
+            wait_for(lambda: not multiprocessing.active_children(), 2)
+            # From then on the bot-vs-bot matches go turn by turn, one search at a time.
+            time.sleep(0.5)
+            assert searching() <= 1
+            assert not multiprocessing.active_children()
+    finally:
+        server.stop()
