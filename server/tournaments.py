@@ -79,27 +79,42 @@ Watcher = Callable[[ServerMessage], None]
 """Receives a tournament's messages; must not block (a WebSocket connection's `send`)."""
 
 
-def tournament_spec(body: TournamentCreate, settings: Settings | None = None) -> TournamentSpec:
-    """Return the runner's spec for `body`; ProtocolError VALIDATION_ERROR naming the field.
+def check_maxima(body: TournamentCreate, settings: Settings) -> Game:
+    """Return the game of `body` once its options and bots are within the server's maxima.
 
-    With `settings`, the game and the bots must be within the server's maxima too (cheap: it
-    runs on the event loop, before any opening is played).
+    Cheap (nothing is searched, no bot is built): it runs on the event loop, so a tournament
+    beyond the maxima is refused at once. ProtocolError VALIDATION_ERROR naming the field.
     """
     try:
         game = get_game(body.game, dict(body.options))
     except GameError as error:
         raise _invalid("options" if body.game in game_names() else "game", str(error)) from None
+    too_large = oversize(game.initial_state(), settings)
+    if too_large is not None:
+        raise _invalid("options", too_large)
+    limits = search_limits(settings)
+    for bot in body.bots:
+        if player_name(bot) is None:
+            try:
+                check_limits(parse_bot_spec(bot), limits)
+            except BotSpecError as error:
+                raise _invalid("bots", f"bot {bot!r}: {error}") from None
+    return game
+
+
+def tournament_spec(body: TournamentCreate, settings: Settings | None = None) -> TournamentSpec:
+    """Return the runner's spec for `body`; ProtocolError VALIDATION_ERROR naming the field.
+
+    With `settings`, the game and the bots must be within the server's maxima too.
+    """
     if settings is not None:
-        too_large = oversize(game.initial_state(), settings)
-        if too_large is not None:
-            raise _invalid("options", too_large)
-        limits = search_limits(settings)
-        for bot in body.bots:
-            if player_name(bot) is None:
-                try:
-                    check_limits(parse_bot_spec(bot), limits)
-                except BotSpecError as error:
-                    raise _invalid("bots", f"bot {bot!r}: {error}") from None
+        game = check_maxima(body, settings)
+    else:
+        try:
+            game = get_game(body.game, dict(body.options))
+        except GameError as error:
+            field_name = "options" if body.game in game_names() else "game"
+            raise _invalid(field_name, str(error)) from None
     spec = TournamentSpec(
         game=game.name,
         bots=tuple(body.bots),
@@ -336,7 +351,7 @@ class TournamentService:
         it once all of them have accepted. VALIDATION_ERROR naming a bad field.
         """
         settings = self._matches.settings
-        tournament_spec(body, settings)  # the cheap checks first, on the loop: errors at once
+        check_maxima(body, settings)  # cheap, on the loop: a tournament too large fails at once
         _spec, tasks = await asyncio.to_thread(plan, body, settings)
         invitations = {}
         for participant in body.bots:
