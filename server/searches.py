@@ -16,9 +16,10 @@ is stopped too: time-limited bots then play their best move so far, the others r
 
 A match between two untimed house bots is played ahead in a child process (server.playahead),
 which searches move after move for the whole game. It runs only on a `Lease` of a thread: taken
-when a thread is free, nobody waits and its owner is under its cap, and revoked as soon as
-another search has to wait, so the child process never holds a thread another player needs
-(the match then goes on turn by turn through the queue).
+when a thread is free and nobody waits (even beyond its owner's cap: a tournament alone on the
+server uses every thread), and revoked as soon as another search has to wait, so the child
+process never holds a thread another player needs (the match then goes on turn by turn through
+the queue).
 """
 
 from __future__ import annotations
@@ -141,14 +142,9 @@ class SearchPool:
             raise
 
     def lease(self, owner: Hashable) -> Lease | None:
-        """Lend a thread to `owner`'s play-ahead child, or return None if it would make anyone
-        wait (no thread free, someone queued, `owner` at its cap). Give it back with `end`."""
-        if (
-            self._closed
-            or self._free == 0
-            or self._waiting
-            or self._running.get(owner, 0) >= self.per_owner
-        ):
+        """Lend a thread to `owner`'s play-ahead child, or return None if none is free or
+        anyone waits. Give it back with `end`; it may be revoked first (see `Lease`)."""
+        if self._closed or self._free == 0 or self._waiting:
             return None
         self._take(owner)
         lease = Lease(owner)

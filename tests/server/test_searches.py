@@ -151,10 +151,13 @@ def test_one_players_searches_never_starve_another_player(server: RunningServer)
         assert wait_for(lambda: searching() == 0, 1.0) < 1.0
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 def test_played_ahead_matches_hold_a_pool_thread_only_while_nobody_waits(
-    server_settings: Settings,
+    server_settings: Settings, threads: int
 ) -> None:
-    settings = server_settings.model_copy(update={"bot_threads": 1, "bot_searches_per_player": 1})
+    settings = server_settings.model_copy(
+        update={"bot_threads": threads, "bot_searches_per_player": 1}
+    )
     server = start_server(settings)
     try:
         with httpx.Client(base_url=server.url, timeout=10) as http:
@@ -175,8 +178,9 @@ def test_played_ahead_matches_hold_a_pool_thread_only_while_nobody_waits(
                 )
                 assert created.status_code == 201, created.text
             time.sleep(1.0)
-            # One child on the one thread; the owner's other matches wait for their turn.
-            assert len(multiprocessing.active_children()) == 1
+            # A child on each thread, beyond the owner's cap while nobody else waits; the
+            # owner's other match waits for its turn.
+            assert len(multiprocessing.active_children()) == threads
             assert searching() == 0
             created = http.post(
                 "/matches",
@@ -184,12 +188,12 @@ def test_played_ahead_matches_hold_a_pool_thread_only_while_nobody_waits(
                 headers=other,
             )
             match_id = created.json()["match_id"]
-            # The child gives the thread back at once, and the other player's bot moves.
+            # A child gives its thread back at once, and the other player's bot moves.
             wait_for(lambda: len(http.get(f"/matches/{match_id}").json()["moves"]) == 1, 3)
-            wait_for(lambda: not multiprocessing.active_children(), 2)
-            # From then on the bot-vs-bot matches go turn by turn, one search at a time.
+            wait_for(lambda: len(multiprocessing.active_children()) == threads - 1, 2)
+            # From then on the owner's other matches go turn by turn, within its cap.
             time.sleep(0.5)
-            assert searching() <= 1
-            assert not multiprocessing.active_children()
+            assert searching() + len(multiprocessing.active_children()) <= threads
+            assert len(multiprocessing.active_children()) == threads - 1
     finally:
         server.stop()
