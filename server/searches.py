@@ -136,8 +136,8 @@ class SearchPool:
         except SearchStopped:
             if not stop.is_set() and clock() >= limit:
                 raise SearchStopped(
-                    f"its search was stopped at the server's limit of {self.max_seconds:g} s "
-                    "per move, before it had a move"
+                    f"was stopped at the server's limit of {self.max_seconds:g} s per move, "
+                    "before it had a move"
                 ) from None
             raise
 

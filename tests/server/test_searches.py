@@ -197,3 +197,29 @@ def test_played_ahead_matches_hold_a_pool_thread_only_while_nobody_waits(
             assert len(multiprocessing.active_children()) == threads - 1
     finally:
         server.stop()
+
+
+def test_a_search_past_the_servers_limit_is_stopped_and_its_bot_loses(
+    server_settings: Settings,
+) -> None:
+    server = start_server(server_settings.model_copy(update={"bot_max_seconds": 0.5}))
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as http:
+            alice = player(http, "alice")
+            bot = "alphabeta:depth=10,tt=off,ordering=off"  # within the depth maximum; slow
+            created = http.post(
+                "/matches",
+                json={"game": "checkers", "seats": [{"bot": bot}, "alice"]},
+                headers=alice,
+            )
+            match_id = created.json()["match_id"]
+            wait_for(lambda: http.get(f"/matches/{match_id}").json()["status"] == "finished", 3)
+            result = http.get(f"/matches/{match_id}").json()["result"]
+            assert result["winner"] == 1 and result["reason"] == "adjudication"
+            assert result["description"] == (
+                f"Black (house bot {bot}) was stopped at the server's limit of 0.5 s per move, "
+                "before it had a move"
+            )
+            assert wait_for(lambda: searching() == 0, 1.0) < 1.0
+    finally:
+        server.stop()
