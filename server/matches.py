@@ -37,6 +37,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,6 +116,9 @@ UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
 PLAYER_CACHE = 10_000
 """Players kept in memory by token and by name (the cache starts over when full)."""
 
+BUILT_BOTS_PER_THREAD = 4
+"""House bots kept built (with their tables) per search thread; see `MatchService._bot`."""
+
 PLY_CAP_REASON = "ply cap"
 """The description of a match drawn at a host's ply cap (`MatchService.limit_plies`)."""
 
@@ -176,8 +180,6 @@ class LiveMatch:
     challenged_names: list[str | None] = field(default_factory=lambda: [None, None])
     created_by: int | None = None
     creator_name: str | None = None
-    bots: list[Bot | None] = field(default_factory=lambda: [None, None])
-    """Each seat's house bot once built (`bot`); bot-vs-bot matches played ahead need none."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     bot_task: asyncio.Task[None] | None = None
     stop: threading.Event = field(default_factory=threading.Event)
@@ -222,16 +224,6 @@ class LiveMatch:
             self.players[1] if self.players[1] is not None else self.challenged[1],
         )
 
-    def bot(self, seat: int) -> Bot | None:
-        """Return the house bot of `seat` (built on first use), or None for a player's seat."""
-        spec = self.bot_specs[seat]
-        if spec is None:
-            return None
-        built = self.bots[seat]
-        if built is None:
-            built = self.bots[seat] = create_bot(spec, self.referee.game)
-        return built
-
 
 class MatchService:
     """Hosts matches: creates, loads, plays and resumes them; one per application.
@@ -264,6 +256,8 @@ class MatchService:
             settings.bot_threads, settings.bot_searches_per_player, settings.bot_max_seconds
         )
         """Where house bots search (server.searches): threads of their own, shared fairly."""
+        self._built: OrderedDict[tuple[str, int], Bot] = OrderedDict()
+        self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot_threads
         self._clock = clock
         self._wall = wall
         self._live: dict[str, LiveMatch] = {}
@@ -1087,9 +1081,33 @@ class MatchService:
 
     # -- internals: house bots -----------------------------------------------------------------
 
+    def _bot(self, live: LiveMatch, seat: int) -> Bot | None:
+        """Return the house bot of `seat`, or None for a player's seat.
+
+        A bot keeps its table (8 MB and more for alphabeta and id) from move to move, so only
+        the most recently used few (BUILT_BOTS_PER_THREAD per search thread) are kept: a match
+        waiting for its human player holds none, and an evicted bot is built again (a fresh
+        table and random generator) when next needed. Memory stays bounded by the pool's size,
+        not by the number of matches.
+        """
+        spec = live.bot_specs[seat]
+        if spec is None:
+            return None
+        key = (live.id, seat)
+        built = self._built.get(key)
+        if built is None:
+            built = self._built[key] = create_bot(spec, live.referee.game)
+            while len(self._built) > self._built_limit:
+                self._built.popitem(last=False)
+        else:
+            self._built.move_to_end(key)
+        return built
+
     def _stop_bots(self, live: LiveMatch) -> None:
         """Stop the searches of a match that is over: its pool threads are free in moments."""
         live.stop.set()
+        for seat in (0, 1):
+            self._built.pop((live.id, seat), None)
         task = live.bot_task
         if task is not None and task is not asyncio.current_task():
             task.cancel()  # a played-ahead match's child process is ended by its task
@@ -1223,7 +1241,7 @@ class MatchService:
                 if self._live.get(live.id) is not live or referee.status is not Status.ACTIVE:
                     return
                 seat = referee.state.to_move
-                bot = live.bot(seat)
+                bot = self._bot(live, seat)
                 if bot is None:
                     return
                 state, seq = referee.state, referee.seq
@@ -1251,7 +1269,7 @@ class MatchService:
                     continue  # the match moved on while the bot thought (a resign, a flag)
                 effects = referee.move(seat, state.format_move(result.move), self._now())
                 if any(isinstance(effect, MoveAccepted) for effect in effects):
-                    after = live.bot(referee.state.to_move)
+                    after = self._bot(live, referee.state.to_move)
                     if referee.status is Status.ACTIVE and after is not None:
                         ahead = (referee.seq, self._search(live, after, referee.state.to_move))
                 try:

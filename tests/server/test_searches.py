@@ -6,6 +6,8 @@ whose stack is in a search module is searching.
 
 from __future__ import annotations
 
+import functools
+import gc
 import multiprocessing
 import sys
 import time
@@ -16,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bots.table import TranspositionTable
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 
@@ -221,5 +224,43 @@ def test_a_search_past_the_servers_limit_is_stopped_and_its_bot_loses(
                 "before it had a move"
             )
             assert wait_for(lambda: searching() == 0, 1.0) < 1.0
+    finally:
+        server.stop()
+
+
+def tables() -> int:
+    """Return how many transposition tables this process holds."""
+    gc.collect()
+    return sum(isinstance(thing, TranspositionTable) for thing in gc.get_objects())
+
+
+def test_matches_waiting_for_their_players_hold_no_bot_tables(server_settings: Settings) -> None:
+    server = start_server(server_settings.model_copy(update={"bot_threads": 1}))
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as http:
+            alice = player(http, "alice")
+            before = tables()
+            ids = []
+            for _ in range(12):
+                created = http.post(
+                    "/matches",
+                    json={"game": "connect4", "seats": [{"bot": "alphabeta:depth=2"}, "alice"]},
+                    headers=alice,
+                )
+                ids.append(created.json()["match_id"])
+
+            def plies(match_id: str) -> int:
+                return len(http.get(f"/matches/{match_id}").json()["moves"])
+
+            for match_id in ids:
+                wait_for(functools.partial(lambda m: plies(m) == 1, match_id), 5)
+            # Each alphabeta bot has a table of 8 MB and more: only the few most recently used
+            # are kept (4 per search thread), not one per match.
+            assert tables() - before <= 4
+            for match_id in ids[:3]:
+                played = http.post(f"/matches/{match_id}/moves", json={"move": "4"}, headers=alice)
+                assert played.status_code == 200, played.text
+                wait_for(functools.partial(lambda m: plies(m) == 3, match_id), 5)
+            assert tables() - before <= 4
     finally:
         server.stop()
