@@ -25,6 +25,7 @@ the queue).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import threading
 import time
@@ -124,7 +125,7 @@ class SearchPool:
 
         def finished(_: Future[SearchResult]) -> None:
             self._stops.discard(stop)
-            if not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed: nothing to hand on
                 loop.call_soon_threadsafe(self._release, owner)
 
         job.add_done_callback(finished)
