@@ -24,7 +24,7 @@ from typing import Any
 
 from bots.common import SearchTimeout, pv_texts
 from bots.evaluation import Knowledge, StateFunction
-from bots.result import Clock, SearchResult, SearchStats, no_clock
+from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
 from bots.scoring import ENGINE, Scoring
 from bots.table import EXACT, LOWER, UPPER, TranspositionTable
 from games import State
@@ -76,19 +76,20 @@ class AlphaBetaEngine:
         *,
         deadline: float | None = None,
         max_nodes: int | None = None,
+        stop: Stop | None = None,
     ) -> SearchResult:
         """Search `state` to `depth` plies (and through forced captures beyond).
 
-        Raises SearchTimeout if `deadline` (on the engine's clock) passes first, or when the
-        search reaches its `max_nodes`-th node; the exception's argument is the SearchStats
-        so far.
+        Raises SearchTimeout if `deadline` (on the engine's clock) passes first, when `stop()`
+        returns True (asked as often as the clock), or when the search reaches its
+        `max_nodes`-th node; the exception's argument is the SearchStats so far.
         """
         if depth < 1:
             raise ValueError(f"search depth must be at least 1, not {depth}")
         if self.table is not None:
             self.table.new_search()
         start = self.clock()
-        result = self._run(state, depth, deadline, max_nodes)
+        result = self._run(state, depth, deadline, max_nodes, stop)
         result.stats.seconds = self.clock() - start
         return result
 
@@ -99,14 +100,16 @@ class AlphaBetaEngine:
         deadline: float | None = None,
         max_depth: int = 64,
         max_nodes: int | None = None,
+        stop: Stop | None = None,
     ) -> SearchResult:
         """Search depth 1, 2, ... until `deadline`, `max_depth` or `max_nodes`; return the last
         completed iteration.
 
         `max_nodes` counts the nodes of all iterations: an iteration that would pass it is
         abandoned, so the result depends only on the position (a reproducible limit, unlike
-        time). Stops early when the score is a proven win or loss. If not even depth 1
-        completes, the first move in the game's static order is returned with depth 0.
+        time). Stops early when the score is a proven win or loss, and like a deadline when
+        `stop()` returns True. If not even depth 1 completes, the first move in the game's
+        static order is returned with depth 0.
         """
         if self.table is not None:
             self.table.new_search()
@@ -118,7 +121,7 @@ class AlphaBetaEngine:
             if left is not None and left <= 0:
                 break
             try:
-                result = self._run(state, depth, deadline, left)
+                result = self._run(state, depth, deadline, left, stop)
             except SearchTimeout as timeout:
                 _add(totals, timeout.args[0] if timeout.args else None)
                 break
@@ -128,6 +131,8 @@ class AlphaBetaEngine:
             if self.scoring.is_win(abs(result.score)) or result.move is None:
                 break
             if deadline is not None and self.clock() >= deadline:
+                break
+            if stop is not None and stop():
                 break
         if best is None:
             moves = self._ordered(state, state.legal_moves(), None, 0)
@@ -140,7 +145,12 @@ class AlphaBetaEngine:
     # -- the search ------------------------------------------------------------------------
 
     def _run(
-        self, state: State[Any], depth: int, deadline: float | None, max_nodes: int | None = None
+        self,
+        state: State[Any],
+        depth: int,
+        deadline: float | None,
+        max_nodes: int | None = None,
+        stop: Stop | None = None,
     ) -> SearchResult:
         stats = SearchStats(depth=depth)
         knowledge = self.knowledge
@@ -166,10 +176,17 @@ class AlphaBetaEngine:
         counters = [0, 0, 0, 0]  # nodes, evaluations, tt hits, cut-offs
 
         node_limit = max_nodes if max_nodes is not None else -1
+        watched = deadline is not None or stop is not None
 
         def negamax(node: State[Any], left: int, alpha: float, beta: float, ply: int) -> float:
             counters[0] += 1
-            if deadline is not None and counters[0] % CHECK_EVERY == 1 and clock() >= deadline:
+            if (
+                watched
+                and counters[0] % CHECK_EVERY == 1
+                and (
+                    (deadline is not None and clock() >= deadline) or (stop is not None and stop())
+                )
+            ):
                 raise SearchTimeout(_snapshot(counters, depth))
             if counters[0] == node_limit:
                 raise SearchTimeout(_snapshot(counters, depth))

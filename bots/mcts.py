@@ -28,7 +28,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from bots.common import pv_texts, timed
-from bots.result import Clock, SearchResult, SearchStats, no_clock
+from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
 from bots.scoring import WIN
 from games import State
 
@@ -240,12 +240,14 @@ def mcts_search(
     c: float = DEFAULT_C,
     solver: bool = True,
     max_rollout_plies: int = 10_000,
+    stop: Stop | None = None,
 ) -> SearchResult:
     """Return the MCTS (UCT, with the MCTS-Solver unless `solver=False`) move for `state`.
 
     The search stops at the first of: `simulations` simulations run, `clock() >= deadline`
     (`deadline` is a time on `clock`, in its units, checked after every simulation), the root
-    proven (solver only). At least one simulation runs; give `simulations`, `deadline` or both.
+    proven (solver only), `stop()` True (asked after every simulation). At least one simulation
+    runs; give `simulations`, `deadline` or both.
     A playout longer than `max_rollout_plies` counts as a draw.
 
     The result, from the view of the side to move at the root:
@@ -288,6 +290,8 @@ def mcts_search(
         if root.proof is not None or done >= limit:
             break
         if deadline is not None and clock() >= deadline:
+            break
+        if stop is not None and stop():
             break
 
     chosen = _best_child(root)

@@ -16,9 +16,12 @@ from typing import Any
 
 from bots.common import finish, require_evaluation, timed
 from bots.evaluation import StateFunction
-from bots.result import Clock, SearchResult, SearchStats, no_clock
+from bots.result import Clock, SearchResult, SearchStats, SearchStopped, Stop, no_clock
 from bots.scoring import LECTURE, Scoring
 from games import State
+
+STOP_EVERY = 64
+"""Nodes between two calls of `stop`."""
 
 
 def minimax(
@@ -29,11 +32,13 @@ def minimax(
     scoring: Scoring = LECTURE,
     prune: bool = False,
     clock: Clock = no_clock,
+    stop: Stop | None = None,
 ) -> SearchResult:
     """Return the minimax move and score of `state` for its side to move.
 
     `depth` None searches to the end of the game. Every call counts as a node (root and leaves
-    included), so the full tic-tac-toe tree is 549,946 nodes.
+    included), so the full tic-tac-toe tree is 549,946 nodes. `stop` is asked every
+    STOP_EVERY nodes: once it returns True the search raises SearchStopped.
     """
     evaluation = require_evaluation(evaluate, depth)
     root_player = state.to_move
@@ -42,6 +47,8 @@ def minimax(
 
     def choose(node: State[Any], left: int | None, ply: int) -> tuple[float, list[Hashable]]:
         stats.nodes += 1
+        if stop is not None and stats.nodes % STOP_EVERY == 0 and stop():
+            raise SearchStopped(stats)
         outcome = node.outcome()
         if outcome is not None:
             return scoring.terminal(outcome, root_player, ply), []

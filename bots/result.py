@@ -10,6 +10,14 @@ Clock = Callable[[], float]
 """A monotonic clock in seconds (time.perf_counter in production, a fake one in tests)."""
 
 
+Stop = Callable[[], bool]
+"""Asked by a search every so often (with the clock); True: end the search as soon as possible."""
+
+
+class SearchStopped(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised by a search that its `stop` ended before it had any move to return."""
+
+
 def no_clock() -> float:
     """A clock that never moves: searches run without one report 0 seconds."""
     return 0.0

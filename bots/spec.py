@@ -18,12 +18,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.engine import AlphaBetaEngine
+from bots.common import SearchTimeout
+from bots.engine import MAX_PLY, AlphaBetaEngine
 from bots.evaluation import Knowledge
 from bots.knowledge import knowledge_for
 from bots.mcts import mcts_search
 from bots.minimax import minimax
-from bots.result import Clock, SearchResult
+from bots.result import Clock, SearchResult, SearchStopped, Stop
 from bots.scoring import ENGINE
 from bots.simple import greedy_move, random_move
 from games import Game, State
@@ -41,24 +42,34 @@ class Option:
     default: Any
     help: str
     minimum: float | None = None
+    maximum: float | None = None
+
+
+MAX_NUMBER_LENGTH = 32
+"""Most characters of a number in a spec: anything longer is refused before it is converted."""
+MAX_SIMULATIONS = 10**9
+MAX_SECONDS = 86_400.0
+MAX_NODES = 10**12
+MAX_SEED = 2**63 - 1
+MAX_C = 1000.0
 
 
 BOTS: Mapping[str, tuple[str, Mapping[str, Option]]] = {
     "random": (
         "a uniformly random legal move",
-        {"seed": Option("int", 0, "seed of the random generator")},
+        {"seed": Option("int", 0, "seed of the random generator", None, MAX_SEED)},
     ),
     "greedy": (
         "one-ply search: the move whose resulting position evaluates best (simpleFindMax)",
         {
             "eval": Option("eval", None, "evaluation function (default: the game's)"),
-            "seed": Option("int", 0, "seed for breaking ties at random"),
+            "seed": Option("int", 0, "seed for breaking ties at random", None, MAX_SEED),
         },
     ),
     "minimax": (
         "plain depth-limited minimax, as in the lecture (no pruning unless prune=on)",
         {
-            "depth": Option("int", 4, "plies to search before evaluating", 1),
+            "depth": Option("int", 4, "plies to search before evaluating", 1, MAX_PLY),
             "eval": Option("eval", None, "evaluation function (default: the game's)"),
             "prune": Option("bool", False, "the lecture's simple pruning: stop at a sure win"),
         },
@@ -66,7 +77,9 @@ BOTS: Mapping[str, tuple[str, Mapping[str, Option]]] = {
     "alphabeta": (
         "depth-limited negamax alpha-beta; tt=off,ordering=off is the plain lecture version",
         {
-            "depth": Option("int", 6, "plies to search (forced captures are searched beyond)", 1),
+            "depth": Option(
+                "int", 6, "plies to search (forced captures are searched beyond)", 1, MAX_PLY
+            ),
             "eval": Option("eval", None, "evaluation function (default: the game's)"),
             "tt": Option("bool", True, "transposition table"),
             "ordering": Option(
@@ -78,15 +91,20 @@ BOTS: Mapping[str, tuple[str, Mapping[str, Option]]] = {
         "iterative deepening alpha-beta under a time budget per move",
         {
             "time": Option(
-                "float", 1.0, "seconds per move, less if the clock says so (0: no limit)", 0.0
+                "float",
+                1.0,
+                "seconds per move, less if the clock says so (0: no limit)",
+                0.0,
+                MAX_SECONDS,
             ),
-            "depth": Option("int", 64, "maximum depth", 1),
+            "depth": Option("int", 64, "maximum depth", 1, MAX_PLY),
             "nodes": Option(
                 "int",
                 0,
                 "nodes per move, all iterations together (0: no limit); with time=0 the "
                 "same position always gets the same move",
                 0,
+                MAX_NODES,
             ),
             "eval": Option("eval", None, "evaluation function (default: the game's)"),
             "tt": Option("bool", True, "transposition table"),
@@ -98,16 +116,24 @@ BOTS: Mapping[str, tuple[str, Mapping[str, Option]]] = {
     "mcts": (
         "Monte Carlo tree search (UCT) with MCTS-Solver",
         {
-            "simulations": Option("int", 2000, "simulations per move", 1),
+            "simulations": Option("int", 2000, "simulations per move", 1, MAX_SIMULATIONS),
             "time": Option(
-                "float", 0.0, "seconds per move instead of a simulation count (0: off)", 0.0
+                "float",
+                0.0,
+                "seconds per move instead of a simulation count (0: off)",
+                0.0,
+                MAX_SECONDS,
             ),
-            "c": Option("float", math.sqrt(2), "UCT exploration constant", 0.0),
+            "c": Option("float", math.sqrt(2), "UCT exploration constant", 0.0, MAX_C),
             "solver": Option("bool", True, "MCTS-Solver: prove wins and losses"),
-            "seed": Option("int", 0, "seed of the random generator"),
+            "seed": Option("int", 0, "seed of the random generator", None, MAX_SEED),
         },
     ),
 }
+
+
+Chooser = Callable[[State[Any], float | None, Stop | None], SearchResult]
+"""A bot's search: (state, time budget in seconds or None, stop or None) -> its result."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +162,13 @@ def _format_value(value: Any) -> str:
 
 def _convert(bot: str, key: str, option: Option, text: str) -> Any:
     raw = text.strip()
+    if option.kind in ("int", "float") and len(raw) > MAX_NUMBER_LENGTH:
+        raise BotSpecError(
+            f"{bot} option {key} is a number of {len(raw)} characters; "
+            f"at most {option.maximum:g} is allowed"
+            if option.maximum is not None
+            else f"{bot} option {key} is a number of {len(raw)} characters, too long"
+        )
     try:
         if option.kind == "int":
             value: Any = int(raw)
@@ -161,6 +194,8 @@ def _convert(bot: str, key: str, option: Option, text: str) -> Any:
         ) from None
     if option.minimum is not None and value < option.minimum:
         raise BotSpecError(f"{bot} option {key} must be at least {option.minimum:g}, not {value}")
+    if option.maximum is not None and value > option.maximum:
+        raise BotSpecError(f"{bot} option {key} must be at most {option.maximum:g}, not {value}")
     return value
 
 
@@ -198,16 +233,60 @@ def parse_bot_spec(text: str) -> BotSpec:
     return BotSpec(name, options)
 
 
+@dataclass(frozen=True, slots=True)
+class SearchLimits:
+    """A host's maxima for the searches of the bots it runs (the server's house bots).
+
+    `depth` bounds minimax and alphabeta, and id when neither its time nor its nodes do;
+    `simulations` bounds mcts by count; `seconds` every time option; `nodes` id's node count.
+    """
+
+    depth: int
+    simulations: int
+    seconds: float
+    nodes: int
+
+
+def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
+    """Raise BotSpecError naming the option and the maximum unless `spec` is within `limits`.
+
+    Every search must end within a bound the host allows: a depth, a count or a time. Options
+    that bound nothing (an id's depth under a time limit) are not checked.
+    """
+    options = spec.options
+    name = spec.name
+
+    def at_most(key: str, maximum: float) -> None:
+        if options[key] > maximum:
+            raise BotSpecError(
+                f"{name} option {key} is {_format_value(options[key])}, more than this "
+                f"host's maximum of {maximum:g}"
+            )
+
+    if name in ("minimax", "alphabeta"):
+        at_most("depth", limits.depth)
+    elif name == "id":
+        at_most("time", limits.seconds)
+        at_most("nodes", limits.nodes)
+        if options["time"] == 0 and options["nodes"] == 0:
+            at_most("depth", limits.depth)
+    elif name == "mcts":
+        at_most("time", limits.seconds)
+        if options["time"] == 0:
+            at_most("simulations", limits.simulations)
+
+
 class Bot:
     """A bot made from a spec for one game: `choose(state)` returns its move and statistics.
 
     `time_budget` (seconds) caps the time of time-limited bots (`id`, `mcts:time=...`), for
-    example from the clock of a match; depth- and count-limited bots ignore it.
+    example from the clock of a match; depth- and count-limited bots ignore it. `stop` is asked
+    every so often during the search (every 64 nodes, or every simulation): once it returns
+    True the search ends within milliseconds, returning its best move so far or, when it has
+    none (minimax, alphabeta), raising SearchStopped.
     """
 
-    def __init__(
-        self, spec: BotSpec, game: Game, chooser: Callable[[State[Any], float | None], SearchResult]
-    ) -> None:
+    def __init__(self, spec: BotSpec, game: Game, chooser: Chooser) -> None:
         self.spec = spec
         self.game = game
         self._chooser = chooser
@@ -217,11 +296,13 @@ class Bot:
         """The canonical spec text."""
         return str(self.spec)
 
-    def choose(self, state: State[Any], *, time_budget: float | None = None) -> SearchResult:
+    def choose(
+        self, state: State[Any], *, time_budget: float | None = None, stop: Stop | None = None
+    ) -> SearchResult:
         """Return the bot's move for `state` (which must not be terminal) with its statistics."""
         if state.is_terminal():
             raise ValueError("the game is over: there is no move to choose")
-        return self._chooser(state, time_budget)
+        return self._chooser(state, time_budget, stop)
 
     def __repr__(self) -> str:
         return f"<Bot {self.name} for {self.game.name}>"
@@ -247,10 +328,10 @@ def create_bot(
     generator = rng if rng is not None else random.Random(options.get("seed", 0))
 
     if name == "random":
-        return Bot(parsed, game, lambda state, budget: random_move(state, generator))
+        return Bot(parsed, game, lambda state, budget, stop: random_move(state, generator))
     if name == "greedy":
         return Bot(
-            parsed, game, lambda state, budget: greedy_move(state, evaluation, rng=generator)
+            parsed, game, lambda state, budget, stop: greedy_move(state, evaluation, rng=generator)
         )
     if name == "minimax":
         depth = options["depth"]
@@ -258,8 +339,14 @@ def create_bot(
         return Bot(
             parsed,
             game,
-            lambda state, budget: minimax(
-                state, depth=depth, evaluate=evaluation, scoring=ENGINE, prune=prune, clock=clock
+            lambda state, budget, stop: minimax(
+                state,
+                depth=depth,
+                evaluate=evaluation,
+                scoring=ENGINE,
+                prune=prune,
+                clock=clock,
+                stop=stop,
             ),
         )
     if name == "alphabeta":
@@ -267,7 +354,14 @@ def create_bot(
             knowledge, evaluation, tt=options["tt"], ordering=options["ordering"], clock=clock
         )
         depth = options["depth"]
-        return Bot(parsed, game, lambda state, budget: engine.search(state, depth))
+
+        def fixed(state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+            try:
+                return engine.search(state, depth, stop=stop)
+            except SearchTimeout:
+                raise SearchStopped("the search was stopped") from None
+
+        return Bot(parsed, game, fixed)
     if name == "id":
         engine = AlphaBetaEngine(
             knowledge, evaluation, tt=options["tt"], ordering=options["ordering"], clock=clock
@@ -276,11 +370,11 @@ def create_bot(
         max_depth = options["depth"]
         max_nodes = options["nodes"] or None
 
-        def deepen(state: State[Any], budget: float | None) -> SearchResult:
+        def deepen(state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
             limits = [t for t in (per_move or None, budget) if t is not None]
             deadline = clock() + min(limits) if limits else None
             return engine.iterative_deepening(
-                state, deadline=deadline, max_depth=max_depth, max_nodes=max_nodes
+                state, deadline=deadline, max_depth=max_depth, max_nodes=max_nodes, stop=stop
             )
 
         return Bot(parsed, game, deepen)
@@ -288,7 +382,7 @@ def create_bot(
         per_move = options["time"]
         simulations = options["simulations"]
 
-        def search(state: State[Any], budget: float | None) -> SearchResult:
+        def search(state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
             allowed = per_move if per_move > 0 else None
             if budget is not None:
                 allowed = budget if allowed is None else min(allowed, budget)
@@ -300,6 +394,7 @@ def create_bot(
                 rng=generator,
                 c=options["c"],
                 solver=options["solver"],
+                stop=stop,
             )
 
         return Bot(parsed, game, search)

@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,8 +47,8 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
-from bots.result import SearchResult
-from bots.spec import Bot, BotSpecError, create_bot
+from bots.result import SearchResult, SearchStopped
+from bots.spec import Bot, BotSpecError, check_limits, create_bot, parse_bot_spec
 from bots.timing import time_budget
 from games import game_names
 from games.base import Game, GameError
@@ -99,7 +101,9 @@ from protocol.messages import MatchStarted as WireMatchStarted
 from protocol.messages import TimeControl as WireTimeControl
 from server.db.models import Match, MatchEvent, Player, epoch_ms
 from server.db.writer import BatchWriter, MatchWrite, WriterClosedError
+from server.limits import oversize, search_limits
 from server.playahead import Item, PlayAhead
+from server.searches import SearchPool
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -112,6 +116,9 @@ UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
 
 PLAYER_CACHE = 10_000
 """Players kept in memory by token and by name (the cache starts over when full)."""
+
+BUILT_BOTS_PER_THREAD = 4
+"""House bots kept built (with their tables) per search thread; see `MatchService._bot`."""
 
 PLY_CAP_REASON = "ply cap"
 """The description of a match drawn at a host's ply cap (`MatchService.limit_plies`)."""
@@ -174,10 +181,12 @@ class LiveMatch:
     challenged_names: list[str | None] = field(default_factory=lambda: [None, None])
     created_by: int | None = None
     creator_name: str | None = None
-    bots: list[Bot | None] = field(default_factory=lambda: [None, None])
-    """Each seat's house bot once built (`bot`); bot-vs-bot matches played ahead need none."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     bot_task: asyncio.Task[None] | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    """Set when the match is over (or the server stops): its bots' searches end at once."""
+    owner: str | None = None
+    """Whose turn in the search pool this match's searches wait for (see `MatchService`)."""
     last_move_made: MoveMade | None = None
     """The `move_made` of the newest move, as broadcast (a REST reply reuses it)."""
 
@@ -216,16 +225,6 @@ class LiveMatch:
             self.players[1] if self.players[1] is not None else self.challenged[1],
         )
 
-    def bot(self, seat: int) -> Bot | None:
-        """Return the house bot of `seat` (built on first use), or None for a player's seat."""
-        spec = self.bot_specs[seat]
-        if spec is None:
-            return None
-        built = self.bots[seat]
-        if built is None:
-            built = self.bots[seat] = create_bot(spec, self.referee.game)
-        return built
-
 
 class MatchService:
     """Hosts matches: creates, loads, plays and resumes them; one per application.
@@ -243,6 +242,7 @@ class MatchService:
         clock: Clock = time.monotonic,
         wall: Clock = time.time,
         writer: BatchWriter | None = None,
+        pool: SearchPool | None = None,
     ) -> None:
         self._sessions = sessions
         if writer is None:
@@ -252,6 +252,13 @@ class MatchService:
             writer = BatchWriter(bind)
         self._writer = writer
         self._settings = settings
+        self._limits = search_limits(settings)
+        self.pool = pool or SearchPool(
+            settings.bot_threads, settings.bot_searches_per_player, settings.bot_max_seconds
+        )
+        """Where house bots search (server.searches): threads of their own, shared fairly."""
+        self._built: OrderedDict[tuple[str, int], Bot] = OrderedDict()
+        self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot_threads
         self._clock = clock
         self._wall = wall
         self._live: dict[str, LiveMatch] = {}
@@ -264,6 +271,11 @@ class MatchService:
         self._ticker: asyncio.Task[None] | None = None
         self.listeners: list[Listener] = []
         """Awaited with a `Broadcast` after every commit of accepted events (see the module)."""
+
+    @property
+    def settings(self) -> Settings:
+        """The server's settings (their limits apply to tournaments too)."""
+        return self._settings
 
     # -- time ----------------------------------------------------------------------------------
 
@@ -315,7 +327,15 @@ class MatchService:
                     log.exception("ticking match %s failed", live.id)
 
     async def close(self) -> None:
-        """Stop the ticker and the house bots' tasks (a search in a thread finishes unused)."""
+        """Stop the ticker, the house bots' tasks and their searches, then the writer.
+
+        Every search is told to stop and ends within milliseconds, so the server exits
+        promptly; moves already acknowledged are stored (commit before acknowledge), and a
+        move a stopped search had not played is searched again after a restart.
+        """
+        for live in self._live.values():
+            live.stop.set()
+        self.pool.close()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
@@ -381,6 +401,7 @@ class MatchService:
         creator: Player | None = None,
         ply_cap: int | None = None,
         match_id: str | None = None,
+        owner: str | None = None,
     ) -> MatchState:
         """Create a match from `body`; it starts at once unless a seat is open or challenged.
 
@@ -392,10 +413,12 @@ class MatchService:
 
         For the server's own use (tournaments): `ply_cap` draws the match once that many moves
         are played, as `limit_plies` does; `match_id` (from `new_match_id`) is the id to use,
-        so the caller can record it before the match exists.
+        so the caller can record it before the match exists; `owner` is whose turn its house
+        bots' searches wait for in the search pool (a tournament's owner; default: the creator).
 
         Raises MatchError VALIDATION_ERROR naming the field for an unknown game, bad options,
-        a bad start position, an unknown player or a bad bot spec.
+        a bad start position, a game larger than the server's maxima, an unknown player or a
+        bad bot spec (or one beyond the server's search maxima).
         """
         try:
             game = get_game(body.game, body.options)
@@ -411,6 +434,11 @@ class MatchService:
             referee = Referee(config)
         except (GameError, ValueError) as error:
             raise _invalid("start_position", str(error)) from None
+        too_large = oversize(referee.state, self._settings)
+        if too_large is not None:
+            raise _invalid(
+                "options" if body.start_position is None else "start_position", too_large
+            )
         live = LiveMatch(
             id=match_id or new_match_id(),
             referee=referee,
@@ -421,6 +449,7 @@ class MatchService:
             created_ms=self._epoch_ms(),
             created_by=None if creator is None else creator.id,
             creator_name=None if creator is None else creator.name,
+            owner=owner,
         )
         async with self._sessions() as session:
             for seat, request in enumerate(body.seats):
@@ -917,6 +946,7 @@ class MatchService:
             await self._enforce_ply_cap(live)
             self._schedule_bot(live)
             if live.referee.status in (Status.FINISHED, Status.ABORTED):
+                self._stop_bots(live)
                 self._ply_caps.pop(live.id, None)
                 # A match over never changes again: it is reloaded from the database if asked
                 # for, so the memory and the clock ticker hold only live matches.
@@ -1030,9 +1060,11 @@ class MatchService:
         )
 
     def _check_bot(self, spec: str, game: Game) -> None:
-        """Raise BotSpecError unless `spec` makes a bot for `game` (checked once per pair)."""
+        """Raise BotSpecError unless `spec` makes a bot for `game` within the server's search
+        maxima (checked once per pair)."""
         key = (spec, game.rules_key())
         if key not in self._checked_bots:
+            check_limits(parse_bot_spec(spec), self._limits)
             create_bot(spec, game)
             if len(self._checked_bots) >= PLAYER_CACHE:
                 self._checked_bots.clear()
@@ -1049,6 +1081,48 @@ class MatchService:
         return seat
 
     # -- internals: house bots -----------------------------------------------------------------
+
+    def _bot(self, live: LiveMatch, seat: int) -> Bot | None:
+        """Return the house bot of `seat`, or None for a player's seat.
+
+        A bot keeps its table (8 MB and more for alphabeta and id) from move to move, so only
+        the most recently used few (BUILT_BOTS_PER_THREAD per search thread) are kept: a match
+        waiting for its human player holds none, and an evicted bot is built again (a fresh
+        table and random generator) when next needed. Memory stays bounded by the pool's size,
+        not by the number of matches.
+        """
+        spec = live.bot_specs[seat]
+        if spec is None:
+            return None
+        key = (live.id, seat)
+        built = self._built.get(key)
+        if built is None:
+            built = self._built[key] = create_bot(spec, live.referee.game)
+            while len(self._built) > self._built_limit:
+                self._built.popitem(last=False)
+        else:
+            self._built.move_to_end(key)
+        return built
+
+    def _stop_bots(self, live: LiveMatch) -> None:
+        """Stop the searches of a match that is over: its pool threads are free in moments."""
+        live.stop.set()
+        for seat in (0, 1):
+            self._built.pop((live.id, seat), None)
+        task = live.bot_task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()  # a played-ahead match's child process is ended by its task
+
+    def _owner(self, live: LiveMatch) -> str:
+        """Return whose turn `live`'s searches wait for: its owner, creator, or player."""
+        if live.owner is not None:
+            return live.owner
+        if live.created_by is not None:
+            return f"player:{live.created_by}"
+        for player in live.players:
+            if player is not None:
+                return f"player:{player}"
+        return f"match:{live.id}"
 
     def _schedule_bot(self, live: LiveMatch) -> None:
         """Start the house bot's task if it is a bot's turn and none is running."""
@@ -1076,12 +1150,22 @@ class MatchService:
         A child process plays the game ahead (server.playahead): each bot's move is handed to
         the event loop, which plays it through the referee and commits it in order, while the
         child already searches the reply. It stops when the match moves on otherwise (a
-        resign, an abort, a ply cap, a server stop); the turn-by-turn loop then carries on.
+        resign, an abort, a ply cap, a server stop), or when the search pool takes back the
+        thread it lent the child (another search has to wait); the turn-by-turn loop then
+        carries on. Without a thread to spare, the match is played turn by turn from the start.
         """
         referee = live.referee
         specs = live.bot_specs
         assert specs[0] is not None and specs[1] is not None
-        ahead = PlayAhead((specs[0], specs[1]), referee.state, referee.seq)
+        lease = self.pool.lease(self._owner(live))
+        if lease is None:
+            return
+        try:
+            ahead = PlayAhead((specs[0], specs[1]), referee.state, referee.seq)
+        except BaseException:
+            self.pool.end(lease)
+            raise
+        lease.on_revoke = ahead.interrupt
         try:
             while True:
                 items = [await ahead.next(), *ahead.ready()]
@@ -1114,7 +1198,10 @@ class MatchService:
                 if stop:
                     return
         finally:
-            await ahead.close()
+            try:
+                await ahead.close()
+            finally:
+                self.pool.end(lease)
 
     def _plays_on(self, live: LiveMatch, item: Item) -> bool:
         """Return True when `item` is the next move of the active match, within its ply cap."""
@@ -1155,7 +1242,7 @@ class MatchService:
                 if self._live.get(live.id) is not live or referee.status is not Status.ACTIVE:
                     return
                 seat = referee.state.to_move
-                bot = live.bot(seat)
+                bot = self._bot(live, seat)
                 if bot is None:
                     return
                 state, seq = referee.state, referee.seq
@@ -1166,6 +1253,11 @@ class MatchService:
                 ahead = None
             try:
                 result = await search
+            except SearchStopped as stopped:
+                if live.stop.is_set():
+                    return  # the match is over, or the server stops
+                await self._bot_loses(live, seat, seq, str(stopped))
+                return
             except Exception as error:
                 log.exception("house bot %s failed in match %s", bot.name, live.id)
                 await self._bot_loses(live, seat, seq, f"crashed: {type(error).__name__}: {error}")
@@ -1178,7 +1270,7 @@ class MatchService:
                     continue  # the match moved on while the bot thought (a resign, a flag)
                 effects = referee.move(seat, state.format_move(result.move), self._now())
                 if any(isinstance(effect, MoveAccepted) for effect in effects):
-                    after = live.bot(referee.state.to_move)
+                    after = self._bot(live, referee.state.to_move)
                     if referee.status is Status.ACTIVE and after is not None:
                         ahead = (referee.seq, self._search(live, after, referee.state.to_move))
                 try:
@@ -1192,11 +1284,11 @@ class MatchService:
             return
 
     def _search(self, live: LiveMatch, bot: Bot, seat: int) -> asyncio.Future[SearchResult]:
-        """Start `bot`'s search of the match's position in a thread (call under the lock)."""
+        """Start `bot`'s search of the match's position in the pool (call under the lock)."""
         referee = live.referee
         budget = self._bot_budget(referee, seat)
         search = asyncio.ensure_future(
-            asyncio.to_thread(bot.choose, referee.state, time_budget=budget)
+            self.pool.run(self._owner(live), bot, referee.state, time_budget=budget, stop=live.stop)
         )
         # A search started ahead may go unused (the match moved on): never an unread error.
         search.add_done_callback(lambda done: done.cancelled() or done.exception())

@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import pickle
+import signal
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from typing import Any
@@ -46,13 +48,29 @@ def _get_context() -> BaseContext:
 
 def _play(specs: tuple[str, str], state_bytes: bytes, seq: int, out: Connection) -> None:
     """The child: play both bots from the pickled state, writing each move to `out`."""
+    # A fork inherits the server's signal handling: uvicorn's SIGTERM handler (which only sets
+    # a flag of the server object, so `terminate()` did nothing and a stopping server waited
+    # for the child) and the event loop's wake-up descriptor. The child dies on SIGTERM, and
+    # leaves Ctrl-C to its server, which ends it.
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     state: State[Any] = pickle.loads(state_bytes)
     bots = [create_bot(spec, state.game) for spec in specs]
+    parent = os.getppid()
+
+    def orphaned() -> bool:
+        # A server killed outright (SIGKILL) cannot end its children: each search asks this
+        # every 64 nodes, so a child never searches on for a server that is gone.
+        return os.getppid() != parent
+
     try:
         while not state.is_terminal():
             seat = state.to_move
             try:
-                result = bots[seat].choose(state)
+                result = bots[seat].choose(state, stop=orphaned)
+                if orphaned():
+                    return
             except Exception as error:  # noqa: BLE001 -- reported to the server, which decides
                 out.send((seq, seat, RuntimeError(f"{type(error).__name__}: {error}")))
                 return
@@ -96,6 +114,10 @@ class PlayAhead:
     async def next(self) -> Item | None:
         """Return the next move (None: the child has nothing more to say)."""
         return await self._items.get()
+
+    def interrupt(self) -> None:
+        """Make `next()` return None (after the moves already arrived): stop playing ahead."""
+        self._items.put_nowait(None)
 
     def ready(self) -> list[Item | None]:
         """Return the moves that have arrived already, without waiting."""

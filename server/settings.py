@@ -239,6 +239,47 @@ class Settings(BaseSettings):
         "(`arena serve` parses HTTP with h11, which enforces it): a request whose headers have "
         "not ended by then gets 400 and is not read further",
     )
+    # --- limits: bots and games ---
+    bot_threads: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="threads that run house bots' searches (their own, apart from the threads "
+        "that serve requests, tournaments and grading); more searches wait in a fair queue",
+    )
+    bot_searches_per_player: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="searches of one player's matches (a tournament's: its owner's) that run at "
+        "once; the player's other searches wait, so other players' bots get threads",
+    )
+    bot_max_depth: int = Field(
+        10,
+        ge=1,
+        le=128,
+        description="deepest depth a house or tournament bot may ask for (minimax, alphabeta, "
+        "and id with neither time nor nodes)",
+    )
+    bot_max_simulations: int = Field(
+        100_000, ge=1, le=10**9, description="most simulations per move an mcts bot may ask for"
+    )
+    bot_max_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=86_400,
+        description="most seconds per move a bot may ask for (id and mcts time); any house-bot "
+        "search still running after this long is stopped",
+    )
+    bot_max_nodes: int = Field(
+        10_000_000, ge=1, le=10**12, description="most nodes per move an id bot may ask for"
+    )
+    nim_max_heaps: int = Field(
+        8, ge=1, le=1000, description="most heaps of a Nim game played on the server"
+    )
+    nim_max_heap: int = Field(
+        64, ge=1, le=10**6, description="most objects in one heap of a Nim game on the server"
+    )
 
 
 def get_settings() -> Settings:

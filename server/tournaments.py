@@ -34,6 +34,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bots.spec import BotSpecError, check_limits, parse_bot_spec
 from games import Game, GameError, game_names, get_game
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
@@ -58,7 +59,9 @@ from protocol.messages import (
 from server.db.models import Player, epoch_ms
 from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
+from server.limits import oversize, search_limits
 from server.matches import Broadcast, MatchService, new_match_id
+from server.settings import Settings
 from tournament.openings import Opening, OpeningError, deck, default_openings, parse_opening
 from tournament.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule
 from tournament.stats import (
@@ -77,12 +80,42 @@ Watcher = Callable[[ServerMessage], None]
 """Receives a tournament's messages; must not block (a WebSocket connection's `send`)."""
 
 
-def tournament_spec(body: TournamentCreate) -> TournamentSpec:
-    """Return the runner's spec for `body`; ProtocolError VALIDATION_ERROR naming the field."""
+def check_maxima(body: TournamentCreate, settings: Settings) -> Game:
+    """Return the game of `body` once its options and bots are within the server's maxima.
+
+    Cheap (nothing is searched, no bot is built): it runs on the event loop, so a tournament
+    beyond the maxima is refused at once. ProtocolError VALIDATION_ERROR naming the field.
+    """
     try:
         game = get_game(body.game, dict(body.options))
     except GameError as error:
         raise _invalid("options" if body.game in game_names() else "game", str(error)) from None
+    too_large = oversize(game.initial_state(), settings)
+    if too_large is not None:
+        raise _invalid("options", too_large)
+    limits = search_limits(settings)
+    for bot in body.bots:
+        if player_name(bot) is None:
+            try:
+                check_limits(parse_bot_spec(bot), limits)
+            except BotSpecError as error:
+                raise _invalid("bots", f"bot {bot!r}: {error}") from None
+    return game
+
+
+def tournament_spec(body: TournamentCreate, settings: Settings | None = None) -> TournamentSpec:
+    """Return the runner's spec for `body`; ProtocolError VALIDATION_ERROR naming the field.
+
+    With `settings`, the game and the bots must be within the server's maxima too.
+    """
+    if settings is not None:
+        game = check_maxima(body, settings)
+    else:
+        try:
+            game = get_game(body.game, dict(body.options))
+        except GameError as error:
+            field_name = "options" if body.game in game_names() else "game"
+            raise _invalid(field_name, str(error)) from None
     spec = TournamentSpec(
         game=game.name,
         bots=tuple(body.bots),
@@ -100,16 +133,24 @@ def tournament_spec(body: TournamentCreate) -> TournamentSpec:
     return spec
 
 
-def plan(body: TournamentCreate) -> tuple[TournamentSpec, list[GameTask]]:
+def plan(
+    body: TournamentCreate, settings: Settings | None = None
+) -> tuple[TournamentSpec, list[GameTask]]:
     """Return the spec and schedule of `body` (plays every opening; run it in a thread).
 
     Raises ProtocolError VALIDATION_ERROR naming the field: `openings` for an unknown deck, a
-    deck of another game or an opening that cannot be played (with its index in the list).
+    deck of another game, an opening that cannot be played (with its index in the list) or,
+    with `settings`, one that starts a game larger than the server's maxima.
     """
-    spec = tournament_spec(body)
+    spec = tournament_spec(body, settings)
     game = spec.build_game()
     try:
         openings = _openings(body, game, spec)
+        if settings is not None:
+            for index, opening in enumerate(openings):
+                too_large = oversize(opening.start_state(game), settings)
+                if too_large is not None:
+                    raise OpeningError(f"entry {index}: {too_large}")
         tasks = schedule(spec, openings)
     except OpeningError as error:
         raise _invalid("openings", str(error)) from None
@@ -310,7 +351,9 @@ class TournamentService:
         Every registered player it names other than `creator` is invited: the owner can start
         it once all of them have accepted. VALIDATION_ERROR naming a bad field.
         """
-        _spec, tasks = await asyncio.to_thread(plan, body)
+        settings = self._matches.settings
+        check_maxima(body, settings)  # cheap, on the loop: a tournament too large fails at once
+        _spec, tasks = await asyncio.to_thread(plan, body, settings)
         invitations = {}
         for participant in body.bots:
             name = player_name(participant)
@@ -658,6 +701,7 @@ class TournamentService:
         """
         body = tournament.body
         self._watch_for(match_id)
+        owner = None if tournament.owner_id is None else f"player:{tournament.owner_id}"
         await self._matches.create_match(
             MatchCreate(
                 game=body.game,
@@ -668,6 +712,7 @@ class TournamentService:
             ),
             ply_cap=ply_cap,
             match_id=match_id,
+            owner=owner,
         )
 
     def _watch_for(self, match_id: str) -> _Watch:

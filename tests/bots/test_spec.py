@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+import threading
+import time
+
 import pytest
 
-from bots.spec import BotSpecError, create_bot, parse_bot_spec
+from bots.result import SearchStopped
+from bots.spec import BotSpecError, SearchLimits, check_limits, create_bot, parse_bot_spec
 from games import game_names, get_game
 
 
@@ -90,3 +95,87 @@ def test_the_random_bot_is_reproducible_by_seed() -> None:
     assert len(picks) > 1
     again = [create_bot("random:seed=3", game).choose(state).move for _ in range(3)]
     assert len(set(again)) == 1
+
+
+# -- limits ----------------------------------------------------------------------------------
+
+HOST = SearchLimits(depth=8, simulations=20_000, seconds=10.0, nodes=1_000_000)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("alphabeta:depth=40", "alphabeta option depth is 40, more than this host's maximum of 8"),
+        ("minimax:depth=9", "minimax option depth is 9, more than this host's maximum of 8"),
+        ("id:time=0,depth=30", "id option depth is 30, more than this host's maximum of 8"),
+        ("id:time=11", "id option time is 11.0, more than this host's maximum of 10"),
+        ("id:nodes=2000000", "id option nodes is 2000000, more than this host's maximum of 1e+06"),
+        ("mcts:simulations=20001", "simulations is 20001, more than this host's maximum of 20000"),
+        ("mcts:time=60", "mcts option time is 60.0, more than this host's maximum of 10"),
+    ],
+)
+def test_a_host_refuses_searches_beyond_its_maxima(text: str, message: str) -> None:
+    with pytest.raises(BotSpecError, match=re.escape(message)):
+        check_limits(parse_bot_spec(text), HOST)
+
+
+@pytest.mark.parametrize(
+    "text",
+    # id's depth (64 by default) is bounded by its time or its nodes; mcts:time by the time.
+    [
+        "alphabeta:depth=8",
+        "id",
+        "id:time=0,nodes=1000",
+        "mcts:time=5,simulations=10000000",
+        "random",
+    ],
+)
+def test_a_host_accepts_searches_within_its_maxima(text: str) -> None:
+    check_limits(parse_bot_spec(text), HOST)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("alphabeta:depth=" + "9" * 100, "depth is a number of 100 characters; at most 128"),
+        ("alphabeta:depth=" + "9" * 10_000, "depth is a number of 10000 characters"),
+        ("alphabeta:depth=129", "depth must be at most 128, not 129"),
+        ("mcts:simulations=1" + "0" * 20, "simulations must be at most 1e+09"),
+        ("id:time=1e300", "time must be at most 86400"),
+        ("random:seed=" + "9" * 30, "seed must be at most"),
+    ],
+)
+def test_huge_numbers_are_refused_at_once(text: str, message: str) -> None:
+    started = time.perf_counter()
+    with pytest.raises(BotSpecError, match=re.escape(message)):
+        parse_bot_spec(text)
+    assert time.perf_counter() - started < 0.1
+
+
+# -- stopping --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("game", "spec"),
+    [
+        ("checkers", "minimax:depth=12"),
+        ("checkers", "alphabeta:depth=30,tt=off,ordering=off"),
+        ("checkers", "id:time=0,depth=40"),
+        ("connect4", "mcts:simulations=100000000"),
+        ("connect4", "mcts:time=3600"),
+    ],
+)
+def test_a_stopped_search_ends_within_a_fraction_of_a_second(game: str, spec: str) -> None:
+    bot = create_bot(spec, get_game(game))
+    flag = threading.Event()
+    timer = threading.Timer(0.3, flag.set)
+    timer.start()
+    started = time.perf_counter()
+    try:
+        bot.choose(get_game(game).initial_state(), stop=flag.is_set)
+    except SearchStopped:
+        assert spec.startswith(("minimax", "alphabeta")), "only bots without a move may raise"
+    finally:
+        timer.cancel()
+    assert flag.is_set()
+    assert time.perf_counter() - started < 1.0

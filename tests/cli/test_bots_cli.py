@@ -71,6 +71,12 @@ def test_analyse_names_the_spec_as_given_and_a_proof_in_words() -> None:
         (("analyse", "checkers", "--bot", "alphabeat"), "unknown bot 'alphabeat'"),
         (("analyse", "checkers", "--bot", "alphabeta:eval=nope"), "no evaluation 'nope'"),
         (("analyse", "checkers", "--position", "W:W29:B25,22", "--bot", "random"), "game is over"),
+        # A huge number is refused at once, never searched (the CLI has the bots' own maxima).
+        (
+            ("analyse", "checkers", "--bot", "alphabeta:depth=" + "9" * 100),
+            "depth is a number of 100 characters; at most 128 is allowed",
+        ),
+        (("analyse", "checkers", "--bot", "minimax:depth=1000"), "depth must be at most 128"),
     ],
 )
 def test_analyse_errors(args: tuple[str, ...], message: str) -> None:

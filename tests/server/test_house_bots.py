@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import server.matches
-from bots.result import SearchResult
+from bots.result import SearchResult, Stop
 from bots.spec import Bot, create_bot
 from games.base import Game, State
 from protocol.messages import MatchCreate
@@ -19,18 +19,18 @@ from server.db.writer import BatchWriter
 from server.matches import MatchService
 from server.settings import Settings
 
-Chooser = Callable[[State[Any], float | None], SearchResult]
+Chooser = Callable[[State[Any], float | None, Stop | None], SearchResult]
 
 
-def crash(_state: State[Any], _budget: float | None) -> SearchResult:
+def crash(_state: State[Any], _budget: float | None, _stop: Stop | None) -> SearchResult:
     raise RuntimeError("out of cheese")
 
 
-def no_move(_state: State[Any], _budget: float | None) -> SearchResult:
+def no_move(_state: State[Any], _budget: float | None, _stop: Stop | None) -> SearchResult:
     return SearchResult(move=None, score=0.0)
 
 
-def illegal(state: State[Any], _budget: float | None) -> SearchResult:
+def illegal(state: State[Any], _budget: float | None, _stop: Stop | None) -> SearchResult:
     # A move of the other side (from the next position): well formed, not playable now.
     later = state.apply_unchecked(state.legal_moves()[0])
     return SearchResult(move=later.legal_moves()[0], score=0.0)
