@@ -435,18 +435,7 @@ class TournamentService:
         if runner is not None and not runner.done():
             runner.cancel()
             await asyncio.gather(runner, return_exceptions=True)
-        for game in tournament.ordered_games():
-            if game.result is None:
-                await self._stop_match(game.match_id, "the tournament was cancelled")
-        self._publish(
-            tournament,
-            TournamentFinished(
-                tournament_id=tournament.id,
-                games_done=tournament.done,
-                games_total=tournament.games_total,
-                standings=await tournament.fresh_standings(),
-            ),
-        )
+        await self._end_early(tournament, "the tournament was cancelled")
         return await self._state(tournament)
 
     async def answer(self, tournament_id: str, player: Player, accept: bool) -> TournamentState:
@@ -617,18 +606,7 @@ class TournamentService:
             await self._store_status(tournament)
         except Exception:
             log.exception("could not store that tournament %s failed", tournament.id)
-        for game in tournament.ordered_games():
-            if game.result is None:
-                await self._stop_match(game.match_id, "the tournament failed")
-        self._publish(
-            tournament,
-            TournamentFinished(
-                tournament_id=tournament.id,
-                games_done=tournament.done,
-                games_total=tournament.games_total,
-                standings=await tournament.fresh_standings(),
-            ),
-        )
+        await self._end_early(tournament, "the tournament failed")
 
     async def _play(
         self,
@@ -740,14 +718,23 @@ class TournamentService:
     async def _finish(self, tournament: _Tournament) -> None:
         tournament.status = "finished"
         await self._store_status(tournament)
-        final = await tournament.fresh_standings()
+        await self._publish_finished(tournament)
+
+    async def _end_early(self, tournament: _Tournament, why: str) -> None:
+        """Stop the unfinished games' matches (adjudicated with `why`), then tell the watchers."""
+        for game in tournament.ordered_games():
+            if game.result is None:
+                await self._stop_match(game.match_id, why)
+        await self._publish_finished(tournament)
+
+    async def _publish_finished(self, tournament: _Tournament) -> None:
         self._publish(
             tournament,
             TournamentFinished(
                 tournament_id=tournament.id,
                 games_done=tournament.done,
                 games_total=tournament.games_total,
-                standings=final,
+                standings=await tournament.fresh_standings(),
             ),
         )
 

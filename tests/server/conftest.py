@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 from sqlalchemy import text
@@ -26,6 +31,43 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextmanager
+def arena_serve(database_url: str, **env: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Run `arena serve` as a process on a free port, `env` added to its environment.
+
+    Yield the process and its base URL once it answers /health; kill it on the way out (a test
+    that stops it itself, with SIGTERM or SIGKILL, finds it already gone).
+    """
+    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("the arena console script is not installed in this environment")
+    port = free_port()
+    process = subprocess.Popen(
+        [exe, "serve", "--port", str(port), "--database", database_url],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **env},
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            httpx.get(f"{base}/health", timeout=1)
+            break
+        except httpx.HTTPError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise
+            time.sleep(0.1)
+    try:
+        yield process, base
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)
 
 
 @dataclass

@@ -3,52 +3,19 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import AbstractContextManager
 
 import httpx
-import pytest
 
 from server.settings import Settings
-from tests.server.conftest import free_port
+from tests.server.conftest import arena_serve
 
 
-@contextmanager
-def served(database_url: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """Run `arena serve` as a process on a free port; yield it and its base URL."""
-    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
-    if exe is None:
-        pytest.skip("the arena console script is not installed in this environment")
-    port = free_port()
-    process = subprocess.Popen(
-        [exe, "serve", "--port", str(port), "--database", database_url],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            httpx.get(f"{base}/health", timeout=1)
-            break
-        except httpx.HTTPError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise
-            time.sleep(0.1)
-    try:
-        yield process, base
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=10)
+def served(database_url: str) -> AbstractContextManager[tuple[subprocess.Popen[str], str]]:
+    """Run `arena serve` on `database_url`; see `arena_serve`."""
+    return arena_serve(database_url)
 
 
 def test_sigkill_mid_game_loses_no_acknowledged_move(server_settings: Settings) -> None:

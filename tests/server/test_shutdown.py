@@ -4,10 +4,8 @@ move; after a restart, no search runs for a match that ended."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,44 +15,23 @@ import httpx
 import pytest
 
 from server.settings import Settings
-from tests.server.conftest import free_port
+from tests.server.conftest import arena_serve
 
 LONG_BOT = {"bot": "mcts:time=30"}
 
 
 @contextmanager
 def served(database_url: str) -> Iterator[tuple[subprocess.Popen[str], httpx.Client]]:
-    """Run `arena serve` on a free port; yield the process and a client of it."""
-    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
-    if exe is None:
-        pytest.skip("the arena console script is not installed in this environment")
-    port = free_port()
-    env = {**os.environ, "ARENA_BOT_THREADS": "2", "ARENA_BOT_SEARCHES_PER_PLAYER": "2"}
-    process = subprocess.Popen(
-        [exe, "serve", "--port", str(port), "--database", database_url],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            http.get("/health", timeout=1)
-            break
-        except httpx.HTTPError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise
-            time.sleep(0.1)
-    try:
+    """Run `arena serve` with two search threads, both usable by one player; yield the
+    process and a client of it."""
+    with (
+        arena_serve(database_url, ARENA_BOT_THREADS="2", ARENA_BOT_SEARCHES_PER_PLAYER="2") as (
+            process,
+            base,
+        ),
+        httpx.Client(base_url=base, timeout=10) as http,
+    ):
         yield process, http
-    finally:
-        http.close()
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=10)
 
 
 def cpu_seconds(pid: int) -> float:

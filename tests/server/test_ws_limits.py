@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import httpx
@@ -23,42 +20,17 @@ from websockets.exceptions import ConnectionClosed
 from protocol.errors import CloseCode
 from server.hub import CLOSE_TIMEOUT_S
 from server.settings import Settings
-from tests.server.conftest import RunningServer, free_port, start_server
+from tests.server.conftest import RunningServer, arena_serve, start_server
 from tests.server.raw_websocket import RawWebSocket
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
 
 
-@contextmanager
-def served(settings: Settings, **env: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """Run `arena serve` as a process on a free port with `env` added; yield it and its URL."""
-    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
-    if exe is None:
-        pytest.skip("the arena console script is not installed in this environment")
-    port = free_port()
-    process = subprocess.Popen(
-        [exe, "serve", "--port", str(port), "--database", settings.database_url],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "ARENA_GRADER_DIR": str(settings.grader_dir), **env},
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            httpx.get(f"{base}/health", timeout=1)
-            break
-        except httpx.HTTPError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise
-            time.sleep(0.1)
-    try:
-        yield process, base
-    finally:
-        process.kill()
-        process.wait(timeout=10)
+def served(
+    settings: Settings, **env: str
+) -> AbstractContextManager[tuple[subprocess.Popen[str], str]]:
+    """Run `arena serve` for `settings` with `env` added; see `arena_serve`."""
+    return arena_serve(settings.database_url, ARENA_GRADER_DIR=str(settings.grader_dir), **env)
 
 
 def rss_bytes(pid: int) -> int:
