@@ -34,6 +34,18 @@ def free_port() -> int:
 
 
 @contextmanager
+def sqlite_server(root: Path) -> Iterator[RunningServer]:
+    """Run the app in-process on a fresh SQLite file and grader directory under `root`."""
+    running = start_server(
+        Settings(database_url=f"sqlite+aiosqlite:///{root / 'arena.db'}", grader_dir=root / "g")
+    )
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@contextmanager
 def arena_serve(database_url: str, **env: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """Run `arena serve` as a process on a free port, `env` added to its environment.
 

@@ -11,7 +11,6 @@ body may still name a player or a match that does not exist: 422 or 404 is right
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -22,7 +21,7 @@ from schemathesis.specs.openapi.checks import ignored_auth, positive_data_accept
 
 from server.app import create_app
 from server.settings import Settings
-from tests.server.conftest import RunningServer, start_server
+from tests.server.conftest import RunningServer, sqlite_server
 
 REFUSALS = ["400", "401", "403", "404", "409", "413", "422", "429"]
 """The statuses that refuse a request: an invalid one must get one of them (413 included,
@@ -38,14 +37,8 @@ schema = schemathesis.openapi.from_dict(
 
 @pytest.fixture(scope="module")
 def fuzzed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    root: Path = tmp_path_factory.mktemp("fuzz")
-    running = start_server(
-        Settings(database_url=f"sqlite+aiosqlite:///{root / 'arena.db'}", grader_dir=root / "g")
-    )
-    try:
+    with sqlite_server(tmp_path_factory.mktemp("fuzz")) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -26,20 +26,14 @@ from protocol.messages import (
     next_offset,
 )
 from server.settings import Settings
-from tests.server.conftest import RunningServer, start_server
+from tests.server.conftest import RunningServer, sqlite_server, start_server
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """One server on SQLite for the whole module (these tests change no state that matters)."""
-    root: Path = tmp_path_factory.mktemp("http")
-    running = start_server(
-        Settings(database_url=f"sqlite+aiosqlite:///{root / 'arena.db'}", grader_dir=root / "g")
-    )
-    try:
+    with sqlite_server(tmp_path_factory.mktemp("http")) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
