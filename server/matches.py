@@ -52,6 +52,7 @@ from bots.spec import Bot, BotSpecError, check_limits, create_bot, parse_bot_spe
 from bots.timing import time_budget
 from games import game_names
 from games.base import Game, GameError
+from games.records import match_record, to_pdn
 from games.referee import (
     MAX_ADJUDICATION_REASON,
     DrawDeclined,
@@ -67,8 +68,6 @@ from games.referee import (
     Rejected,
     Status,
     TimeControl,
-    match_record,
-    to_pdn,
 )
 from games.referee import (
     ErrorCode as RefereeCode,

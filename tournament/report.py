@@ -3,7 +3,7 @@
 `summarize` turns a spec and its game records into a `TournamentResult`; the format functions
 write it as JSON values (`result_json`), terminal text (`text_summary`) or a self-contained HTML
 page with an inline SVG Elo plot (`html_report`). `write_records` writes each game as JSON and,
-for checkers, all games as one PDN file (games.referee's PDN writer).
+for checkers, all games as one PDN file (games.records' PDN writer).
 
 Elo comes from tournament.stats.fit_elo over all games (Davidson draws, first-move advantage,
 profile-likelihood intervals widened by the colour-swapped pairs' design effect, infinite where
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from games import Game, GameError
-from games.referee import MatchView, Result, ResultCode, Status, to_pdn
+from games.records import to_pdn
+from games.referee import MatchView, Result, ResultCode, Status
 from tournament.openings import Opening
 from tournament.runner import BotTotals, GameRecord, TournamentSpec
 from tournament.stats import (
