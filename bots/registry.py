@@ -17,6 +17,8 @@ Which file each spec name runs:
 | `alphabeta` | `bots/engine.py` (the engine: table, ordering, quiescence) |
 | `id` | `bots/engine.py` (the engine's iterative deepening) |
 | `mcts` | `bots/mcts.py` |
+| `alphabeta_lecture` | `bots/alphabeta.py` (the lecture's alpha-beta, fail-hard or fail-soft) |
+| `negamax` | `bots/negamax.py` (the lecture's negamax alpha-beta) |
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Final, Literal
 
+from bots.alphabeta import alphabeta
 from bots.common import SearchTimeout
 from bots.engine import MAX_PLY, AlphaBetaEngine
 from bots.evaluation import Knowledge, StateFunction
 from bots.mcts import mcts_search
 from bots.minimax import minimax
+from bots.negamax import negamax
 from bots.result import Clock, SearchResult, SearchStopped, Stop
 from bots.scoring import ENGINE
 from bots.simple import greedy_move, random_move
@@ -167,7 +171,8 @@ class MinimaxPlayer(Player):
 class AlphaBetaPlayer(Player):
     name = "alphabeta"
     description = (
-        "depth-limited negamax alpha-beta; tt=off,ordering=off is the plain lecture version"
+        "the engine: depth-limited negamax alpha-beta with table, ordering and quiescence "
+        "(the lecture's own: alphabeta_lecture)"
     )
     options = MappingProxyType(
         {
@@ -285,6 +290,50 @@ class MctsPlayer(Player):
         )
 
 
+class LectureAlphaBetaPlayer(Player):
+    name = "alphabeta_lecture"
+    description = (
+        "alpha-beta exactly as the lecture's pseudocode (fail-hard; soft=on: fail-soft), "
+        "no table, no ordering"
+    )
+    options = MappingProxyType(
+        {
+            "depth": depth_option(4, "plies to search before evaluating"),
+            "eval": EVAL,
+            "soft": Option("bool", False, "fail-soft: a cut-off node returns its bound"),
+        }
+    )
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        return alphabeta(
+            state,
+            depth=self.values["depth"],
+            evaluate=self.setup.evaluate,
+            scoring=ENGINE,
+            fail_soft=self.values["soft"],
+            clock=self.setup.clock,
+            stop=stop,
+        )
+
+
+class NegamaxPlayer(Player):
+    name = "negamax"
+    description = "the lecture's negamax alpha-beta (ABNodeValue with a full window)"
+    options = MappingProxyType(
+        {"depth": depth_option(4, "plies to search before evaluating"), "eval": EVAL}
+    )
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        return negamax(
+            state,
+            depth=self.values["depth"],
+            evaluate=self.setup.evaluate,
+            scoring=ENGINE,
+            clock=self.setup.clock,
+            stop=stop,
+        )
+
+
 PLAYERS: Final[Mapping[str, type[Player]]] = MappingProxyType(
     {
         player.name: player
@@ -295,6 +344,8 @@ PLAYERS: Final[Mapping[str, type[Player]]] = MappingProxyType(
             AlphaBetaPlayer,
             IterativeDeepeningPlayer,
             MctsPlayer,
+            LectureAlphaBetaPlayer,
+            NegamaxPlayer,
         )
     }
 )
