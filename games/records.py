@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any, Final
 
-from games.referee import MatchView, Referee, ResultCode, Status
+from games.match import MatchView, ResultCode, Status
+from games.referee import Referee
 from games.registry import get_game
 
 __all__ = ["PDN_RESULTS", "match_record", "to_pdn"]

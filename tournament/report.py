@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from games import Game, GameError
+from games.match import MatchView, Result, ResultCode, Status
 from games.records import to_pdn
-from games.referee import MatchView, Result, ResultCode, Status
 from tournament.openings import Opening
 from tournament.runner import BotTotals, GameRecord, TournamentSpec
 from tournament.stats import (

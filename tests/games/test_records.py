@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from games import Game, State, get_game
+from games.match import MatchConfig, Status, TimeControl
 from games.records import match_record, to_pdn
-from games.referee import MatchConfig, Referee, Status, TimeControl
+from games.referee import Referee
 
 CHECKERS = get_game("checkers")
 START_FEN = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"

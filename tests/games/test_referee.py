@@ -14,8 +14,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from games import Game, State, game_names, get_game
-from games.records import match_record
-from games.referee import (
+from games.match import (
     DrawDeclined,
     DrawOffered,
     Effect,
@@ -27,13 +26,14 @@ from games.referee import (
     MatchStarted,
     MatchView,
     MoveAccepted,
-    Referee,
     Rejected,
     Result,
     ResultCode,
     Status,
     TimeControl,
 )
+from games.records import match_record
+from games.referee import Referee
 
 CHECKERS = get_game("checkers")
 START_FEN = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
@@ -340,34 +340,6 @@ def test_time_going_backwards_is_a_caller_error() -> None:
         ref.move(0, "11-15", 999)
     with pytest.raises(ValueError, match="player must be 0 or 1"):
         ref.move(2, "11-15", 1_000)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"base_ms": 0}, "base_ms must be positive"),
-        ({"base_ms": 1.5}, "base_ms must be an integer"),
-        ({"base_ms": 1, "increment_ms": -1}, "increment_ms must be 0 or more"),
-        ({"base_ms": 1, "move_cap_ms": 0}, "move_cap_ms must be a positive integer"),
-    ],
-)
-def test_time_control_validation(kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        TimeControl(**kwargs)
-
-
-def test_time_control_parse() -> None:
-    assert TimeControl.parse("5+2") == TimeControl(300_000, 2_000)
-    assert TimeControl.parse(" 0.5 + 0.1 ", 250) == TimeControl(30_000, 100, 250)
-    with pytest.raises(ValueError, match="expected minutes\\+increment"):
-        TimeControl.parse("5 minutes")
-
-
-def test_match_config_validation() -> None:
-    with pytest.raises(ValueError, match="max_illegal_moves must be at least 1"):
-        MatchConfig(CHECKERS, max_illegal_moves=0)
-    with pytest.raises(ValueError, match="the start state follows"):
-        MatchConfig(CHECKERS, get_game("nim").initial_state())
 
 
 # -- resign, draws, abort ------------------------------------------------------------------------
