@@ -6,19 +6,7 @@ A bot is one subclass of `Player`: its spec `name`, a one-line `description`, it
 and a `Setup` (the game, its search knowledge, the evaluation the `eval` option names, the clock
 and the random generator). To add a bot, write its class and add it to `PLAYERS` at the end:
 `bots.spec` parses specs, checks a host's limits and builds bots from this registry alone, and
-`arena bots` lists it.
-
-Which file each spec name runs:
-
-| spec | module |
-|---|---|
-| `random`, `greedy` | `bots/simple.py` |
-| `minimax` | `bots/minimax.py` (the lecture's minimax; `prune=on`: its simple pruning) |
-| `alphabeta` | `bots/engine.py` (the engine: table, ordering, quiescence) |
-| `id` | `bots/engine.py` (the engine's iterative deepening) |
-| `mcts` | `bots/mcts.py` |
-| `alphabeta_lecture` | `bots/alphabeta.py` (the lecture's alpha-beta, fail-hard or fail-soft) |
-| `negamax` | `bots/negamax.py` (the lecture's negamax alpha-beta) |
+`arena bots` lists it. docs/BOTS.md has the table of which module each spec name runs.
 """
 
 from __future__ import annotations
@@ -102,7 +90,8 @@ class Setup:
 class Player(ABC):
     """One kind of bot: the spec name, description and options, and its search.
 
-    Subclasses set the three class variables and read their option values in `__init__`.
+    Subclasses set the three class variables and write `choose`, reading their option values
+    (every option, defaults filled in) from `self.values` and the rest from `self.setup`.
     """
 
     name: ClassVar[str]
