@@ -17,6 +17,17 @@ def test_the_registry_keeps_every_existing_name_in_order() -> None:
     assert NAMES[:6] == ["random", "greedy", "minimax", "alphabeta", "id", "mcts"]
 
 
+def every_subclass(cls: type[Player]) -> set[type[Player]]:
+    return {sub for child in cls.__subclasses__() for sub in {child, *every_subclass(child)}}
+
+
+def test_every_player_class_is_registered_once() -> None:
+    """A class written but not registered, or two under one name, would be lost silently."""
+    in_registry = {cls for cls in every_subclass(Player) if cls.__module__ == "bots.registry"}
+    assert set(PLAYERS.values()) == in_registry
+    assert len(PLAYERS) == len(in_registry)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_bot_is_one_class_under_its_own_name(name: str) -> None:
     player = PLAYERS[name]
