@@ -5,10 +5,11 @@ write it as JSON values (`result_json`), terminal text (`text_summary`) or a sel
 page with an inline SVG Elo plot (`html_report`). `write_records` writes each game as JSON and,
 for checkers, all games as one PDN file (games.referee's PDN writer).
 
-Elo comes from tournament.stats.fit_elo over all games (Davidson draws, first-move advantage,
-profile-likelihood intervals widened by the colour-swapped pairs' design effect, infinite where
-the games cannot bound them). When the games cannot be rated the result keeps points and
-crosstable, and `elo_error` says why the ratings are missing.
+Points, crosstable, Elo and LOS come from tournament.standings, the computation the server's
+tournaments show too: Elo is tournament.stats.fit_elo over all games (Davidson draws,
+first-move advantage, profile-likelihood intervals widened by the colour-swapped pairs' design
+effect, infinite where the games cannot bound them). When the games cannot be rated the result
+keeps points and crosstable, and `elo_error` says why the ratings are missing.
 """
 
 from __future__ import annotations
@@ -26,17 +27,17 @@ from games import Game, GameError
 from games.referee import MatchView, Result, ResultCode, Status, to_pdn
 from tournament.openings import Opening
 from tournament.runner import BotTotals, GameRecord, TournamentSpec
+from tournament.standings import Standing, compute_standings
 from tournament.stats import (
     UNBOUNDED_NOTE,
     Crosstable,
     EloFit,
     GameResult,
-    StatsError,
-    build_crosstable,
-    fit_elo,
+    crosstable_dict,
+    fit_dict,
+    format_elo,
     format_table,
     has_unbounded_interval,
-    likelihood_of_superiority,
 )
 
 __all__ = [
@@ -61,23 +62,6 @@ a ply-cap draw counts for both bots.
 """
 
 _ILLEGAL = re.compile(r"^(first|second) played |forfeits after")
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """One bot's games, wins, draws, losses and points over the whole tournament."""
-
-    bot: str
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    points: float
-
-    @property
-    def score(self) -> float:
-        """Return the points per game (0.0 without games)."""
-        return self.points / self.games if self.games else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,22 +141,16 @@ def classify_reason(reason: str) -> str | None:
 def summarize(spec: TournamentSpec, records: Sequence[GameRecord]) -> TournamentResult:
     """Score the games: standings, crosstable, Elo fit with LOS, search stats, adjudications.
 
-    The Elo fit is fit_elo's default (one virtual draw per bot as prior, first-move advantage,
-    errors over the colour-swapped pairs); a StatsError leaves `fit` None with its message in
+    Points, crosstable, fit and LOS are tournament.standings.compute_standings of the games
+    (fit_elo's default fit); a StatsError of the fit leaves `fit` None with its message in
     `elo_error`. Bots of the spec that played no game appear with zero counts.
     """
-    bots = list(spec.bots)
-    for record in records:
-        for bot in (record.first, record.second):
-            if bot not in bots:
-                bots.append(bot)
-    counts = {bot: [0, 0, 0] for bot in bots}  # wins, draws, losses
-    totals = {bot: BotTotals() for bot in bots}
-    adjudications = {bot: dict.fromkeys(ADJUDICATIONS, 0) for bot in bots}
+    games = [GameResult(r.first, r.second, r.result, r.pair) for r in records]
+    table = compute_standings(spec.bots, games)
+    totals = {bot: BotTotals() for bot in table.bots}
+    adjudications = {bot: dict.fromkeys(ADJUDICATIONS, 0) for bot in table.bots}
     for record in records:
         for bot, stats in ((record.first, record.stats[0]), (record.second, record.stats[1])):
-            score = record.score_of(bot)
-            counts[bot][0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
             totals[bot].add(stats)
         kind = classify_reason(record.reason)
         if kind == "ply cap":
@@ -181,33 +159,19 @@ def summarize(spec: TournamentSpec, records: Sequence[GameRecord]) -> Tournament
         elif kind is not None and record.result != 0.5:
             loser = record.second if record.result == 1.0 else record.first
             adjudications[loser][kind] += 1
-    standings = [
-        Standing(bot, wins + draws + losses, wins, draws, losses, wins + 0.5 * draws)
-        for bot, (wins, draws, losses) in counts.items()
-    ]
-    standings.sort(key=lambda s: -s.points)  # stable: ties keep the spec's order
-    games = [GameResult(r.first, r.second, r.result, r.pair) for r in records]
-    fit: EloFit | None = None
-    error: str | None = None
-    los = None
-    try:
-        fit = fit_elo(games)
-        los = likelihood_of_superiority(fit)
-    except StatsError as exc:
-        error = str(exc)
     search = {
         bot: BotSearch(bot, t.moves, t.nodes, t.seconds, t.depth_sum) for bot, t in totals.items()
     }
     return TournamentResult(
         spec=spec,
         records=tuple(records),
-        standings=tuple(standings),
-        crosstable=build_crosstable(games),
-        fit=fit,
-        elo_error=error,
+        standings=table.points,
+        crosstable=table.crosstable,
+        fit=table.fit,
+        elo_error=table.elo_error,
         search=search,
         adjudications=adjudications,
-        los=los,
+        los=table.los,
     )
 
 
@@ -221,7 +185,6 @@ def result_json(result: TournamentResult) -> dict[str, Any]:
     elo (None when unrated, with elo_error), los (a -> b -> P(elo_a > elo_b), or None), search,
     adjudications, games (every GameRecord.to_dict, which GameRecord.from_dict reads back).
     """
-    table = result.crosstable
     return {
         "spec": result.spec.to_dict(),
         "standings": [
@@ -236,21 +199,8 @@ def result_json(result: TournamentResult) -> dict[str, Any]:
             }
             for s in result.standings
         ],
-        "crosstable": {
-            a: {
-                b: {
-                    "games": rec.games,
-                    "wins": rec.wins,
-                    "draws": rec.draws,
-                    "losses": rec.losses,
-                    "points": rec.points,
-                }
-                for b in table.bots
-                if (rec := table.head_to_head.get((a, b))) is not None
-            }
-            for a in table.bots
-        },
-        "elo": None if result.fit is None else _fit_json(result.fit),
+        "crosstable": crosstable_dict(result.crosstable),
+        "elo": None if result.fit is None else fit_dict(result.fit),
         "elo_error": result.elo_error,
         "los": None if result.los is None else {a: dict(row) for a, row in result.los.items()},
         "search": [
@@ -269,39 +219,6 @@ def result_json(result: TournamentResult) -> dict[str, Any]:
         "adjudications": {bot: dict(kinds) for bot, kinds in result.adjudications.items()},
         "games": [record.to_dict() for record in result.records],
     }
-
-
-def _fit_json(fit: EloFit) -> dict[str, Any]:
-    low, high = fit.first_move_interval
-    return {
-        "model": "davidson",
-        "scale": "elo (400*log10)",
-        "anchor": fit.anchor,
-        "prior_draws": fit.prior_draws,
-        "units": fit.units,
-        "first_move_advantage": {
-            "elo": fit.first_move_advantage,
-            "lower": _finite(low),
-            "upper": _finite(high),
-        },
-        "draw": {"nu": fit.draw_nu, "equal_draw_rate": fit.equal_draw_rate},
-        "ratings": [
-            {
-                "bot": r.bot,
-                "elo": r.elo,
-                "lower": _finite(r.lower),
-                "upper": _finite(r.upper),
-                "games": r.games,
-                "points": r.points,
-                "score": r.score,
-            }
-            for r in fit.ratings
-        ],
-    }
-
-
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
 
 
 # -- game records --------------------------------------------------------------------------------
@@ -531,7 +448,7 @@ def _ratings_table(fit: EloFit) -> str:
             _row(
                 [
                     f"{r.elo:.1f}",
-                    f"[{_elo_text(r.lower)}, {_elo_text(r.upper)}]",
+                    f"[{format_elo(r.lower)}, {format_elo(r.upper)}]",
                     str(r.games),
                     f"{r.points:g}",
                     f"{100.0 * r.score:.1f}%",
@@ -542,7 +459,7 @@ def _ratings_table(fit: EloFit) -> str:
     low, high = fit.first_move_interval
     note = (
         f"First-move advantage {fit.first_move_advantage:.1f} Elo "
-        f"[{_elo_text(low)}, {_elo_text(high)}]; draw parameter nu {fit.draw_nu:.3f} "
+        f"[{format_elo(low)}, {format_elo(high)}]; draw parameter nu {fit.draw_nu:.3f} "
         f"(equal-bot draw rate {100.0 * fit.equal_draw_rate:.1f}%); 95% profile-likelihood "
         f"intervals, widened by the design effect of {fit.units} independent units "
         "(colour-swapped pairs)."
@@ -616,10 +533,6 @@ def _adjudication_table(result: TournamentResult) -> str:
     )
 
 
-def _elo_text(value: float) -> str:
-    return f"{value:.0f}" if math.isfinite(value) else ("inf" if value > 0 else "-inf")
-
-
 def elo_svg(fit: EloFit, width: int = 640) -> str:
     """Return an inline SVG: each bot's Elo (one circle per bot) with its 95% interval bar.
 
@@ -667,8 +580,8 @@ def elo_svg(fit: EloFit, width: int = 640) -> str:
             f'<line x1="{x(r.lower):.1f}" y1="{y:.1f}" x2="{x(r.upper):.1f}" y2="{y:.1f}" '
             f'stroke="#36c" stroke-width="2"{dash}/>'
             f'<circle cx="{x(r.elo):.1f}" cy="{y:.1f}" r="4" fill="#c33">'
-            f"<title>{_e(r.bot)}: {r.elo:.1f} Elo [{_elo_text(r.lower)}, "
-            f"{_elo_text(r.upper)}]</title></circle>"
+            f"<title>{_e(r.bot)}: {r.elo:.1f} Elo [{format_elo(r.lower)}, "
+            f"{format_elo(r.upper)}]</title></circle>"
         )
     parts.append("</svg>")
     return "\n".join(parts)

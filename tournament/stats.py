@@ -349,45 +349,82 @@ def likelihood_of_superiority(fit: EloFit) -> dict[str, dict[str, float]]:
 def to_dict(crosstable: Crosstable, fit: EloFit) -> dict[str, Any]:
     """Return crosstable, ratings, model parameters and LOS as a JSON-able dict.
 
-    Infinite interval ends (the games cannot bound them) become None.
+    `fit_dict` with the fit's iterations and log-likelihood, `crosstable_dict`, each bot's
+    totals (`record_dict`) and LOS. Infinite interval ends (the games cannot bound them) become
+    None.
     """
+    return {
+        **fit_dict(fit),
+        "iterations": fit.iterations,
+        "log_likelihood": fit.log_likelihood,
+        "crosstable": crosstable_dict(crosstable),
+        "totals": {bot: record_dict(crosstable.totals[bot]) for bot in crosstable.bots},
+        "los": likelihood_of_superiority(fit),
+    }
+
+
+def fit_dict(fit: EloFit) -> dict[str, Any]:
+    """Return the model, its parameters and the ratings (best first) as JSON values.
+
+    Keys: model, scale, anchor, prior_draws, units, first_move_advantage (elo, lower, upper),
+    draw (nu, equal_draw_rate) and ratings (`rating_dict` each). Infinite ends become None.
+    """
+    low, high = fit.first_move_interval
     return {
         "model": "davidson",
         "scale": "elo (400*log10)",
         "anchor": fit.anchor,
         "prior_draws": fit.prior_draws,
         "units": fit.units,
-        "iterations": fit.iterations,
-        "log_likelihood": fit.log_likelihood,
         "first_move_advantage": {
             "elo": fit.first_move_advantage,
-            "lower": _finite_or_none(fit.first_move_interval[0]),
-            "upper": _finite_or_none(fit.first_move_interval[1]),
+            "lower": finite_or_none(low),
+            "upper": finite_or_none(high),
         },
         "draw": {"nu": fit.draw_nu, "equal_draw_rate": fit.equal_draw_rate},
-        "ratings": [
-            {
-                "bot": r.bot,
-                "elo": r.elo,
-                "lower": _finite_or_none(r.lower),
-                "upper": _finite_or_none(r.upper),
-                "games": r.games,
-                "points": r.points,
-                "score": r.score,
-            }
-            for r in fit.ratings
-        ],
-        "crosstable": {
-            a: {
-                b: _record_dict(crosstable.head_to_head[(a, b)])
-                for b in crosstable.bots
-                if (a, b) in crosstable.head_to_head
-            }
-            for a in crosstable.bots
-        },
-        "totals": {bot: _record_dict(crosstable.totals[bot]) for bot in crosstable.bots},
-        "los": likelihood_of_superiority(fit),
+        "ratings": [rating_dict(r) for r in fit.ratings],
     }
+
+
+def rating_dict(rating: Rating) -> dict[str, Any]:
+    """Return bot, elo, lower, upper, games, points and score; an infinite end becomes None."""
+    return {
+        "bot": rating.bot,
+        "elo": rating.elo,
+        "lower": finite_or_none(rating.lower),
+        "upper": finite_or_none(rating.upper),
+        "games": rating.games,
+        "points": rating.points,
+        "score": rating.score,
+    }
+
+
+def crosstable_dict(crosstable: Crosstable) -> dict[str, dict[str, dict[str, float]]]:
+    """Return a -> b -> a's `record_dict` against b, only for bots that met, sorted by name."""
+    return {
+        a: {
+            b: record_dict(crosstable.head_to_head[(a, b)])
+            for b in crosstable.bots
+            if (a, b) in crosstable.head_to_head
+        }
+        for a in crosstable.bots
+    }
+
+
+def record_dict(record: Record) -> dict[str, float]:
+    """Return games, wins, draws, losses and points."""
+    return {
+        "games": record.games,
+        "wins": record.wins,
+        "draws": record.draws,
+        "losses": record.losses,
+        "points": record.points,
+    }
+
+
+def finite_or_none(value: float) -> float | None:
+    """Return `value`, or None when it is infinite (JSON has no infinity)."""
+    return value if math.isfinite(value) else None
 
 
 UNBOUNDED_NOTE = (
@@ -421,7 +458,7 @@ def format_table(crosstable: Crosstable, fit: EloFit) -> str:
     lines = [header]
     for rank, bot in enumerate(order, start=1):
         r = fit.rating(bot)
-        interval = f"[{_format_elo(r.lower)}, {_format_elo(r.upper)}]"
+        interval = f"[{format_elo(r.lower)}, {format_elo(r.upper)}]"
         row = " ".join(
             f"{'-' if bot == other else cells[(bot, other)]:>{cell_width}}" for other in order
         )
@@ -432,7 +469,7 @@ def format_table(crosstable: Crosstable, fit: EloFit) -> str:
     low, high = fit.first_move_interval
     lines.append(
         f"first-move advantage {fit.first_move_advantage:.1f} Elo "
-        f"[{_format_elo(low)}, {_format_elo(high)}]; draw nu {fit.draw_nu:.3f} "
+        f"[{format_elo(low)}, {format_elo(high)}]; draw nu {fit.draw_nu:.3f} "
         f"(equal-bot draw rate {100.0 * fit.equal_draw_rate:.1f}%); "
         f"{fit.units} independent units"
     )
@@ -1067,25 +1104,12 @@ def _shortest_paths(n: int, edges: Iterable[tuple[int, int, int]]) -> list[list[
     return distances
 
 
-def _finite_or_none(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
-def _record_dict(record: Record) -> dict[str, float]:
-    return {
-        "games": record.games,
-        "wins": record.wins,
-        "draws": record.draws,
-        "losses": record.losses,
-        "points": record.points,
-    }
-
-
 def _format_cell(record: Record | None) -> str:
     if record is None:
         return "."
     return f"{record.points:g}/{record.games}"
 
 
-def _format_elo(value: float) -> str:
+def format_elo(value: float) -> str:
+    """Return an Elo value or interval end rounded to a whole number, or inf or -inf."""
     return f"{value:.0f}" if math.isfinite(value) else "inf" if value > 0 else "-inf"

@@ -23,6 +23,8 @@ from protocol.messages import TournamentCreate, TournamentGame
 from server import tournaments
 from tournament.report import html_report, result_json, summarize, text_summary
 from tournament.runner import BotTotals, GameRecord, TournamentSpec
+from tournament.standings import compute_standings, tally_points
+from tournament.stats import GameResult, StatsError
 
 GOLDEN = Path(__file__).with_name("standings_golden.json")
 A, B, C, D = "alphabeta:depth=2", "random", "greedy", "mcts:simulations=10"
@@ -174,3 +176,41 @@ def test_the_golden_cases_cover_what_they_claim(golden: dict[str, Any]) -> None:
     assert "no games" in golden["no game begun"]["report"]["json"]["elo_error"]
     tied = golden["equal points keep the given order"]["report"]["json"]["standings"]
     assert [row["bot"] for row in tied] == [B, C, A, D]  # C and A tie at 2 points
+
+
+def test_tally_points_ranks_by_points_with_ties_in_the_given_order() -> None:
+    games = [GameResult(A, B, 1.0), GameResult(C, A, 0.5), GameResult(B, C, 1.0, pair=4)]
+    rows = tally_points((C, B, A, D), iter(games))  # any iterable, read once
+    assert [(r.bot, r.points, r.wins, r.draws, r.losses, r.games) for r in rows] == [
+        (A, 1.5, 1, 1, 0, 2),
+        (B, 1.0, 1, 0, 1, 2),
+        (C, 0.5, 0, 1, 1, 2),
+        (D, 0.0, 0, 0, 0, 0),
+    ]
+    assert rows[-1].score == 0.0 and rows[0].score == 0.75
+
+
+def test_bots_that_played_without_being_given_follow_the_given_ones() -> None:
+    table = compute_standings((B,), [GameResult(C, A, 0.5), GameResult(A, B, 0.5)])
+    assert table.bots == (B, C, A)
+    assert [row.bot for row in table.points] == [A, B, C]  # B and C tie at 0.5: given first
+    assert table.crosstable.totals[A].games == 2
+
+
+def test_compute_standings_fits_elo_with_los_or_says_why_not() -> None:
+    games = [GameResult(A, B, 1.0, 0), GameResult(B, A, 0.5, 0), GameResult(B, A, 0.0, 1)]
+    table = compute_standings((A, B), games)
+    assert table.fit is not None and table.elo_error is None and table.los is not None
+    assert table.fit.bots == (A, B)
+    assert table.los[A][B] == table.fit.los(A, B) > 0.5 == table.los[A][A]
+    empty = compute_standings((A, B), [])
+    assert empty.fit is None and empty.los is None
+    assert empty.elo_error is not None and "no games" in empty.elo_error
+    assert [row.games for row in empty.points] == [0, 0]
+
+
+def test_invalid_results_are_refused_not_counted() -> None:
+    with pytest.raises(StatsError, match="score must be 1, "):
+        tally_points((A, B), [GameResult(A, B, 0.25)])
+    with pytest.raises(StatsError, match="cannot play itself"):
+        compute_standings((A,), [GameResult(A, A, 1.0)])
