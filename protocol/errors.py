@@ -6,7 +6,7 @@ messages and in REST `ErrorResponse` bodies, so a client handles both transports
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import IntEnum, StrEnum
 from types import MappingProxyType
 
@@ -203,9 +203,19 @@ class ProtocolError(ValueError):
     """
 
     def __init__(
-        self, code: ErrorCode, message: str, details: Mapping[str, ScalarValue] | None = None
+        self,
+        code: ErrorCode,
+        message: str,
+        details: Mapping[str, ScalarValue] | None = None,
+        *,
+        match_id: str | None = None,
+        legal_moves: Sequence[str] | None = None,
     ) -> None:
         self.code = code
         self.message = message
         self.details: dict[str, ScalarValue] = dict(details or {})
+        self.match_id = match_id
+        """The match the refused request was about, when there is one."""
+        self.legal_moves = None if legal_moves is None else tuple(legal_moves)
+        """The legal moves, on a refused move."""
         super().__init__(f"{code.value}: {message}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from itertools import accumulate
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, Self, TypeAlias
 
 from pydantic import (
     BaseModel,
@@ -152,7 +152,8 @@ VersionText = Annotated[
     ),
 ]
 ClientName = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")]
-Text = Annotated[str, Field(max_length=2000)]
+MAX_TEXT_LENGTH = 2000
+Text = Annotated[str, Field(max_length=MAX_TEXT_LENGTH)]
 Details = dict[Annotated[str, Field(max_length=128)], ScalarValue]
 
 MatchStatus = Literal["waiting", "active", "finished", "aborted"]
@@ -562,17 +563,25 @@ class _ErrorFields(WireMessage):
     legal_moves: tuple[MoveText, ...] | None = None
     details: Details = Field(default_factory=dict)
 
+    @classmethod
+    def from_error(cls, error: ProtocolError, match_id: str | None = None) -> Self:
+        """Return the error answering `error`: its code, message (cut to what the wire takes),
+        details, and the match and legal moves it names. The one translation of a refusal,
+        for the WebSocket `error` message and the REST `ErrorResponse` alike."""
+        return cls(
+            code=error.code,
+            message=error.message[:MAX_TEXT_LENGTH],
+            match_id=match_id or error.match_id,
+            legal_moves=error.legal_moves,
+            details=error.details,
+        )
+
 
 class ErrorMessage(_ErrorFields):
     """A request was refused; `code` says why and the match, if any, is unchanged.
 
     `legal_moves` is set on move errors; `details` maps field names or facts to values.
     """
-
-    @classmethod
-    def from_protocol_error(cls, error: ProtocolError, match_id: str | None = None) -> ErrorMessage:
-        """Return the error message answering a `ProtocolError`."""
-        return cls(code=error.code, message=error.message, match_id=match_id, details=error.details)
 
 
 class Pong(WireMessage):

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from protocol.errors import HTTP_STATUS, ErrorCode
-from protocol.messages import ErrorResponse
+from protocol.errors import ErrorCode, ProtocolError
+from server.errors import error_response
 
 
 class BodyTooLargeError(Exception):
@@ -76,17 +75,13 @@ class BodyLimit:
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: int) -> None:
         """Answer 413 MESSAGE_TOO_LARGE and close the connection (the rest is never read)."""
-        body = ErrorResponse(
-            code=ErrorCode.MESSAGE_TOO_LARGE,
-            message=f"the request body is larger than the {self.max_bytes} bytes accepted "
+        error = ProtocolError(
+            ErrorCode.MESSAGE_TOO_LARGE,
+            f"the request body is larger than the {self.max_bytes} bytes accepted "
             f"(at least {size} bytes)",
-            details={"size": size, "limit": self.max_bytes},
+            {"size": size, "limit": self.max_bytes},
         )
-        response = JSONResponse(
-            body.model_dump(mode="json"),
-            status_code=HTTP_STATUS[ErrorCode.MESSAGE_TOO_LARGE],
-            headers={"Connection": "close"},
-        )
+        response = error_response(error, headers={"Connection": "close"})
         await response(scope, receive, send)
 
 

@@ -1,7 +1,9 @@
-"""The routes' dependencies, as `Annotated` types: settings, sessions, the service, the player.
+"""Every dependency of the routes, as `Annotated` types: settings, sessions, the services,
+the hub, the player.
 
-Everything comes from `request.app.state`, filled by `create_app` and its lifespan; nothing
-here is a module-level global.
+Everything comes from the application's state, filled by `create_app` and its lifespan;
+nothing here is a module-level global. The getters take an `HTTPConnection`, so that REST and
+WebSocket routes use the same ones.
 """
 
 from __future__ import annotations
@@ -10,38 +12,71 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from starlette.requests import HTTPConnection
 
 from protocol.errors import ErrorCode
 from server.auth import hash_token
 from server.db.models import Player
+from server.grading import GradingService
+from server.hub import Connection, Hub
 from server.matches import MatchError, MatchService
+from server.ratelimit import Action, RateLimiter, address_key
 from server.settings import Settings
+from server.tournaments import TournamentService
 
 _bearer = HTTPBearer(auto_error=False, description="The token `POST /players` returned.")
 
 
-def get_app_settings(request: Request) -> Settings:
+def get_app_settings(connection: HTTPConnection) -> Settings:
     """Return the settings the application was built with."""
-    settings: Settings = request.app.state.settings
+    settings: Settings = connection.app.state.settings
     return settings
 
 
-def get_sessions(request: Request) -> async_sessionmaker[AsyncSession]:
+def get_sessions(connection: HTTPConnection) -> async_sessionmaker[AsyncSession]:
     """Return the application's database session maker."""
-    sessions: async_sessionmaker[AsyncSession] = request.app.state.sessions
+    sessions: async_sessionmaker[AsyncSession] = connection.app.state.sessions
     return sessions
 
 
-def get_service(request: Request) -> MatchService:
+def get_service(connection: HTTPConnection) -> MatchService:
     """Return the application's match service."""
-    service: MatchService = request.app.state.service
+    service: MatchService = connection.app.state.service
     return service
+
+
+def get_tournaments(connection: HTTPConnection) -> TournamentService:
+    """Return the application's tournament service."""
+    service: TournamentService = connection.app.state.tournaments
+    return service
+
+
+def get_grading(connection: HTTPConnection) -> GradingService:
+    """Return the application's grading service."""
+    service: GradingService = connection.app.state.grading
+    return service
+
+
+def get_engine(connection: HTTPConnection) -> AsyncEngine:
+    """Return the application's database engine."""
+    engine: AsyncEngine = connection.app.state.engine
+    return engine
+
+
+def get_hub(connection: HTTPConnection) -> Hub:
+    """Return the application's hub of WebSocket connections."""
+    hub: Hub = connection.app.state.hub
+    return hub
 
 
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 SessionsDep = Annotated[async_sessionmaker[AsyncSession], Depends(get_sessions)]
 ServiceDep = Annotated[MatchService, Depends(get_service)]
+TournamentsDep = Annotated[TournamentService, Depends(get_tournaments)]
+GradingDep = Annotated[GradingService, Depends(get_grading)]
+HubDep = Annotated[Hub, Depends(get_hub)]
+EngineDep = Annotated[AsyncEngine, Depends(get_engine)]
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 
 
@@ -67,3 +102,52 @@ async def current_player(player: Annotated[Player | None, Depends(optional_playe
 
 PlayerDep = Annotated[Player, Depends(current_player)]
 OptionalPlayerDep = Annotated[Player | None, Depends(optional_player)]
+
+
+def get_rate_limiter(connection: HTTPConnection) -> RateLimiter:
+    """Return the application's rate limiter."""
+    limiter: RateLimiter = connection.app.state.rate_limiter
+    return limiter
+
+
+RateLimiterDep = Annotated[RateLimiter, Depends(get_rate_limiter)]
+
+
+def _token_key(credentials: Credentials) -> str | None:
+    return None if credentials is None else hash_token(credentials.credentials)
+
+
+def _address(connection: HTTPConnection) -> str:
+    return address_key(connection.client.host if connection.client else None)
+
+
+async def limit_registration(request: Request, limiter: RateLimiterDep) -> None:
+    """Count a registration against its address (`rate_registrations_per_address`)."""
+    await limiter.check(Action.REGISTER, _address(request), None)
+
+
+async def limit_match_creation(
+    request: Request, limiter: RateLimiterDep, credentials: Credentials
+) -> None:
+    """Count a match creation against its token and its address."""
+    await limiter.check(Action.CREATE_MATCH, _address(request), _token_key(credentials))
+
+
+async def limit_tournament_creation(
+    request: Request, limiter: RateLimiterDep, credentials: Credentials
+) -> None:
+    """Count a tournament creation against its token and its address."""
+    await limiter.check(Action.CREATE_TOURNAMENT, _address(request), _token_key(credentials))
+
+
+async def limit_upload(request: Request, limiter: RateLimiterDep, credentials: Credentials) -> None:
+    """Count a grader upload against its token (when one is sent) and its address."""
+    await limiter.check(Action.UPLOAD, _address(request), _token_key(credentials))
+
+
+def admit_message(connection: Connection) -> bool:
+    """Return True if the message just received on `connection` may be handled.
+
+    False: it was dropped, and the client was told (`RATE_LIMITED`) or the connection closed.
+    """
+    return get_rate_limiter(connection.websocket).admit(connection)

@@ -156,9 +156,7 @@ class MatchError(ProtocolError):
         legal_moves: Sequence[str] | None = None,
         details: dict[str, ScalarValue] | None = None,
     ) -> None:
-        super().__init__(code, message, details)
-        self.match_id = match_id
-        self.legal_moves = None if legal_moves is None else tuple(legal_moves)
+        super().__init__(code, message, details, match_id=match_id, legal_moves=legal_moves)
 
 
 @dataclass

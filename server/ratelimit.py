@@ -1,8 +1,9 @@
 """Rate limits: per token and per client address on the costly REST actions, per connection on
 WebSocket messages (docs/PROTOCOL.md, "Rate limits").
 
-REST: one FastAPI dependency per limited action (`limit_registration`, `limit_match_creation`,
-`limit_tournament_creation`, `limit_upload`). Each counts the request against the token's
+REST: one FastAPI dependency per limited action, in `server.deps` with the others
+(`limit_registration`, `limit_match_creation`, `limit_tournament_creation`, `limit_upload`),
+calls `RateLimiter.check`, which counts the request against the token's
 limit (when a bearer token is sent; the token's hash is the key, so nothing secret is stored)
 and the address's limit, with the `limits` library's moving window: at most N requests in any
 window of the given length. A request over a limit raises `RateLimitedError`, answered by
@@ -15,7 +16,8 @@ The token is counted before the address, and an address already over its limit i
 before anything is counted: one token can use only its own share of its address's budget, so a
 single client cannot starve the others behind the same address.
 
-WebSocket: `admit_message(connection)`, called once per message received, keeps a token bucket
+WebSocket: `RateLimiter.admit(connection)` (through `server.deps.admit_message`), called once
+per message received, keeps a token bucket
 (`rate_ws_messages` sustained, `rate_ws_burst` at once) per player on `/ws`, kept across
 reconnections so that reconnecting does not refill it, and per connection for the anonymous
 watchers. A message over the rate is dropped and answered with a `RATE_LIMITED` error whose
@@ -41,17 +43,16 @@ from enum import StrEnum
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
 from limits import RateLimitItem, parse_many
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
+from starlette.responses import JSONResponse
 
 from protocol.errors import CloseCode, ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import ErrorMessage, ErrorResponse
-from server.auth import hash_token
-from server.deps import Credentials
+from server.errors import error_response
 from server.hub import Connection
 from server.settings import Settings
 
@@ -103,11 +104,8 @@ class RateLimitedError(ProtocolError):
 async def rate_limited_response(_request: Request, exc: Exception) -> JSONResponse:
     """Answer a `RateLimitedError`: 429, `Retry-After` (whole seconds) and the error body."""
     assert isinstance(exc, RateLimitedError)
-    body = ErrorResponse(code=exc.code, message=exc.message, details=exc.details)
-    return JSONResponse(
-        body.model_dump(mode="json"),
-        status_code=429,
-        headers={"Retry-After": str(max(1, math.ceil(exc.retry_after_ms / 1000)))},
+    return error_response(
+        exc, headers={"Retry-After": str(max(1, math.ceil(exc.retry_after_ms / 1000)))}
     )
 
 
@@ -305,54 +303,11 @@ class RateLimiter:
             connection.close(CloseCode.POLICY_VIOLATION, "rate limit: kept sending")
             return False
         wait_ms = max(1, math.ceil(wait * 1000))
-        connection.send(
-            ErrorMessage(
-                code=ErrorCode.RATE_LIMITED,
-                message=f"too many messages: at most {self._ws_rate} (bursts of "
-                f"{self._ws_burst}); this message was dropped, send again in {wait_ms} ms",
-                details={"retry_after_ms": wait_ms, "limit": str(self._ws_rate)},
-            )
+        refusal = RateLimitedError(
+            f"too many messages: at most {self._ws_rate} (bursts of {self._ws_burst}); this "
+            f"message was dropped, send again in {wait_ms} ms",
+            wait_ms,
+            {"limit": str(self._ws_rate)},
         )
+        connection.send(ErrorMessage.from_error(refusal))
         return False
-
-
-def _limiter(request: Request) -> RateLimiter:
-    limiter: RateLimiter = request.app.state.rate_limiter
-    return limiter
-
-
-def _token(credentials: Credentials) -> str | None:
-    return None if credentials is None else hash_token(credentials.credentials)
-
-
-def _address(request: Request) -> str:
-    return address_key(request.client.host if request.client else None)
-
-
-async def limit_registration(request: Request) -> None:
-    """Count a registration against its address (`rate_registrations_per_address`)."""
-    await _limiter(request).check(Action.REGISTER, _address(request), None)
-
-
-async def limit_match_creation(request: Request, credentials: Credentials) -> None:
-    """Count a match creation against its token and its address."""
-    await _limiter(request).check(Action.CREATE_MATCH, _address(request), _token(credentials))
-
-
-async def limit_tournament_creation(request: Request, credentials: Credentials) -> None:
-    """Count a tournament creation against its token and its address."""
-    await _limiter(request).check(Action.CREATE_TOURNAMENT, _address(request), _token(credentials))
-
-
-async def limit_upload(request: Request, credentials: Credentials) -> None:
-    """Count a grader upload against its token (when one is sent) and its address."""
-    await _limiter(request).check(Action.UPLOAD, _address(request), _token(credentials))
-
-
-def admit_message(connection: Connection) -> bool:
-    """Return True if the message just received on `connection` may be handled.
-
-    False: it was dropped, and the client was told (`RATE_LIMITED`) or the connection closed.
-    """
-    limiter: RateLimiter = connection.websocket.app.state.rate_limiter
-    return limiter.admit(connection)

@@ -26,7 +26,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -64,12 +64,13 @@ from server.matches import Broadcast, MatchService, new_match_id
 from server.settings import Settings
 from tournament.openings import Opening, OpeningError, deck, default_openings, parse_opening
 from tournament.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule
-from tournament.stats import (
+from tournament.standings import (
     GameResult,
-    StatsError,
-    build_crosstable,
-    fit_elo,
-    to_dict,
+    Standing,
+    compute_standings,
+    crosstable_dict,
+    rating_dict,
+    tally_points,
 )
 
 log = logging.getLogger(__name__)
@@ -184,48 +185,46 @@ def score_of_first(result: MatchResult) -> float:
 def standings(bots: Sequence[str], games: Sequence[TournamentGame]) -> TournamentStandings:
     """Return points (best first, ties in `bots` order), ratings, crosstable and LOS.
 
-    Ratings come from tournament.stats (Davidson Elo with its default prior); when no game is
-    finished or the fit fails, only the points are given, and `rating_note` says why.
+    tournament.standings computes them from the finished games (Davidson Elo with its default
+    prior); this maps them to the wire model. When no game is finished or the fit fails, only
+    the points are given, and `rating_note` says why.
     """
-    results = [
-        GameResult(g.first, g.second, g.result, g.pair) for g in games if g.result is not None
-    ]
-    points = _points(bots, results)
+    results = _results(games)
+    table = compute_standings(bots, results)
+    points = _wire_points(table.points)
     if not results:
         return TournamentStandings(points=points, rating_note="no game is finished yet")
-    try:
-        data = to_dict(build_crosstable(results), fit_elo(results))
-    except StatsError as error:
-        return TournamentStandings(points=points, rating_note=str(error))
+    if table.fit is None or table.los is None:
+        return TournamentStandings(points=points, rating_note=table.elo_error)
     return TournamentStandings(
         points=points,
-        ratings=tuple(BotRating(**rating) for rating in data["ratings"]),
-        first_move_advantage=data["first_move_advantage"]["elo"],
+        ratings=tuple(BotRating(**rating_dict(rating)) for rating in table.fit.ratings),
+        first_move_advantage=table.fit.first_move_advantage,
         crosstable={
             bot: {other: HeadToHead(**record) for other, record in row.items()}
-            for bot, row in data["crosstable"].items()
+            for bot, row in crosstable_dict(table.crosstable).items()
         },
-        los=data["los"],
+        los={bot: dict(row) for bot, row in table.los.items()},
     )
 
 
-def _points(bots: Sequence[str], results: Sequence[GameResult]) -> tuple[BotPoints, ...]:
-    counts = {bot: [0, 0, 0] for bot in bots}  # wins, draws, losses
-    for result in results:
-        for bot, score in ((result.first, result.score), (result.second, 1 - result.score)):
-            counts[bot][0 if score == 1 else 1 if score == 0.5 else 2] += 1
-    rows = [
+def _results(games: Iterable[TournamentGame]) -> list[GameResult]:
+    """Return the finished games as tournament.stats results."""
+    return [GameResult(g.first, g.second, g.result, g.pair) for g in games if g.result is not None]
+
+
+def _wire_points(rows: Sequence[Standing]) -> tuple[BotPoints, ...]:
+    return tuple(
         BotPoints(
-            bot=bot,
-            points=wins + draws / 2,
-            games=wins + draws + losses,
-            wins=wins,
-            draws=draws,
-            losses=losses,
+            bot=row.bot,
+            points=row.points,
+            games=row.games,
+            wins=row.wins,
+            draws=row.draws,
+            losses=row.losses,
         )
-        for bot, (wins, draws, losses) in counts.items()
-    ]
-    return tuple(sorted(rows, key=lambda row: -row.points))
+        for row in rows
+    )
 
 
 @dataclass
@@ -270,12 +269,7 @@ class _Tournament:
 
     def points(self) -> tuple[BotPoints, ...]:
         """Return the points table now (cheap: no rating fit)."""
-        results = [
-            GameResult(g.first, g.second, g.result, g.pair)
-            for g in self.games.values()
-            if g.result is not None
-        ]
-        return _points(self.body.bots, results)
+        return _wire_points(tally_points(self.body.bots, _results(self.games.values())))
 
     def record_result(self, game: TournamentGame) -> None:
         """Store a finished game in memory; the standings are computed again when next asked."""

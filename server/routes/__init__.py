@@ -20,33 +20,11 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match
 
-from protocol.errors import HTTP_STATUS, ErrorCode, ProtocolError, ScalarValue
-from protocol.messages import ErrorResponse
-from server.matches import MatchError
+from protocol.errors import ErrorCode, ProtocolError, ScalarValue
+from server.errors import error_response
 from server.routes import challenges, grader, index, matches, players, tournaments, ws
 
 log = logging.getLogger(__name__)
-
-
-def error_response(
-    error: ProtocolError, status_code: int | None = None, headers: Mapping[str, str] | None = None
-) -> JSONResponse:
-    """Return the HTTP response carrying `error` as an `ErrorResponse`.
-
-    The status is the code's (`protocol.HTTP_STATUS`) unless `status_code` says otherwise.
-    """
-    body = ErrorResponse(
-        code=error.code,
-        message=error.message[:2000],
-        match_id=error.match_id if isinstance(error, MatchError) else None,
-        legal_moves=error.legal_moves if isinstance(error, MatchError) else None,
-        details=error.details,
-    )
-    return JSONResponse(
-        body.model_dump(mode="json"),
-        status_code=status_code or HTTP_STATUS[error.code],
-        headers=headers,
-    )
 
 
 async def _protocol_error(_request: Request, exc: Exception) -> JSONResponse:

@@ -13,9 +13,9 @@ from starlette.types import Message, Receive
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
 from server.db.models import Player
-from server.deps import OptionalPlayerDep
-from server.grading import GradingService, Upload
-from server.ratelimit import RATE_LIMITED_RESPONSE, limit_upload
+from server.deps import GradingDep, OptionalPlayerDep, SettingsDep, get_app_settings, limit_upload
+from server.grading import Upload
+from server.ratelimit import RATE_LIMITED_RESPONSE
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 409, 413, 422, 503)
@@ -61,7 +61,7 @@ class UploadLimitRoute(APIRoute):
         handler = super().get_route_handler()
 
         async def limited(request: Request) -> Response:
-            settings = request.app.state.settings
+            settings = get_app_settings(request)
             if (
                 request.method == "POST"
                 and not settings.grader_allow_anonymous
@@ -109,15 +109,6 @@ router = APIRouter(
 JobPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
 
 
-def get_grading(request: Request) -> GradingService:
-    """Return the application's grading service."""
-    service: GradingService = request.app.state.grading
-    return service
-
-
-GradingDep = Annotated[GradingService, Depends(get_grading)]
-
-
 @router.get("/profiles")
 async def list_profiles(grading: GradingDep) -> GradingProfiles:
     """List the assignment profiles, the program each runs, and the upload limits."""
@@ -132,7 +123,7 @@ async def list_profiles(grading: GradingDep) -> GradingProfiles:
 )
 async def submit(
     grading: GradingDep,
-    request: Request,
+    settings: SettingsDep,
     response: Response,
     player: OptionalPlayerDep,
     profile: Annotated[str, Form(max_length=32, description="`endgame` or `agent`")],
@@ -147,9 +138,9 @@ async def submit(
     with the same token only. Answers 202 with the job: poll its `GET /grader/jobs/{id}` until
     the status is `done`, then read `results_url` or `report_url`.
     """
-    if player is None and not request.app.state.settings.grader_allow_anonymous:
+    if player is None and not settings.grader_allow_anonymous:
         raise _anonymous()
-    limit = request.app.state.settings.grader_max_upload_bytes
+    limit = settings.grader_max_upload_bytes
     uploads = []
     total = 0
     for upload in files:

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from games import game_names
 from protocol import PROTOCOL_VERSION, json_schema
+from server.deps import EngineDep
 
 router = APIRouter(tags=["server"])
 
@@ -88,9 +89,9 @@ async def index(request: Request) -> Response:
 
 
 @router.get("/health")
-async def health(request: Request) -> dict[str, Any]:
+async def health(engine: EngineDep) -> dict[str, Any]:
     """Report that the server is up, and its database dialect."""
-    return {"status": "ok", "database": request.app.state.engine.dialect.name}
+    return {"status": "ok", "database": engine.dialect.name}
 
 
 @router.get("/games", tags=["games"])

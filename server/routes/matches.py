@@ -19,8 +19,8 @@ from protocol.messages import (
     MoveRequest,
     PlayerName,
 )
-from server.deps import OptionalPlayerDep, PlayerDep, ServiceDep
-from server.ratelimit import RATE_LIMITED_RESPONSE, limit_match_creation
+from server.deps import OptionalPlayerDep, PlayerDep, ServiceDep, limit_match_creation
+from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
 
 ERRORS: dict[int | str, dict[str, Any]] = {

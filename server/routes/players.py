@@ -6,8 +6,8 @@ from fastapi import APIRouter, Depends, status
 
 from protocol.messages import ErrorResponse, PlayerCreate, PlayerCreated
 from server.auth import new_token
-from server.deps import ServiceDep
-from server.ratelimit import RATE_LIMITED_RESPONSE, limit_registration
+from server.deps import ServiceDep, limit_registration
+from server.ratelimit import RATE_LIMITED_RESPONSE
 
 router = APIRouter(prefix="/players", tags=["players"])
 

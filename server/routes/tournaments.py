@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request, status
+from fastapi import APIRouter, Depends, Path, status
 
 from protocol.messages import (
     ErrorResponse,
@@ -12,10 +12,9 @@ from protocol.messages import (
     TournamentList,
     TournamentState,
 )
-from server.deps import PlayerDep
-from server.ratelimit import RATE_LIMITED_RESPONSE, limit_tournament_creation
+from server.deps import PlayerDep, TournamentsDep, limit_tournament_creation
+from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import PageLimit, PageOffset
-from server.tournaments import TournamentService
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 409, 422)
@@ -24,15 +23,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 router = APIRouter(prefix="/tournaments", tags=["tournaments"], responses=ERRORS)
 
 TournamentPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
-
-
-def get_tournaments(request: Request) -> TournamentService:
-    """Return the application's tournament service."""
-    service: TournamentService = request.app.state.tournaments
-    return service
-
-
-TournamentsDep = Annotated[TournamentService, Depends(get_tournaments)]
 
 
 @router.post(

@@ -42,11 +42,10 @@ from protocol.messages import (
 from protocol.version import PROTOCOL_VERSION, is_compatible
 from server.auth import hash_token
 from server.db.models import Player
+from server.deps import HubDep, ServiceDep, SettingsDep, TournamentsDep, admit_message
 from server.hub import Connection, Hub
 from server.matches import MatchError, MatchService
-from server.ratelimit import admit_message
 from server.settings import Settings
-from server.tournaments import TournamentService
 
 log = logging.getLogger(__name__)
 
@@ -68,19 +67,6 @@ class _ClosedError(Exception):
 
 def _epoch_ms() -> int:
     return int(time.time() * 1000)
-
-
-def _error(error: ProtocolError) -> ErrorMessage:
-    """Return the `error` message answering `error` (with the match and legal moves, if any)."""
-    if isinstance(error, MatchError):
-        return ErrorMessage(
-            code=error.code,
-            message=error.message[:2000],
-            match_id=error.match_id,
-            legal_moves=error.legal_moves,
-            details=error.details,
-        )
-    return ErrorMessage(code=error.code, message=error.message[:2000], details=error.details)
 
 
 def _token(websocket: WebSocket) -> str | None:
@@ -137,7 +123,7 @@ async def _handshake(websocket: WebSocket, connection: Connection, settings: Set
     try:
         message = parse_client_message(data)
     except ProtocolError as error:
-        connection.send(_error(error))
+        connection.send(ErrorMessage.from_error(error))
         connection.close(CloseCode.BAD_PROTOCOL, "the first message must be hello")
         raise _ClosedError from None
     if not isinstance(message, Hello):
@@ -202,11 +188,10 @@ async def _handle(service: MatchService, player: Player, message: ClientMessage)
 
 
 @router.websocket("/ws")
-async def player_socket(websocket: WebSocket) -> None:
+async def player_socket(
+    websocket: WebSocket, settings: SettingsDep, service: ServiceDep, hub: HubDep
+) -> None:
     """Play: one authenticated connection carrying all of a player's matches."""
-    settings: Settings = websocket.app.state.settings
-    service: MatchService = websocket.app.state.service
-    hub: Hub = websocket.app.state.hub
     token = _token(websocket)
     player = None if token is None else await service.player_by_token_hash(hash_token(token))
     if player is None:
@@ -249,7 +234,7 @@ async def player_socket(websocket: WebSocket) -> None:
                 else:
                     await _handle(service, player, message)
             except ProtocolError as error:
-                connection.send(_error(error))
+                connection.send(ErrorMessage.from_error(error))
             except Exception:
                 log.exception("a WebSocket request of %s failed", player.name)
                 connection.send(
@@ -283,7 +268,7 @@ async def _read_only(
         try:
             message = parse_client_message(data)
         except ProtocolError as error:
-            connection.send(_error(error))
+            connection.send(ErrorMessage.from_error(error))
             continue
         if isinstance(message, Ping):
             connection.send(Pong(time_ms=message.time_ms, server_time_ms=_epoch_ms()))
@@ -298,11 +283,10 @@ async def _read_only(
 
 
 @router.websocket("/ws/matches/{match_id}")
-async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
+async def spectator_socket(
+    websocket: WebSocket, match_id: str, settings: SettingsDep, service: ServiceDep, hub: HubDep
+) -> None:
     """Watch one match, read-only: its `match_state`, then every later event in order."""
-    settings: Settings = websocket.app.state.settings
-    service: MatchService = websocket.app.state.service
-    hub: Hub = websocket.app.state.hub
     refusal = _admit(websocket, hub, settings, None)
     if refusal is not None:
         await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
@@ -316,7 +300,7 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
         try:
             connection.sync(await service.state(match_id))
         except MatchError as error:
-            connection.send(_error(error))
+            connection.send(ErrorMessage.from_error(error))
             connection.close(CloseCode.POLICY_VIOLATION, "no such match")
             raise _ClosedError from None
         connection.end_sync()
@@ -332,11 +316,14 @@ async def spectator_socket(websocket: WebSocket, match_id: str) -> None:
 
 
 @router.websocket("/ws/tournaments/{tournament_id}")
-async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
+async def tournament_socket(
+    websocket: WebSocket,
+    tournament_id: str,
+    settings: SettingsDep,
+    tournaments: TournamentsDep,
+    hub: HubDep,
+) -> None:
     """Watch a tournament, read-only: its `tournament_state`, then its progress messages."""
-    settings: Settings = websocket.app.state.settings
-    tournaments: TournamentService = websocket.app.state.tournaments
-    hub: Hub = websocket.app.state.hub
     refusal = _admit(websocket, hub, settings, None)
     if refusal is not None:
         await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
@@ -349,7 +336,7 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
         try:
             await tournaments.watch(tournament_id, connection.send)
         except ProtocolError as error:
-            connection.send(_error(error))
+            connection.send(ErrorMessage.from_error(error))
             connection.close(CloseCode.POLICY_VIOLATION, "no such tournament")
             raise _ClosedError from None
         connection.end_sync()

@@ -391,11 +391,28 @@ def test_seat_requests_tell_names_from_house_bots() -> None:
 
 def test_error_message_from_protocol_error_keeps_code_and_details() -> None:
     error = reject_client(move_with(expected_seq=-1))
-    message = ErrorMessage.from_protocol_error(error, match_id="m1")
+    message = ErrorMessage.from_error(error, match_id="m1")
     assert message.code is ErrorCode.VALIDATION_ERROR
     assert message.match_id == "m1"
     assert set(message.details) == {"expected_seq"}
     assert parse_server_message(dump_server_message(message)) == message
+
+
+def test_one_translation_of_an_error_for_the_websocket_and_rest() -> None:
+    error = ProtocolError(
+        ErrorCode.ILLEGAL_MOVE,
+        "x" * 5000,
+        {"move": "9-14"},
+        match_id="m_1",
+        legal_moves=["11-15", "12-16"],
+    )
+    message = ErrorMessage.from_error(error)
+    body = ErrorResponse.from_error(error)
+    assert message.model_dump() == body.model_dump()
+    assert message.match_id == "m_1"
+    assert message.legal_moves == ("11-15", "12-16")
+    assert message.details == {"move": "9-14"}
+    assert len(message.message) == 2000  # cut to what the wire takes, never refused
 
 
 # Rejection of bad input ---------------------------------------------------------------------------

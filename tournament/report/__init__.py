@@ -1,0 +1,43 @@
+"""Tournament results: standings, crosstable, Elo, LOS, search statistics and adjudications.
+
+`summarize` turns a spec and its game records into a `TournamentResult`; the format functions
+write it as JSON values (`result_json`), terminal text (`text_summary`) or a self-contained HTML
+page with an inline SVG Elo plot (`html_report`). `write_records` writes each game as JSON and,
+for checkers, all games as one PDN file (games.records' PDN writer).
+
+Points, crosstable, Elo and LOS come from tournament.standings, the computation the server's
+tournaments show too: Elo is tournament.stats.fit_elo over all games (Davidson draws,
+first-move advantage, profile-likelihood intervals widened by the colour-swapped pairs' design
+effect, infinite where the games cannot bound them). When the games cannot be rated the result
+keeps points and crosstable, and `elo_error` says why the ratings are missing.
+
+The package is split by job, its public names all here: `result` (summarize, the JSON values),
+`text`, `page` (HTML) and `records` (game files).
+"""
+
+from tournament.report.page import elo_svg, html_report
+from tournament.report.records import write_records
+from tournament.report.result import (
+    ADJUDICATIONS,
+    BotSearch,
+    TournamentResult,
+    classify_reason,
+    result_json,
+    summarize,
+)
+from tournament.report.text import text_summary
+from tournament.standings import Standing
+
+__all__ = [
+    "ADJUDICATIONS",
+    "BotSearch",
+    "Standing",
+    "TournamentResult",
+    "classify_reason",
+    "elo_svg",
+    "html_report",
+    "result_json",
+    "summarize",
+    "text_summary",
+    "write_records",
+]

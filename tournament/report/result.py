@@ -1,0 +1,180 @@
+"""A tournament's result: standings, crosstable, Elo, LOS, search statistics, adjudications.
+
+`summarize` turns a spec and its game records into a `TournamentResult`; `result_json` writes it
+as JSON values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from tournament.runner import BotTotals, GameRecord, TournamentSpec
+from tournament.standings import Standing, compute_standings
+from tournament.stats import Crosstable, EloFit, GameResult, crosstable_dict, fit_dict
+
+ADJUDICATIONS: Final = ("crash", "no move", "illegal", "time", "ply cap")
+"""Ways a game ends other than by the rules, as counted per bot by `summarize`.
+
+A bot is charged with the crash, missing move, illegal move or timeout that lost it the game;
+a ply-cap draw counts for both bots.
+"""
+
+
+_ILLEGAL = re.compile(r"^(first|second) played |forfeits after")
+
+
+@dataclass(frozen=True, slots=True)
+class BotSearch:
+    """One bot's search statistics summed over all its moves in all its games.
+
+    Times are in seconds as measured by the runner around each move.
+    """
+
+    bot: str
+    moves: int
+    nodes: int
+    seconds: float
+    depth_sum: int
+
+    @property
+    def mean_depth(self) -> float:
+        """Return the mean search depth per move (0 without moves)."""
+        return self.depth_sum / self.moves if self.moves else 0.0
+
+    @property
+    def nodes_per_move(self) -> float:
+        """Return total nodes over total moves (0 without moves)."""
+        return self.nodes / self.moves if self.moves else 0.0
+
+    @property
+    def nodes_per_second(self) -> float | None:
+        """Return total nodes over total seconds; None when no time was measured."""
+        return self.nodes / self.seconds if self.seconds > 0.0 else None
+
+    @property
+    def seconds_per_move(self) -> float:
+        """Return the mean seconds per move (0 without moves)."""
+        return self.seconds / self.moves if self.moves else 0.0
+
+
+@dataclass(frozen=True)
+class TournamentResult:
+    """Everything reported about a tournament.
+
+    `standings` are best first by points (ties in the spec's order). `fit` is None when the
+    games cannot be rated, and `elo_error` then says why. `search` and `adjudications` are keyed
+    by bot in the spec's order; `adjudications[bot]` counts every name in ADJUDICATIONS.
+    """
+
+    spec: TournamentSpec
+    records: tuple[GameRecord, ...]
+    standings: tuple[Standing, ...]
+    crosstable: Crosstable
+    fit: EloFit | None
+    elo_error: str | None
+    search: Mapping[str, BotSearch]
+    adjudications: Mapping[str, Mapping[str, int]]
+    los: Mapping[str, Mapping[str, float]] | None = field(default=None)
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """Return the bots best first: by Elo when rated, else by points."""
+        return self.fit.bots if self.fit is not None else tuple(s.bot for s in self.standings)
+
+
+def classify_reason(reason: str) -> str | None:
+    """Return the ADJUDICATIONS name of a game's end `reason`, or None for a rules result."""
+    if reason == "ply cap":
+        return "ply cap"
+    if reason.startswith("crash:"):
+        return "crash"
+    if reason.endswith("returned no move"):
+        return "no move"
+    if _ILLEGAL.search(reason):
+        return "illegal"
+    if "ran out of time" in reason or "ms per move" in reason:
+        return "time"
+    return None
+
+
+def summarize(spec: TournamentSpec, records: Sequence[GameRecord]) -> TournamentResult:
+    """Score the games: standings, crosstable, Elo fit with LOS, search stats, adjudications.
+
+    Points, crosstable, fit and LOS are tournament.standings.compute_standings of the games
+    (fit_elo's default fit); a StatsError of the fit leaves `fit` None with its message in
+    `elo_error`. Bots of the spec that played no game appear with zero counts.
+    """
+    games = [GameResult(r.first, r.second, r.result, r.pair) for r in records]
+    table = compute_standings(spec.bots, games)
+    totals = {bot: BotTotals() for bot in table.bots}
+    adjudications = {bot: dict.fromkeys(ADJUDICATIONS, 0) for bot in table.bots}
+    for record in records:
+        for bot, stats in ((record.first, record.stats[0]), (record.second, record.stats[1])):
+            totals[bot].add(stats)
+        kind = classify_reason(record.reason)
+        if kind == "ply cap":
+            adjudications[record.first][kind] += 1
+            adjudications[record.second][kind] += 1
+        elif kind is not None and record.result != 0.5:
+            loser = record.second if record.result == 1.0 else record.first
+            adjudications[loser][kind] += 1
+    search = {
+        bot: BotSearch(bot, t.moves, t.nodes, t.seconds, t.depth_sum) for bot, t in totals.items()
+    }
+    return TournamentResult(
+        spec=spec,
+        records=tuple(records),
+        standings=table.points,
+        crosstable=table.crosstable,
+        fit=table.fit,
+        elo_error=table.elo_error,
+        search=search,
+        adjudications=adjudications,
+        los=table.los,
+    )
+
+
+def result_json(result: TournamentResult) -> dict[str, Any]:
+    """Return the result as JSON values (no NaN or infinity: unknown numbers are None).
+
+    Keys: spec, standings (best first), crosstable (a -> b -> record, only pairs that met),
+    elo (None when unrated, with elo_error), los (a -> b -> P(elo_a > elo_b), or None), search,
+    adjudications, games (every GameRecord.to_dict, which GameRecord.from_dict reads back).
+    """
+    return {
+        "spec": result.spec.to_dict(),
+        "standings": [
+            {
+                "bot": s.bot,
+                "points": s.points,
+                "wins": s.wins,
+                "draws": s.draws,
+                "losses": s.losses,
+                "games": s.games,
+                "score": s.score,
+            }
+            for s in result.standings
+        ],
+        "crosstable": crosstable_dict(result.crosstable),
+        "elo": None if result.fit is None else fit_dict(result.fit),
+        "elo_error": result.elo_error,
+        "los": None if result.los is None else {a: dict(row) for a, row in result.los.items()},
+        "search": [
+            {
+                "bot": s.bot,
+                "moves": s.moves,
+                "nodes": s.nodes,
+                "seconds": s.seconds,
+                "mean_depth": s.mean_depth,
+                "nodes_per_move": s.nodes_per_move,
+                "nodes_per_second": s.nodes_per_second,
+                "seconds_per_move": s.seconds_per_move,
+            }
+            for s in result.search.values()
+        ],
+        "adjudications": {bot: dict(kinds) for bot, kinds in result.adjudications.items()},
+        "games": [record.to_dict() for record in result.records],
+    }
