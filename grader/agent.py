@@ -103,10 +103,17 @@ from games.checkers import (
     format_board,
     parse_board,
     square_at,
-    square_column,
-    square_row,
 )
-from grader.endgame import describe_move
+from grader.course import (
+    describe_outcome,
+    explain_illegal,
+    format_move,
+    format_moves,
+    format_path,
+    illegal_path,
+    side_name,
+    side_to_move,
+)
 from grader.results import TestResult
 from grader.sandbox import Isolation, Limits, SandboxResult, Status, run_sandboxed
 
@@ -446,33 +453,12 @@ def read_answer(state: CheckersState, reply: Reply) -> Answer:
     for move in state.legal_moves():
         if move.path == path:
             return Answer(move, value)
-    return Answer(None, value, _explain_illegal(state, path))
-
-
-def _describe_path(path: Sequence[int]) -> str:
-    return "-".join(f"({square_row(s)},{square_column(s)})" for s in path)
-
-
-def _explain_illegal(state: CheckersState, path: tuple[int, ...]) -> str:
-    legal = state.legal_moves()
-    listed = ", ".join(sorted(describe_move(m) for m in legal))
-    reason = "not a legal move"
-    if any(m.path[: len(path)] == path and len(m.path) > len(path) for m in legal):
-        reason = "an incomplete multi-jump (a jump must continue while it can)"
-    elif any(path[: len(m.path)] == m.path for m in legal):
-        reason = "goes on after the move ended (crowning ends a move)"
-    elif state.has_capture():
-        reason = "not a legal move (a capture is available, and captures are compulsory)"
-    return f"{_describe_path(path)} is {reason}; legal moves: {listed}"
+    return Answer(None, value, f"{format_path(path)}: {explain_illegal(illegal_path(state, path))}")
 
 
 # -- the parts of the grade ---------------------------------------------------------------------
 
 GAME: Final = Checkers()
-
-
-def _player(state: CheckersState) -> str:
-    return "red" if state.turn == WHITE else "black"
 
 
 def _board_state(board: str, player: str) -> CheckersState:
@@ -520,7 +506,7 @@ def exact_positions(count: int, seed: int) -> list[CheckersState]:
             if state.is_terminal():
                 break
             state = state.apply_unchecked(rng.choice(state.legal_moves()))
-        fresh = _board_state(format_board(state), _player(state))
+        fresh = _board_state(format_board(state), side_to_move(state))
         if not fresh.is_terminal():
             positions.append(fresh)
     return positions
@@ -542,7 +528,9 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
     labels = []
     for depth in suite.exact_depths:
         for number, state in enumerate(positions, 1):
-            requests.append(Request(format_board(state), _player(state), depth, suite.time_limit))
+            requests.append(
+                Request(format_board(state), side_to_move(state), depth, suite.time_limit)
+            )
             labels.append(f"exact minimax, depth {depth}: position {number}")
     replies = iter(runner.run(requests, labels))
     results = []
@@ -553,9 +541,9 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
             reply = next(replies)
             values = reference_values(state, depth)
             best = max(values.values())
-            optimal = sorted(describe_move(m) for m, v in values.items() if v == best)
+            optimal = format_moves([m for m, v in values.items() if v == best])
             answer = read_answer(state, reply)
-            where = f"- position {number} ({_player(state)} to move)"
+            where = f"- position {number} ({side_to_move(state)} to move)"
             if answer.move is None:
                 lines.append(f"{where}: {answer.problem}")
                 continue
@@ -563,9 +551,9 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
                 earned += 0.5
             else:
                 lines.append(
-                    f"{where}: move {describe_move(answer.move)} has value "
+                    f"{where}: move {format_move(answer.move)} has value "
                     f"{values[answer.move]:g}, not the best {best:g} "
-                    f"(optimal: {', '.join(optimal)})"
+                    f"(optimal: {optimal})"
                 )
             if answer.value is None:
                 lines.append(f"{where}: no value returned (return (move, value))")
@@ -605,11 +593,11 @@ def _finish_if_over(game: _Game, suite: AgentSuite) -> bool:
     outcome = game.state.outcome()
     if outcome is not None:
         if outcome.winner is None:
-            game.result, game.note = 0.5, f"draw ({outcome.reason})"
+            game.result, game.note = 0.5, f"draw ({describe_outcome(game.state)})"
         elif outcome.winner == game.agent_colour:
-            game.result, game.note = 1.0, f"won ({outcome.reason})"
+            game.result, game.note = 1.0, f"won ({describe_outcome(game.state)})"
         else:
-            game.result, game.note = 0.0, f"lost ({outcome.reason})"
+            game.result, game.note = 0.0, f"lost ({describe_outcome(game.state)})"
         return True
     # Never mid-exchange: a man just taken is often retaken, so the captures are played out.
     if game.plies >= suite.max_plies and not game.state.has_capture():
@@ -647,7 +635,9 @@ def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
         if not waiting:
             break
         requests = [
-            Request(format_board(g.state), _player(g.state), suite.game_depth, suite.time_limit)
+            Request(
+                format_board(g.state), side_to_move(g.state), suite.game_depth, suite.time_limit
+            )
             for g in waiting
         ]
         labels = [
@@ -670,10 +660,7 @@ def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
         share = score / len(played) if played else 0.0
         forfeits = sum(1 for g in played if g.note.startswith("forfeited"))
         passed = share >= opponent.threshold and not forfeits
-        lines = [
-            f"- game {g.number} as {'red' if g.agent_colour == WHITE else 'black'}: {g.note}"
-            for g in played
-        ]
+        lines = [f"- game {g.number} as {side_name(g.agent_colour)}: {g.note}" for g in played]
         verdict = "passed" if passed else "failed"
         head = (
             f"{verdict}: scored {score:g}/{len(played)} ({share:.0%}; win 1, draw 1/2), "

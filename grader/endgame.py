@@ -23,7 +23,6 @@ A line that cannot be read (malformed board, garbage, empty file) scores 0 with 
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -38,9 +37,18 @@ from games.checkers import (
     CheckersState,
     format_board,
     parse_board,
-    square_at,
-    square_column,
     square_row,
+)
+from grader.course import (
+    Board,
+    OutputError,
+    describe_outcome,
+    explain_illegal,
+    format_move,
+    format_moves,
+    illegal_board,
+    read_states,
+    side_to_move,
 )
 
 LEGAL_LINE: Final = "legal line"
@@ -50,53 +58,12 @@ BLACK_RESISTS: Final = "black resists"
 WEIGHTS: Final = {LEGAL_LINE: 0.25, REACHES_WIN: 0.25, OPTIMAL_LENGTH: 0.25, BLACK_RESISTS: 0.25}
 """The share of a puzzle's score earned by each component; the shares sum to 1."""
 
-MAX_STATES: Final = 400
-"""More boards than any puzzle line needs: a longer output is rejected before it is checked."""
 DEFAULT_MAX_PLIES: Final = 30
 """How deep the solver looks for a proof (the puzzle's win and each judged move)."""
-
-BOARD_CHARS: Final = frozenset(".rbRB")
-SIDE_NAMES: Final = ("black", "red")  # indexed by games.checkers colour: Black 0, White (red) 1
-
-
-class OutputError(ValueError):
-    """A student's output that is not a sequence of course-format boards.
-
-    `state` is the 1-based number of the board, `line` the 1-based line of the file (None when
-    the whole file is at fault), `reason` the problem in words.
-    """
-
-    def __init__(self, reason: str, state: int | None = None, line: int | None = None) -> None:
-        self.reason = reason
-        self.state = state
-        self.line = line
-        where = []
-        if state is not None:
-            where.append(f"state {state}")
-        if line is not None:
-            where.append(f"line {line}")
-        prefix = f"{', '.join(where)}: " if where else ""
-        super().__init__(prefix + reason)
 
 
 class PuzzleError(ValueError):
     """A puzzle that the grader cannot use (not a board, or no forced win for red)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Board:
-    """One course-format board as read from a file: 8 rows of 8 characters, row 0 at the top.
-
-    `line` is the 1-based line of the file where the board starts.
-    """
-
-    rows: tuple[str, ...]
-    line: int = 1
-
-    @property
-    def text(self) -> str:
-        """The board as 8 lines (no trailing newline), comparable with `format_board`."""
-        return "\n".join(self.rows)
 
 
 @dataclass(slots=True)
@@ -122,91 +89,6 @@ class PuzzleVerdict:
     def is_full_marks(self) -> bool:
         """True when every component is earned."""
         return all(self.components.values())
-
-
-def read_states(text: str) -> list[Board]:
-    """Read the boards of an output file: course-format boards separated by blank lines.
-
-    Raises OutputError (with the state number and line) for an empty file, a board without 8
-    rows of 8 characters, an unknown character, a piece on a light square, or an uncrowned man
-    on its far row.
-    """
-    if "\x00" in text:
-        raise OutputError("the output contains NUL bytes: it is not a text file of boards")
-    groups: list[tuple[int, list[str]]] = []
-    current: list[str] = []
-    start = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line:
-            if current:
-                groups.append((start, current))
-                current = []
-            continue
-        if not current:
-            start = number
-        current.append(line)
-    if current:
-        groups.append((start, current))
-    if not groups:
-        raise OutputError(
-            "the output file is empty: expected the puzzle's board, then one board after each "
-            "move, separated by blank lines"
-        )
-    if len(groups) > MAX_STATES:
-        raise OutputError(f"{len(groups)} boards: more than the {MAX_STATES} any puzzle needs")
-    return [_read_board(rows, index, start) for index, (start, rows) in enumerate(groups, 1)]
-
-
-def _read_board(rows: list[str], state: int, start: int) -> Board:
-    if len(rows) != 8:
-        hint = (
-            " (separate boards with a blank line)" if len(rows) > 8 and len(rows) % 8 == 0 else ""
-        )
-        raise OutputError(
-            f"a board has 8 rows of 8 characters, this one has {len(rows)} rows{hint}",
-            state,
-            start,
-        )
-    for r, row in enumerate(rows):
-        line = start + r
-        if len(row) != 8:
-            raise OutputError(
-                f"row {r} has {len(row)} characters, expected 8: {row[:40]!r}", state, line
-            )
-        for c, char in enumerate(row):
-            if char not in BOARD_CHARS:
-                raise OutputError(
-                    f"row {r} column {c}: unexpected {char!r} (use . r b R B)", state, line
-                )
-            if char != "." and (r + c) % 2 == 0:
-                raise OutputError(
-                    f"row {r} column {c}: a piece on a light square (pieces stand where "
-                    "row+column is odd)",
-                    state,
-                    line,
-                )
-            if char == "r" and r == 0:
-                raise OutputError(
-                    f"row 0 column {c}: a red man that reaches row 0 is crowned (R)", state, line
-                )
-            if char == "b" and r == 7:
-                raise OutputError(
-                    f"row 7 column {c}: a black man that reaches row 7 is crowned (B)",
-                    state,
-                    line,
-                )
-    return Board(tuple(rows), start)
-
-
-def describe_move(move: CheckersMove) -> str:
-    """Return a move in course coordinates: (row,column) squares joined by - or x."""
-    sep = "x" if move.is_capture else "-"
-    return sep.join(f"({square_row(s)},{square_column(s)})" for s in move.path)
-
-
-def _describe_moves(moves: Sequence[CheckersMove]) -> str:
-    return ", ".join(describe_move(m) for m in sorted(moves, key=lambda m: m.path))
 
 
 def check_solution(
@@ -268,7 +150,7 @@ def _follow(
         outcome = state.outcome()
         if outcome is not None:
             verdict.messages.append(
-                f"{where}: the game was already over ({_reason(outcome.reason)}), yet the "
+                f"{where}: the game was already over ({describe_outcome(state)}), yet the "
                 "output continues"
             )
             return None
@@ -281,79 +163,11 @@ def _follow(
             None,
         )
         if step is None:
-            verdict.messages.append(f"{where}: {_explain_illegal(state, board)}")
+            verdict.messages.append(f"{where}: {explain_illegal(illegal_board(state, board.text))}")
             return None
         move, state = step
         line.append((state, move))
     return line
-
-
-def _explain_illegal(state: CheckersState, board: Board) -> str:
-    """Say why `board` does not follow `state` by one legal move of the side to move."""
-    side = SIDE_NAMES[state.turn]
-    other = SIDE_NAMES[1 - state.turn]
-    legal = state.legal_moves()
-    listed = f"legal moves for {side}: {_describe_moves(legal)}"
-    if board.text == format_board(state):
-        return f"the board did not change; {side} must move ({listed})"
-    before = _pieces(format_board(state))
-    after = _pieces(board.text)
-    mine = "rR" if state.turn == WHITE else "bB"
-    changed = [sq for sq in before if before[sq] != after[sq]]
-    moved_mine = any(before[sq] in mine or after[sq] in mine for sq in changed)
-    moved_theirs = any(after[sq] not in mine and after[sq] != "." for sq in changed)
-    if not moved_mine or moved_theirs:
-        return f"it is {side}'s turn, but {other}'s pieces moved or appeared ({listed})"
-    for move in legal:
-        for end in range(2, len(move.path)):
-            if _partial_jump(state, move.path[:end]) == board.text:
-                return (
-                    f"incomplete multi-jump: after {describe_move_path(move.path[:end])} the "
-                    f"piece can jump again and must ({listed})"
-                )
-    if state.has_capture():
-        captured = sum(1 for sq in before if before[sq] != "." and before[sq] not in mine) - sum(
-            1 for sq in after if after[sq] != "." and after[sq] not in mine
-        )
-        if captured <= 0:
-            return f"a capture is available and captures are compulsory ({listed})"
-    return f"not one legal move of {side} ({listed})"
-
-
-def describe_move_path(path: Sequence[int]) -> str:
-    """Return a jump path (squares 1-32) in course coordinates joined by x."""
-    return "x".join(f"({square_row(s)},{square_column(s)})" for s in path)
-
-
-def _pieces(text: str) -> dict[tuple[int, int], str]:
-    rows = text.splitlines()
-    return {(r, c): rows[r][c] for r in range(8) for c in range(8)}
-
-
-def _partial_jump(state: CheckersState, path: Sequence[int]) -> str:
-    """The board after the first jumps of a multi-jump (no crowning: it happens at the end)."""
-    captured = 0
-    for a, b in itertools.pairwise(path):
-        middle = square_at(
-            (square_row(a) + square_row(b)) // 2, (square_column(a) + square_column(b)) // 2
-        )
-        assert middle is not None
-        captured |= 1 << BIT_OF_SQUARE[middle]
-    frm = 1 << BIT_OF_SQUARE[path[0]]
-    to = 1 << BIT_OF_SQUARE[path[-1]]
-    kings = state.kings & ~captured
-    if kings & frm:
-        kings ^= frm ^ to
-    if state.turn == WHITE:
-        white, black = state.white ^ frm ^ to, state.black & ~captured
-    else:
-        black, white = state.black ^ frm ^ to, state.white & ~captured
-    return format_board(CheckersState(state.game, black, white, kings, 1 - state.turn))
-
-
-def _reason(text: str) -> str:
-    """Name Arena's colours as the course does (White is red)."""
-    return text.replace("White", "red").replace("Black", "black")
 
 
 def _judge_end(
@@ -363,18 +177,18 @@ def _judge_end(
     plies = len(line) - 1
     outcome = final.outcome()
     if outcome is None:
-        side = SIDE_NAMES[final.turn]
+        side = side_to_move(final)
         verdict.messages.append(
             f"the line stops after {plies} plies but the game is not over: {side} still has "
-            f"legal moves ({_describe_moves(final.legal_moves())})"
+            f"legal moves ({format_moves(final.legal_moves())})"
         )
     elif outcome.winner == WHITE:
         verdict.components[REACHES_WIN] = True
-        verdict.messages.append(f"the line ends in a win for red ({_reason(outcome.reason)})")
+        verdict.messages.append(f"the line ends in a win for red ({describe_outcome(final)})")
     elif outcome.winner is None:
-        verdict.messages.append(f"the line ends in a {_reason(outcome.reason)}, not a red win")
+        verdict.messages.append(f"the line ends in a {describe_outcome(final)}, not a red win")
     else:
-        verdict.messages.append(f"the line ends in a loss for red ({_reason(outcome.reason)})")
+        verdict.messages.append(f"the line ends in a loss for red ({describe_outcome(final)})")
 
 
 def _judge_length(
@@ -403,9 +217,9 @@ def _judge_length(
         assert played is not None
         solution = solver.solve(state, max_plies=plies - ply)
         if solution.value == "win" and played not in solution.best_moves:
-            fastest = _describe_moves(_checkers_moves(solution.best_moves))
+            fastest = format_moves(_checkers_moves(solution.best_moves))
             verdict.messages.append(
-                f"ply {ply + 1}: red's move {describe_move(played)} is not on a fastest win "
+                f"ply {ply + 1}: red's move {format_move(played)} is not on a fastest win "
                 f"(in {solution.plies} plies by {fastest})"
             )
             return
@@ -443,8 +257,8 @@ def _judge_black(
             if m != played and _resists_longer(state.apply_unchecked(m), after, solver)
         ]
         verdict.messages.append(
-            f"ply {ply + 1}: black's move {describe_move(played)} loses in {after + 1} plies; "
-            f"black resists longer with {_describe_moves(better)}"
+            f"ply {ply + 1}: black's move {format_move(played)} loses in {after + 1} plies; "
+            f"black resists longer with {format_moves(better)}"
         )
         return
     verdict.components[BLACK_RESISTS] = True

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from bots.solve import Solver
-from grader.endgame import PuzzleError, make_puzzles, read_states
+from grader.course import read_states
+from grader.endgame import PuzzleError, make_puzzles
 from grader.suite_file import read_suite_json, write_suite_json
 
 SUITE_FORMAT: Final = "arena-endgame-puzzles"

@@ -19,11 +19,9 @@ from grader.endgame import (
     OPTIMAL_LENGTH,
     REACHES_WIN,
     WEIGHTS,
-    OutputError,
     PuzzleError,
     check_solution,
     make_puzzles,
-    read_states,
 )
 
 REFERENCE = Path(__file__).parents[2] / "grader" / "reference" / "endgame_solver.py"
@@ -126,28 +124,6 @@ def test_garbage_and_empty_files_score_zero() -> None:
         assert verdict.score == 0.0
         assert verdict.plies is None
         assert reason in verdict.messages[0]
-
-
-def test_read_states_names_the_state_and_line() -> None:
-    good = SEVEN
-    with pytest.raises(OutputError) as raised:
-        read_states(good + "\n\n" + good.replace("....R...", "....R..."[:7], 1))
-    assert (raised.value.state, raised.value.line) == (2, 15)
-    assert "7 characters" in raised.value.reason
-    with pytest.raises(OutputError) as raised:
-        read_states(good + "\n\n" + good.replace(".....b..", "....b...", 1))
-    assert raised.value.state == 2
-    assert "light square" in raised.value.reason
-    with pytest.raises(OutputError) as raised:
-        read_states(good + "\n\n" + good.replace(".....b..", ".....x..", 1))
-    assert "unexpected 'x'" in str(raised.value)
-    with pytest.raises(OutputError) as raised:
-        read_states(good + "\n" + good)  # no blank line between the boards
-    assert "16 rows" in raised.value.reason
-    assert "blank line" in raised.value.reason
-    with pytest.raises(OutputError, match="crowned"):
-        read_states(".r......\n" + "\n".join(["........"] * 7))
-    assert [b.line for b in read_states("\n" + good + "\n\n\n" + good)] == [2, 12]
 
 
 def test_the_output_must_start_with_the_puzzle() -> None:
