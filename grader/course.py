@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -64,6 +64,11 @@ def format_move(move: CheckersMove) -> str:
 def format_moves(moves: Sequence[CheckersMove]) -> str:
     """Return moves in course coordinates, ordered by their paths, joined by commas."""
     return ", ".join(format_move(m) for m in sorted(moves, key=lambda m: m.path))
+
+
+def course_board(pieces: Mapping[tuple[int, int], str]) -> str:
+    """Return the course board with `pieces` ((row, col) -> r/R/b/B), all else empty."""
+    return "\n".join("".join(pieces.get((row, col), ".") for col in range(8)) for row in range(8))
 
 
 def describe_outcome(state: CheckersState) -> str:

@@ -1,8 +1,9 @@
-"""The "Endgame solver" profile: check a student's line from a puzzle to red's fastest win.
+"""The "Endgame solver" profile: run a student's checkers.py on each puzzle, judge its line.
 
-A puzzle is a course-format board (docs/GAMES.md, "Course board format"), red
-to move. The student's program writes the sequence of states from the puzzle to the end of the
-game, boards separated by blank lines. `check_solution` judges that text against Arena's rules
+A puzzle (grader.endgame_suite) is a course-format board (docs/GAMES.md, "Course board
+format"), red to move. `grade_endgame` runs the student's program once per puzzle in the
+sandbox; the program writes the sequence of states from the puzzle to the end of the game,
+boards separated by blank lines. `check_solution` judges that text against Arena's rules
 (games.checkers) and Arena's exact solver (bots.solve); it runs no student code.
 
 Scoring: a `PuzzleVerdict` has four components, each worth `WEIGHTS[name]` of the puzzle's score
@@ -23,22 +24,15 @@ A line that cannot be read (malformed board, garbage, empty file) scores 0 with 
 
 from __future__ import annotations
 
-import random
+import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 
 from bots.solve import Solver
-from games.checkers import (
-    BIT_OF_SQUARE,
-    WHITE,
-    Checkers,
-    CheckersMove,
-    CheckersState,
-    format_board,
-    parse_board,
-    square_row,
-)
+from games.checkers import WHITE, Checkers, CheckersMove, CheckersState, format_board, parse_board
 from grader.course import (
     Board,
     OutputError,
@@ -50,6 +44,27 @@ from grader.course import (
     read_states,
     side_to_move,
 )
+from grader.endgame_suite import Puzzle, PuzzleError
+from grader.errors import GradeError
+from grader.profiles import DEFAULT_PYTHON
+from grader.results import GradeReport, TestResult, Visibility
+from grader.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
+
+PROGRAM: Final = "checkers.py"
+"""The program an endgame submission must hold at its top level."""
+INPUT_FILE: Final = "input.txt"
+OUTPUT_FILE: Final = "output.txt"
+ENDGAME_LIMITS: Final = Limits(
+    cpu_seconds=10,
+    wall_seconds=20.0,
+    memory_bytes=512 * MIB,
+    processes=32,
+    file_size_bytes=1 * MIB,
+    output_bytes=1 * MIB,
+)
+"""The limits of each endgame run (one puzzle); docs/GRADER.md states them to students."""
+STDERR_LINES: Final = 8
+"""Lines of the end of stderr quoted when a run fails."""
 
 LEGAL_LINE: Final = "legal line"
 REACHES_WIN: Final = "reaches a win"
@@ -60,10 +75,6 @@ WEIGHTS: Final = {LEGAL_LINE: 0.25, REACHES_WIN: 0.25, OPTIMAL_LENGTH: 0.25, BLA
 
 DEFAULT_MAX_PLIES: Final = 30
 """How deep the solver looks for a proof (the puzzle's win and each judged move)."""
-
-
-class PuzzleError(ValueError):
-    """A puzzle that the grader cannot use (not a board, or no forced win for red)."""
 
 
 @dataclass(slots=True)
@@ -277,56 +288,150 @@ def _checkers_moves(moves: Sequence[object]) -> list[CheckersMove]:
     return [m for m in moves if isinstance(m, CheckersMove)]
 
 
-def make_puzzles(
-    rng: random.Random,
-    count: int,
+# -- running the program ------------------------------------------------------------------
+
+
+def grade_endgame(
+    submission: Path,
+    puzzles: Sequence[Puzzle],
     *,
-    min_plies: int = 3,
-    max_plies: int = 9,
-    red_pieces: int = 2,
-    black_pieces: int = 2,
+    limits: Limits = ENDGAME_LIMITS,
+    python: str = DEFAULT_PYTHON,
+    points: float = 1.0,
     solver: Solver | None = None,
-    max_tries: int = 10_000,
-) -> list[tuple[str, int]]:
-    """Return `count` puzzles (course board, red to move; plies of the fastest forced win).
+    isolation: Isolation | None = None,
+) -> GradeReport:
+    """Run checkers.py on each puzzle in the sandbox and judge its line; `points` per puzzle.
 
-    Positions are drawn from `rng` (kings and men on random dark squares, no man on its crown
-    row, no capture for red on the first move) and kept when the solver proves a red win in
-    `min_plies` to `max_plies` plies. Raises PuzzleError if `max_tries` draws are not enough.
+    `submission` is a directory holding checkers.py (and any modules it imports) or the
+    checkers.py file itself. Each puzzle runs as `python checkers.py --inputfile input.txt
+    --outputfile output.txt` in a fresh sandbox with the submission's files, then
+    `check_solution` scores output.txt. A run that fails (timeout, CPU, memory,
+    crash, no output file) scores 0 on that puzzle with the sandbox's reason. Public puzzles
+    are "visible" tests, private ones "after_published". Raises GradeError only for an empty
+    suite or a puzzle the solver cannot certify.
     """
-    solver = solver or Solver()
-    game = Checkers()
-    puzzles: list[tuple[str, int]] = []
-    seen: set[str] = set()
-    for _ in range(max_tries):
-        if len(puzzles) == count:
-            return puzzles
-        state = _random_position(rng, game, red_pieces, black_pieces)
-        text = format_board(state)
-        if text in seen or state.is_terminal() or state.has_capture():
-            continue
-        seen.add(text)
-        solution = solver.solve(state, max_plies=max_plies)
-        if solution.value == "win" and solution.plies is not None and solution.plies >= min_plies:
-            puzzles.append((text, solution.plies))
-    if len(puzzles) == count:
-        return puzzles
-    raise PuzzleError(f"found {len(puzzles)} of {count} puzzles in {max_tries} draws")
+    if not puzzles:
+        raise GradeError("the puzzle suite is empty")
+    report = GradeReport(profile="endgame")
+    total = points * len(puzzles)
+    staging = Path(tempfile.mkdtemp(prefix="arena-submission-"))
+    try:
+        problem = _stage(submission, staging)
+        if problem is not None:
+            report.tests.append(
+                TestResult(name="submission", score=0.0, max_score=total, output=problem)
+            )
+            report.output = f"Not graded: {problem}"
+            return report
+        solver = solver or Solver()
+        for puzzle in puzzles:
+            report.tests.append(
+                _grade_puzzle(staging, puzzle, limits, python, points, solver, isolation)
+            )
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    full = sum(1 for test in report.tests if test.score == test.max_score)
+    report.output = (
+        f"{full} of {len(puzzles)} puzzles solved with full marks; "
+        f"score {report.score:g} of {report.max_score:g}."
+    )
+    return report
 
 
-def _random_position(
-    rng: random.Random, game: Checkers, red_pieces: int, black_pieces: int
-) -> CheckersState:
-    squares = rng.sample(range(1, 33), red_pieces + black_pieces)
-    black = white = kings = 0
-    for index, square in enumerate(squares):
-        bit = 1 << BIT_OF_SQUARE[square]
-        red = index < red_pieces
-        row = square_row(square)
-        if rng.random() < 0.5 or row == (0 if red else 7):
-            kings |= bit
-        if red:
-            white |= bit
-        else:
-            black |= bit
-    return CheckersState(game, black, white, kings, WHITE)
+def _stage(submission: Path, staging: Path) -> str | None:
+    """Copy the submission into `staging`; return why it cannot be graded, or None."""
+    if submission.is_file():
+        if submission.name != PROGRAM:
+            return (
+                f"the submission is a file named {submission.name}; the program must be named "
+                f"{PROGRAM}"
+            )
+        shutil.copyfile(submission, staging / PROGRAM)
+        return None
+    if not submission.is_dir():
+        return f"the submission {submission} does not exist"
+    program = submission / PROGRAM
+    if not program.is_file() or program.is_symlink():
+        found = sorted(p.name for p in submission.iterdir() if p.suffix == ".py")
+        listed = f" (found: {', '.join(found)})" if found else " (found no .py file)"
+        return (
+            f"no {PROGRAM} at the top of the submission{listed}: upload your program as "
+            f"{PROGRAM}, runnable as `python3 {PROGRAM} --inputfile IN --outputfile OUT`"
+        )
+    shutil.copytree(submission, staging, symlinks=True, dirs_exist_ok=True)
+    return None
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def _grade_puzzle(
+    staging: Path,
+    puzzle: Puzzle,
+    limits: Limits,
+    python: str,
+    points: float,
+    solver: Solver,
+    isolation: Isolation | None,
+) -> TestResult:
+    name = f"{puzzle.name} ({puzzle.plies} plies)"
+    visibility: Visibility = "visible" if puzzle.public else "after_published"
+    # The submission's own input.txt/output.txt (stale files, links) must not stand in for ours.
+    _remove(staging / INPUT_FILE)
+    _remove(staging / OUTPUT_FILE)
+    (staging / INPUT_FILE).write_text(puzzle.board + "\n", encoding="utf-8")
+    argv = [python, PROGRAM, "--inputfile", INPUT_FILE, "--outputfile", OUTPUT_FILE]
+    run = run_sandboxed(
+        argv, files=staging, limits=limits, collect=[OUTPUT_FILE], isolation=isolation
+    )
+
+    def result(score: float, lines: Sequence[str]) -> TestResult:
+        return TestResult(
+            name=name,
+            score=score,
+            max_score=points,
+            output="\n".join(lines),
+            visibility=visibility,
+        )
+
+    if run.status is Status.SANDBOX_ERROR:
+        return result(0.0, [run.reason, "Please report this to the course staff."])
+    if not run.is_ok:
+        return result(0.0, _failure(run))
+    if OUTPUT_FILE not in run.files:
+        return result(
+            0.0,
+            [
+                f"your program finished but wrote no output file: write the states to the "
+                f"path given by --outputfile (here {OUTPUT_FILE})"
+            ],
+        )
+    output = run.files[OUTPUT_FILE].decode("utf-8", errors="replace")
+    try:
+        verdict = check_solution(puzzle.board, output, solver)
+    except PuzzleError as error:
+        raise GradeError(f"{puzzle.name}: {error}") from error
+    lines = list(verdict.messages)
+    if not verdict.is_full_marks:
+        lost = [part for part, earned in verdict.components.items() if not earned]
+        lines.append(f"points lost for: {', '.join(lost)}")
+    return result(verdict.score * points, lines)
+
+
+def _failure(run: SandboxResult) -> list[str]:
+    """Explain a run that did not end normally: the sandbox's reason and the end of stderr."""
+    lines = [run.reason]
+    if run.status is Status.EXIT_ERROR or run.status is Status.KILLED:
+        lines.append("score 0: the program must exit with code 0 after writing its output")
+    else:
+        lines.append("score 0: the run was stopped at a limit")
+    tail = run.stderr.strip().splitlines()[-STDERR_LINES:]
+    if tail:
+        lines.append("last lines of stderr:")
+        lines.extend(f"    {line}" for line in tail)
+    return lines

@@ -9,14 +9,8 @@ from pathlib import Path
 import pytest
 
 from games.checkers import Checkers, parse_board
-from grader.agent import (
-    LEGAL_SUITE,
-    AgentSuite,
-    Opponent,
-    grade_agent,
-    reference_values,
-)
-from grader.agent_suite import make_agent_suite
+from grader.agent import grade_agent, reference_values
+from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent, make_agent_suite
 from grader.results import TestResult
 from grader.sandbox import UNSHARE
 

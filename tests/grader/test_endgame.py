@@ -3,7 +3,6 @@ for the right reasons."""
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,10 +18,9 @@ from grader.endgame import (
     OPTIMAL_LENGTH,
     REACHES_WIN,
     WEIGHTS,
-    PuzzleError,
     check_solution,
-    make_puzzles,
 )
+from grader.endgame_suite import PuzzleError
 
 REFERENCE = Path(__file__).parents[2] / "grader" / "reference" / "endgame_solver.py"
 GAME = Checkers()
@@ -284,13 +282,3 @@ def test_a_puzzle_without_a_forced_win_is_the_graders_error() -> None:
         check_solution(mirrored(SEVEN), SEVEN)
     with pytest.raises(PuzzleError):
         check_solution("not a board", SEVEN)
-
-
-def test_make_puzzles_are_certified_wins() -> None:
-    solver = Solver()
-    puzzles = make_puzzles(random.Random(3), 3, min_plies=3, max_plies=5, solver=solver)
-    assert len({text for text, _ in puzzles}) == 3
-    for text, plies in puzzles:
-        assert 3 <= plies <= 5
-        solution = solver.solve(parse_board(GAME, text, "red"), max_plies=plies)
-        assert (solution.value, solution.plies) == ("win", plies)

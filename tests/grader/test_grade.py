@@ -16,17 +16,17 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import create_cli
-from grader.agent import AgentSuite
 from grader.agent_suite import (
+    AgentSuite,
     describe_agent_suite,
     load_agent_suite,
     make_agent_suite,
     save_agent_suite,
 )
-from grader.endgame import PuzzleError
-from grader.grade import GradeError, GradeOptions, grade, grade_endgame, write_suite
+from grader.endgame import grade_endgame
+from grader.endgame_suite import Puzzle, PuzzleError, load_puzzles, make_puzzle_suite, save_puzzles
+from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report
-from grader.puzzles import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
 from grader.results import GradeReport, TestResult
 from grader.sandbox import MIB, UNSHARE, Limits
 
