@@ -108,7 +108,8 @@ from grader.course import (
     side_name,
     side_to_move,
 )
-from grader.results import TestResult
+from grader.profiles import DEFAULT_PYTHON
+from grader.results import GradeReport, TestResult
 from grader.sandbox import Isolation, Limits
 
 MODULE: Final = "agent.py"
@@ -449,11 +450,11 @@ def _submission_files(submission: Path) -> dict[str, bytes] | str:
 def grade_agent(
     submission: Path,
     *,
-    python: str = "/usr/bin/python3",
+    python: str = DEFAULT_PYTHON,
     limits: Limits | None = None,
     suite: AgentSuite | None = None,
     isolation: Isolation | None = None,
-) -> list[TestResult]:
+) -> GradeReport:
     """Grade an agent submission (agent.py, or a directory holding it); see the module docstring.
 
     `suite` defaults to `AgentSuite()` (the hand-made `LEGAL_SUITE`); grader.agent_suite makes
@@ -476,6 +477,11 @@ def grade_agent(
     results.extend(_exact_parts(runner, suite))
     results.extend(_games_parts(runner, suite))
     results.append(_time_part(runner, suite))
-    if suite.public:
-        return results
-    return [replace(result, visibility="after_published") for result in results]
+    if not suite.public:
+        results = [replace(result, visibility="after_published") for result in results]
+    report = GradeReport(profile="agent", tests=results)
+    lost = [test.name for test in results if test.score < test.max_score]
+    report.output = f"score {report.score:g} of {report.max_score:g}" + (
+        f"; points lost on: {', '.join(lost)}." if lost else "; full marks."
+    )
+    return report

@@ -77,19 +77,13 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
                 suite = load_agent_suite(options.suite)
             except AgentSuiteError as error:
                 raise GradeError(str(error)) from error
-        tests = grade_agent(
+        return grade_agent(
             submission,
             python=options.python,
             limits=options.limits,
             suite=suite,
             isolation=options.isolation,
         )
-        report = GradeReport(profile="agent", tests=tests)
-        lost = [test.name for test in tests if test.score < test.max_score]
-        report.output = f"score {report.score:g} of {report.max_score:g}" + (
-            f"; points lost on: {', '.join(lost)}." if lost else "; full marks."
-        )
-        return report
     raise GradeError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
 
 
