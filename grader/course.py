@@ -231,6 +231,8 @@ class IllegalMove:
     path: tuple[int, ...] = ()
     capture: bool = False
     """Whether `path` is a capture's (shown with x)."""
+    crowned: bool = False
+    """Whether the legal move of `path` crowns its man (MOVE_ENDED: why it ended)."""
 
 
 def illegal_path(state: CheckersState, path: tuple[int, ...]) -> IllegalMove:
@@ -241,7 +243,13 @@ def illegal_path(state: CheckersState, path: tuple[int, ...]) -> IllegalMove:
             return IllegalMove(Illegal.INCOMPLETE_JUMP, state.turn, legal, path, capture=True)
     for move in legal:
         if path[: len(move.path)] == move.path:
-            return IllegalMove(Illegal.MOVE_ENDED, state.turn, legal, move.path, move.is_capture)
+            crown_row = 0 if state.turn == WHITE else 7
+            crowned = state.piece_at(move.path[0]).islower() and (
+                square_row(move.path[-1]) == crown_row
+            )
+            return IllegalMove(
+                Illegal.MOVE_ENDED, state.turn, legal, move.path, move.is_capture, crowned
+            )
     if state.has_capture():
         return IllegalMove(Illegal.CAPTURE_COMPULSORY, state.turn, legal)
     return IllegalMove(Illegal.NOT_LEGAL, state.turn, legal)
@@ -289,12 +297,20 @@ def explain_illegal(illegal: IllegalMove) -> str:
         case Illegal.INCOMPLETE_JUMP:
             why = f"incomplete multi-jump: after {path} the piece can jump again and must"
         case Illegal.MOVE_ENDED:
-            why = f"the move ends after {path} (a step is one square, and crowning ends a move)"
+            why = f"the move ends after {path}: {_why_ended(illegal)}"
         case Illegal.CAPTURE_COMPULSORY:
             why = "a capture is available and captures are compulsory"
         case Illegal.NOT_LEGAL:
             why = f"not one legal move of {side}"
     return f"{why} ({listed})"
+
+
+def _why_ended(illegal: IllegalMove) -> str:
+    if illegal.crowned:
+        return "crowning ends a move"
+    if illegal.capture:
+        return "no further jump is possible"
+    return "a step is one square"
 
 
 def _pieces(text: str) -> dict[tuple[int, int], str]:

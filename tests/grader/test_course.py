@@ -79,7 +79,16 @@ def test_a_path_that_stops_a_multi_jump() -> None:
 def test_a_path_that_jumps_on_after_crowning() -> None:
     illegal = illegal_path(CROWNS, path((2, 1), (0, 3), (2, 5)))
     assert illegal.reason is Illegal.MOVE_ENDED
-    assert "the move ends after (2,1)x(0,3)" in explain_illegal(illegal)
+    assert "the move ends after (2,1)x(0,3): crowning ends a move" in explain_illegal(illegal)
+
+
+def test_a_path_that_goes_on_after_a_step_or_a_finished_jump() -> None:
+    opening = parse_board(GAME, format_board(GAME.initial_state()), "red")
+    step = illegal_path(opening, path((5, 0), (4, 1), (3, 0)))
+    assert step.reason is Illegal.MOVE_ENDED
+    assert "the move ends after (5,0)-(4,1): a step is one square" in explain_illegal(step)
+    jump = illegal_path(FORCED, path((5, 2), (3, 4), (1, 6)))
+    assert "the move ends after (5,2)x(3,4): no further jump is possible" in explain_illegal(jump)
 
 
 def test_a_path_that_is_no_move() -> None:
