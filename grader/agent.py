@@ -76,7 +76,6 @@ it); import time counts against the first call of each session.
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -94,17 +93,13 @@ from games.checkers import (
     CheckersState,
     format_board,
     parse_board,
-    square_at,
 )
-from grader.agent_runner import HARNESS, HARNESS_NAME, Reply, Request, Runner
+from grader.agent_runner import HARNESS, HARNESS_NAME, Request, Runner, read_answer
 from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent
 from grader.course import (
     describe_outcome,
-    explain_illegal,
     format_move,
     format_moves,
-    format_path,
-    illegal_path,
     side_name,
     side_to_move,
 )
@@ -125,68 +120,6 @@ MAX_LISTED: Final = 12
 def material(state: State[Any]) -> float:
     """Return the contract's evaluation: men 1, kings 2, for the side to move."""
     return MATERIAL(state) / 100
-
-
-# -- reading answers ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A reply read against its position: the legal move it names (if any) and its value."""
-
-    move: CheckersMove | None
-    value: float | None
-    problem: str = ""
-
-
-def _short(data: Any) -> str:
-    text = json.dumps(data)
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
-def _is_number(data: Any) -> bool:
-    return isinstance(data, int | float) and not isinstance(data, bool)
-
-
-def _is_pair(data: Any) -> bool:
-    return (
-        isinstance(data, list)
-        and len(data) == 2
-        and all(isinstance(x, int) and not isinstance(x, bool) for x in data)
-    )
-
-
-def read_answer(state: CheckersState, reply: Reply) -> Answer:
-    """Return the legal move and value a reply names, or the problem with it, in words."""
-    if not reply.ok:
-        return Answer(None, None, reply.error)
-    data = reply.result
-    value: float | None = None
-    if (
-        isinstance(data, list)
-        and len(data) == 2
-        and isinstance(data[0], list)
-        and _is_number(data[1])
-    ):
-        data, value = data[0], float(data[1])
-    if not isinstance(data, list) or len(data) < 2 or not all(_is_pair(s) for s in data):
-        return Answer(
-            None,
-            value,
-            f"returned {_short(reply.result)}: not a move (expected a list of (row, col) pairs, "
-            "or (move, value))",
-        )
-    squares = []
-    for row, col in data:
-        square = square_at(row, col)
-        if square is None:
-            return Answer(None, value, f"({row},{col}) is not a dark square of the board")
-        squares.append(square)
-    path = tuple(squares)
-    for move in state.legal_moves():
-        if move.path == path:
-            return Answer(move, value)
-    return Answer(None, value, f"{format_path(path)}: {explain_illegal(illegal_path(state, path))}")
 
 
 # -- the parts of the grade ---------------------------------------------------------------------

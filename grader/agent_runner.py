@@ -1,4 +1,4 @@
-"""Run a student's `select_move` calls in sandbox sessions (the agent profile's runner).
+"""Run a student's `select_move` calls in sandbox sessions and read what they return.
 
 The grader never imports student code. `grader/agent_harness.py` is copied next to agent.py and
 run in the sandbox (grader.sandbox) with a batch of requests on stdin; it imports agent, calls
@@ -8,6 +8,9 @@ session killed while its first call runs charges that call (timeout, memory, cra
 killed later is restarted from the unfinished call, which then runs first. After
 `max_timeouts` calls time out, the remaining calls of the whole grading are not run and score 0
 (an agent that always hangs costs a few seconds, not one allowance per call).
+
+`read_answer` reads a reply against its position: the legal move it names, in the course's
+(row, col) pairs, and the value it returns, or the problem with it in words.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from games.checkers import CheckersMove, CheckersState, square_at
 from grader.agent_suite import AgentSuite
+from grader.course import explain_illegal, format_coordinates, format_path, illegal_path
 from grader.sandbox import Isolation, Limits, SandboxResult, Status, run_sandboxed
 
 HARNESS: Final = Path(__file__).with_name("agent_harness.py")
@@ -187,3 +192,67 @@ def _describe_end(outcome: SandboxResult) -> str:
     if outcome.status is Status.OK:
         return "the program ended during this call (exit code 0: sys.exit/os._exit in agent.py?)"
     return f"the program was stopped during this call: {outcome.reason}"
+
+
+# -- reading answers ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A reply read against its position: the legal move it names (if any) and its value."""
+
+    move: CheckersMove | None
+    value: float | None
+    problem: str = ""
+
+
+def _short(data: Any) -> str:
+    text = json.dumps(data)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _is_number(data: Any) -> bool:
+    return isinstance(data, int | float) and not isinstance(data, bool)
+
+
+def _is_pair(data: Any) -> bool:
+    return (
+        isinstance(data, list)
+        and len(data) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in data)
+    )
+
+
+def read_answer(state: CheckersState, reply: Reply) -> Answer:
+    """Return the legal move and value a reply names, or the problem with it, in words."""
+    if not reply.ok:
+        return Answer(None, None, reply.error)
+    data = reply.result
+    value: float | None = None
+    if (
+        isinstance(data, list)
+        and len(data) == 2
+        and isinstance(data[0], list)
+        and _is_number(data[1])
+    ):
+        data, value = data[0], float(data[1])
+    if not isinstance(data, list) or len(data) < 2 or not all(_is_pair(s) for s in data):
+        return Answer(
+            None,
+            value,
+            f"returned {_short(reply.result)}: not a move (expected a list of (row, col) pairs, "
+            "or (move, value))",
+        )
+    squares = []
+    for row, col in data:
+        square = square_at(row, col)
+        if square is None:
+            return Answer(
+                None, value, f"{format_coordinates(row, col)} is not a dark square of the board"
+            )
+        squares.append(square)
+    path = tuple(squares)
+    for move in state.legal_moves():
+        if move.path == path:
+            return Answer(move, value)
+    return Answer(None, value, f"{format_path(path)}: {explain_illegal(illegal_path(state, path))}")

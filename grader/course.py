@@ -46,9 +46,14 @@ def side_to_move(state: CheckersState) -> str:
     return SIDE_NAMES[state.turn]
 
 
+def format_coordinates(row: int, column: int) -> str:
+    """Return a place on the board as the course writes it: (row,column), row 0 at the top."""
+    return f"({row},{column})"
+
+
 def format_square(square: int) -> str:
     """Return a square (1-32) as the course writes it: (row,column), row 0 at the top."""
-    return f"({square_row(square)},{square_column(square)})"
+    return format_coordinates(square_row(square), square_column(square))
 
 
 def format_path(path: Sequence[int], separator: str = "-") -> str:
