@@ -35,16 +35,10 @@ sandbox sessions, and a session may be restarted at any call.
 
 How calls run
 -------------
-The grader never imports student code. `grader/agent_harness.py` is copied next to agent.py and
-run in the sandbox (grader.sandbox) with a batch of requests on stdin; it imports agent, calls
-select_move for each request, and prints one JSON line per call (with the time the call took).
-A session's wall limit is one call's allowance (time_limit + slack + `startup_seconds`): a
-session killed while its first call runs charges that call (timeout, memory, crash); a session
-killed later is restarted from the unfinished call, which then runs first. After
-`max_timeouts` calls time out, the remaining calls of the whole grading are not run and score 0
-(an agent that always hangs costs a few seconds, not one allowance per call). Games are
-played by the grader in lockstep: every game where the agent is to move sends one request per
-round, so a round of all games is one sandbox session.
+The grader never imports student code: grader/agent_runner.py runs the calls in sandbox
+sessions (see its docstring for sessions, restarts and `max_timeouts`). Games are played by
+the grader in lockstep: every game where the agent is to move sends one request per round, so
+a round of all games is one sandbox session.
 
 Scoring (defaults; `AgentSuite` sets them)
 ------------------------------------------
@@ -82,11 +76,8 @@ it); import time counts against the first call of each session.
 
 from __future__ import annotations
 
-import json
-import math
 import random
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -102,16 +93,20 @@ from games.checkers import (
     CheckersState,
     format_board,
     parse_board,
-    square_at,
-    square_column,
-    square_row,
 )
-from grader.endgame import describe_move
-from grader.results import TestResult
-from grader.sandbox import Isolation, Limits, SandboxResult, Status, run_sandboxed
+from grader.agent_runner import HARNESS, HARNESS_NAME, Request, Runner, read_answer
+from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent
+from grader.course import (
+    describe_outcome,
+    format_move,
+    format_moves,
+    side_name,
+    side_to_move,
+)
+from grader.profiles import DEFAULT_PYTHON
+from grader.results import GradeReport, TestResult
+from grader.sandbox import Isolation, Limits
 
-HARNESS: Final = Path(__file__).with_name("agent_harness.py")
-HARNESS_NAME: Final = "_arena_agent_harness.py"
 MODULE: Final = "agent.py"
 """The file every agent submission must hold (the module that defines select_move)."""
 LOSS_VALUE: Final = 1000
@@ -127,352 +122,9 @@ def material(state: State[Any]) -> float:
     return MATERIAL(state) / 100
 
 
-@dataclass(frozen=True)
-class Opponent:
-    """A reference bot the agent must score at least `threshold` (win 1, draw 1/2) against."""
-
-    spec: str
-    games: int
-    threshold: float
-    points: float = 10.0
-
-
-DEFAULT_OPPONENTS: Final = (
-    Opponent("random", 6, 0.8),
-    Opponent("greedy", 6, 0.6),
-    Opponent("alphabeta:depth=2", 8, 0.25),
-    Opponent("alphabeta:depth=4", 4, 0.0),
-)
-
-
-@dataclass(frozen=True)
-class AgentSuite:
-    """What the grading runs and what each part is worth; times in seconds."""
-
-    legal_positions: tuple[tuple[str, str, str], ...] = ()
-    """(name, course board, player); empty means `LEGAL_SUITE`."""
-    legal_depth: int = 2
-    exact_depths: tuple[int, ...] = (1, 2, 3)
-    exact_positions: int = 6
-    exact_seed: int = 384
-    opponents: tuple[Opponent, ...] = DEFAULT_OPPONENTS
-    game_depth: int = 4
-    opening_plies: int = 4
-    max_plies: int = 40
-    game_seed: int = 0
-    time_limit: float = 2.0
-    slack: float = 0.5
-    startup_seconds: float = 1.0
-    max_timeouts: int = 2
-    legal_points: float = 20.0
-    exact_points: float = 10.0
-    time_points: float = 10.0
-    public: bool = True
-    """Whether students see the results at once ("visible") or when published (a private suite)."""
-
-
-# -- the position suite for legal moves --------------------------------------------------------
-
-
-def course_board(pieces: Mapping[tuple[int, int], str]) -> str:
-    """Return the course board with `pieces` ((row, col) -> r/R/b/B), all else empty."""
-    return "\n".join("".join(pieces.get((row, col), ".") for col in range(8)) for row in range(8))
-
-
-OPENING: Final = ".b.b.b.b\nb.b.b.b.\n.b.b.b.b\n........\n........\nr.r.r.r.\n.r.r.r.r\nr.r.r.r."
-LEGAL_SUITE: Final = (
-    ("opening, red to move", OPENING, "red"),
-    (
-        "forced capture, red",
-        course_board({(5, 2): "r", (6, 5): "r", (4, 3): "b", (1, 4): "b"}),
-        "red",
-    ),
-    (
-        "double jump, red",
-        course_board({(6, 1): "r", (7, 6): "r", (5, 2): "b", (3, 4): "b", (0, 7): "b"}),
-        "red",
-    ),
-    (
-        "crowning ends the jump, red",
-        course_board({(2, 1): "r", (6, 5): "r", (1, 2): "b", (1, 4): "b"}),
-        "red",
-    ),
-    (
-        "king jumps backwards, red",
-        course_board({(2, 3): "R", (7, 0): "r", (3, 4): "b", (0, 7): "b"}),
-        "red",
-    ),
-    (
-        "forced capture, black",
-        course_board({(3, 4): "b", (1, 0): "b", (4, 3): "r", (7, 6): "r"}),
-        "black",
-    ),
-    (
-        "triple jump, black",
-        course_board({(1, 0): "b", (2, 1): "r", (4, 3): "r", (6, 5): "r", (7, 0): "r"}),
-        "black",
-    ),
-    ("crowning step, black", course_board({(6, 3): "b", (5, 0): "r", (7, 0): "r"}), "black"),
-    (
-        "two kings, black",
-        course_board({(2, 3): "B", (6, 3): "B", (4, 5): "r", (7, 0): "r"}),
-        "black",
-    ),
-)
-"""(name, course board, side to move): captures, multi-jumps, crowning and kings, both colours."""
-
-
-# -- running the student's code -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Request:
-    """One call of select_move."""
-
-    board: str
-    player: str
-    depth_limit: int | None
-    time_limit: float
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What one call gave: `result` (plain JSON data) when `ok`, else `error` for the student."""
-
-    ok: bool
-    result: Any = None
-    error: str = ""
-    elapsed: float | None = None
-    timed_out: bool = False
-    not_run: bool = False
-
-
-@dataclass
-class Runner:
-    """Runs batches of calls in sandbox sessions and counts timeouts across the grading."""
-
-    files: Mapping[str, bytes]
-    python: str
-    limits: Limits
-    suite: AgentSuite
-    isolation: Isolation | None = None
-    timeouts: int = 0
-    sessions: int = 0
-    import_error: str | None = None
-    timed_out_calls: list[str] = field(default_factory=list)
-
-    def run(self, requests: Sequence[Request], labels: Sequence[str]) -> list[Reply]:
-        """Return one reply per request, in order; never raises for what the agent does."""
-        replies: list[Reply | None] = [None] * len(requests)
-        pending = list(range(len(requests)))
-        while pending:
-            if self.import_error is not None:
-                self._fill(replies, pending, Reply(ok=False, error=self.import_error))
-                break
-            if self.timeouts >= self.suite.max_timeouts:
-                error = (
-                    f"not run: the agent already exceeded the time limit "
-                    f"{self.timeouts} times, so the rest of the grading was skipped"
-                )
-                self._fill(replies, pending, Reply(ok=False, error=error, not_run=True))
-                break
-            pending = self._session(requests, labels, pending, replies)
-        return [
-            reply if reply is not None else Reply(ok=False, error="not run") for reply in replies
-        ]
-
-    @staticmethod
-    def _fill(replies: list[Reply | None], indexes: Sequence[int], reply: Reply) -> None:
-        for index in indexes:
-            replies[index] = reply
-
-    def _session(
-        self,
-        requests: Sequence[Request],
-        labels: Sequence[str],
-        batch: list[int],
-        replies: list[Reply | None],
-    ) -> list[int]:
-        """Run one sandbox session over `batch`; return the indexes still to run."""
-        allowance = max(requests[i].time_limit for i in batch) + self.suite.slack
-        wall = allowance + self.suite.startup_seconds
-        limits = replace(self.limits, wall_seconds=wall, cpu_seconds=math.ceil(wall) + 1)
-        payload = [
-            {
-                "id": i,
-                "board": requests[i].board.splitlines(),
-                "player": requests[i].player,
-                "depth_limit": requests[i].depth_limit,
-                "time_limit": requests[i].time_limit,
-            }
-            for i in batch
-        ]
-        self.sessions += 1
-        outcome = run_sandboxed(
-            [self.python, HARNESS_NAME],
-            files=self.files,
-            limits=limits,
-            stdin=json.dumps(payload).encode(),
-            isolation=self.isolation,
-        )
-        ready = False
-        for line in outcome.stdout.splitlines():
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(message, dict):
-                continue
-            if "import_error" in message:
-                self.import_error = "agent.py could not be imported:\n" + str(
-                    message["import_error"]
-                )
-                return batch
-            if message.get("ready") is True:
-                ready = True
-                continue
-            index = message.get("id")
-            if ready and isinstance(index, int) and index in batch and replies[index] is None:
-                replies[index] = self._reply(message, requests[index], labels[index])
-        remaining = [i for i in batch if replies[i] is None]
-        if not remaining:
-            return []
-        if not ready:
-            if outcome.status in (Status.TIMEOUT, Status.CPU_LIMIT):
-                replies[remaining[0]] = self._timeout(outcome, labels[remaining[0]], wall)
-                return remaining[1:]
-            self.import_error = "agent.py could not be imported: " + _describe_end(outcome)
-            return remaining
-        first = remaining[0]
-        if first != batch[0]:
-            return remaining  # killed after earlier calls: rerun this one first in a new session
-        if outcome.status in (Status.TIMEOUT, Status.CPU_LIMIT):
-            replies[first] = self._timeout(outcome, labels[first], allowance)
-        else:
-            replies[first] = Reply(ok=False, error=_describe_end(outcome))
-        return remaining[1:]
-
-    def _timeout(self, outcome: SandboxResult, label: str, allowance: float) -> Reply:
-        self.timeouts += 1
-        self.timed_out_calls.append(f"{label}: killed after {outcome.wall_seconds:.1f} s")
-        return Reply(
-            ok=False,
-            error=f"no answer within the time limit + slack ({allowance:.1f} s): {outcome.reason}",
-            timed_out=True,
-        )
-
-    def _reply(self, message: Mapping[str, Any], request: Request, label: str) -> Reply:
-        elapsed = message.get("elapsed")
-        seconds = float(elapsed) if isinstance(elapsed, int | float) else None
-        allowed = request.time_limit + self.suite.slack
-        if seconds is not None and seconds > allowed:
-            self.timeouts += 1
-            self.timed_out_calls.append(f"{label}: {seconds:.2f} s")
-            return Reply(
-                ok=False,
-                error=f"took {seconds:.2f} s, over the time limit + slack ({allowed:.1f} s)",
-                elapsed=seconds,
-                timed_out=True,
-            )
-        if message.get("ok") is True:
-            return Reply(ok=True, result=message.get("result"), elapsed=seconds)
-        return Reply(
-            ok=False, error="select_move raised:\n" + str(message.get("error")), elapsed=seconds
-        )
-
-
-def _describe_end(outcome: SandboxResult) -> str:
-    if outcome.status is Status.OK:
-        return "the program ended during this call (exit code 0: sys.exit/os._exit in agent.py?)"
-    return f"the program was stopped during this call: {outcome.reason}"
-
-
-# -- reading answers ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A reply read against its position: the legal move it names (if any) and its value."""
-
-    move: CheckersMove | None
-    value: float | None
-    problem: str = ""
-
-
-def _short(data: Any) -> str:
-    text = json.dumps(data)
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
-def _is_number(data: Any) -> bool:
-    return isinstance(data, int | float) and not isinstance(data, bool)
-
-
-def _is_pair(data: Any) -> bool:
-    return (
-        isinstance(data, list)
-        and len(data) == 2
-        and all(isinstance(x, int) and not isinstance(x, bool) for x in data)
-    )
-
-
-def read_answer(state: CheckersState, reply: Reply) -> Answer:
-    """Return the legal move and value a reply names, or the problem with it, in words."""
-    if not reply.ok:
-        return Answer(None, None, reply.error)
-    data = reply.result
-    value: float | None = None
-    if (
-        isinstance(data, list)
-        and len(data) == 2
-        and isinstance(data[0], list)
-        and _is_number(data[1])
-    ):
-        data, value = data[0], float(data[1])
-    if not isinstance(data, list) or len(data) < 2 or not all(_is_pair(s) for s in data):
-        return Answer(
-            None,
-            value,
-            f"returned {_short(reply.result)}: not a move (expected a list of (row, col) pairs, "
-            "or (move, value))",
-        )
-    squares = []
-    for row, col in data:
-        square = square_at(row, col)
-        if square is None:
-            return Answer(None, value, f"({row},{col}) is not a dark square of the board")
-        squares.append(square)
-    path = tuple(squares)
-    for move in state.legal_moves():
-        if move.path == path:
-            return Answer(move, value)
-    return Answer(None, value, _explain_illegal(state, path))
-
-
-def _describe_path(path: Sequence[int]) -> str:
-    return "-".join(f"({square_row(s)},{square_column(s)})" for s in path)
-
-
-def _explain_illegal(state: CheckersState, path: tuple[int, ...]) -> str:
-    legal = state.legal_moves()
-    listed = ", ".join(sorted(describe_move(m) for m in legal))
-    reason = "not a legal move"
-    if any(m.path[: len(path)] == path and len(m.path) > len(path) for m in legal):
-        reason = "an incomplete multi-jump (a jump must continue while it can)"
-    elif any(path[: len(m.path)] == m.path for m in legal):
-        reason = "goes on after the move ended (crowning ends a move)"
-    elif state.has_capture():
-        reason = "not a legal move (a capture is available, and captures are compulsory)"
-    return f"{_describe_path(path)} is {reason}; legal moves: {listed}"
-
-
 # -- the parts of the grade ---------------------------------------------------------------------
 
 GAME: Final = Checkers()
-
-
-def _player(state: CheckersState) -> str:
-    return "red" if state.turn == WHITE else "black"
 
 
 def _board_state(board: str, player: str) -> CheckersState:
@@ -520,7 +172,7 @@ def exact_positions(count: int, seed: int) -> list[CheckersState]:
             if state.is_terminal():
                 break
             state = state.apply_unchecked(rng.choice(state.legal_moves()))
-        fresh = _board_state(format_board(state), _player(state))
+        fresh = _board_state(format_board(state), side_to_move(state))
         if not fresh.is_terminal():
             positions.append(fresh)
     return positions
@@ -542,7 +194,9 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
     labels = []
     for depth in suite.exact_depths:
         for number, state in enumerate(positions, 1):
-            requests.append(Request(format_board(state), _player(state), depth, suite.time_limit))
+            requests.append(
+                Request(format_board(state), side_to_move(state), depth, suite.time_limit)
+            )
             labels.append(f"exact minimax, depth {depth}: position {number}")
     replies = iter(runner.run(requests, labels))
     results = []
@@ -553,9 +207,9 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
             reply = next(replies)
             values = reference_values(state, depth)
             best = max(values.values())
-            optimal = sorted(describe_move(m) for m, v in values.items() if v == best)
+            optimal = format_moves([m for m, v in values.items() if v == best])
             answer = read_answer(state, reply)
-            where = f"- position {number} ({_player(state)} to move)"
+            where = f"- position {number} ({side_to_move(state)} to move)"
             if answer.move is None:
                 lines.append(f"{where}: {answer.problem}")
                 continue
@@ -563,9 +217,9 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
                 earned += 0.5
             else:
                 lines.append(
-                    f"{where}: move {describe_move(answer.move)} has value "
+                    f"{where}: move {format_move(answer.move)} has value "
                     f"{values[answer.move]:g}, not the best {best:g} "
-                    f"(optimal: {', '.join(optimal)})"
+                    f"(optimal: {optimal})"
                 )
             if answer.value is None:
                 lines.append(f"{where}: no value returned (return (move, value))")
@@ -605,11 +259,11 @@ def _finish_if_over(game: _Game, suite: AgentSuite) -> bool:
     outcome = game.state.outcome()
     if outcome is not None:
         if outcome.winner is None:
-            game.result, game.note = 0.5, f"draw ({outcome.reason})"
+            game.result, game.note = 0.5, f"draw ({describe_outcome(game.state)})"
         elif outcome.winner == game.agent_colour:
-            game.result, game.note = 1.0, f"won ({outcome.reason})"
+            game.result, game.note = 1.0, f"won ({describe_outcome(game.state)})"
         else:
-            game.result, game.note = 0.0, f"lost ({outcome.reason})"
+            game.result, game.note = 0.0, f"lost ({describe_outcome(game.state)})"
         return True
     # Never mid-exchange: a man just taken is often retaken, so the captures are played out.
     if game.plies >= suite.max_plies and not game.state.has_capture():
@@ -647,7 +301,9 @@ def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
         if not waiting:
             break
         requests = [
-            Request(format_board(g.state), _player(g.state), suite.game_depth, suite.time_limit)
+            Request(
+                format_board(g.state), side_to_move(g.state), suite.game_depth, suite.time_limit
+            )
             for g in waiting
         ]
         labels = [
@@ -670,10 +326,7 @@ def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
         share = score / len(played) if played else 0.0
         forfeits = sum(1 for g in played if g.note.startswith("forfeited"))
         passed = share >= opponent.threshold and not forfeits
-        lines = [
-            f"- game {g.number} as {'red' if g.agent_colour == WHITE else 'black'}: {g.note}"
-            for g in played
-        ]
+        lines = [f"- game {g.number} as {side_name(g.agent_colour)}: {g.note}" for g in played]
         verdict = "passed" if passed else "failed"
         head = (
             f"{verdict}: scored {score:g}/{len(played)} ({share:.0%}; win 1, draw 1/2), "
@@ -730,11 +383,11 @@ def _submission_files(submission: Path) -> dict[str, bytes] | str:
 def grade_agent(
     submission: Path,
     *,
-    python: str = "/usr/bin/python3",
+    python: str = DEFAULT_PYTHON,
     limits: Limits | None = None,
     suite: AgentSuite | None = None,
     isolation: Isolation | None = None,
-) -> list[TestResult]:
+) -> GradeReport:
     """Grade an agent submission (agent.py, or a directory holding it); see the module docstring.
 
     `suite` defaults to `AgentSuite()` (the hand-made `LEGAL_SUITE`); grader.agent_suite makes
@@ -757,6 +410,11 @@ def grade_agent(
     results.extend(_exact_parts(runner, suite))
     results.extend(_games_parts(runner, suite))
     results.append(_time_part(runner, suite))
-    if suite.public:
-        return results
-    return [replace(result, visibility="after_published") for result in results]
+    if not suite.public:
+        results = [replace(result, visibility="after_published") for result in results]
+    report = GradeReport(profile="agent", tests=results)
+    lost = [test.name for test in results if test.score < test.max_score]
+    report.output = f"score {report.score:g} of {report.max_score:g}" + (
+        f"; points lost on: {', '.join(lost)}." if lost else "; full marks."
+    )
+    return report

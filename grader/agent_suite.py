@@ -9,7 +9,7 @@ A suite file is JSON (see docs/GRADER.md, "Agent profile"):
      "legal_depth": 2, "exact_depths": [1, 2, 3], ..., "opponents": [{"spec": "random",
      "games": 6, "threshold": 0.8, "points": 10.0}, ...]}
 
-Every field of `grader.agent.AgentSuite` is written; on reading, `format`, `version`,
+Every field of `AgentSuite` is written; on reading, `format`, `version`,
 `public`, `legal_positions`, `exact_seed` and `game_seed` are required and any other field
 left out takes its default. `public` says whether students may see the results before the
 grades are published (a private suite's tests are `after_published`).
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
@@ -27,6 +27,7 @@ from typing import Any, Final
 from bots.spec import BotSpecError, parse_bot_spec
 from games.base import InvalidPositionError
 from games.checkers import (
+    BLACK,
     WHITE,
     Checkers,
     CheckersMove,
@@ -37,7 +38,7 @@ from games.checkers import (
     square_column,
     square_row,
 )
-from grader.agent import LEGAL_SUITE, AgentSuite, Opponent
+from grader.course import course_board, side_name, side_to_move
 from grader.suite_file import read_suite_json, write_suite_json
 
 SUITE_FORMAT: Final = "arena-agent-suite"
@@ -52,7 +53,8 @@ CROWNING_ENDS_JUMP: Final = "crowning ends a jump"
 KING_BACKWARDS: Final = "king backwards"
 CATEGORIES: Final = (FORCED_CAPTURE, MULTI_JUMP, CROWNING, CROWNING_ENDS_JUMP, KING_BACKWARDS)
 """What a generated suite covers, each with red and with black to move."""
-PLAYERS: Final = ("red", "black")
+PLAYERS: Final = (side_name(WHITE), side_name(BLACK))
+"""The sides to move a generated suite covers, red first."""
 
 MAX_GAMES: Final = 200
 """Random games played at most while looking for a position of every category and colour."""
@@ -61,6 +63,93 @@ MIN_GAMES: Final = 12
 MAX_GAME_PLIES: Final = 200
 
 GAME: Final = Checkers()
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """A reference bot the agent must score at least `threshold` (win 1, draw 1/2) against."""
+
+    spec: str
+    games: int
+    threshold: float
+    points: float = 10.0
+
+
+DEFAULT_OPPONENTS: Final = (
+    Opponent("random", 6, 0.8),
+    Opponent("greedy", 6, 0.6),
+    Opponent("alphabeta:depth=2", 8, 0.25),
+    Opponent("alphabeta:depth=4", 4, 0.0),
+)
+
+
+@dataclass(frozen=True)
+class AgentSuite:
+    """What the grading runs and what each part is worth; times in seconds."""
+
+    legal_positions: tuple[tuple[str, str, str], ...] = ()
+    """(name, course board, player); empty means `LEGAL_SUITE`."""
+    legal_depth: int = 2
+    exact_depths: tuple[int, ...] = (1, 2, 3)
+    exact_positions: int = 6
+    exact_seed: int = 384
+    opponents: tuple[Opponent, ...] = DEFAULT_OPPONENTS
+    game_depth: int = 4
+    opening_plies: int = 4
+    max_plies: int = 40
+    game_seed: int = 0
+    time_limit: float = 2.0
+    slack: float = 0.5
+    startup_seconds: float = 1.0
+    max_timeouts: int = 2
+    legal_points: float = 20.0
+    exact_points: float = 10.0
+    time_points: float = 10.0
+    public: bool = True
+    """Whether students see the results at once ("visible") or when published (a private suite)."""
+
+
+OPENING: Final = ".b.b.b.b\nb.b.b.b.\n.b.b.b.b\n........\n........\nr.r.r.r.\n.r.r.r.r\nr.r.r.r."
+LEGAL_SUITE: Final = (
+    ("opening, red to move", OPENING, "red"),
+    (
+        "forced capture, red",
+        course_board({(5, 2): "r", (6, 5): "r", (4, 3): "b", (1, 4): "b"}),
+        "red",
+    ),
+    (
+        "double jump, red",
+        course_board({(6, 1): "r", (7, 6): "r", (5, 2): "b", (3, 4): "b", (0, 7): "b"}),
+        "red",
+    ),
+    (
+        "crowning ends the jump, red",
+        course_board({(2, 1): "r", (6, 5): "r", (1, 2): "b", (1, 4): "b"}),
+        "red",
+    ),
+    (
+        "king jumps backwards, red",
+        course_board({(2, 3): "R", (7, 0): "r", (3, 4): "b", (0, 7): "b"}),
+        "red",
+    ),
+    (
+        "forced capture, black",
+        course_board({(3, 4): "b", (1, 0): "b", (4, 3): "r", (7, 6): "r"}),
+        "black",
+    ),
+    (
+        "triple jump, black",
+        course_board({(1, 0): "b", (2, 1): "r", (4, 3): "r", (6, 5): "r", (7, 0): "r"}),
+        "black",
+    ),
+    ("crowning step, black", course_board({(6, 3): "b", (5, 0): "r", (7, 0): "r"}), "black"),
+    (
+        "two kings, black",
+        course_board({(2, 3): "B", (6, 3): "B", (4, 5): "r", (7, 0): "r"}),
+        "black",
+    ),
+)
+"""(name, course board, side to move): captures, multi-jumps, crowning and kings, both colours."""
 
 
 class AgentSuiteError(Exception):
@@ -121,13 +210,8 @@ def position_categories(state: CheckersState) -> frozenset[str]:
 def _could_jump_on(state: CheckersState, move: CheckersMove) -> bool:
     """True when the piece `move` lands, if it moved again at once, would have a capture."""
     after = format_board(state.apply_unchecked(move))
-    again = parse_board(GAME, after, to_move=player_of(state))
+    again = parse_board(GAME, after, to_move=side_to_move(state))
     return any(m.is_capture and m.path[0] == move.path[-1] for m in again.legal_moves())
-
-
-def player_of(state: CheckersState) -> str:
-    """Return "red" or "black", the side to move in the course's words."""
-    return "red" if state.turn == WHITE else "black"
 
 
 # -- making a suite -------------------------------------------------------------------------------
@@ -148,12 +232,12 @@ def _random_positions(rng: random.Random) -> list[tuple[CheckersState, frozenset
             if not moves or state.is_terminal():
                 break
             board = format_board(state)
-            if (board, player_of(state)) not in seen:
-                seen.add((board, player_of(state)))
-                fresh = parse_board(GAME, board, to_move=player_of(state))
+            if (board, side_to_move(state)) not in seen:
+                seen.add((board, side_to_move(state)))
+                fresh = parse_board(GAME, board, to_move=side_to_move(state))
                 categories = position_categories(fresh)
                 pool.append((fresh, categories))
-                needed -= {(c, player_of(fresh)) for c in categories}
+                needed -= {(c, side_to_move(fresh)) for c in categories}
             state = state.apply_unchecked(rng.choice(moves))
         if not needed and games >= MIN_GAMES:
             return pool
@@ -191,13 +275,13 @@ def make_agent_suite(
     chosen: list[tuple[CheckersState, frozenset[str]]] = []
 
     def gain(entry: tuple[CheckersState, frozenset[str]]) -> int:
-        return len(uncovered & {(c, player_of(entry[0])) for c in entry[1]})
+        return len(uncovered & {(c, side_to_move(entry[0])) for c in entry[1]})
 
     while uncovered:
         best = max(pool, key=gain)  # the first of the best, in shuffled order
         chosen.append(best)
         pool.remove(best)
-        uncovered -= {(c, player_of(best[0])) for c in best[1]}
+        uncovered -= {(c, side_to_move(best[0])) for c in best[1]}
     if count < len(chosen):
         raise AgentSuiteError(
             f"{count} positions cannot cover every category with both colours; "
@@ -211,7 +295,7 @@ def make_agent_suite(
         chosen.append(pick)
         pool.remove(pick)
     positions = tuple(
-        (_name(number, categories), format_board(state), player_of(state))
+        (_name(number, categories), format_board(state), side_to_move(state))
         for number, (state, categories) in enumerate(chosen, 1)
     )
     return replace(
@@ -393,7 +477,7 @@ def describe_agent_suite(suite: AgentSuite) -> str:
     """Return a one-line summary: positions, what they cover, seeds and visibility."""
     positions = suite.legal_positions or LEGAL_SUITE
     states = [parse_board(GAME, board, to_move=p) for _, board, p in positions]
-    covered = {(c, player_of(s)) for s in states for c in position_categories(s)}
+    covered = {(c, side_to_move(s)) for s in states for c in position_categories(s)}
     missing = [f"{c} ({p})" for c in CATEGORIES for p in PLAYERS if (c, p) not in covered]
     coverage = f"missing {', '.join(missing)}" if missing else "every category with both colours"
     kind = "public" if suite.public else "private"

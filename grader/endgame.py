@@ -1,8 +1,9 @@
-"""The "Endgame solver" profile: check a student's line from a puzzle to red's fastest win.
+"""The "Endgame solver" profile: run a student's checkers.py on each puzzle, judge its line.
 
-A puzzle is a course-format board (docs/GAMES.md, "Course board format"), red
-to move. The student's program writes the sequence of states from the puzzle to the end of the
-game, boards separated by blank lines. `check_solution` judges that text against Arena's rules
+A puzzle (grader.endgame_suite) is a course-format board (docs/GAMES.md, "Course board
+format"), red to move. `grade_endgame` runs the student's program once per puzzle in the
+sandbox; the program writes the sequence of states from the puzzle to the end of the game,
+boards separated by blank lines. `check_solution` judges that text against Arena's rules
 (games.checkers) and Arena's exact solver (bots.solve); it runs no student code.
 
 Scoring: a `PuzzleVerdict` has four components, each worth `WEIGHTS[name]` of the puzzle's score
@@ -23,25 +24,47 @@ A line that cannot be read (malformed board, garbage, empty file) scores 0 with 
 
 from __future__ import annotations
 
-import itertools
-import random
+import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 
 from bots.solve import Solver
-from games.checkers import (
-    BIT_OF_SQUARE,
-    WHITE,
-    Checkers,
-    CheckersMove,
-    CheckersState,
-    format_board,
-    parse_board,
-    square_at,
-    square_column,
-    square_row,
+from games.checkers import WHITE, Checkers, CheckersMove, CheckersState, format_board, parse_board
+from grader.course import (
+    Board,
+    OutputError,
+    describe_outcome,
+    explain_illegal,
+    format_move,
+    format_moves,
+    illegal_board,
+    read_states,
+    side_to_move,
 )
+from grader.endgame_suite import Puzzle, PuzzleError
+from grader.errors import GradeError
+from grader.profiles import DEFAULT_PYTHON
+from grader.results import GradeReport, TestResult, Visibility
+from grader.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
+
+PROGRAM: Final = "checkers.py"
+"""The program an endgame submission must hold at its top level."""
+INPUT_FILE: Final = "input.txt"
+OUTPUT_FILE: Final = "output.txt"
+ENDGAME_LIMITS: Final = Limits(
+    cpu_seconds=10,
+    wall_seconds=20.0,
+    memory_bytes=512 * MIB,
+    processes=32,
+    file_size_bytes=1 * MIB,
+    output_bytes=1 * MIB,
+)
+"""The limits of each endgame run (one puzzle); docs/GRADER.md states them to students."""
+STDERR_LINES: Final = 8
+"""Lines of the end of stderr quoted when a run fails."""
 
 LEGAL_LINE: Final = "legal line"
 REACHES_WIN: Final = "reaches a win"
@@ -50,53 +73,8 @@ BLACK_RESISTS: Final = "black resists"
 WEIGHTS: Final = {LEGAL_LINE: 0.25, REACHES_WIN: 0.25, OPTIMAL_LENGTH: 0.25, BLACK_RESISTS: 0.25}
 """The share of a puzzle's score earned by each component; the shares sum to 1."""
 
-MAX_STATES: Final = 400
-"""More boards than any puzzle line needs: a longer output is rejected before it is checked."""
 DEFAULT_MAX_PLIES: Final = 30
 """How deep the solver looks for a proof (the puzzle's win and each judged move)."""
-
-BOARD_CHARS: Final = frozenset(".rbRB")
-SIDE_NAMES: Final = ("black", "red")  # indexed by games.checkers colour: Black 0, White (red) 1
-
-
-class OutputError(ValueError):
-    """A student's output that is not a sequence of course-format boards.
-
-    `state` is the 1-based number of the board, `line` the 1-based line of the file (None when
-    the whole file is at fault), `reason` the problem in words.
-    """
-
-    def __init__(self, reason: str, state: int | None = None, line: int | None = None) -> None:
-        self.reason = reason
-        self.state = state
-        self.line = line
-        where = []
-        if state is not None:
-            where.append(f"state {state}")
-        if line is not None:
-            where.append(f"line {line}")
-        prefix = f"{', '.join(where)}: " if where else ""
-        super().__init__(prefix + reason)
-
-
-class PuzzleError(ValueError):
-    """A puzzle that the grader cannot use (not a board, or no forced win for red)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Board:
-    """One course-format board as read from a file: 8 rows of 8 characters, row 0 at the top.
-
-    `line` is the 1-based line of the file where the board starts.
-    """
-
-    rows: tuple[str, ...]
-    line: int = 1
-
-    @property
-    def text(self) -> str:
-        """The board as 8 lines (no trailing newline), comparable with `format_board`."""
-        return "\n".join(self.rows)
 
 
 @dataclass(slots=True)
@@ -122,91 +100,6 @@ class PuzzleVerdict:
     def is_full_marks(self) -> bool:
         """True when every component is earned."""
         return all(self.components.values())
-
-
-def read_states(text: str) -> list[Board]:
-    """Read the boards of an output file: course-format boards separated by blank lines.
-
-    Raises OutputError (with the state number and line) for an empty file, a board without 8
-    rows of 8 characters, an unknown character, a piece on a light square, or an uncrowned man
-    on its far row.
-    """
-    if "\x00" in text:
-        raise OutputError("the output contains NUL bytes: it is not a text file of boards")
-    groups: list[tuple[int, list[str]]] = []
-    current: list[str] = []
-    start = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line:
-            if current:
-                groups.append((start, current))
-                current = []
-            continue
-        if not current:
-            start = number
-        current.append(line)
-    if current:
-        groups.append((start, current))
-    if not groups:
-        raise OutputError(
-            "the output file is empty: expected the puzzle's board, then one board after each "
-            "move, separated by blank lines"
-        )
-    if len(groups) > MAX_STATES:
-        raise OutputError(f"{len(groups)} boards: more than the {MAX_STATES} any puzzle needs")
-    return [_read_board(rows, index, start) for index, (start, rows) in enumerate(groups, 1)]
-
-
-def _read_board(rows: list[str], state: int, start: int) -> Board:
-    if len(rows) != 8:
-        hint = (
-            " (separate boards with a blank line)" if len(rows) > 8 and len(rows) % 8 == 0 else ""
-        )
-        raise OutputError(
-            f"a board has 8 rows of 8 characters, this one has {len(rows)} rows{hint}",
-            state,
-            start,
-        )
-    for r, row in enumerate(rows):
-        line = start + r
-        if len(row) != 8:
-            raise OutputError(
-                f"row {r} has {len(row)} characters, expected 8: {row[:40]!r}", state, line
-            )
-        for c, char in enumerate(row):
-            if char not in BOARD_CHARS:
-                raise OutputError(
-                    f"row {r} column {c}: unexpected {char!r} (use . r b R B)", state, line
-                )
-            if char != "." and (r + c) % 2 == 0:
-                raise OutputError(
-                    f"row {r} column {c}: a piece on a light square (pieces stand where "
-                    "row+column is odd)",
-                    state,
-                    line,
-                )
-            if char == "r" and r == 0:
-                raise OutputError(
-                    f"row 0 column {c}: a red man that reaches row 0 is crowned (R)", state, line
-                )
-            if char == "b" and r == 7:
-                raise OutputError(
-                    f"row 7 column {c}: a black man that reaches row 7 is crowned (B)",
-                    state,
-                    line,
-                )
-    return Board(tuple(rows), start)
-
-
-def describe_move(move: CheckersMove) -> str:
-    """Return a move in course coordinates: (row,column) squares joined by - or x."""
-    sep = "x" if move.is_capture else "-"
-    return sep.join(f"({square_row(s)},{square_column(s)})" for s in move.path)
-
-
-def _describe_moves(moves: Sequence[CheckersMove]) -> str:
-    return ", ".join(describe_move(m) for m in sorted(moves, key=lambda m: m.path))
 
 
 def check_solution(
@@ -268,7 +161,7 @@ def _follow(
         outcome = state.outcome()
         if outcome is not None:
             verdict.messages.append(
-                f"{where}: the game was already over ({_reason(outcome.reason)}), yet the "
+                f"{where}: the game was already over ({describe_outcome(state)}), yet the "
                 "output continues"
             )
             return None
@@ -281,79 +174,11 @@ def _follow(
             None,
         )
         if step is None:
-            verdict.messages.append(f"{where}: {_explain_illegal(state, board)}")
+            verdict.messages.append(f"{where}: {explain_illegal(illegal_board(state, board.text))}")
             return None
         move, state = step
         line.append((state, move))
     return line
-
-
-def _explain_illegal(state: CheckersState, board: Board) -> str:
-    """Say why `board` does not follow `state` by one legal move of the side to move."""
-    side = SIDE_NAMES[state.turn]
-    other = SIDE_NAMES[1 - state.turn]
-    legal = state.legal_moves()
-    listed = f"legal moves for {side}: {_describe_moves(legal)}"
-    if board.text == format_board(state):
-        return f"the board did not change; {side} must move ({listed})"
-    before = _pieces(format_board(state))
-    after = _pieces(board.text)
-    mine = "rR" if state.turn == WHITE else "bB"
-    changed = [sq for sq in before if before[sq] != after[sq]]
-    moved_mine = any(before[sq] in mine or after[sq] in mine for sq in changed)
-    moved_theirs = any(after[sq] not in mine and after[sq] != "." for sq in changed)
-    if not moved_mine or moved_theirs:
-        return f"it is {side}'s turn, but {other}'s pieces moved or appeared ({listed})"
-    for move in legal:
-        for end in range(2, len(move.path)):
-            if _partial_jump(state, move.path[:end]) == board.text:
-                return (
-                    f"incomplete multi-jump: after {describe_move_path(move.path[:end])} the "
-                    f"piece can jump again and must ({listed})"
-                )
-    if state.has_capture():
-        captured = sum(1 for sq in before if before[sq] != "." and before[sq] not in mine) - sum(
-            1 for sq in after if after[sq] != "." and after[sq] not in mine
-        )
-        if captured <= 0:
-            return f"a capture is available and captures are compulsory ({listed})"
-    return f"not one legal move of {side} ({listed})"
-
-
-def describe_move_path(path: Sequence[int]) -> str:
-    """Return a jump path (squares 1-32) in course coordinates joined by x."""
-    return "x".join(f"({square_row(s)},{square_column(s)})" for s in path)
-
-
-def _pieces(text: str) -> dict[tuple[int, int], str]:
-    rows = text.splitlines()
-    return {(r, c): rows[r][c] for r in range(8) for c in range(8)}
-
-
-def _partial_jump(state: CheckersState, path: Sequence[int]) -> str:
-    """The board after the first jumps of a multi-jump (no crowning: it happens at the end)."""
-    captured = 0
-    for a, b in itertools.pairwise(path):
-        middle = square_at(
-            (square_row(a) + square_row(b)) // 2, (square_column(a) + square_column(b)) // 2
-        )
-        assert middle is not None
-        captured |= 1 << BIT_OF_SQUARE[middle]
-    frm = 1 << BIT_OF_SQUARE[path[0]]
-    to = 1 << BIT_OF_SQUARE[path[-1]]
-    kings = state.kings & ~captured
-    if kings & frm:
-        kings ^= frm ^ to
-    if state.turn == WHITE:
-        white, black = state.white ^ frm ^ to, state.black & ~captured
-    else:
-        black, white = state.black ^ frm ^ to, state.white & ~captured
-    return format_board(CheckersState(state.game, black, white, kings, 1 - state.turn))
-
-
-def _reason(text: str) -> str:
-    """Name Arena's colours as the course does (White is red)."""
-    return text.replace("White", "red").replace("Black", "black")
 
 
 def _judge_end(
@@ -363,18 +188,18 @@ def _judge_end(
     plies = len(line) - 1
     outcome = final.outcome()
     if outcome is None:
-        side = SIDE_NAMES[final.turn]
+        side = side_to_move(final)
         verdict.messages.append(
             f"the line stops after {plies} plies but the game is not over: {side} still has "
-            f"legal moves ({_describe_moves(final.legal_moves())})"
+            f"legal moves ({format_moves(final.legal_moves())})"
         )
     elif outcome.winner == WHITE:
         verdict.components[REACHES_WIN] = True
-        verdict.messages.append(f"the line ends in a win for red ({_reason(outcome.reason)})")
+        verdict.messages.append(f"the line ends in a win for red ({describe_outcome(final)})")
     elif outcome.winner is None:
-        verdict.messages.append(f"the line ends in a {_reason(outcome.reason)}, not a red win")
+        verdict.messages.append(f"the line ends in a {describe_outcome(final)}, not a red win")
     else:
-        verdict.messages.append(f"the line ends in a loss for red ({_reason(outcome.reason)})")
+        verdict.messages.append(f"the line ends in a loss for red ({describe_outcome(final)})")
 
 
 def _judge_length(
@@ -403,9 +228,9 @@ def _judge_length(
         assert played is not None
         solution = solver.solve(state, max_plies=plies - ply)
         if solution.value == "win" and played not in solution.best_moves:
-            fastest = _describe_moves(_checkers_moves(solution.best_moves))
+            fastest = format_moves(_checkers_moves(solution.best_moves))
             verdict.messages.append(
-                f"ply {ply + 1}: red's move {describe_move(played)} is not on a fastest win "
+                f"ply {ply + 1}: red's move {format_move(played)} is not on a fastest win "
                 f"(in {solution.plies} plies by {fastest})"
             )
             return
@@ -443,8 +268,8 @@ def _judge_black(
             if m != played and _resists_longer(state.apply_unchecked(m), after, solver)
         ]
         verdict.messages.append(
-            f"ply {ply + 1}: black's move {describe_move(played)} loses in {after + 1} plies; "
-            f"black resists longer with {_describe_moves(better)}"
+            f"ply {ply + 1}: black's move {format_move(played)} loses in {after + 1} plies; "
+            f"black resists longer with {format_moves(better)}"
         )
         return
     verdict.components[BLACK_RESISTS] = True
@@ -463,56 +288,150 @@ def _checkers_moves(moves: Sequence[object]) -> list[CheckersMove]:
     return [m for m in moves if isinstance(m, CheckersMove)]
 
 
-def make_puzzles(
-    rng: random.Random,
-    count: int,
+# -- running the program ------------------------------------------------------------------
+
+
+def grade_endgame(
+    submission: Path,
+    puzzles: Sequence[Puzzle],
     *,
-    min_plies: int = 3,
-    max_plies: int = 9,
-    red_pieces: int = 2,
-    black_pieces: int = 2,
+    limits: Limits = ENDGAME_LIMITS,
+    python: str = DEFAULT_PYTHON,
+    points: float = 1.0,
     solver: Solver | None = None,
-    max_tries: int = 10_000,
-) -> list[tuple[str, int]]:
-    """Return `count` puzzles (course board, red to move; plies of the fastest forced win).
+    isolation: Isolation | None = None,
+) -> GradeReport:
+    """Run checkers.py on each puzzle in the sandbox and judge its line; `points` per puzzle.
 
-    Positions are drawn from `rng` (kings and men on random dark squares, no man on its crown
-    row, no capture for red on the first move) and kept when the solver proves a red win in
-    `min_plies` to `max_plies` plies. Raises PuzzleError if `max_tries` draws are not enough.
+    `submission` is a directory holding checkers.py (and any modules it imports) or the
+    checkers.py file itself. Each puzzle runs as `python checkers.py --inputfile input.txt
+    --outputfile output.txt` in a fresh sandbox with the submission's files, then
+    `check_solution` scores output.txt. A run that fails (timeout, CPU, memory,
+    crash, no output file) scores 0 on that puzzle with the sandbox's reason. Public puzzles
+    are "visible" tests, private ones "after_published". Raises GradeError only for an empty
+    suite or a puzzle the solver cannot certify.
     """
-    solver = solver or Solver()
-    game = Checkers()
-    puzzles: list[tuple[str, int]] = []
-    seen: set[str] = set()
-    for _ in range(max_tries):
-        if len(puzzles) == count:
-            return puzzles
-        state = _random_position(rng, game, red_pieces, black_pieces)
-        text = format_board(state)
-        if text in seen or state.is_terminal() or state.has_capture():
-            continue
-        seen.add(text)
-        solution = solver.solve(state, max_plies=max_plies)
-        if solution.value == "win" and solution.plies is not None and solution.plies >= min_plies:
-            puzzles.append((text, solution.plies))
-    if len(puzzles) == count:
-        return puzzles
-    raise PuzzleError(f"found {len(puzzles)} of {count} puzzles in {max_tries} draws")
+    if not puzzles:
+        raise GradeError("the puzzle suite is empty")
+    report = GradeReport(profile="endgame")
+    total = points * len(puzzles)
+    staging = Path(tempfile.mkdtemp(prefix="arena-submission-"))
+    try:
+        problem = _stage(submission, staging)
+        if problem is not None:
+            report.tests.append(
+                TestResult(name="submission", score=0.0, max_score=total, output=problem)
+            )
+            report.output = f"Not graded: {problem}"
+            return report
+        solver = solver or Solver()
+        for puzzle in puzzles:
+            report.tests.append(
+                _grade_puzzle(staging, puzzle, limits, python, points, solver, isolation)
+            )
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    full = sum(1 for test in report.tests if test.score == test.max_score)
+    report.output = (
+        f"{full} of {len(puzzles)} puzzles solved with full marks; "
+        f"score {report.score:g} of {report.max_score:g}."
+    )
+    return report
 
 
-def _random_position(
-    rng: random.Random, game: Checkers, red_pieces: int, black_pieces: int
-) -> CheckersState:
-    squares = rng.sample(range(1, 33), red_pieces + black_pieces)
-    black = white = kings = 0
-    for index, square in enumerate(squares):
-        bit = 1 << BIT_OF_SQUARE[square]
-        red = index < red_pieces
-        row = square_row(square)
-        if rng.random() < 0.5 or row == (0 if red else 7):
-            kings |= bit
-        if red:
-            white |= bit
-        else:
-            black |= bit
-    return CheckersState(game, black, white, kings, WHITE)
+def _stage(submission: Path, staging: Path) -> str | None:
+    """Copy the submission into `staging`; return why it cannot be graded, or None."""
+    if submission.is_file():
+        if submission.name != PROGRAM:
+            return (
+                f"the submission is a file named {submission.name}; the program must be named "
+                f"{PROGRAM}"
+            )
+        shutil.copyfile(submission, staging / PROGRAM)
+        return None
+    if not submission.is_dir():
+        return f"the submission {submission} does not exist"
+    program = submission / PROGRAM
+    if not program.is_file() or program.is_symlink():
+        found = sorted(p.name for p in submission.iterdir() if p.suffix == ".py")
+        listed = f" (found: {', '.join(found)})" if found else " (found no .py file)"
+        return (
+            f"no {PROGRAM} at the top of the submission{listed}: upload your program as "
+            f"{PROGRAM}, runnable as `python3 {PROGRAM} --inputfile IN --outputfile OUT`"
+        )
+    shutil.copytree(submission, staging, symlinks=True, dirs_exist_ok=True)
+    return None
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def _grade_puzzle(
+    staging: Path,
+    puzzle: Puzzle,
+    limits: Limits,
+    python: str,
+    points: float,
+    solver: Solver,
+    isolation: Isolation | None,
+) -> TestResult:
+    name = f"{puzzle.name} ({puzzle.plies} plies)"
+    visibility: Visibility = "visible" if puzzle.public else "after_published"
+    # The submission's own input.txt/output.txt (stale files, links) must not stand in for ours.
+    _remove(staging / INPUT_FILE)
+    _remove(staging / OUTPUT_FILE)
+    (staging / INPUT_FILE).write_text(puzzle.board + "\n", encoding="utf-8")
+    argv = [python, PROGRAM, "--inputfile", INPUT_FILE, "--outputfile", OUTPUT_FILE]
+    run = run_sandboxed(
+        argv, files=staging, limits=limits, collect=[OUTPUT_FILE], isolation=isolation
+    )
+
+    def result(score: float, lines: Sequence[str]) -> TestResult:
+        return TestResult(
+            name=name,
+            score=score,
+            max_score=points,
+            output="\n".join(lines),
+            visibility=visibility,
+        )
+
+    if run.status is Status.SANDBOX_ERROR:
+        return result(0.0, [run.reason, "Please report this to the course staff."])
+    if not run.is_ok:
+        return result(0.0, _failure(run))
+    if OUTPUT_FILE not in run.files:
+        return result(
+            0.0,
+            [
+                f"your program finished but wrote no output file: write the states to the "
+                f"path given by --outputfile (here {OUTPUT_FILE})"
+            ],
+        )
+    output = run.files[OUTPUT_FILE].decode("utf-8", errors="replace")
+    try:
+        verdict = check_solution(puzzle.board, output, solver)
+    except PuzzleError as error:
+        raise GradeError(f"{puzzle.name}: {error}") from error
+    lines = list(verdict.messages)
+    if not verdict.is_full_marks:
+        lost = [part for part, earned in verdict.components.items() if not earned]
+        lines.append(f"points lost for: {', '.join(lost)}")
+    return result(verdict.score * points, lines)
+
+
+def _failure(run: SandboxResult) -> list[str]:
+    """Explain a run that did not end normally: the sandbox's reason and the end of stderr."""
+    lines = [run.reason]
+    if run.status is Status.EXIT_ERROR or run.status is Status.KILLED:
+        lines.append("score 0: the program must exit with code 0 after writing its output")
+    else:
+        lines.append("score 0: the run was stopped at a limit")
+    tail = run.stderr.strip().splitlines()[-STDERR_LINES:]
+    if tail:
+        lines.append("last lines of stderr:")
+        lines.extend(f"    {line}" for line in tail)
+    return lines

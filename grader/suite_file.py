@@ -1,7 +1,7 @@
 """Suite files on disk: the JSON envelope shared by the endgame and agent suites.
 
 A suite file is a JSON object with `"format"` (what kind of suite) and `"version"`; each suite
-module (grader.puzzles, grader.agent_suite) reads and checks the rest. A private suite is
+module (grader.endgame_suite, grader.agent_suite) reads and checks the rest. A private suite is
 written readable by its owner only (0600), a public one 0644.
 """
 

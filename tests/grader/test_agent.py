@@ -9,14 +9,8 @@ from pathlib import Path
 import pytest
 
 from games.checkers import Checkers, parse_board
-from grader.agent import (
-    LEGAL_SUITE,
-    AgentSuite,
-    Opponent,
-    grade_agent,
-    reference_values,
-)
-from grader.agent_suite import make_agent_suite
+from grader.agent import grade_agent, reference_values
+from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent, make_agent_suite
 from grader.results import TestResult
 from grader.sandbox import UNSHARE
 
@@ -55,7 +49,7 @@ def grade(agent: Path, tmp_path: Path, *, with_reference: bool = False) -> dict[
     shutil.copy(agent, submission / "agent.py")
     if with_reference:
         shutil.copy(REFERENCE, submission / "reference.py")
-    results = grade_agent(submission, python=PYTHON, suite=SUITE)
+    results = grade_agent(submission, python=PYTHON, suite=SUITE).tests
     return {result.name: result for result in results}
 
 
@@ -74,7 +68,7 @@ def test_reference_passes_the_default_games_with_a_fresh_game_seed(seed: int) ->
     # The default opponents, thresholds and game length, with the game seed a suite draws.
     suite = make_agent_suite(seed, base=AgentSuite(exact_depths=()), public=True)
     assert suite.game_seed != AgentSuite().game_seed
-    results = grade_agent(REFERENCE, python=PYTHON, suite=suite)
+    results = grade_agent(REFERENCE, python=PYTHON, suite=suite).tests
     games = {r.name: r for r in results if r.name.startswith("games vs")}
     assert len(games) == 4
     lost = {name: r.output for name, r in games.items() if r.score != r.max_score}
@@ -85,7 +79,7 @@ def test_agent_file_alone_is_a_submission() -> None:
     tiny = AgentSuite(
         legal_positions=LEGAL_SUITE[:2], exact_depths=(1,), exact_positions=1, opponents=()
     )
-    results = grade_agent(REFERENCE, python=PYTHON, suite=tiny)
+    results = grade_agent(REFERENCE, python=PYTHON, suite=tiny).tests
     assert [(r.name, r.score) for r in results] == [
         ("legal moves", 20.0),
         ("exact minimax, depth 1", 10.0),
@@ -96,14 +90,14 @@ def test_agent_file_alone_is_a_submission() -> None:
 def test_a_generated_private_suite_is_graded_and_shown_after_publication() -> None:
     base = AgentSuite(exact_depths=(1,), exact_positions=1, opponents=())
     suite = make_agent_suite(2, base=base, public=False)
-    results = grade_agent(REFERENCE, python=PYTHON, suite=suite)
+    results = grade_agent(REFERENCE, python=PYTHON, suite=suite).tests
     assert [(r.name, r.score) for r in results] == [
         ("legal moves", 20.0),
         ("exact minimax, depth 1", 10.0),
         ("time", 10.0),
     ]
     assert {r.visibility for r in results} == {"after_published"}
-    illegal = grade_agent(AGENTS / "illegal.py", python=PYTHON, suite=suite)[0]
+    illegal = grade_agent(AGENTS / "illegal.py", python=PYTHON, suite=suite).tests[0]
     assert illegal.score < illegal.max_score
     assert "forced capture" in illegal.output  # the generated positions' names say what they test
 

@@ -10,15 +10,17 @@ from typing import Any
 import pytest
 
 from games.checkers import WHITE, Checkers, parse_board, square_row
-from grader.agent import LEGAL_SUITE, AgentSuite, Opponent
 from grader.agent_suite import (
     CATEGORIES,
     CROWNING,
     CROWNING_ENDS_JUMP,
     FORCED_CAPTURE,
     KING_BACKWARDS,
+    LEGAL_SUITE,
     MULTI_JUMP,
+    AgentSuite,
     AgentSuiteError,
+    Opponent,
     describe_agent_suite,
     load_agent_suite,
     make_agent_suite,

@@ -3,7 +3,6 @@ for the right reasons."""
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,12 +18,9 @@ from grader.endgame import (
     OPTIMAL_LENGTH,
     REACHES_WIN,
     WEIGHTS,
-    OutputError,
-    PuzzleError,
     check_solution,
-    make_puzzles,
-    read_states,
 )
+from grader.endgame_suite import PuzzleError
 
 REFERENCE = Path(__file__).parents[2] / "grader" / "reference" / "endgame_solver.py"
 GAME = Checkers()
@@ -126,28 +122,6 @@ def test_garbage_and_empty_files_score_zero() -> None:
         assert verdict.score == 0.0
         assert verdict.plies is None
         assert reason in verdict.messages[0]
-
-
-def test_read_states_names_the_state_and_line() -> None:
-    good = SEVEN
-    with pytest.raises(OutputError) as raised:
-        read_states(good + "\n\n" + good.replace("....R...", "....R..."[:7], 1))
-    assert (raised.value.state, raised.value.line) == (2, 15)
-    assert "7 characters" in raised.value.reason
-    with pytest.raises(OutputError) as raised:
-        read_states(good + "\n\n" + good.replace(".....b..", "....b...", 1))
-    assert raised.value.state == 2
-    assert "light square" in raised.value.reason
-    with pytest.raises(OutputError) as raised:
-        read_states(good + "\n\n" + good.replace(".....b..", ".....x..", 1))
-    assert "unexpected 'x'" in str(raised.value)
-    with pytest.raises(OutputError) as raised:
-        read_states(good + "\n" + good)  # no blank line between the boards
-    assert "16 rows" in raised.value.reason
-    assert "blank line" in raised.value.reason
-    with pytest.raises(OutputError, match="crowned"):
-        read_states(".r......\n" + "\n".join(["........"] * 7))
-    assert [b.line for b in read_states("\n" + good + "\n\n\n" + good)] == [2, 12]
 
 
 def test_the_output_must_start_with_the_puzzle() -> None:
@@ -308,13 +282,3 @@ def test_a_puzzle_without_a_forced_win_is_the_graders_error() -> None:
         check_solution(mirrored(SEVEN), SEVEN)
     with pytest.raises(PuzzleError):
         check_solution("not a board", SEVEN)
-
-
-def test_make_puzzles_are_certified_wins() -> None:
-    solver = Solver()
-    puzzles = make_puzzles(random.Random(3), 3, min_plies=3, max_plies=5, solver=solver)
-    assert len({text for text, _ in puzzles}) == 3
-    for text, plies in puzzles:
-        assert 3 <= plies <= 5
-        solution = solver.solve(parse_board(GAME, text, "red"), max_plies=plies)
-        assert (solution.value, solution.plies) == ("win", plies)

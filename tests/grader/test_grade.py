@@ -16,17 +16,17 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import create_cli
-from grader.agent import AgentSuite
 from grader.agent_suite import (
+    AgentSuite,
     describe_agent_suite,
     load_agent_suite,
     make_agent_suite,
     save_agent_suite,
 )
-from grader.endgame import PuzzleError
-from grader.grade import GradeError, GradeOptions, grade, grade_endgame, write_suite
+from grader.endgame import grade_endgame
+from grader.endgame_suite import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
+from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report
-from grader.puzzles import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
 from grader.results import GradeReport, TestResult
 from grader.sandbox import MIB, UNSHARE, Limits
 
@@ -45,9 +45,6 @@ sandboxed = pytest.mark.skipif(
     reason=f"the sandbox needs root, {UNSHARE} (util-linux) and {PYTHON}",
 )
 
-BOARD = "\n".join(
-    ["........", "........", "...b....", "......R.", "...R....", "........", ".....b..", "........"]
-)
 SMALL = Limits(cpu_seconds=5, wall_seconds=2.0, memory_bytes=256 * MIB, output_bytes=64 * 1024)
 
 
@@ -74,52 +71,6 @@ def run_gallery(name: str, puzzles: list[Puzzle], tmp_path: Path) -> GradeReport
     assert len(data["tests"]) == len(report.tests)
     assert "<!DOCTYPE html>" in html_report(report)
     return report
-
-
-# ---- suites: file format and generation ----
-
-
-def test_public_suite_is_five_certified_puzzles_of_one_to_nine_plies(public: list[Puzzle]) -> None:
-    assert len(public) == 5
-    assert all(p.public and 1 <= p.plies <= 9 for p in public)
-    assert [p.plies for p in public] == sorted(p.plies for p in public)
-
-
-def test_save_then_load_round_trips_and_private_suites_are_owner_only(tmp_path: Path) -> None:
-    puzzles = [Puzzle("a", BOARD, 3, public=False), Puzzle("b", BOARD, 5)]
-    path = tmp_path / "suite.json"
-    save_puzzles(path, puzzles)
-    assert load_puzzles(path) == puzzles
-    assert path.stat().st_mode & 0o777 == 0o600
-
-
-@pytest.mark.parametrize(
-    ("content", "message"),
-    [
-        ("not json", "not a JSON puzzle suite"),
-        ('{"format": "other"}', "is not a puzzle suite"),
-        ('{"format": "arena-endgame-puzzles", "version": 1, "puzzles": []}', "non-empty list"),
-        (
-            '{"format": "arena-endgame-puzzles", "version": 1, "puzzles": '
-            '[{"name": "x", "plies": 3, "public": true, "board": ["rrrrrrrr"]}]}',
-            "puzzle 1: the board is not a course board",
-        ),
-    ],
-)
-def test_load_puzzles_rejects_bad_files_with_the_reason(
-    tmp_path: Path, content: str, message: str
-) -> None:
-    path = tmp_path / "suite.json"
-    path.write_text(content)
-    with pytest.raises(PuzzleError, match=message):
-        load_puzzles(path)
-
-
-def test_make_puzzle_suite_is_reproducible_and_certified() -> None:
-    first = make_puzzle_suite(7, 2, min_plies=1, max_plies=3, public=True)
-    assert first == make_puzzle_suite(7, 2, min_plies=1, max_plies=3, public=True)
-    assert [p.name for p in first] == ["puzzle 1", "puzzle 2"]
-    assert all(1 <= p.plies <= 3 for p in first)
 
 
 # ---- the reference and the gallery of broken submissions ----

@@ -20,11 +20,16 @@ from pathlib import Path
 from typing import Any, Final
 
 from bots.solve import Solver
-from grader.endgame import PuzzleError, make_puzzles, read_states
+from games.checkers import BIT_OF_SQUARE, WHITE, Checkers, CheckersState, format_board, square_row
+from grader.course import read_states
 from grader.suite_file import read_suite_json, write_suite_json
 
 SUITE_FORMAT: Final = "arena-endgame-puzzles"
 SUITE_VERSION: Final = 1
+
+
+class PuzzleError(ValueError):
+    """A puzzle that the grader cannot use (not a board, or no forced win for red)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +111,7 @@ def make_puzzle_suite(
     """Return `count` puzzles drawn from `seed`, each certified by the solver, easiest first.
 
     Each puzzle is a red win in `min_plies` to `max_plies` plies (see
-    `grader.endgame.make_puzzles`); puzzles are named "puzzle 1", "puzzle 2", ... in order of
+    `make_puzzles`); puzzles are named "puzzle 1", "puzzle 2", ... in order of
     their length. Raises PuzzleError if not enough puzzles are found.
     """
     if count < 1:
@@ -121,3 +126,58 @@ def make_puzzle_suite(
         Puzzle(name=f"puzzle {index}", board=board, plies=plies, public=public)
         for index, (board, plies) in enumerate(ordered, 1)
     ]
+
+
+def make_puzzles(
+    rng: random.Random,
+    count: int,
+    *,
+    min_plies: int = 3,
+    max_plies: int = 9,
+    red_pieces: int = 2,
+    black_pieces: int = 2,
+    solver: Solver | None = None,
+    max_tries: int = 10_000,
+) -> list[tuple[str, int]]:
+    """Return `count` puzzles (course board, red to move; plies of the fastest forced win).
+
+    Positions are drawn from `rng` (kings and men on random dark squares, no man on its crown
+    row, no capture for red on the first move) and kept when the solver proves a red win in
+    `min_plies` to `max_plies` plies. Raises PuzzleError if `max_tries` draws are not enough.
+    """
+    solver = solver or Solver()
+    game = Checkers()
+    puzzles: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for _ in range(max_tries):
+        if len(puzzles) == count:
+            return puzzles
+        state = _random_position(rng, game, red_pieces, black_pieces)
+        text = format_board(state)
+        if text in seen or state.is_terminal() or state.has_capture():
+            continue
+        seen.add(text)
+        solution = solver.solve(state, max_plies=max_plies)
+        if solution.value == "win" and solution.plies is not None and solution.plies >= min_plies:
+            puzzles.append((text, solution.plies))
+    if len(puzzles) == count:
+        return puzzles
+    raise PuzzleError(f"found {len(puzzles)} of {count} puzzles in {max_tries} draws")
+
+
+def _random_position(
+    rng: random.Random, game: Checkers, red_pieces: int, black_pieces: int
+) -> CheckersState:
+    squares = rng.sample(range(1, 33), red_pieces + black_pieces)
+    black = white = kings = 0
+    for index, square in enumerate(squares):
+        bit = 1 << BIT_OF_SQUARE[square]
+        red = index < red_pieces
+        row = square_row(square)
+        if rng.random() < 0.5 or row == (0 if red else 7):
+            kings |= bit
+        if red:
+            white |= bit
+        else:
+            black |= bit
+    return CheckersState(game, black, white, kings, WHITE)
