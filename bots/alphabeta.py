@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from bots.common import finish, require_evaluation, timed
+from bots.common import STOP_EVERY, finish, require_evaluation, timed
 from bots.evaluation import StateFunction
-from bots.result import Clock, SearchResult, SearchStats, no_clock
+from bots.result import Clock, SearchResult, SearchStats, SearchStopped, Stop, no_clock
 from bots.scoring import LECTURE, Scoring
 from games import State
 
@@ -36,11 +36,13 @@ def alphabeta(
     beta: float = INFINITY,
     fail_soft: bool = False,
     clock: Clock = no_clock,
+    stop: Stop | None = None,
 ) -> SearchResult:
     """Return the alpha-beta move and score of `state` for its side to move.
 
     Fail-hard (the lecture's pseudocode) unless `fail_soft`. With the full window the score is
-    the minimax value. Every call counts as a node, root and leaves included.
+    the minimax value. Every call counts as a node, root and leaves included. `stop` is asked
+    every STOP_EVERY nodes: once it returns True the search raises SearchStopped.
     """
     evaluation = require_evaluation(evaluate, depth)
     root_player = state.to_move
@@ -51,6 +53,8 @@ def alphabeta(
         node: State[Any], left: int | None, ply: int, alpha: float, beta: float
     ) -> tuple[float, list[Hashable]]:
         stats.nodes += 1
+        if stop is not None and stats.nodes % STOP_EVERY == 0 and stop():
+            raise SearchStopped(stats)
         outcome = node.outcome()
         if outcome is not None:
             return scoring.terminal(outcome, root_player, ply), []

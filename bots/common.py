@@ -9,6 +9,9 @@ from bots.evaluation import StateFunction
 from bots.result import SearchResult, SearchStats
 from games import State
 
+STOP_EVERY = 64
+"""Nodes between two calls of a search's `stop` in the lecture searches."""
+
 
 class SearchTimeout(Exception):  # noqa: N818 - a control-flow signal, not an error
     """Raised inside a search when its deadline passes; the caller keeps its last result."""

@@ -14,14 +14,11 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from bots.common import finish, require_evaluation, timed
+from bots.common import STOP_EVERY, finish, require_evaluation, timed
 from bots.evaluation import StateFunction
 from bots.result import Clock, SearchResult, SearchStats, SearchStopped, Stop, no_clock
 from bots.scoring import LECTURE, Scoring
 from games import State
-
-STOP_EVERY = 64
-"""Nodes between two calls of `stop`."""
 
 
 def minimax(

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from bots.common import finish, require_evaluation, timed
+from bots.common import STOP_EVERY, finish, require_evaluation, timed
 from bots.evaluation import StateFunction
-from bots.result import Clock, SearchResult, SearchStats, no_clock
+from bots.result import Clock, SearchResult, SearchStats, SearchStopped, Stop, no_clock
 from bots.scoring import LECTURE, Scoring
 from games import State
 
@@ -71,8 +71,13 @@ def negamax(
     alpha: float = -INFINITY,
     beta: float = INFINITY,
     clock: Clock = no_clock,
+    stop: Stop | None = None,
 ) -> SearchResult:
-    """Return the negamax alpha-beta (fail-soft) move and score for the side to move."""
+    """Return the negamax alpha-beta (fail-soft) move and score for the side to move.
+
+    `stop` is asked every STOP_EVERY nodes: once it returns True the search raises
+    SearchStopped.
+    """
     evaluation = require_evaluation(evaluate, depth)
     stats = SearchStats()
     elapsed = timed(clock)
@@ -81,6 +86,8 @@ def negamax(
         node: State[Any], left: int | None, ply: int, alpha: float, beta: float
     ) -> tuple[float, list[Hashable]]:
         stats.nodes += 1
+        if stop is not None and stats.nodes % STOP_EVERY == 0 and stop():
+            raise SearchStopped(stats)
         outcome = node.outcome()
         if outcome is not None:
             return scoring.terminal(outcome, node.to_move, ply), []

@@ -4,9 +4,10 @@ Every tool (CLI, server, tournaments, autograder) names bots this way. A spec is
 name, then optionally `:` and comma-separated `key=value` options; options have defaults, and
 an unknown bot, option or value is a `BotSpecError` that lists what exists.
 
-This module is the composition root of the bots package: it builds searchers from their
-options and hands them the clock and random generator (it is the one place in bots/ that
-names `time.perf_counter`, as the default clock).
+Which bots exist, their options and how each searches is declared once, in `bots.registry`;
+this module reads specs against it, checks a host's limits from its option metadata, and builds
+bots: it hands them the clock and random generator (it is the one place in bots/ that names
+`time.perf_counter`, as the default clock).
 """
 
 from __future__ import annotations
@@ -18,15 +19,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.common import SearchTimeout
-from bots.engine import MAX_PLY, AlphaBetaEngine
 from bots.evaluation import Knowledge
 from bots.knowledge import knowledge_for
-from bots.mcts import mcts_search
-from bots.minimax import minimax
-from bots.result import Clock, SearchResult, SearchStopped, Stop
-from bots.scoring import ENGINE
-from bots.simple import greedy_move, random_move
+from bots.registry import PLAYERS, Option, Setup
+from bots.result import Clock, SearchResult, Stop
 from games import Game, State
 
 
@@ -34,102 +30,8 @@ class BotSpecError(ValueError):
     """A bot spec that names no bot, an unknown option, or a bad option value."""
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
-    """One option of a bot: its type, default and help text."""
-
-    kind: str  # "int", "float", "bool", "str", "eval"
-    default: Any
-    help: str
-    minimum: float | None = None
-    maximum: float | None = None
-
-
 MAX_NUMBER_LENGTH = 32
 """Most characters of a number in a spec: anything longer is refused before it is converted."""
-MAX_SIMULATIONS = 10**9
-MAX_SECONDS = 86_400.0
-MAX_NODES = 10**12
-MAX_SEED = 2**63 - 1
-MAX_C = 1000.0
-
-
-BOTS: Mapping[str, tuple[str, Mapping[str, Option]]] = {
-    "random": (
-        "a uniformly random legal move",
-        {"seed": Option("int", 0, "seed of the random generator", None, MAX_SEED)},
-    ),
-    "greedy": (
-        "one-ply search: the move whose resulting position evaluates best (simpleFindMax)",
-        {
-            "eval": Option("eval", None, "evaluation function (default: the game's)"),
-            "seed": Option("int", 0, "seed for breaking ties at random", None, MAX_SEED),
-        },
-    ),
-    "minimax": (
-        "plain depth-limited minimax, as in the lecture (no pruning unless prune=on)",
-        {
-            "depth": Option("int", 4, "plies to search before evaluating", 1, MAX_PLY),
-            "eval": Option("eval", None, "evaluation function (default: the game's)"),
-            "prune": Option("bool", False, "the lecture's simple pruning: stop at a sure win"),
-        },
-    ),
-    "alphabeta": (
-        "depth-limited negamax alpha-beta; tt=off,ordering=off is the plain lecture version",
-        {
-            "depth": Option(
-                "int", 6, "plies to search (forced captures are searched beyond)", 1, MAX_PLY
-            ),
-            "eval": Option("eval", None, "evaluation function (default: the game's)"),
-            "tt": Option("bool", True, "transposition table"),
-            "ordering": Option(
-                "bool", True, "move ordering: table move, captures, killers, history"
-            ),
-        },
-    ),
-    "id": (
-        "iterative deepening alpha-beta under a time budget per move",
-        {
-            "time": Option(
-                "float",
-                1.0,
-                "seconds per move, less if the clock says so (0: no limit)",
-                0.0,
-                MAX_SECONDS,
-            ),
-            "depth": Option("int", 64, "maximum depth", 1, MAX_PLY),
-            "nodes": Option(
-                "int",
-                0,
-                "nodes per move, all iterations together (0: no limit); with time=0 the "
-                "same position always gets the same move",
-                0,
-                MAX_NODES,
-            ),
-            "eval": Option("eval", None, "evaluation function (default: the game's)"),
-            "tt": Option("bool", True, "transposition table"),
-            "ordering": Option(
-                "bool", True, "move ordering: table move, captures, killers, history"
-            ),
-        },
-    ),
-    "mcts": (
-        "Monte Carlo tree search (UCT) with MCTS-Solver",
-        {
-            "simulations": Option("int", 2000, "simulations per move", 1, MAX_SIMULATIONS),
-            "time": Option(
-                "float",
-                0.0,
-                "seconds per move instead of a simulation count (0: off)",
-                0.0,
-                MAX_SECONDS,
-            ),
-            "c": Option("float", math.sqrt(2), "UCT exploration constant", 0.0, MAX_C),
-            "solver": Option("bool", True, "MCTS-Solver: prove wins and losses"),
-            "seed": Option("int", 0, "seed of the random generator", None, MAX_SEED),
-        },
-    ),
-}
 
 
 Chooser = Callable[[State[Any], float | None, Stop | None], SearchResult]
@@ -145,7 +47,7 @@ class BotSpec:
 
     def __str__(self) -> str:
         """The canonical spec text, naming only the options that differ from the defaults."""
-        schema = BOTS[self.name][1]
+        schema = PLAYERS[self.name].options
         changed = [
             f"{key}={_format_value(value)}"
             for key, value in self.options.items()
@@ -202,12 +104,12 @@ def _convert(bot: str, key: str, option: Option, text: str) -> Any:
 def parse_bot_spec(text: str) -> BotSpec:
     """Return the BotSpec written as `text`, raising BotSpecError naming what is wrong."""
     if not isinstance(text, str) or not text.strip():
-        raise BotSpecError(f"empty bot spec (bots: {', '.join(BOTS)})")
+        raise BotSpecError(f"empty bot spec (bots: {', '.join(PLAYERS)})")
     name, colon, rest = text.strip().partition(":")
     name = name.strip().lower()
-    if name not in BOTS:
-        raise BotSpecError(f"unknown bot {name!r} (bots: {', '.join(BOTS)})")
-    schema = BOTS[name][1]
+    if name not in PLAYERS:
+        raise BotSpecError(f"unknown bot {name!r} (bots: {', '.join(PLAYERS)})")
+    schema = PLAYERS[name].options
     options = {key: option.default for key, option in schema.items()}
     seen: set[str] = set()
     items = [part.strip() for part in rest.split(",")] if colon else []
@@ -237,7 +139,8 @@ def parse_bot_spec(text: str) -> BotSpec:
 class SearchLimits:
     """A host's maxima for the searches of the bots it runs (the server's house bots).
 
-    `depth` bounds minimax and alphabeta, and id when neither its time nor its nodes do;
+    Each bot option names the field that bounds it (`bots.registry.Option.limit`): `depth`
+    bounds the fixed-depth searches, and id when neither its time nor its nodes do;
     `simulations` bounds mcts by count; `seconds` every time option; `nodes` id's node count.
     """
 
@@ -251,29 +154,17 @@ def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
     """Raise BotSpecError naming the option and the maximum unless `spec` is within `limits`.
 
     Every search must end within a bound the host allows: a depth, a count or a time. Options
-    that bound nothing (an id's depth under a time limit) are not checked.
+    that bound nothing (an id's depth under a time limit: `Option.unless`) are not checked.
     """
-    options = spec.options
-    name = spec.name
-
-    def at_most(key: str, maximum: float) -> None:
-        if options[key] > maximum:
+    for key, option in PLAYERS[spec.name].options.items():
+        if option.limit is None or any(spec.options[other] for other in option.unless):
+            continue
+        maximum = getattr(limits, option.limit)
+        if spec.options[key] > maximum:
             raise BotSpecError(
-                f"{name} option {key} is {_format_value(options[key])}, more than this "
-                f"host's maximum of {maximum:g}"
+                f"{spec.name} option {key} is {_format_value(spec.options[key])}, more than "
+                f"this host's maximum of {maximum:g}"
             )
-
-    if name in ("minimax", "alphabeta"):
-        at_most("depth", limits.depth)
-    elif name == "id":
-        at_most("time", limits.seconds)
-        at_most("nodes", limits.nodes)
-        if options["time"] == 0 and options["nodes"] == 0:
-            at_most("depth", limits.depth)
-    elif name == "mcts":
-        at_most("time", limits.seconds)
-        if options["time"] == 0:
-            at_most("simulations", limits.simulations)
 
 
 class Bot:
@@ -283,7 +174,7 @@ class Bot:
     example from the clock of a match; depth- and count-limited bots ignore it. `stop` is asked
     every so often during the search (every 64 nodes, or every simulation): once it returns
     True the search ends within milliseconds, returning its best move so far or, when it has
-    none (minimax, alphabeta), raising SearchStopped.
+    none (the fixed-depth searches: minimax, alphabeta), raising SearchStopped.
     """
 
     def __init__(self, spec: BotSpec, game: Game, chooser: Chooser) -> None:
@@ -323,82 +214,15 @@ def create_bot(
     parsed = parse_bot_spec(spec) if isinstance(spec, str) else spec
     options = parsed.options
     knowledge = knowledge_for(game)
-    evaluation = _evaluation(knowledge, options.get("eval"), parsed.name)
-    name = parsed.name
-    generator = rng if rng is not None else random.Random(options.get("seed", 0))
-
-    if name == "random":
-        return Bot(parsed, game, lambda state, budget, stop: random_move(state, generator))
-    if name == "greedy":
-        return Bot(
-            parsed, game, lambda state, budget, stop: greedy_move(state, evaluation, rng=generator)
-        )
-    if name == "minimax":
-        depth = options["depth"]
-        prune = options["prune"]
-        return Bot(
-            parsed,
-            game,
-            lambda state, budget, stop: minimax(
-                state,
-                depth=depth,
-                evaluate=evaluation,
-                scoring=ENGINE,
-                prune=prune,
-                clock=clock,
-                stop=stop,
-            ),
-        )
-    if name == "alphabeta":
-        engine = AlphaBetaEngine(
-            knowledge, evaluation, tt=options["tt"], ordering=options["ordering"], clock=clock
-        )
-        depth = options["depth"]
-
-        def fixed(state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
-            try:
-                return engine.search(state, depth, stop=stop)
-            except SearchTimeout:
-                raise SearchStopped("the search was stopped") from None
-
-        return Bot(parsed, game, fixed)
-    if name == "id":
-        engine = AlphaBetaEngine(
-            knowledge, evaluation, tt=options["tt"], ordering=options["ordering"], clock=clock
-        )
-        per_move = options["time"]
-        max_depth = options["depth"]
-        max_nodes = options["nodes"] or None
-
-        def deepen(state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
-            limits = [t for t in (per_move or None, budget) if t is not None]
-            deadline = clock() + min(limits) if limits else None
-            return engine.iterative_deepening(
-                state, deadline=deadline, max_depth=max_depth, max_nodes=max_nodes, stop=stop
-            )
-
-        return Bot(parsed, game, deepen)
-    if name == "mcts":
-        per_move = options["time"]
-        simulations = options["simulations"]
-
-        def search(state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
-            allowed = per_move if per_move > 0 else None
-            if budget is not None:
-                allowed = budget if allowed is None else min(allowed, budget)
-            return mcts_search(
-                state,
-                simulations=None if per_move > 0 else simulations,
-                deadline=None if allowed is None else clock() + allowed,
-                clock=clock,
-                rng=generator,
-                c=options["c"],
-                solver=options["solver"],
-                stop=stop,
-            )
-
-        return Bot(parsed, game, search)
-    raise BotSpecError(f"unknown bot {name!r}")  # unreachable: parse_bot_spec checked it
+    setup = Setup(
+        game=game,
+        knowledge=knowledge,
+        evaluate=_evaluation(knowledge, options.get("eval"), parsed.name),
+        clock=clock,
+        rng=rng if rng is not None else random.Random(options.get("seed", 0)),
+    )
+    player = PLAYERS[parsed.name](options, setup)
+    return Bot(parsed, game, player.choose)
 
 
 def _evaluation(knowledge: Knowledge, name: str | None, bot: str) -> Callable[[State[Any]], float]:
@@ -413,8 +237,8 @@ def describe_bots() -> list[tuple[str, str, list[tuple[str, str, str]]]]:
     return [
         (
             name,
-            description,
-            [(key, _format_value(o.default), o.help) for key, o in schema.items()],
+            player.description,
+            [(key, _format_value(o.default), o.help) for key, o in player.options.items()],
         )
-        for name, (description, schema) in BOTS.items()
+        for name, player in PLAYERS.items()
     ]

@@ -165,7 +165,7 @@ ResultReason = Literal[
 """Why a match ended: by the game's rules (`description` says how), a resignation, a flag fall
 or an exceeded per-move cap, a forfeit after too many illegal moves, a draw by agreement, an
 abort, or an adjudication by the server (a tournament's ply cap: `description` says why). The
-values are those of `games.referee.ResultCode`."""
+values are those of `games.match.ResultCode`."""
 
 TournamentId = Annotated[
     str,

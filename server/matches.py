@@ -52,7 +52,7 @@ from bots.spec import Bot, BotSpecError, check_limits, create_bot, parse_bot_spe
 from bots.timing import time_budget
 from games import game_names
 from games.base import Game, GameError
-from games.referee import (
+from games.match import (
     MAX_ADJUDICATION_REASON,
     DrawDeclined,
     DrawOffered,
@@ -63,19 +63,18 @@ from games.referee import (
     MatchEnded,
     MatchView,
     MoveAccepted,
-    Referee,
     Rejected,
     Status,
     TimeControl,
-    match_record,
-    to_pdn,
 )
-from games.referee import (
+from games.match import (
     ErrorCode as RefereeCode,
 )
-from games.referee import (
+from games.match import (
     MatchStarted as RefereeMatchStarted,
 )
+from games.records import match_record, to_pdn
+from games.referee import Referee
 from games.registry import get_game
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import (

@@ -259,7 +259,7 @@ class Settings(BaseSettings):
         ge=1,
         le=128,
         description="deepest depth a house or tournament bot may ask for (minimax, alphabeta, "
-        "and id with neither time nor nodes)",
+        "alphabeta_lecture, negamax, and id with neither time nor nodes)",
     )
     bot_max_simulations: int = Field(
         100_000, ge=1, le=10**9, description="most simulations per move an mcts bot may ask for"

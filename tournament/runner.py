@@ -26,7 +26,8 @@ from typing import Any, Literal
 from bots.result import Clock
 from bots.spec import Bot, BotSpecError, create_bot, parse_bot_spec
 from games import Game, GameError, get_game
-from games.referee import ErrorCode, MatchConfig, MatchEnded, Referee, Rejected, TimeControl
+from games.match import ErrorCode, MatchConfig, MatchEnded, Rejected, TimeControl
+from games.referee import Referee
 from tournament.journal import Journal
 from tournament.openings import Opening, select_openings
 

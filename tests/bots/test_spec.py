@@ -68,6 +68,8 @@ def test_unknown_evaluation_lists_the_game_evaluations() -> None:
         "alphabeta:depth=3,tt=off,ordering=off",
         "id:time=0.05,depth=4",
         "mcts:simulations=50",
+        "alphabeta_lecture:depth=2",
+        "negamax:depth=2",
     ],
 )
 def test_every_spec_plays_every_game(name: str, spec: str) -> None:
@@ -107,6 +109,8 @@ HOST = SearchLimits(depth=8, simulations=20_000, seconds=10.0, nodes=1_000_000)
     [
         ("alphabeta:depth=40", "alphabeta option depth is 40, more than this host's maximum of 8"),
         ("minimax:depth=9", "minimax option depth is 9, more than this host's maximum of 8"),
+        ("negamax:depth=9", "negamax option depth is 9, more than this host's maximum of 8"),
+        ("alphabeta_lecture:depth=9", "alphabeta_lecture option depth is 9, more than"),
         ("id:time=0,depth=30", "id option depth is 30, more than this host's maximum of 8"),
         ("id:time=11", "id option time is 11.0, more than this host's maximum of 10"),
         ("id:nodes=2000000", "id option nodes is 2000000, more than this host's maximum of 1e+06"),
@@ -160,6 +164,8 @@ def test_huge_numbers_are_refused_at_once(text: str, message: str) -> None:
     [
         ("checkers", "minimax:depth=12"),
         ("checkers", "alphabeta:depth=30,tt=off,ordering=off"),
+        ("checkers", "alphabeta_lecture:depth=12"),
+        ("checkers", "negamax:depth=12"),
         ("checkers", "id:time=0,depth=40"),
         ("connect4", "mcts:simulations=100000000"),
         ("connect4", "mcts:time=3600"),
@@ -174,7 +180,7 @@ def test_a_stopped_search_ends_within_a_fraction_of_a_second(game: str, spec: st
     try:
         bot.choose(get_game(game).initial_state(), stop=flag.is_set)
     except SearchStopped:
-        assert spec.startswith(("minimax", "alphabeta")), "only bots without a move may raise"
+        assert spec.startswith(("minimax", "alphabeta", "negamax")), "only fixed-depth bots raise"
     finally:
         timer.cancel()
     assert flag.is_set()

@@ -120,11 +120,25 @@ def test_solve_nim_normal_play() -> None:
     assert data["best_moves"] == ["2:1"]
 
 
-def test_bots_lists_every_bot() -> None:
+def test_bots_lists_every_bot_of_the_registry() -> None:
+    from bots.registry import PLAYERS
+
     code, out, _ = run("bots")
     assert code == 0
-    for name in ("random", "greedy", "minimax", "alphabeta", "id", "mcts"):
-        assert name in out
+    names = [line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")]
+    assert [name for name in names if name] == list(PLAYERS)
+    assert "alphabeta_lecture" in PLAYERS and "negamax" in PLAYERS
+
+
+@pytest.mark.parametrize(
+    "spec", ["minimax:depth=4", "alphabeta_lecture:depth=4", "negamax:depth=4"]
+)
+def test_analyse_runs_the_lecture_searches(spec: str) -> None:
+    code, out, _ = run("analyse", "connect4", "--position", "445566", "--bot", spec, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["move"] in {"3", "7"}
+    assert data["score"] > 900_000 and data["depth"] == 4
 
 
 SOLVE_KEYS = {"value", "score", "best_moves", "plies", "nodes", "seconds"}

@@ -3,7 +3,7 @@
 `summarize` turns a spec and its game records into a `TournamentResult`; the format functions
 write it as JSON values (`result_json`), terminal text (`text_summary`) or a self-contained HTML
 page with an inline SVG Elo plot (`html_report`). `write_records` writes each game as JSON and,
-for checkers, all games as one PDN file (games.referee's PDN writer).
+for checkers, all games as one PDN file (games.records' PDN writer).
 
 Points, crosstable, Elo and LOS come from tournament.standings, the computation the server's
 tournaments show too: Elo is tournament.stats.fit_elo over all games (Davidson draws,

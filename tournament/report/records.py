@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from games import Game, GameError
-from games.referee import MatchView, Result, ResultCode, Status, to_pdn
+from games.match import MatchView, Result, ResultCode, Status
+from games.records import to_pdn
 from tournament.openings import Opening
 from tournament.runner import GameRecord, TournamentSpec
 

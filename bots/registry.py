@@ -1,0 +1,341 @@
+"""The bot registry: every bot a spec can name, each one class declared once, here.
+
+A bot is one subclass of `Player`: its spec `name`, a one-line `description`, its `options`
+(each an `Option`: type, default, absolute maximum, the host limit that bounds it, help), and
+`choose(state, budget, stop)`, which runs one search module. It is built from its parsed options
+and a `Setup` (the game, its search knowledge, the evaluation the `eval` option names, the clock
+and the random generator). To add a bot, write its class and add it to `PLAYERS` at the end:
+`bots.spec` parses specs, checks a host's limits and builds bots from this registry alone, and
+`arena bots` lists it. docs/BOTS.md has the table of which module each spec name runs.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar, Final, Literal
+
+from bots.alphabeta import alphabeta
+from bots.common import SearchTimeout
+from bots.engine import MAX_PLY, AlphaBetaEngine
+from bots.evaluation import Knowledge, StateFunction
+from bots.mcts import mcts_search
+from bots.minimax import minimax
+from bots.negamax import negamax
+from bots.result import Clock, SearchResult, SearchStopped, Stop
+from bots.scoring import ENGINE
+from bots.simple import greedy_move, random_move
+from games import Game, State
+
+MAX_SIMULATIONS = 10**9
+MAX_SECONDS = 86_400.0
+MAX_NODES = 10**12
+MAX_SEED = 2**63 - 1
+MAX_C = 1000.0
+
+Limit = Literal["depth", "simulations", "seconds", "nodes"]
+"""A field of `bots.spec.SearchLimits`: the host maximum that applies to an option."""
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of a bot: its type, default, help text, bounds, and the host limit on it.
+
+    `kind` is "int", "float", "bool", "str" or "eval" (the name of one of the game's
+    evaluations). `minimum` and `maximum` bound the value everywhere; `limit` names the host
+    maximum (`SearchLimits` field) that bounds it too, checked only while every option named in
+    `unless` is 0 (those options bound the search instead).
+    """
+
+    kind: str
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    limit: Limit | None = None
+    unless: tuple[str, ...] = ()
+
+
+EVAL: Final = Option("eval", None, "evaluation function (default: the game's)")
+SEED: Final = Option("int", 0, "seed of the random generator", None, MAX_SEED)
+TT: Final = Option("bool", True, "transposition table")
+ORDERING: Final = Option("bool", True, "move ordering: table move, captures, killers, history")
+
+
+def depth_option(default: int, help: str) -> Option:
+    """Return a search depth option: 1 to MAX_PLY plies, bounded by a host's depth limit."""
+    return Option("int", default, help, 1, MAX_PLY, limit="depth")
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What a bot is built with besides its options.
+
+    `evaluate` is the evaluation the spec's `eval` names (the game's default without one), from
+    the side to move; `clock` is in seconds; `rng` is seeded from the spec's `seed` unless the
+    caller passed its own.
+    """
+
+    game: Game
+    knowledge: Knowledge
+    evaluate: StateFunction
+    clock: Clock
+    rng: random.Random
+
+
+class Player(ABC):
+    """One kind of bot: the spec name, description and options, and its search.
+
+    Subclasses set the three class variables and write `choose`, reading their option values
+    (every option, defaults filled in) from `self.values` and the rest from `self.setup`.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    options: ClassVar[Mapping[str, Option]]
+
+    def __init__(self, values: Mapping[str, Any], setup: Setup) -> None:
+        self.values = values
+        self.setup = setup
+
+    @abstractmethod
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        """Return the move for `state` (not terminal) with the search's statistics.
+
+        `budget` (seconds, or None) caps time-limited bots; `stop` is asked every so often and
+        ends the search once it returns True (the best move so far, or SearchStopped).
+        """
+
+
+class RandomPlayer(Player):
+    name = "random"
+    description = "a uniformly random legal move"
+    options = MappingProxyType({"seed": SEED})
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        return random_move(state, self.setup.rng)
+
+
+class GreedyPlayer(Player):
+    name = "greedy"
+    description = "one-ply search: the move whose resulting position evaluates best (simpleFindMax)"
+    options = MappingProxyType(
+        {
+            "eval": EVAL,
+            "seed": Option("int", 0, "seed for breaking ties at random", None, MAX_SEED),
+        }
+    )
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        return greedy_move(state, self.setup.evaluate, rng=self.setup.rng)
+
+
+class MinimaxPlayer(Player):
+    name = "minimax"
+    description = "plain depth-limited minimax, as in the lecture (no pruning unless prune=on)"
+    options = MappingProxyType(
+        {
+            "depth": depth_option(4, "plies to search before evaluating"),
+            "eval": EVAL,
+            "prune": Option("bool", False, "the lecture's simple pruning: stop at a sure win"),
+        }
+    )
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        return minimax(
+            state,
+            depth=self.values["depth"],
+            evaluate=self.setup.evaluate,
+            scoring=ENGINE,
+            prune=self.values["prune"],
+            clock=self.setup.clock,
+            stop=stop,
+        )
+
+
+class AlphaBetaPlayer(Player):
+    name = "alphabeta"
+    description = (
+        "the engine: depth-limited negamax alpha-beta with table, ordering and quiescence "
+        "(the lecture's own: alphabeta_lecture)"
+    )
+    options = MappingProxyType(
+        {
+            "depth": depth_option(6, "plies to search (forced captures are searched beyond)"),
+            "eval": EVAL,
+            "tt": TT,
+            "ordering": ORDERING,
+        }
+    )
+
+    def __init__(self, values: Mapping[str, Any], setup: Setup) -> None:
+        super().__init__(values, setup)
+        # One engine per bot: its table and history carry over from move to move.
+        self.engine = AlphaBetaEngine(
+            setup.knowledge,
+            setup.evaluate,
+            tt=values["tt"],
+            ordering=values["ordering"],
+            clock=setup.clock,
+        )
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        try:
+            return self.engine.search(state, self.values["depth"], stop=stop)
+        except SearchTimeout:
+            raise SearchStopped("the search was stopped") from None
+
+
+class IterativeDeepeningPlayer(AlphaBetaPlayer):
+    name = "id"
+    description = "iterative deepening alpha-beta under a time budget per move"
+    options = MappingProxyType(
+        {
+            "time": Option(
+                "float",
+                1.0,
+                "seconds per move, less if the clock says so (0: no limit)",
+                0.0,
+                MAX_SECONDS,
+                limit="seconds",
+            ),
+            "depth": Option(
+                "int", 64, "maximum depth", 1, MAX_PLY, limit="depth", unless=("time", "nodes")
+            ),
+            "nodes": Option(
+                "int",
+                0,
+                "nodes per move, all iterations together (0: no limit); with time=0 the "
+                "same position always gets the same move",
+                0,
+                MAX_NODES,
+                limit="nodes",
+            ),
+            "eval": EVAL,
+            "tt": TT,
+            "ordering": ORDERING,
+        }
+    )
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        limits = [t for t in (self.values["time"] or None, budget) if t is not None]
+        deadline = self.setup.clock() + min(limits) if limits else None
+        return self.engine.iterative_deepening(
+            state,
+            deadline=deadline,
+            max_depth=self.values["depth"],
+            max_nodes=self.values["nodes"] or None,
+            stop=stop,
+        )
+
+
+class MctsPlayer(Player):
+    name = "mcts"
+    description = "Monte Carlo tree search (UCT) with MCTS-Solver"
+    options = MappingProxyType(
+        {
+            "simulations": Option(
+                "int",
+                2000,
+                "simulations per move",
+                1,
+                MAX_SIMULATIONS,
+                limit="simulations",
+                unless=("time",),
+            ),
+            "time": Option(
+                "float",
+                0.0,
+                "seconds per move instead of a simulation count (0: off)",
+                0.0,
+                MAX_SECONDS,
+                limit="seconds",
+            ),
+            "c": Option("float", math.sqrt(2), "UCT exploration constant", 0.0, MAX_C),
+            "solver": Option("bool", True, "MCTS-Solver: prove wins and losses"),
+            "seed": SEED,
+        }
+    )
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        per_move = self.values["time"]
+        allowed = per_move if per_move > 0 else None
+        if budget is not None:
+            allowed = budget if allowed is None else min(allowed, budget)
+        clock = self.setup.clock
+        return mcts_search(
+            state,
+            simulations=None if per_move > 0 else self.values["simulations"],
+            deadline=None if allowed is None else clock() + allowed,
+            clock=clock,
+            rng=self.setup.rng,
+            c=self.values["c"],
+            solver=self.values["solver"],
+            stop=stop,
+        )
+
+
+class LectureAlphaBetaPlayer(Player):
+    name = "alphabeta_lecture"
+    description = (
+        "alpha-beta exactly as the lecture's pseudocode (fail-hard; soft=on: fail-soft), "
+        "no table, no ordering"
+    )
+    options = MappingProxyType(
+        {
+            "depth": depth_option(4, "plies to search before evaluating"),
+            "eval": EVAL,
+            "soft": Option("bool", False, "fail-soft: a cut-off node returns its bound"),
+        }
+    )
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        return alphabeta(
+            state,
+            depth=self.values["depth"],
+            evaluate=self.setup.evaluate,
+            scoring=ENGINE,
+            fail_soft=self.values["soft"],
+            clock=self.setup.clock,
+            stop=stop,
+        )
+
+
+class NegamaxPlayer(Player):
+    name = "negamax"
+    description = "the lecture's negamax alpha-beta (ABNodeValue with a full window)"
+    options = MappingProxyType(
+        {"depth": depth_option(4, "plies to search before evaluating"), "eval": EVAL}
+    )
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        return negamax(
+            state,
+            depth=self.values["depth"],
+            evaluate=self.setup.evaluate,
+            scoring=ENGINE,
+            clock=self.setup.clock,
+            stop=stop,
+        )
+
+
+PLAYERS: Final[Mapping[str, type[Player]]] = MappingProxyType(
+    {
+        player.name: player
+        for player in (
+            RandomPlayer,
+            GreedyPlayer,
+            MinimaxPlayer,
+            AlphaBetaPlayer,
+            IterativeDeepeningPlayer,
+            MctsPlayer,
+            LectureAlphaBetaPlayer,
+            NegamaxPlayer,
+        )
+    }
+)
+"""Every bot by spec name, in the order `arena bots` lists them."""
