@@ -233,12 +233,18 @@ def _evaluation(knowledge: Knowledge, name: str | None, bot: str) -> Callable[[S
 
 
 def describe_bots() -> list[tuple[str, str, list[tuple[str, str, str]]]]:
-    """Return (bot, description, [(option, default, help)]) for every bot, for help screens."""
+    """Return (bot, description, [(option, default, help)]) for every bot, for help screens.
+
+    An option without a default value (None: the help says what is used) has "" as default.
+    """
     return [
         (
             name,
             player.description,
-            [(key, _format_value(o.default), o.help) for key, o in player.options.items()],
+            [
+                (key, "" if o.default is None else _format_value(o.default), o.help)
+                for key, o in player.options.items()
+            ],
         )
         for name, player in PLAYERS.items()
     ]

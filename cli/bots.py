@@ -52,7 +52,8 @@ def list_bots() -> None:
     table.add_column("what it does")
     table.add_column("options (default)")
     for name, description, options in describe_bots():
-        table.add_row(name, description, "\n".join(f"{k}={d}: {h}" for k, d, h in options) or "-")
+        lines = [f"{k}={d}: {h}" if d else f"{k}: {h}" for k, d, h in options]
+        table.add_row(name, description, "\n".join(lines) or "-")
     console.print(table)
 
 

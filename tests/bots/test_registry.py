@@ -60,6 +60,10 @@ def test_describe_bots_lists_the_registry() -> None:
     for name, description, options in described:
         assert description == PLAYERS[name].description
         assert [key for key, _, _ in options] == list(PLAYERS[name].options)
+        for key, default, _ in options:
+            # A default of None is shown as no value (the help says what is used), not "None".
+            assert default != "None"
+            assert (default == "") == (PLAYERS[name].options[key].default is None)
 
 
 TINY = SearchLimits(depth=2, simulations=10, seconds=1.0, nodes=100)
