@@ -353,7 +353,7 @@ class TournamentService:
             name = player_name(participant)
             if name is None:
                 continue
-            player = await self._matches.player_named(name)
+            player = await self._matches.players.named(name)
             if player is None:
                 raise _invalid("bots", f"no player is named {name!r} (from {participant!r})")
             if player.id != creator.id:
