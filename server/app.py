@@ -50,7 +50,7 @@ def create_app(settings: Settings) -> FastAPI:
             players=players,
         )
         app.state.service = service
-        app.state.queries = MatchQueries(service.store, service.now_ms, service.wall_ms)
+        app.state.queries = MatchQueries(service)
         hub = Hub()
         app.state.hub = hub
         service.listeners.append(hub.publish)

@@ -33,7 +33,7 @@ from protocol.messages import (
     ServerMessage,
     dump_server_message,
 )
-from server.matches import Broadcast
+from server.publisher import Broadcast
 
 log = logging.getLogger(__name__)
 

@@ -1,33 +1,39 @@
-"""The listing of matches: a page of summaries, newest first, filtered by status, game, player.
+"""Listings and exports of matches: a page of summaries, a match's record, its PDN.
 
-One SQL query for the page (with every seat's and challenged player's name) and one counting
-the moves of the matches not in memory; a match in memory is summarised as it stands, without
-its lock (a listing is a snapshot). Read-only: it never ticks, commits or publishes.
+The page is one SQL query (with every seat's and challenged player's name) and one counting the
+moves of the matches not in memory; a match in memory is summarised as it stands, without its
+lock (a listing is a snapshot). A record or PDN is read through the match service
+(`MatchService.read`: under the match's lock, after letting a fallen flag end it).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import aliased
 
 from games.match import EventKind
-from protocol.messages import MatchList, next_offset
+from protocol.messages import MatchList, MatchRecord, next_offset
 from server import translation
 from server.db.models import Match, MatchEvent, Player
-from server.match_store import MatchStore
+from server.matches import MatchService
 
 
 class MatchQueries:
-    """Lists the matches of `store`; `now_ms` and `wall_ms` time the summaries of live ones."""
+    """Lists and exports the matches of `service`."""
 
-    def __init__(
-        self, store: MatchStore, now_ms: Callable[[], int], wall_ms: Callable[[], int]
-    ) -> None:
-        self._store = store
-        self._now_ms = now_ms
-        self._wall_ms = wall_ms
+    def __init__(self, service: MatchService) -> None:
+        self._service = service
+        self._store = service.store
+
+    async def record(self, match_id: str) -> MatchRecord:
+        """Return the record of a match: set-up, seats, every move with its time, result."""
+        return await self._service.read(
+            match_id, lambda live: translation.record(live, self._service.now_ms())
+        )
+
+    async def pdn(self, match_id: str) -> str:
+        """Return a checkers match as PDN; MatchError BAD_MESSAGE for any other game."""
+        return await self._service.read(match_id, translation.pdn)
 
     async def list_matches(
         self,
@@ -69,10 +75,11 @@ class MatchQueries:
                 )
                 plies = {match_id: count for match_id, count in counted}
         summaries = []
+        now_ms, wall_ms = self._service.now_ms(), self._service.wall_ms()
         for row, name0, name1, challenged0, challenged1 in rows[:limit]:
             live = self._store.in_memory(row.id)
             if live is not None:
-                summaries.append(translation.live_summary(live, self._now_ms(), self._wall_ms()))
+                summaries.append(translation.live_summary(live, now_ms, wall_ms))
             else:
                 summaries.append(
                     translation.stored_summary(

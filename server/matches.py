@@ -26,9 +26,9 @@ timed match a few times a second, so an idle match (a disconnected player's, say
 time.
 
 Broadcasting: after every commit of accepted events, each of `listeners` is awaited with a
-`Broadcast` (the match id, its seats' player ids and the protocol messages of the events, in seq
-order) while the match lock is still held, so listeners see every match's events in order. A
-listener must not block (the WebSocket hub only queues the messages).
+`Broadcast` (server.publisher: the match id, its seats' player ids and the protocol messages of
+the events, in seq order) while the match lock is still held, so listeners see every match's
+events in order. A listener must not block (the WebSocket hub only queues the messages).
 
 The rest lives beside the service: the players (server.players), the translation of the
 referee's effects into protocol messages and errors (server.translation), the house bots
@@ -40,38 +40,30 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from bots.spec import BotSpecError
-from games import game_names
-from games.base import GameError
-from games.match import Effect, Event, EventKind, MatchConfig, MoveAccepted, Rejected, Status
-from games.referee import Referee
-from games.registry import get_game
+from games.match import Effect, Event, EventKind, MoveAccepted, Rejected, Status
 from protocol.errors import ErrorCode
 from protocol.messages import (
     Challenge,
-    HouseBot,
     MatchCreate,
-    MatchRecord,
     MatchState,
     MoveMade,
     ServerMessage,
 )
-from server import translation
+from server import match_setup, translation
 from server.clock import Ticker
 from server.db.models import Player
 from server.db.writer import BatchWriter
 from server.errors import MatchError
 from server.housebots import HouseBots
-from server.limits import oversize
 from server.live import LiveMatch
 from server.match_store import UNFINISHED, MatchStore
 from server.players import PlayerRegistry
+from server.publisher import Publisher
 from server.searches import SearchPool
 from server.settings import Settings
 
@@ -84,24 +76,6 @@ Clock = Callable[[], float]
 
 PLY_CAP_REASON = "ply cap"
 """The description of a match drawn at a host's ply cap (`MatchService.limit_plies`)."""
-
-
-@dataclass(frozen=True)
-class Broadcast:
-    """The messages of a match's newly committed events, for everyone following the match.
-
-    `players` holds each seat's player id (None: a bot or an open seat). `messages` are in seq
-    order; a `match_started` is followed by the match's `match_state` (with `your_seat` None:
-    a sender fills in each receiver's seat).
-    """
-
-    match_id: str
-    players: tuple[int | None, int | None]
-    messages: tuple[ServerMessage, ...]
-
-
-Listener = Callable[[Broadcast], Awaitable[None]]
-"""An async callback awaited after each commit, under the match's lock; it must not block."""
 
 
 class MatchService:
@@ -141,7 +115,8 @@ class MatchService:
         self._bots = HouseBots(self, self.store, settings, pool)
         self._ticker = Ticker(self, self.store)
         self._ply_caps: dict[str, int] = {}
-        self.listeners: list[Listener] = []
+        self._publisher = Publisher(self.now_ms, self.wall_ms)
+        self.listeners = self._publisher.listeners
         """Awaited with a `Broadcast` after every commit of accepted events (see the module)."""
 
     @property
@@ -215,115 +190,38 @@ class MatchService:
         a bad start position, a game larger than the server's maxima, an unknown player or a
         bad bot spec (or one beyond the server's search maxima).
         """
-        live = self._new_live_match(body, match_id or new_match_id(), creator, owner)
-        await self._seat_requested(live, body, creator)
+        live = match_setup.new_live_match(
+            body,
+            self._settings,
+            match_id=match_id or new_match_id(),
+            created_ms=self.wall_ms(),
+            creator=creator,
+            owner=owner,
+        )
+        async with self.store.sessions() as session:
+            await match_setup.seat_requested(
+                live, body, creator, self.players, session, self._bots.check
+            )
         effects: list[Effect] = []
         if live.is_ready():
             effects = live.referee.start(self.now_ms())
-        tc = body.time_control
-        row = {
-            "id": live.id,
-            "game": live.referee.game.name,
-            "options": live.options,
-            "start_position": body.start_position,
-            "base_ms": None if tc is None else tc.base_ms,
-            "increment_ms": 0 if tc is None else tc.increment_ms,
-            "move_cap_ms": None if tc is None else tc.move_cap_ms,
-            "created_by": live.created_by,
-        }
         if ply_cap is not None:
             self._ply_caps[live.id] = ply_cap
         async with live.lock:
-            await self.store.commit(live, _events(effects), new_match=row)
+            await self.store.commit(
+                live, _events(effects), new_match=match_setup.new_match_row(live, body)
+            )
             self.store.add(live)
-            await self._broadcast(live, effects)
-            await self._announce_challenges(live)
+            await self._publisher.publish_effects(live, effects)
+            await self._publisher.publish_challenges(live)
             self._bots.schedule(live)
             return self._state(live, None if creator is None else live.seat_of(creator.id))
-
-    def _new_live_match(
-        self, body: MatchCreate, match_id: str, creator: Player | None, owner: str | None
-    ) -> LiveMatch:
-        """Return the match `body` asks for, no seat taken yet; refuse a bad game or start."""
-        try:
-            game = get_game(body.game, body.options)
-        except GameError as error:
-            field_name = "options" if body.game in game_names() else "game"
-            raise _invalid(field_name, str(error)) from None
-        tc = translation.referee_time_control(body.time_control)
-        try:
-            config = MatchConfig(game, body.start_position, tc, self._settings.max_illegal_moves)
-            referee = Referee(config)
-        except (GameError, ValueError) as error:
-            raise _invalid("start_position", str(error)) from None
-        too_large = oversize(referee.state, self._settings)
-        if too_large is not None:
-            raise _invalid(
-                "options" if body.start_position is None else "start_position", too_large
-            )
-        return LiveMatch(
-            id=match_id,
-            referee=referee,
-            options=dict(game.option_texts),
-            players=[None, None],
-            names=[None, None],
-            bot_specs=[None, None],
-            created_ms=self.wall_ms(),
-            created_by=None if creator is None else creator.id,
-            creator_name=None if creator is None else creator.name,
-            owner=owner,
-        )
-
-    async def _seat_requested(
-        self, live: LiveMatch, body: MatchCreate, creator: Player | None
-    ) -> None:
-        """Seat the bots and the creator `body` names, and challenge the other players named."""
-        game = live.referee.game
-        async with self.store.sessions() as session:
-            for seat, request in enumerate(body.seats):
-                if isinstance(request, HouseBot):
-                    try:
-                        self._bots.check(request.bot, game)
-                    except BotSpecError as error:
-                        raise _invalid(f"seats.{seat}.bot", str(error)) from None
-                    live.bot_specs[seat] = request.bot
-                elif request.lower() != "open":
-                    player = await self.players.named(request, session)
-                    if player is None:
-                        raise _invalid(f"seats.{seat}", f"no player is named {request!r}")
-                    if creator is None or player.id == creator.id:
-                        live.players[seat], live.names[seat] = player.id, player.name
-                    else:
-                        live.challenged[seat] = player.id
-                        live.challenged_names[seat] = player.name
-        named = [p for p in (*live.players, *live.challenged) if p is not None]
-        if len(named) != len(set(named)):
-            raise _invalid("seats", "a player cannot hold both seats of a match")
 
     async def join(self, match_id: str, player: Player, seat: int | None) -> MatchState:
         """Seat `player` in an open seat (`seat` None: any); the match starts when full."""
         live = await self.store.load(match_id)
         async with live.lock:
-            if live.seat_of(player.id) is not None or live.challenged_seat(player.id) is not None:
-                held = live.seat_of(player.id)
-                raise MatchError(
-                    ErrorCode.SEAT_TAKEN,
-                    f"{player.name} already holds seat {held} of this match"
-                    if held is not None
-                    else f"{player.name} is challenged to this match: accept the challenge",
-                    match_id=match_id,
-                )
-            open_seats = [s for s in (0, 1) if live.is_open(s)]
-            if seat is None:
-                seat = open_seats[0] if open_seats else None
-            if seat is None or seat not in open_seats:
-                raise MatchError(
-                    ErrorCode.SEAT_TAKEN,
-                    "this match has no open seat"
-                    if not open_seats
-                    else f"seat {seat} is not open (open: {open_seats})",
-                    match_id=match_id,
-                )
+            seat = match_setup.seat_to_join(live, player, seat)
             return await self._take_seat(live, seat, player)
 
     async def accept(self, match_id: str, player: Player) -> MatchState:
@@ -334,7 +232,7 @@ class MatchService:
         """
         live = await self.store.load(match_id)
         async with live.lock:
-            seat = self._challenged_seat(live, player)
+            seat = match_setup.challenged_seat(live, player)
             live.challenged[seat], live.challenged_names[seat] = None, None
             try:
                 return await self._take_seat(live, seat, player)
@@ -349,7 +247,7 @@ class MatchService:
         """
         live = await self.store.load(match_id)
         async with live.lock:
-            seat = self._challenged_seat(live, player)
+            seat = match_setup.challenged_seat(live, player)
             await self.run(live, live.referee.decline(seat, self.now_ms()))
             return self._state(live, None)
 
@@ -375,28 +273,9 @@ class MatchService:
         except MatchError:
             live.players[seat], live.names[seat] = None, None
             raise
-        await self._broadcast(live, effects)
+        await self._publisher.publish_effects(live, effects)
         self._bots.schedule(live)
         return self._state(live, seat)
-
-    def _challenged_seat(self, live: LiveMatch, player: Player) -> int:
-        """Return the seat a pending challenge of `live` invites `player` to; else refuse."""
-        seat = live.challenged_seat(player.id)
-        if seat is None or live.referee.status is not Status.WAITING:
-            raise MatchError(
-                ErrorCode.NOT_CHALLENGED,
-                f"no pending challenge of this match invites {player.name}",
-                match_id=live.id,
-            )
-        return seat
-
-    async def _announce_challenges(self, live: LiveMatch) -> None:
-        """Send each challenged player (if connected) its `challenge` (call under the lock)."""
-        for seat, invited in enumerate(live.challenged):
-            if invited is not None and self.listeners:
-                players = (invited, None) if seat == 0 else (None, invited)
-                challenge = translation.challenge(live, seat, self.now_ms())
-                await self._publish(Broadcast(live.id, players, (challenge,)))
 
     # -- matches: play -------------------------------------------------------------------------
 
@@ -406,7 +285,7 @@ class MatchService:
         """Play `player`'s move; raise MatchError for a refused move (the match is unchanged)."""
         live = await self.store.load(match_id)
         async with live.lock:
-            seat = self._seat(live, player)
+            seat = match_setup.seat_of(live, player)
             if expected_seq is not None and expected_seq != live.referee.seq:
                 await self.run(live, live.referee.tick(self.now_ms()))
                 raise MatchError(
@@ -428,7 +307,7 @@ class MatchService:
         """Run `action` (resign, offer_draw, accept_draw, decline_draw, abort) for `player`."""
         live = await self.store.load(match_id)
         async with live.lock:
-            seat = self._seat(live, player)
+            seat = match_setup.seat_of(live, player)
             referee = live.referee
             handlers: dict[str, Callable[[int, int], list[Effect]]] = {
                 "resign": referee.resign,
@@ -461,17 +340,6 @@ class MatchService:
                     ErrorCode.MATCH_OVER, f"the match is over: {result.reason}", match_id=match_id
                 )
             return self._state(live, None)
-
-    def _seat(self, live: LiveMatch, player: Player) -> int:
-        """Return the seat `player` holds in `live`; else refuse (NOT_A_PLAYER)."""
-        seat = live.seat_of(player.id)
-        if seat is None:
-            raise MatchError(
-                ErrorCode.NOT_A_PLAYER,
-                f"{player.name} holds no seat in match {live.id}",
-                match_id=live.id,
-            )
-        return seat
 
     # -- the ply cap: a host's rule ------------------------------------------------------------
 
@@ -525,14 +393,6 @@ class MatchService:
             lambda live: self._state(live, None if viewer is None else live.seat_of(viewer.id)),
         )
 
-    async def record(self, match_id: str) -> MatchRecord:
-        """Return the record of a match: set-up, seats, every move with its time, result."""
-        return await self.read(match_id, lambda live: translation.record(live, self.now_ms()))
-
-    async def pdn(self, match_id: str) -> str:
-        """Return a checkers match as PDN; MatchError BAD_MESSAGE for any other game."""
-        return await self.read(match_id, translation.pdn)
-
     async def read(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
         """Return `reader` of the match, under its lock, after letting a fallen flag end it."""
         live = await self.store.load(match_id)
@@ -555,7 +415,7 @@ class MatchService:
         events = _events(effects)
         if events:
             await self.store.commit(live, events)
-            published = await self._broadcast(live, effects)
+            published = await self._publisher.publish_effects(live, effects)
             await self._go_on(live)
         rejected = next((e for e in effects if isinstance(e, Rejected)), None)
         if rejected is not None:
@@ -573,23 +433,6 @@ class MatchService:
             # for, so the memory and the clock ticker hold only live matches.
             self.store.evict(live.id)
 
-    async def _broadcast(self, live: LiveMatch, effects: list[Effect]) -> tuple[ServerMessage, ...]:
-        """Await every listener with the messages of `effects` (committed already); return them."""
-        if not self.listeners:
-            return ()
-        messages = tuple(translation.messages(live, effects, self.now_ms(), self.wall_ms()))
-        if messages:
-            await self._publish(Broadcast(live.id, live.recipients(), messages))
-        return messages
-
-    async def _publish(self, broadcast: Broadcast) -> None:
-        """Await every listener with `broadcast`; a failing listener is logged, not raised."""
-        for listener in self.listeners:
-            try:
-                await listener(broadcast)
-            except Exception:
-                log.exception("a listener failed on match %s", broadcast.match_id)
-
 
 def new_match_id() -> str:
     """Return a fresh match id."""
@@ -598,9 +441,3 @@ def new_match_id() -> str:
 
 def _events(effects: list[Effect]) -> list[Event]:
     return [effect for effect in effects if isinstance(effect, Event)]
-
-
-def _invalid(field_name: str, message: str) -> MatchError:
-    return MatchError(
-        ErrorCode.VALIDATION_ERROR, f"{field_name}: {message}", details={field_name: message}
-    )

@@ -60,7 +60,8 @@ from server.db.models import Player, epoch_ms
 from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
 from server.limits import oversize, search_limits
-from server.matches import Broadcast, MatchService, new_match_id
+from server.matches import MatchService, new_match_id
+from server.publisher import Broadcast
 from server.settings import Settings
 from tournament.openings import Opening, OpeningError, deck, default_openings, parse_opening
 from tournament.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule

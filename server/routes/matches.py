@@ -138,12 +138,12 @@ async def abort(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> 
 
 
 @router.get("/{match_id}/record")
-async def match_record(match_id: MatchPath, service: ServiceDep) -> MatchRecord:
+async def match_record(match_id: MatchPath, queries: QueriesDep) -> MatchRecord:
     """Return the record of a match: set-up, seats, every move with its time, result."""
-    return await service.record(match_id)
+    return await queries.record(match_id)
 
 
 @router.get("/{match_id}/pdn", response_class=PlainTextResponse)
-async def match_pdn(match_id: MatchPath, service: ServiceDep) -> str:
+async def match_pdn(match_id: MatchPath, queries: QueriesDep) -> str:
     """Return a checkers match as PDN text (400 BAD_MESSAGE for any other game)."""
-    return await service.pdn(match_id)
+    return await queries.pdn(match_id)
