@@ -33,6 +33,7 @@ from server.limits import search_limits
 from server.live import LiveMatch
 from server.match_store import MatchStore
 from server.playahead import Item, PlayAhead
+from server.plycap import PlyCaps
 from server.searches import SearchPool
 from server.settings import Settings
 
@@ -51,9 +52,6 @@ class Host(Protocol):
     def now_ms(self) -> int:
         """Return the referee's clock, in monotonic milliseconds."""
 
-    def ply_cap(self, match_id: str) -> int | None:
-        """Return the number of moves after which the match is drawn, if it has one."""
-
     async def run(self, live: LiveMatch, effects: list[Effect]) -> object:
         """Commit and publish the accepted events of `effects`, then raise a refusal (under
         the match's lock)."""
@@ -67,10 +65,16 @@ class HouseBots:
     """
 
     def __init__(
-        self, host: Host, store: MatchStore, settings: Settings, pool: SearchPool | None = None
+        self,
+        host: Host,
+        store: MatchStore,
+        ply_caps: PlyCaps,
+        settings: Settings,
+        pool: SearchPool | None = None,
     ) -> None:
         self._host = host
         self._store = store
+        self._ply_caps = ply_caps
         self._limits = search_limits(settings)
         self.pool = pool or SearchPool(
             settings.bot_threads, settings.bot_searches_per_player, settings.bot_max_seconds
@@ -225,7 +229,7 @@ class HouseBots:
         """Return True when `item` is the next move of the active match, within its ply cap."""
         referee = live.referee
         seq, seat, _ = item
-        cap = self._host.ply_cap(live.id)
+        cap = self._ply_caps.cap(live.id)
         return (
             self._store.is_live(live)
             and referee.status is Status.ACTIVE

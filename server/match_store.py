@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from games.match import Event, EventKind, MatchConfig, Status, TimeControl
 from games.referee import Referee
@@ -37,6 +37,7 @@ UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
 class MatchStore:
     """The live matches by id, loaded from and committed to the database.
 
+    Changes are stored through `writer` (by default one on the session maker's engine).
     `now_ms` is the referee's clock (monotonic milliseconds), `wall_ms` the epoch's; both are
     read when a match is rebuilt or an event stored.
     """
@@ -44,11 +45,16 @@ class MatchStore:
     def __init__(
         self,
         sessions: async_sessionmaker[AsyncSession],
-        writer: BatchWriter,
+        writer: BatchWriter | None,
         max_illegal_moves: int,
         now_ms: Callable[[], int],
         wall_ms: Callable[[], int],
     ) -> None:
+        if writer is None:
+            bind = sessions.kw.get("bind")
+            if not isinstance(bind, AsyncEngine):
+                raise TypeError("MatchService needs a writer or a session maker bound to an engine")
+            writer = BatchWriter(bind)
         self.sessions = sessions
         self._writer = writer
         self._max_illegal_moves = max_illegal_moves

@@ -43,7 +43,7 @@ import uuid
 from collections.abc import Callable
 from typing import TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from games.match import Effect, Event, EventKind, MoveAccepted, Rejected, Status
 from protocol.errors import ErrorCode
@@ -63,6 +63,7 @@ from server.housebots import HouseBots
 from server.live import LiveMatch
 from server.match_store import UNFINISHED, MatchStore
 from server.players import PlayerRegistry
+from server.plycap import PlyCaps
 from server.publisher import Publisher
 from server.searches import SearchPool
 from server.settings import Settings
@@ -73,9 +74,6 @@ T = TypeVar("T")
 
 Clock = Callable[[], float]
 """A clock in seconds: `time.monotonic` for the referee's time, `time.time` for epoch times."""
-
-PLY_CAP_REASON = "ply cap"
-"""The description of a match drawn at a host's ply cap (`MatchService.limit_plies`)."""
 
 
 class MatchService:
@@ -98,11 +96,6 @@ class MatchService:
         pool: SearchPool | None = None,
         players: PlayerRegistry | None = None,
     ) -> None:
-        if writer is None:
-            bind = sessions.kw.get("bind")
-            if not isinstance(bind, AsyncEngine):
-                raise TypeError("MatchService needs a writer or a session maker bound to an engine")
-            writer = BatchWriter(bind)
         self._settings = settings
         self._clock = clock
         self._wall = wall
@@ -112,9 +105,9 @@ class MatchService:
             sessions, writer, settings.max_illegal_moves, self.now_ms, self.wall_ms
         )
         """The matches in memory and in the database (server.match_store)."""
-        self._bots = HouseBots(self, self.store, settings, pool)
+        self._ply_caps = PlyCaps()
+        self._bots = HouseBots(self, self.store, self._ply_caps, settings, pool)
         self._ticker = Ticker(self, self.store)
-        self._ply_caps: dict[str, int] = {}
         self._publisher = Publisher(self.now_ms, self.wall_ms)
         self.listeners = self._publisher.listeners
         """Awaited with a `Broadcast` after every commit of accepted events (see the module)."""
@@ -141,7 +134,7 @@ class MatchService:
             live = await self.store.load(match_id)
             async with live.lock:
                 await self.run(live, live.referee.tick(self.now_ms()))
-                await self._enforce_ply_cap(live)
+                await self.run(live, self._ply_caps.draw(live, self.now_ms()))
                 self._bots.schedule(live)
         return len(ids)
 
@@ -206,7 +199,7 @@ class MatchService:
         if live.is_ready():
             effects = live.referee.start(self.now_ms())
         if ply_cap is not None:
-            self._ply_caps[live.id] = ply_cap
+            self._ply_caps.limit(live.id, ply_cap)
         async with live.lock:
             await self.store.commit(
                 live, _events(effects), new_match=match_setup.new_match_row(live, body)
@@ -215,7 +208,7 @@ class MatchService:
             await self._publisher.publish_effects(live, effects)
             await self._publisher.publish_challenges(live)
             self._bots.schedule(live)
-            return self._state(live, None if creator is None else live.seat_of(creator.id))
+            return self._match_state(live, None if creator is None else live.seat_of(creator.id))
 
     async def join(self, match_id: str, player: Player, seat: int | None) -> MatchState:
         """Seat `player` in an open seat (`seat` None: any); the match starts when full."""
@@ -249,7 +242,7 @@ class MatchService:
         async with live.lock:
             seat = match_setup.challenged_seat(live, player)
             await self.run(live, live.referee.decline(seat, self.now_ms()))
-            return self._state(live, None)
+            return self._match_state(live, None)
 
     async def challenges(self, player: Player) -> list[Challenge]:
         """Return the challenges waiting for `player`'s answer, oldest first."""
@@ -275,7 +268,7 @@ class MatchService:
             raise
         await self._publisher.publish_effects(live, effects)
         self._bots.schedule(live)
-        return self._state(live, seat)
+        return self._match_state(live, seat)
 
     # -- matches: play -------------------------------------------------------------------------
 
@@ -317,7 +310,7 @@ class MatchService:
                 "abort": referee.abort,
             }
             await self.run(live, handlers[action](seat, self.now_ms()))
-            return self._state(live, seat)
+            return self._match_state(live, seat)
 
     async def adjudicate(self, match_id: str, winner: int | None, reason: str) -> MatchState:
         """End an active match by the server's decision: `winner` wins (None: a draw).
@@ -339,28 +332,16 @@ class MatchService:
                 raise MatchError(
                     ErrorCode.MATCH_OVER, f"the match is over: {result.reason}", match_id=match_id
                 )
-            return self._state(live, None)
-
-    # -- the ply cap: a host's rule ------------------------------------------------------------
+            return self._match_state(live, None)
 
     def limit_plies(self, match_id: str, plies: int) -> None:
         """Draw the match ("ply cap") once `plies` moves are played: a host's rule.
 
         Checked after every accepted event, under the match's lock, so no move is played past
-        the cap. Kept in memory only: after a restart, call it again before `resume`.
+        the cap (server.plycap). Kept in memory only: after a restart, call it again before
+        `resume`.
         """
-        self._ply_caps[match_id] = plies
-
-    def ply_cap(self, match_id: str) -> int | None:
-        """Return the number of moves after which the match is drawn, if it has one."""
-        return self._ply_caps.get(match_id)
-
-    async def _enforce_ply_cap(self, live: LiveMatch) -> None:
-        """Draw `live` if it is active at its ply cap (call under its lock)."""
-        cap = self._ply_caps.get(live.id)
-        referee = live.referee
-        if cap is not None and referee.status is Status.ACTIVE and referee.ply >= cap:
-            await self.run(live, referee.adjudicate(None, PLY_CAP_REASON, self.now_ms()))
+        self._ply_caps.limit(match_id, plies)
 
     # -- matches: read -------------------------------------------------------------------------
 
@@ -388,10 +369,11 @@ class MatchService:
 
     async def state(self, match_id: str, viewer: Player | None = None) -> MatchState:
         """Return the full state of a match (after letting a fallen flag end it)."""
-        return await self.read(
-            match_id,
-            lambda live: self._state(live, None if viewer is None else live.seat_of(viewer.id)),
-        )
+
+        def shown(live: LiveMatch) -> MatchState:
+            return self._match_state(live, None if viewer is None else live.seat_of(viewer.id))
+
+        return await self.read(match_id, shown)
 
     async def read(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
         """Return `reader` of the match, under its lock, after letting a fallen flag end it."""
@@ -400,7 +382,7 @@ class MatchService:
             await self.run(live, live.referee.tick(self.now_ms()))
             return reader(live)
 
-    def _state(self, live: LiveMatch, your_seat: int | None) -> MatchState:
+    def _match_state(self, live: LiveMatch, your_seat: int | None) -> MatchState:
         return translation.match_state(live, your_seat, self.now_ms(), self.wall_ms())
 
     # -- referee, commit, publish --------------------------------------------------------------
@@ -424,11 +406,11 @@ class MatchService:
 
     async def _go_on(self, live: LiveMatch) -> None:
         """After a commit: draw at the ply cap, let a house bot move, or let go of a match over."""
-        await self._enforce_ply_cap(live)
+        await self.run(live, self._ply_caps.draw(live, self.now_ms()))
         self._bots.schedule(live)
         if live.referee.status in (Status.FINISHED, Status.ABORTED):
             self._bots.stop(live)
-            self._ply_caps.pop(live.id, None)
+            self._ply_caps.forget(live.id)
             # A match over never changes again: it is reloaded from the database if asked
             # for, so the memory and the clock ticker hold only live matches.
             self.store.evict(live.id)
