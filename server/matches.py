@@ -30,9 +30,11 @@ Broadcasting: after every commit of accepted events, each of `listeners` is awai
 the events, in seq order) while the match lock is still held, so listeners see every match's
 events in order. A listener must not block (the WebSocket hub only queues the messages).
 
-The rest lives beside the service: the players (server.players), the translation of the
-referee's effects into protocol messages and errors (server.translation), the house bots
-(server.housebots), the clock ticker (server.clock) and the listings (server.match_queries).
+The rest lives beside the service: the players (server.players), a new match's set-up and
+the seat policies (server.match_setup), loading and committing (server.match_store), the
+translation of the referee's effects into protocol messages and errors (server.translation),
+publishing (server.publisher), the house bots (server.housebots), the clock ticker
+(server.clock), a host's ply cap (server.plycap) and the listings (server.match_queries).
 """
 
 from __future__ import annotations
