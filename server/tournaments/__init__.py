@@ -11,7 +11,7 @@ Its rooms, each importing only those below it (an import-linter contract):
 - `service`: the policies (maxima, invitations, the owner's rights) and the requests;
 - `runner`: the task that plays a tournament's games as matches, with their ply cap;
 - `store`: the tournament's and its games' rows;
-- `hosted`: a tournament held in memory, its state and its watchers;
+- `tournament`: a tournament held in memory, its state and its watchers;
 - `planning`: a request checked against the server's maxima, its spec and schedule;
 - `wire`: tournament.standings' tables as protocol models.
 

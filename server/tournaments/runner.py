@@ -30,9 +30,9 @@ from protocol.messages import (
     TournamentGameFinished,
 )
 from server.matches import Broadcast, MatchService, new_match_id
-from server.tournaments.hosted import HostedTournament
 from server.tournaments.planning import plan
 from server.tournaments.store import TournamentStore
+from server.tournaments.tournament import HostedTournament
 from server.tournaments.wire import score_of_first
 from tournament.runner import GameTask, player_name
 

@@ -18,10 +18,10 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import TournamentCreate, TournamentList, TournamentState
 from server.db.models import Player
 from server.matches import Broadcast, MatchService
-from server.tournaments.hosted import HostedTournament, Watcher
 from server.tournaments.planning import check_maxima, plan, validation_error
 from server.tournaments.runner import TournamentRunner
 from server.tournaments.store import TournamentStore
+from server.tournaments.tournament import HostedTournament, Watcher
 from tournament.runner import player_name
 
 

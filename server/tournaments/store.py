@@ -22,7 +22,7 @@ from protocol.messages import (
 from server.db.models import Player, epoch_ms
 from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
-from server.tournaments.hosted import HostedTournament
+from server.tournaments.tournament import HostedTournament
 
 
 class TournamentStore:

@@ -380,12 +380,11 @@ async def test_standings_are_fitted_off_the_event_loop_and_match_the_games(
     import threading
 
     from protocol.messages import TournamentCreate, TournamentGame
-    from server.tournaments import hosted, wire
+    from server.tournaments import wire
+    from server.tournaments.tournament import HostedTournament
 
     body = TournamentCreate(game="tictactoe", bots=("random", "greedy"), games_per_pairing=4)
-    held = hosted.HostedTournament(
-        id="t1", body=body, status="running", games_total=4, created_ms=0
-    )
+    held = HostedTournament(id="t1", body=body, status="running", games_total=4, created_ms=0)
 
     def game(index: int, result: float) -> TournamentGame:
         first, second = ("random", "greedy") if index % 2 == 0 else ("greedy", "random")

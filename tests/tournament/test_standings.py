@@ -21,7 +21,7 @@ import pytest
 
 from protocol.messages import TournamentCreate, TournamentGame
 from server.tournaments import wire
-from server.tournaments.hosted import HostedTournament
+from server.tournaments.tournament import HostedTournament
 from tournament.report import html_report, result_json, summarize, text_summary
 from tournament.runner import BotTotals, GameRecord, TournamentSpec
 from tournament.standings import compute_standings, tally_points
