@@ -49,13 +49,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from games.match import Effect, Event, EventKind, MoveAccepted, Rejected, Status
 from protocol.errors import ErrorCode
-from protocol.messages import (
-    Challenge,
-    MatchCreate,
-    MatchState,
-    MoveMade,
-    ServerMessage,
-)
+from protocol.messages import Challenge, MatchCreate, MatchState, MoveMade, ServerMessage
 from server import match_setup, translation
 from server.clock import Ticker
 from server.db.models import Player
@@ -391,7 +385,8 @@ class MatchService:
 
     async def run(self, live: LiveMatch, effects: list[Effect]) -> tuple[ServerMessage, ...]:
         """Commit the accepted events of `effects`, publish them, let the match go on; then
-        raise the refusal among `effects`, if there is one. Call under the match's lock.
+        raise the refusal among `effects`, if there is one. Call under the match's lock (the
+        house bots and the clock ticker call it too).
 
         Returns the messages published (none without a listener).
         """
