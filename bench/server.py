@@ -27,8 +27,9 @@ Each is run twice, measured over the same window after a warm-up:
 
 Printed: moves/s, p50/p99/max round trip, and the CPU each process used in the window (the
 load generator shares the machine). Then the memory run: Arena alone, the same N pairs playing
-`--memory-game` flat out until `--memory` matches have finished; the server's RSS is read
-after 100 and after all of them, so what a finished match leaves behind shows as growth.
+`--memory-game` flat out until `--memory` matches have finished, each finished match read once
+over REST (as a results page would); the server's RSS is read after 100 and after all of
+them, so what a finished match leaves behind shows as growth.
 
 Targets with 200 matches on SQLite (issue 13), each against the peer in the same run: flat-out
 moves/s >= 0.9x the peer's; CPU per move <= 1.3x the peer's in each mode; p99 <= 10 ms paced
@@ -395,11 +396,18 @@ async def _arena_load(
             replacer = asyncio.create_task(replace())
             background.add(replacer)
 
+        async def review_and_create(match_id: str, a: str, b: str) -> None:
+            # The memory run also reads each finished match once, as a results page or a
+            # spectator arriving late would: reading must not bring it back into memory.
+            (await http.get(f"/matches/{match_id}")).raise_for_status()
+            await create(a, b)
+
         async def replace() -> None:
             while True:
                 match_id = await ended.get()
                 a, b = pairs.pop(match_id)
-                task = asyncio.create_task(create(a, b))
+                again = review_and_create(match_id, a, b) if memory_game else create(a, b)
+                task = asyncio.create_task(again)
                 background.add(task)
                 task.add_done_callback(background.discard)
 
