@@ -9,8 +9,10 @@ not speak (error UNSUPPORTED_VERSION, then close code 4003).
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = "1.0"
-"""The version of the wire protocol this package describes."""
+PROTOCOL_VERSION = "1.1"
+"""The version of the wire protocol this package describes.
+
+1.1 added `MatchResult.code` and `max_plies` (`MatchCreate`, `MatchState`, `MatchRecord`)."""
 
 
 def parse_version(text: str) -> tuple[int, int]:

@@ -79,6 +79,7 @@ from games.registry import get_game
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import (
     MAX_MOVE_LENGTH,
+    RESULT_REASONS,
     Challenge,
     Clocks,
     HouseBot,
@@ -1020,10 +1021,8 @@ class MatchService:
                         match_id=live.id,
                         seq=effect.seq,
                         status="aborted" if effect.status is Status.ABORTED else "finished",
-                        result=MatchResult(
-                            winner=effect.result.winner,
-                            reason=effect.result.code.value,
-                            description=effect.result.reason,
+                        result=MatchResult.of_code(
+                            effect.result.winner, effect.result.code.value, effect.result.reason
                         ),
                         clocks=clocks,
                     )
@@ -1359,10 +1358,8 @@ class MatchService:
             status=view.status.value,
             result=None
             if view.result is None
-            else MatchResult(
-                winner=view.result.winner,
-                reason=view.result.code.value,
-                description=view.result.reason,
+            else MatchResult.of_code(
+                view.result.winner, view.result.code.value, view.result.reason
             ),
             draw_offer=view.draw_offer,
             seq=view.seq,
@@ -1398,11 +1395,7 @@ class MatchService:
             )
         result = None
         if row.result_reason is not None:
-            result = MatchResult(
-                winner=row.result_winner,
-                reason=row.result_reason,
-                description=row.result_detail or "",
-            )
+            result = stored_result(row.result_winner, row.result_reason, row.result_detail)
         return MatchSummary(
             match_id=row.id,
             game=row.game,
@@ -1438,6 +1431,16 @@ def new_match_id() -> str:
 
 def _events(effects: list[Effect]) -> list[Event]:
     return [effect for effect in effects if isinstance(effect, Event)]
+
+
+def stored_result(winner: int | None, stored: str, detail: str | None) -> MatchResult:
+    """Return the wire result of a match row: `stored` is its result code, or, for a match
+    finished before the codes were fine-grained, its broad reason (`rules`), kept as is."""
+    if stored in RESULT_REASONS:
+        return MatchResult.of_code(winner, stored, detail or "")
+    return MatchResult.model_validate(
+        {"winner": winner, "reason": stored, "description": detail or ""}
+    )
 
 
 def _is_move_error(code: RefereeCode) -> bool:

@@ -270,6 +270,7 @@ def test_a_game_reaching_the_ply_cap_is_adjudicated_a_draw(live_server: RunningS
             assert match["result"] == {
                 "winner": None,
                 "reason": "adjudication",
+                "code": "adjudication",
                 "description": "ply cap",
             }
             record = http.get(f"/matches/{game['match_id']}/record").json()

@@ -93,7 +93,7 @@ async def connect_player(server: RunningServer, token: str, name: str) -> Client
     )
     await send(ws, HELLO)
     welcome = await receive(ws, "welcome")
-    assert welcome["player"] == name and welcome["protocol_version"] == "1.0"
+    assert welcome["player"] == name and welcome["protocol_version"] == "1.1"  # the server's
     return ws
 
 
