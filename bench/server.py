@@ -1,7 +1,8 @@
 """Server throughput and latency: N concurrent matches of random-move bots over WebSockets.
 
-    python bench/server.py [--matches 200] [--seconds 10] [--rate 2000] [--mode both]
-                           [--game checkers] [--database URL] [--skip-peer] [--json]
+    python bench/server.py [--matches 200] [--seconds 10] [--rate 1500] [--mode both]
+                           [--game checkers] [--database URL] [--skip-peer]
+                           [--memory 10000] [--memory-game tictactoe] [--json]
 
 Measured in one run, with the same load generator and the same message pattern:
 
@@ -25,8 +26,13 @@ Each is run twice, measured over the same window after a warm-up:
   the load of N real bots that think; this gives the round-trip latency at that load.
 
 Printed: moves/s, p50/p99/max round trip, and the CPU each process used in the window (the
-load generator shares the machine). Targets with 200 matches on SQLite: >= 2,000 moves/s,
-p99 <= 20 ms (taken at 2,000 moves/s offered), ratio to the peer >= 0.3.
+load generator shares the machine). Then the memory run: Arena alone, the same N pairs playing
+`--memory-game` flat out until `--memory` matches have finished; the server's RSS is read
+after 100 and after all of them, so what a finished match leaves behind shows as growth.
+
+Targets with 200 matches on SQLite (issue 13), each against the peer in the same run: flat-out
+moves/s >= 0.9x the peer's; CPU per move <= 1.3x the peer's in each mode; p99 <= 10 ms paced
+at 1,500 moves/s; RSS after 10,000 finished matches <= RSS after 100 + 50 MB.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,9 +63,16 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
-MOVES_TARGET = 2_000.0
-P99_TARGET_MS = 20.0
-RATIO_TARGET = 0.3
+PACED_RATE = 1_500.0
+"""Moves/s offered in all by the paced runs (issue 13's load for the p99 target)."""
+P99_TARGET_MS = 10.0
+RATIO_TARGET = 0.9
+"""Arena's flat-out moves/s over the peer's, at least."""
+CPU_RATIO_TARGET = 1.3
+"""Arena's CPU per move over the peer's, at most, in each mode."""
+MEMORY_FIRST = 100
+MEMORY_GROWTH_TARGET_MB = 50.0
+"""RSS after `--memory` finished matches minus RSS after MEMORY_FIRST, at most."""
 CLOCK = {"base_ms": 600_000, "increment_ms": 1_000}
 """Every bench match is timed, so the server keeps and checks both clocks on every move."""
 
@@ -71,6 +84,14 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def rss_mb(pid: int) -> float:
+    """Return the resident set size of process `pid` in MB (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -219,16 +240,33 @@ async def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float =
 
 async def drive(
     players: list[tuple[Player, str, dict[str, str]]],
-    stats: Stats,
-    start_matches: Any,
-    warmup: float,
-    seconds: float,
-) -> float:
-    """Connect every player, start the matches, measure for `seconds` after `warmup`."""
+    start_matches: Callable[[], Awaitable[None]],
+    measure: Measure,
+) -> dict[str, Any]:
+    """Connect every player, start the matches, and return what `measure` measures then."""
     tasks = [asyncio.create_task(p.run(url, headers)) for p, url, headers in players]
     try:
         await asyncio.wait_for(asyncio.gather(*(p.ready.wait() for p, _, _ in players)), 60)
         await start_matches()
+        figures = await measure()
+        failed = [task for task in tasks if task.done() and task.exception() is not None]
+        if failed:
+            raise RuntimeError(f"{len(failed)} players failed") from failed[0].exception()
+        return figures
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+Measure = Callable[[], Awaitable[dict[str, Any]]]
+"""What `drive` measures once the matches run: a window of moves, or memory."""
+
+
+def throughput(stats: Stats, warmup: float, seconds: float) -> Measure:
+    """Measure moves, round trips and CPU for `seconds` after `warmup` seconds."""
+
+    async def measure() -> dict[str, Any]:
         await asyncio.sleep(warmup)
         stats.measuring = True
         begin = time.perf_counter()
@@ -238,18 +276,44 @@ async def drive(
         elapsed = time.perf_counter() - begin
         stats.server_cpu = cpu_seconds(stats.server_pid) - stats.cpu_start[0]
         stats.client_cpu = time.process_time() - stats.cpu_start[1]
-        failed = [task for task in tasks if task.done() and task.exception() is not None]
-        if failed:
-            raise RuntimeError(f"{len(failed)} players failed") from failed[0].exception()
-        return elapsed
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        return stats.summary(elapsed)
+
+    return measure
 
 
-async def bench_arena(args: argparse.Namespace, rate: float) -> dict[str, Any]:
-    """Run the load against `arena serve` in a subprocess; return the figures."""
+def memory(stats: Stats, first: int, last: int) -> Measure:
+    """Measure the server's RSS once `first` matches have finished and again after `last`."""
+
+    async def rss_after(finished: int) -> float:
+        while stats.ended < finished:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # let the matches' last writes and sends settle
+        return rss_mb(stats.server_pid)
+
+    async def measure() -> dict[str, Any]:
+        begin = time.perf_counter()
+        early = await rss_after(first)
+        late = await rss_after(last)
+        return {
+            "first": first,
+            "last": last,
+            "rss_first_mb": early,
+            "rss_last_mb": late,
+            "growth_mb": late - early,
+            "seconds": time.perf_counter() - begin,
+            "errors": dict(stats.errors),
+        }
+
+    return measure
+
+
+async def bench_arena(
+    args: argparse.Namespace, rate: float, memory_game: str | None = None
+) -> dict[str, Any]:
+    """Run the load against `arena serve` in a subprocess; return the figures.
+
+    With `memory_game`, play that game flat out and measure memory instead (`memory`).
+    """
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         database = args.database or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
@@ -272,7 +336,7 @@ async def bench_arena(args: argparse.Namespace, rate: float) -> dict[str, Any]:
         try:
             base = f"http://127.0.0.1:{port}"
             await wait_http(f"{base}/health", process)
-            return await _arena_load(args, base, process.pid, rate)
+            return await _arena_load(args, base, process.pid, rate, memory_game)
         finally:
             process.terminate()
             try:
@@ -282,7 +346,10 @@ async def bench_arena(args: argparse.Namespace, rate: float) -> dict[str, Any]:
             log_file.close()
 
 
-async def _arena_load(args: argparse.Namespace, base: str, pid: int, rate: float) -> dict[str, Any]:
+async def _arena_load(
+    args: argparse.Namespace, base: str, pid: int, rate: float, memory_game: str | None
+) -> dict[str, Any]:
+    game = memory_game or args.game
     stats = Stats(interval=args.matches / rate if rate else 0.0)
     rng = random.Random(args.seed)
     limits = httpx.Limits(max_connections=50)
@@ -303,7 +370,7 @@ async def _arena_load(args: argparse.Namespace, base: str, pid: int, rate: float
             players.append((player, f"ws://{base.removeprefix('http://')}/ws", headers))
 
         async def create(a: str, b: str) -> None:
-            body = {"game": args.game, "seats": [a, b], "time_control": CLOCK}
+            body = {"game": game, "seats": [a, b], "time_control": CLOCK}
             auth = {"Authorization": f"Bearer {tokens[a]}"}
             response = await http.post("/matches", json=body, headers=auth)
             response.raise_for_status()
@@ -331,10 +398,14 @@ async def _arena_load(args: argparse.Namespace, base: str, pid: int, rate: float
 
         background: set[asyncio.Task[None]] = set()
         stats.server_pid = pid
-        seconds = await drive(players, stats, start_matches, args.warmup, args.seconds)
+        measure = (
+            memory(stats, MEMORY_FIRST, args.memory)
+            if memory_game
+            else throughput(stats, args.warmup, args.seconds)
+        )
+        figures = await drive(players, start_matches, measure)
         for task in background:
             task.cancel()
-    figures = stats.summary(seconds)
     return figures
 
 
@@ -422,9 +493,7 @@ async def bench_peer(args: argparse.Namespace, rate: float) -> dict[str, Any]:
             return None
 
         stats.server_pid = process.pid
-        seconds = await drive(players, stats, nothing, args.warmup, args.seconds)
-        figures = stats.summary(seconds)
-        return figures
+        return await drive(players, nothing, throughput(stats, args.warmup, args.seconds))
     finally:
         process.kill()
         process.wait()
@@ -456,15 +525,27 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="measured window (10 s)")
     parser.add_argument("--warmup", type=float, default=3.0, help="unmeasured start (3 s)")
     parser.add_argument(
-        "--rate", type=float, default=MOVES_TARGET, help="offered moves/s of the paced runs"
+        "--rate", type=float, default=PACED_RATE, help="offered moves/s of the paced runs (1,500)"
     )
     parser.add_argument(
-        "--mode", choices=("both", "flat", "paced"), default="both", help="which runs (both)"
+        "--mode",
+        choices=("both", "flat", "paced", "memory"),
+        default="both",
+        help="which throughput runs (both; memory: none, only the memory run)",
     )
     parser.add_argument("--game", default="checkers", help="game of the matches (checkers)")
     parser.add_argument("--database", help="database URL (default: a fresh SQLite file)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random movers")
     parser.add_argument("--skip-peer", action="store_true", help="measure Arena only")
+    parser.add_argument(
+        "--memory",
+        type=int,
+        default=10_000,
+        help="finished matches of the memory run (10,000; 0 skips it)",
+    )
+    parser.add_argument(
+        "--memory-game", default="tictactoe", help="game of the memory run (tictactoe: short)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args()
 
@@ -475,32 +556,49 @@ def main() -> None:
     print(describe(info))
     result: dict[str, Any] = {"machine": info, "args": vars(args)}
     runs = [("arena", bench_arena)] + ([] if args.skip_peer else [("echo", bench_peer)])
-    runs = runs[int(os.environ.get("XSKIP", "0")) :]
     for name, bench in runs:
         modes = [("flat out", 0.0), ("paced", args.rate)]
         for mode, rate in [m for m in modes if args.mode in ("both", m[0].split()[0])]:
             figures = run(bench(args, rate))
             result[f"{name} {mode}"] = figures
             show(f"{name} {mode}", figures)
-    flat, paced = result.get("arena flat out"), result.get("arena paced")
     verdict = []
-    if flat is not None:
+    flat, echo_flat = result.get("arena flat out"), result.get("echo flat out")
+    if flat is not None and echo_flat is not None:
+        ratio = flat["moves_per_s"] / echo_flat["moves_per_s"]
+        result["ratio"] = ratio
         verdict.append(
-            f"moves/s flat out {flat['moves_per_s']:,.0f} (target >= {MOVES_TARGET:,.0f}): "
-            + ("met" if flat["moves_per_s"] >= MOVES_TARGET else "NOT met")
+            f"moves/s flat out, arena/echo {ratio:.2f} (target >= {RATIO_TARGET}): "
+            + ("met" if ratio >= RATIO_TARGET else "NOT met")
         )
+    for mode in ("flat out", "paced"):
+        ours, peer = result.get(f"arena {mode}"), result.get(f"echo {mode}")
+        if ours is not None and peer is not None and peer["server_cpu_us_per_move"]:
+            cpu = ours["server_cpu_us_per_move"] / peer["server_cpu_us_per_move"]
+            result[f"cpu ratio {mode}"] = cpu
+            verdict.append(
+                f"CPU per move {mode}, arena/echo {cpu:.2f} (target <= {CPU_RATIO_TARGET}): "
+                + ("met" if cpu <= CPU_RATIO_TARGET else "NOT met")
+            )
+    paced = result.get("arena paced")
     if paced is not None:
         verdict.append(
             f"p99 paced {paced['p99_ms']:.1f} ms at {paced['moves_per_s']:,.0f} moves/s "
             f"(target <= {P99_TARGET_MS:g} ms): "
             + ("met" if paced["p99_ms"] <= P99_TARGET_MS else "NOT met")
         )
-    if flat is not None and "echo flat out" in result:
-        ratio = flat["moves_per_s"] / result["echo flat out"]["moves_per_s"]
-        result["ratio"] = ratio
+    if args.memory:
+        mem = run(bench_arena(args, 0.0, memory_game=args.memory_game))
+        result["arena memory"] = mem
+        print(
+            f"  arena memory   RSS {mem['rss_first_mb']:.1f} MB after {mem['first']:,} finished "
+            f"{args.memory_game} matches, {mem['rss_last_mb']:.1f} MB after {mem['last']:,} "
+            f"({mem['seconds']:.0f} s)"
+        )
         verdict.append(
-            f"ratio arena/echo flat out {ratio:.2f} (target >= {RATIO_TARGET}): "
-            + ("met" if ratio >= RATIO_TARGET else "NOT met")
+            f"RSS growth {mem['growth_mb']:+.1f} MB from {mem['first']:,} to {mem['last']:,} "
+            f"finished matches (target <= {MEMORY_GROWTH_TARGET_MB:g} MB): "
+            + ("met" if mem["growth_mb"] <= MEMORY_GROWTH_TARGET_MB else "NOT met")
         )
     for line in verdict:
         print("  " + line)

@@ -1,8 +1,8 @@
 """Grade one hosted submission in a process of its own: `python -m grader.job JOB_DIR`.
 
-The server (server/grading.py) prepares JOB_DIR, mode 0700, holding `job.json` and the upload
-in `submission/`; it runs this module as a child process under a time limit and reads back
-`results.json` (Gradescope's format). A child keeps the solver's CPU work off
+The server (server/grading/workers.py) prepares JOB_DIR, mode 0700, holding `job.json` and the
+upload in `submission/`; it runs this module as a child process under a time limit and reads
+back `results.json` (Gradescope's format). A child keeps the solver's CPU work off
 the server's event loop, and a grading that runs too long can be killed as a whole.
 
 job.json::

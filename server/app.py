@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from server.access_log import install_redaction
+from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
@@ -68,7 +69,7 @@ def create_app(settings: Settings) -> FastAPI:
             await service.close()
             await engine.dispose()
 
-    app = FastAPI(
+    app = ArenaApp(
         title="Arena",
         version=API_VERSION,
         description="Matches and tournaments between game-playing search bots over REST and "

@@ -3,7 +3,9 @@ the hub, the player.
 
 Everything comes from the application's state, filled by `create_app` and its lifespan;
 nothing here is a module-level global. The getters take an `HTTPConnection`, so that REST and
-WebSocket routes use the same ones.
+WebSocket routes use the same ones. They are coroutines although they never wait: FastAPI runs a
+plain function dependency in a worker thread, a thread hop per dependency and request that cost
+more than the request's own work in bench/server.py.
 """
 
 from __future__ import annotations
@@ -28,43 +30,48 @@ from server.tournaments import TournamentService
 _bearer = HTTPBearer(auto_error=False, description="The token `POST /players` returned.")
 
 
-def get_app_settings(connection: HTTPConnection) -> Settings:
-    """Return the settings the application was built with."""
+def app_settings(connection: HTTPConnection) -> Settings:
+    """Return the settings the application was built with (for code outside a dependency)."""
     settings: Settings = connection.app.state.settings
     return settings
 
 
-def get_sessions(connection: HTTPConnection) -> async_sessionmaker[AsyncSession]:
+async def get_app_settings(connection: HTTPConnection) -> Settings:
+    """Return the settings the application was built with."""
+    return app_settings(connection)
+
+
+async def get_sessions(connection: HTTPConnection) -> async_sessionmaker[AsyncSession]:
     """Return the application's database session maker."""
     sessions: async_sessionmaker[AsyncSession] = connection.app.state.sessions
     return sessions
 
 
-def get_service(connection: HTTPConnection) -> MatchService:
+async def get_service(connection: HTTPConnection) -> MatchService:
     """Return the application's match service."""
     service: MatchService = connection.app.state.service
     return service
 
 
-def get_tournaments(connection: HTTPConnection) -> TournamentService:
+async def get_tournaments(connection: HTTPConnection) -> TournamentService:
     """Return the application's tournament service."""
     service: TournamentService = connection.app.state.tournaments
     return service
 
 
-def get_grading(connection: HTTPConnection) -> GradingService:
+async def get_grading(connection: HTTPConnection) -> GradingService:
     """Return the application's grading service."""
     service: GradingService = connection.app.state.grading
     return service
 
 
-def get_engine(connection: HTTPConnection) -> AsyncEngine:
+async def get_engine(connection: HTTPConnection) -> AsyncEngine:
     """Return the application's database engine."""
     engine: AsyncEngine = connection.app.state.engine
     return engine
 
 
-def get_hub(connection: HTTPConnection) -> Hub:
+async def get_hub(connection: HTTPConnection) -> Hub:
     """Return the application's hub of WebSocket connections."""
     hub: Hub = connection.app.state.hub
     return hub
@@ -104,10 +111,15 @@ PlayerDep = Annotated[Player, Depends(current_player)]
 OptionalPlayerDep = Annotated[Player | None, Depends(optional_player)]
 
 
-def get_rate_limiter(connection: HTTPConnection) -> RateLimiter:
-    """Return the application's rate limiter."""
+def rate_limiter(connection: HTTPConnection) -> RateLimiter:
+    """Return the application's rate limiter (for code outside a dependency)."""
     limiter: RateLimiter = connection.app.state.rate_limiter
     return limiter
+
+
+async def get_rate_limiter(connection: HTTPConnection) -> RateLimiter:
+    """Return the application's rate limiter."""
+    return rate_limiter(connection)
 
 
 RateLimiterDep = Annotated[RateLimiter, Depends(get_rate_limiter)]
@@ -150,4 +162,4 @@ def admit_message(connection: Connection) -> bool:
 
     False: it was dropped, and the client was told (`RATE_LIMITED`) or the connection closed.
     """
-    return get_rate_limiter(connection.websocket).admit(connection)
+    return rate_limiter(connection.websocket).admit(connection)

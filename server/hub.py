@@ -24,6 +24,7 @@ import logging
 from collections import Counter
 
 from fastapi import WebSocket, WebSocketDisconnect
+from starlette.types import Send
 
 from protocol.errors import CloseCode
 from protocol.messages import (
@@ -33,6 +34,7 @@ from protocol.messages import (
     ServerMessage,
     dump_server_message,
 )
+from server.asgi import RAW_SEND
 from server.matches import Broadcast
 
 log = logging.getLogger(__name__)
@@ -69,6 +71,7 @@ class Connection:
         self._queue: asyncio.Queue[str | _Close] = asyncio.Queue()
         self._held: list[tuple[str, int, str]] | None = []
         self._synced: dict[str, int] = {}
+        self._raw_send: Send | None = websocket.scope.get(RAW_SEND)
         self._writer = asyncio.create_task(self._write())
 
     @property
@@ -156,7 +159,10 @@ class Connection:
                 if isinstance(item, _Close):
                     await self._close_now(item.code, item.reason)
                     return
-                await self.websocket.send_text(item)
+                if self._raw_send is not None:
+                    await self._raw_send({"type": "websocket.send", "text": item})
+                else:
+                    await self.websocket.send_text(item)
                 self._queued_bytes -= len(item)
         except (OSError, RuntimeError, WebSocketDisconnect):
             # The client went away; the reading side notices and cleans up.

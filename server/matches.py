@@ -853,7 +853,8 @@ class MatchService:
                 by_id = {player_id: name for player_id, name in found}
                 names = [None if i is None else by_id.get(i) for i in ids]
             live = self._rebuild(row, stored, names)
-            self._live[match_id] = live
+            if live.referee.status not in (Status.FINISHED, Status.ABORTED):
+                self._live[match_id] = live
             return live
 
     def _rebuild(

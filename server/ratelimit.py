@@ -5,9 +5,14 @@ REST: one FastAPI dependency per limited action, in `server.deps` with the other
 (`limit_registration`, `limit_match_creation`, `limit_tournament_creation`, `limit_upload`),
 calls `RateLimiter.check`, which counts the request against the token's
 limit (when a bearer token is sent; the token's hash is the key, so nothing secret is stored)
-and the address's limit, with the `limits` library's moving window: at most N requests in any
-window of the given length. A request over a limit raises `RateLimitedError`, answered by
-`rate_limited_response` with HTTP 429, a `Retry-After` header and the `ErrorResponse` body.
+and the address's limit, with the `limits` library's sliding window counter: the count of the
+current fixed window plus the previous window's count weighted by how much of it still lies in
+the sliding window. That is never more than N in one fixed window, so at most 2N in any window
+of that length, and about N when requests are spread out. (Its moving window keeps every
+request's time and, in memory, re-scans every key through a thread hop on each hit: with a few
+hundred keys that cost more CPU than the requests it limited.) A request over a limit raises
+`RateLimitedError`, answered by `rate_limited_response` with HTTP 429, a `Retry-After` header
+and the `ErrorResponse` body.
 Requests are counted whatever their outcome (a refused body or a wrong token counts too): the
 limit is on attempts, which is what costs the server. The counts live in this process's memory,
 or in Redis when `redis_url` is set, so that several server processes share them.
@@ -45,7 +50,7 @@ from typing import Any
 from fastapi import Request
 from limits import RateLimitItem, parse_many
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
-from limits.aio.strategies import MovingWindowRateLimiter
+from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
 from starlette.responses import JSONResponse
@@ -187,7 +192,7 @@ class RateLimiter:
             )
         else:
             storage = MemoryStorage()
-        self._window = MovingWindowRateLimiter(storage)
+        self._window = SlidingWindowCounterRateLimiter(storage)
         self._limits: dict[Action, tuple[list[RateLimitItem], list[RateLimitItem]]] = {
             Action.REGISTER: ([], parse_many(settings.rate_registrations_per_address)),
             Action.CREATE_MATCH: (

@@ -13,7 +13,7 @@ from starlette.types import Message, Receive
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
 from server.db.models import Player
-from server.deps import GradingDep, OptionalPlayerDep, SettingsDep, get_app_settings, limit_upload
+from server.deps import GradingDep, OptionalPlayerDep, SettingsDep, app_settings, limit_upload
 from server.grading import Upload
 from server.ratelimit import RATE_LIMITED_RESPONSE
 
@@ -61,7 +61,7 @@ class UploadLimitRoute(APIRoute):
         handler = super().get_route_handler()
 
         async def limited(request: Request) -> Response:
-            settings = get_app_settings(request)
+            settings = app_settings(request)
             if (
                 request.method == "POST"
                 and not settings.grader_allow_anonymous

@@ -16,7 +16,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.settings import Settings
-from server.tournaments import TournamentService
+from server.tournaments.runner import TournamentRunner
 from tests.server.conftest import RunningServer, start_server
 
 HELLO = {"type": "hello", "protocol_version": "1.0"}
@@ -236,7 +236,7 @@ def test_a_tournament_whose_task_crashes_ends_failed_with_the_reason(
     async def crash(*_args: Any, **_kwargs: Any) -> str:
         raise RuntimeError("the match store is gone")
 
-    monkeypatch.setattr(TournamentService, "_create_match", crash)
+    monkeypatch.setattr(TournamentRunner, "_create_match", crash)
     server = start_server(server_settings)
     try:
         with httpx.Client(base_url=server.url, timeout=30) as http:

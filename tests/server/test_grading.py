@@ -247,7 +247,7 @@ async def test_jobs_wait_in_order_and_a_full_queue_refuses_more(tmp_path: Path) 
 async def test_without_a_sandbox_nothing_is_graded_unless_allowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("server.grading.can_isolate", lambda: False)
+    monkeypatch.setattr("server.grading.service.can_isolate", lambda: False)
     url = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
     engine = create_engine(url)
     await migrate(engine)

@@ -381,12 +381,11 @@ async def test_standings_are_fitted_off_the_event_loop_and_match_the_games(
     import threading
 
     from protocol.messages import TournamentCreate, TournamentGame
-    from server import tournaments
+    from server.tournaments import wire
+    from server.tournaments.tournament import HostedTournament
 
     body = TournamentCreate(game="tictactoe", bots=("random", "greedy"), games_per_pairing=4)
-    held = tournaments._Tournament(
-        id="t1", body=body, status="running", games_total=4, created_ms=0
-    )
+    held = HostedTournament(id="t1", body=body, status="running", games_total=4, created_ms=0)
 
     def game(index: int, result: float) -> TournamentGame:
         first, second = ("random", "greedy") if index % 2 == 0 else ("greedy", "random")
@@ -398,7 +397,7 @@ async def test_standings_are_fitted_off_the_event_loop_and_match_the_games(
     held.record_result(game(0, 0.0))
     fitted: list[int] = []
     gate = threading.Event()
-    real = tournaments.standings
+    real = wire.standings
 
     def slow(bots: Any, games: Any) -> Any:
         fitted.append(sum(g.result is not None for g in games))
@@ -406,7 +405,7 @@ async def test_standings_are_fitted_off_the_event_loop_and_match_the_games(
             assert gate.wait(10)
         return real(bots, games)
 
-    monkeypatch.setattr(tournaments, "standings", slow)
+    monkeypatch.setattr(wire, "standings", slow)
     pending = asyncio.create_task(held.fresh_standings())
     await asyncio.sleep(0.05)
     # The event loop runs while the first fit waits in its thread: a second game ends.

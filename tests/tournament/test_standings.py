@@ -23,7 +23,8 @@ import pytest
 
 from games.match import ResultCode
 from protocol.messages import TournamentCreate, TournamentGame
-from server import tournaments
+from server.tournaments import wire
+from server.tournaments.tournament import HostedTournament
 from tournament.report import html_report, result_json, summarize, text_summary
 from tournament.runner import BotTotals, GameRecord, TournamentSpec
 from tournament.standings import compute_standings, tally_points
@@ -94,20 +95,20 @@ CASES: dict[str, tuple[tuple[str, ...], list[Game]]] = {
 def server_output(bots: tuple[str, ...], games: list[Game]) -> dict[str, Any]:
     """Return the server's standings and game-finished points table for these games."""
     body = TournamentCreate(game="tictactoe", bots=bots, games_per_pairing=2)
-    held = tournaments._Tournament(
+    held = HostedTournament(
         id="t1", body=body, status="running", games_total=len(games), created_ms=0
     )
-    wire = [
+    games_on_wire = [
         TournamentGame(
             index=index, pair=pair, first=first, second=second, opening="4 0",
             match_id=f"m{index}", result=result, reason=reason or None,
         )
         for index, (first, second, result, pair, reason) in enumerate(games)
     ]  # fmt: skip
-    for game in wire:
+    for game in games_on_wire:
         held.record_result(game)
     return {
-        "standings": json.loads(tournaments.standings(bots, wire).model_dump_json()),
+        "standings": json.loads(wire.standings(bots, games_on_wire).model_dump_json()),
         "points": [json.loads(row.model_dump_json()) for row in held.points()],
     }
 

@@ -1,0 +1,24 @@
+"""The hosted autograder: uploads become queued grading jobs, graded a few at a time.
+
+`GradingService` is built in the lifespan and kept on `app.state.grading`. An upload
+(`submit`) is checked (profile, file names, size, the profile's main program), written to the
+grader's private directory and stored as a `queued` row before it is acknowledged; from then
+on it is graded even if the server restarts.
+
+Its rooms, each importing only those below it (an import-linter contract):
+
+- `service`: the policies (profiles, the sandbox, the queue's limit, who reads a job);
+- `workers`: the queue and the worker tasks that grade each job in a child process;
+- `store`: the jobs' rows;
+- `files`: the grader's private directory (uploads, results, suites);
+- `uploads`: an upload's intake (file names, zips, sizes);
+- `wire`: the profiles and a job's status as protocol models.
+
+Restarts: `start()` re-queues every job stored `queued` or `running`, oldest first; a job that
+was running is graded again from the start.
+"""
+
+from server.grading.service import GradingService
+from server.grading.uploads import Upload, unpack
+
+__all__ = ["GradingService", "Upload", "unpack"]

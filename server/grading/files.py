@@ -1,0 +1,64 @@
+"""The grader's private files: each job's upload and results, and the private suites.
+
+`grader_dir` (mode 0700) holds `jobs/ID/` (the upload in `submission/`, files 0600, then the
+grading child's job.json, results.json and log) and `suites/` (the private suites, generated at
+the first job of each profile unless the settings name files). Only the server's user can read
+any of it; student code runs as the sandbox uids.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from grader.job import SUBMISSION_DIR
+from server.settings import Settings
+
+
+class GraderFiles:
+    """Where the grader keeps its private files; makes no directory until a job needs one."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._root = settings.grader_dir.resolve()
+
+    @property
+    def jobs_dir(self) -> Path:
+        """The directory of the jobs' private files."""
+        return self._root / "jobs"
+
+    def job_dir(self, job_id: str) -> Path:
+        """Return the private directory of job `job_id`."""
+        return self.jobs_dir / job_id
+
+    def suite_path(self, profile: str) -> Path:
+        """Return the private suite file of `profile` (from the settings, or the default)."""
+        configured = {
+            "endgame": self._settings.grader_endgame_suite,
+            "agent": self._settings.grader_agent_suite,
+        }.get(profile)
+        if configured is not None:
+            return configured.resolve()
+        return self._root / "suites" / f"{profile}.json"
+
+    def store_submission(self, job_id: str, files: dict[str, bytes]) -> Path:
+        """Write a new job's uploaded files privately; return the job's directory (blocking I/O)."""
+        for directory in (self._root, self.jobs_dir):
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            directory.chmod(0o700)
+        job_dir = self.job_dir(job_id)
+        job_dir.mkdir(mode=0o700)
+        _write_private(job_dir / SUBMISSION_DIR, files)
+        return job_dir
+
+
+def _write_private(directory: Path, files: dict[str, bytes]) -> None:
+    """Write `files` under `directory` (dirs 0700, files 0600), synced to disk."""
+    for name, data in files.items():
+        path = directory / name
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())

@@ -1,0 +1,183 @@
+"""The grading service: who may upload, how many wait, and who may read a job.
+
+`GradingService` decides the policies (a known profile, a sandbox or the operator's leave to
+grade without one, the queue's limit, a job read by its uploader only) and answers for the
+jobs; the intake is server.grading.uploads', the private files server.grading.files', the
+rows server.grading.store's and the grading server.grading.workers'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import shutil
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from grader.grade import MAIN_FILES
+from grader.sandbox import can_isolate
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import GradingJob, GradingProfiles
+from server.db.models import GradingJob as JobRow
+from server.grading.files import GraderFiles
+from server.grading.store import JobStore
+from server.grading.uploads import Upload, bad_submission, unpack
+from server.grading.wire import describe_job, describe_profiles
+from server.grading.workers import GradingWorkers
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class GradingService:
+    """Queues uploads, grades them `grader_workers` at a time, and answers for their status."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], settings: Settings) -> None:
+        self._settings = settings
+        self._store = JobStore(sessions)
+        self._files = GraderFiles(settings)
+        self._workers = GradingWorkers(settings, self._store, self._files)
+        self._admitting = 0
+        """Uploads past the queue check and not yet queued or refused: they hold their place."""
+
+    async def start(self) -> int:
+        """Re-queue the jobs a previous run left queued or running; start the workers.
+
+        Returns the number of jobs re-queued. Makes no directory until a job needs one.
+        """
+        pending = await self._store.requeue_unfinished()
+        for job_id in pending:
+            self._workers.enqueue(job_id)
+        self._workers.start()
+        if pending:
+            log.info("re-queued %d grading jobs", len(pending))
+        return len(pending)
+
+    async def close(self) -> None:
+        """Stop the workers and kill running gradings (their jobs are re-run at the next start)."""
+        await self._workers.close()
+
+    def profiles(self) -> GradingProfiles:
+        """Describe the profiles and the limits of an upload."""
+        return describe_profiles(self._settings, sandboxed=can_isolate())
+
+    async def submit(
+        self, profile: str, uploads: Sequence[Upload], player_id: int | None = None
+    ) -> GradingJob:
+        """Check, store and queue an upload by `player_id`; return its job (status `queued`).
+
+        `player_id` None is an anonymous upload, which the route accepts only when
+        `grader_allow_anonymous` is set; such a job is read by anyone holding its id. Raises
+        ProtocolError: VALIDATION_ERROR for an unknown profile, BAD_SUBMISSION or
+        SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full. Nothing is
+        stored or queued when it raises; once it returns, the job survives a restart.
+        """
+        if profile not in MAIN_FILES:
+            raise ProtocolError(
+                ErrorCode.VALIDATION_ERROR,
+                f"unknown profile {profile[:40]!r}: choose one of {', '.join(MAIN_FILES)}",
+                {"profile": "unknown profile"},
+            )
+        if not can_isolate() and not self._settings.grader_allow_unsandboxed:
+            raise ProtocolError(
+                ErrorCode.GRADER_UNAVAILABLE,
+                "this server cannot sandbox student code (it must run as root with util-linux "
+                "unshare), so it grades nothing; its operator can set "
+                "ARENA_GRADER_ALLOW_UNSANDBOXED=true for trials on trusted code",
+            )
+        # The check and the place it takes are one step (no await between them), and the place
+        # is held until the job is queued or refused: concurrent uploads cannot all pass the
+        # check while the first of them is still being stored.
+        if self._workers.waiting + self._admitting >= self._settings.grader_max_queued:
+            raise ProtocolError(
+                ErrorCode.QUEUE_FULL,
+                f"{self._settings.grader_max_queued} submissions are waiting to be graded, the "
+                "most this server queues; nothing was queued: retry in a few minutes",
+                {"queue_limit": self._settings.grader_max_queued},
+            )
+        self._admitting += 1
+        try:
+            return await self._admit(profile, uploads, player_id)
+        finally:
+            self._admitting -= 1
+
+    async def _admit(
+        self, profile: str, uploads: Sequence[Upload], player_id: int | None
+    ) -> GradingJob:
+        """Check, store and queue an upload that holds a place in the queue."""
+        files = unpack(
+            uploads,
+            max_bytes=self._settings.grader_max_upload_bytes,
+            max_files=self._settings.grader_max_files,
+        )
+        main = MAIN_FILES[profile]
+        if main not in files:
+            found = ", ".join(sorted(files)[:10])
+            raise bad_submission(
+                f"the {profile} profile runs {main}, which the upload does not hold at its top "
+                f"level (found: {found})",
+                profile=profile,
+            )
+        job_id = secrets.token_urlsafe(16)
+        job_dir = await asyncio.to_thread(self._files.store_submission, job_id, files)
+        try:
+            row = await self._store.add(job_id, profile, sorted(files), player_id)
+        except BaseException:
+            await asyncio.to_thread(shutil.rmtree, job_dir, True)
+            raise
+        self._workers.enqueue(job_id)
+        return self._view(row)
+
+    async def job(self, job_id: str, viewer: int | None) -> GradingJob:
+        """Return a job's status to player `viewer` (None: no token); see `_row` for errors."""
+        return self._view(await self._row(job_id, viewer))
+
+    async def results(self, job_id: str, viewer: int | None) -> dict[str, Any]:
+        """Return a finished job's results.json object; JOB_NOT_FINISHED before then."""
+        row = await self._finished(job_id, viewer)
+        data: dict[str, Any] = json.loads(row.results or "{}")
+        return data
+
+    async def report(self, job_id: str, viewer: int | None) -> str:
+        """Return a finished job's HTML report; JOB_NOT_FINISHED before then."""
+        row = await self._finished(job_id, viewer)
+        return row.report or ""
+
+    async def _row(self, job_id: str, viewer: int | None) -> JobRow:
+        """Return the job's row if player `viewer` may read it.
+
+        UNKNOWN_JOB when no job has this id; a job uploaded by a player is theirs alone:
+        UNAUTHORIZED without a token, FORBIDDEN with another player's. An anonymous job is
+        read by anyone holding its id.
+        """
+        row = await self._store.get(job_id)
+        if row is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_JOB, f"no grading job has the id {job_id!r}")
+        if row.player_id is not None and viewer is None:
+            raise ProtocolError(
+                ErrorCode.UNAUTHORIZED,
+                "this grading job is read with the token of the player who uploaded it: send "
+                "`Authorization: Bearer TOKEN`",
+            )
+        if row.player_id is not None and viewer != row.player_id:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "this grading job belongs to another player")
+        return row
+
+    async def _finished(self, job_id: str, viewer: int | None) -> JobRow:
+        row = await self._row(job_id, viewer)
+        if row.status not in ("done", "error"):
+            raise ProtocolError(
+                ErrorCode.JOB_NOT_FINISHED,
+                f"job {job_id} is {row.status}: poll GET /grader/jobs/{job_id} until it is done",
+                {"status": row.status},
+            )
+        return row
+
+    def _view(self, row: JobRow) -> GradingJob:
+        """Return the job as a client sees it, with its place in the queue while it waits."""
+        position = self._workers.position(row.id) if row.status == "queued" else None
+        return describe_job(row, position)

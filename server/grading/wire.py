@@ -1,0 +1,67 @@
+"""Grading on the wire: the profiles and a job's row as protocol models.
+
+What a job's `results.json` and HTML report hold is the grader's (grader.results, grader.html);
+this module only says what a client sees of the profiles and of a job's status.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from grader.grade import MAIN_FILES
+from grader.profiles import PROFILES
+from protocol.messages import GradingJob, GradingProfile, GradingProfiles, JobStatus
+from server.db.models import GradingJob as JobRow
+from server.db.models import epoch_ms
+from server.settings import Settings
+
+DESCRIPTIONS: Final = {
+    "endgame": "Endgame solver: `python3 checkers.py --inputfile IN --outputfile OUT` writes "
+    "the states from IN to the end of the game; graded per puzzle on legality, a red win, and "
+    "optimal length (docs/GRADER.md).",
+    "agent": "Agent: agent.py defines select_move(board, player, depth_limit, time_limit); "
+    "graded on legal moves, exact minimax moves and values, games against reference bots and "
+    "time (docs/GRADER.md).",
+}
+
+
+def describe_profiles(settings: Settings, *, sandboxed: bool) -> GradingProfiles:
+    """Describe the profiles and the limits of an upload (`sandboxed`: student code is isolated)."""
+    return GradingProfiles(
+        profiles=tuple(
+            GradingProfile(
+                name=name,
+                description=DESCRIPTIONS[name],
+                main_file=MAIN_FILES[name],
+                max_upload_bytes=settings.grader_max_upload_bytes,
+            )
+            for name in PROFILES
+        ),
+        max_files=settings.grader_max_files,
+        queue_limit=settings.grader_max_queued,
+        sandboxed=sandboxed,
+    )
+
+
+def describe_job(row: JobRow, queue_position: int | None) -> GradingJob:
+    """Return a job's status as a client sees it.
+
+    `queue_position` counts from 1; None for a job that waits for no worker.
+    """
+    status: JobStatus = row.status  # type: ignore[assignment]
+    base = f"/grader/jobs/{row.id}"
+    return GradingJob(
+        job_id=row.id,
+        profile=row.profile,
+        status=status,
+        files=tuple(row.files),
+        queue_position=queue_position,
+        score=row.score,
+        max_score=row.max_score,
+        summary=None if row.summary is None else row.summary[:4000],
+        created_time_ms=epoch_ms(row.created_at),
+        started_time_ms=None if row.started_at is None else epoch_ms(row.started_at),
+        finished_time_ms=None if row.finished_at is None else epoch_ms(row.finished_at),
+        results_url=f"{base}/results.json",
+        report_url=f"{base}/report.html",
+    )

@@ -1,0 +1,168 @@
+"""The grading queue and its workers: jobs graded in order, each in a child process.
+
+`settings.grader_workers` worker tasks take jobs in order; worker slot i runs its sandboxes as
+uid `grader_uid_base + i` (RLIMIT_NPROC counts per uid, so concurrent gradings must not share
+one). Each grading runs in a child process, `python -m grader.job JOB_DIR` (see grader/job.py),
+under `grader_job_timeout_s`; the child writes results.json, which is then stored in the job's
+row with the HTML report made from it. A child that fails, is killed or overruns still ends its
+job: status `error` with a report saying the grader failed (never a job stuck `running`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Final
+
+from grader.job import JOB_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, failure_report
+from grader.results import GradeReport
+from protocol.messages import JobStatus
+from server.grading.files import GraderFiles
+from server.grading.store import JobStore
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+_MAX_LOG_BYTES: Final = 65_536
+
+
+class GradingWorkers:
+    """The jobs waiting to be graded, in order, and the worker tasks that grade them."""
+
+    def __init__(self, settings: Settings, store: JobStore, files: GraderFiles) -> None:
+        self._settings = settings
+        self._store = store
+        self._files = files
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._waiting: list[str] = []
+        self._workers: list[asyncio.Task[None]] = []
+        self._children: set[asyncio.subprocess.Process] = set()
+
+    @property
+    def waiting(self) -> int:
+        """Return how many jobs wait for a worker."""
+        return len(self._waiting)
+
+    def position(self, job_id: str) -> int | None:
+        """Return the job's place in the queue, from 1; None when it waits for no worker."""
+        if job_id in self._waiting:
+            return self._waiting.index(job_id) + 1
+        return None
+
+    def enqueue(self, job_id: str) -> None:
+        """Put the job last in the queue."""
+        self._waiting.append(job_id)
+        self._queue.put_nowait(job_id)
+
+    def start(self) -> None:
+        """Start the workers."""
+        self._workers = [
+            asyncio.create_task(self._work(slot), name=f"grader-{slot}")
+            for slot in range(self._settings.grader_workers)
+        ]
+
+    async def close(self) -> None:
+        """Stop the workers and kill running gradings (their jobs are re-run at the next start)."""
+        for child in list(self._children):
+            _kill(child)
+        for worker in self._workers:
+            worker.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+        self._workers = []
+
+    async def _work(self, slot: int) -> None:
+        while True:
+            job_id = await self._queue.get()
+            if job_id in self._waiting:
+                self._waiting.remove(job_id)
+            try:
+                await self._grade(job_id, slot)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a worker must outlive any one job
+                log.exception("grading job %s failed", job_id)
+
+    async def _grade(self, job_id: str, slot: int) -> None:
+        profile = await self._store.start_attempt(job_id)
+        if profile is None:
+            return
+        uid = self._settings.grader_uid_base + slot
+        job = Job(
+            profile=profile,
+            suite=self._files.suite_path(profile),
+            python=self._settings.grader_python,
+            uid=uid,
+            gid=uid,
+        )
+        report, status = await self._run_child(self._files.job_dir(job_id), job)
+        await self._store.store_report(job_id, report, status)
+
+    async def _run_child(self, job_dir: Path, job: Job) -> tuple[GradeReport, JobStatus]:
+        """Run the grading child; return its report and the job's final status."""
+        if not (job_dir / SUBMISSION_DIR).is_dir():
+            return failure_report(job.profile, "the submission's files are missing"), "error"
+        (job_dir / RESULTS_FILE).unlink(missing_ok=True)
+        (job_dir / JOB_FILE).write_text(json.dumps(job.to_json()), encoding="utf-8")
+        log_path = job_dir / "grader.log"
+        with open(log_path, "wb") as log_file:
+            child = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "grader.job",
+                str(job_dir),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=log_file,
+                start_new_session=True,
+            )
+        self._children.add(child)
+        try:
+            try:
+                code = await asyncio.wait_for(
+                    child.wait(), timeout=self._settings.grader_job_timeout_s
+                )
+            except TimeoutError:
+                _kill(child)
+                await child.wait()
+                why = f"grading took longer than {self._settings.grader_job_timeout_s:g} s"
+                return failure_report(job.profile, why), "error"
+        finally:
+            self._children.discard(child)
+        results = job_dir / RESULTS_FILE
+        if not results.is_file():
+            tail = _tail(log_path)
+            log.error("grading child exited %s without results: %s", code, tail)
+            why = f"the grading process exited with status {code} and wrote no results"
+            return failure_report(job.profile, why), "error"
+        report = _read_report(results, job.profile)
+        return report, "done" if code == 0 else "error"
+
+
+def _read_report(path: Path, profile: str) -> GradeReport:
+    """Read the report the child wrote (results.json), so the row and the page agree."""
+    try:
+        return GradeReport.from_json(json.loads(path.read_text(encoding="utf-8")), profile)
+    except (OSError, ValueError) as error:
+        return failure_report(profile, f"its results file is unreadable ({error})")
+
+
+def _tail(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - _MAX_LOG_BYTES))
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _kill(child: asyncio.subprocess.Process) -> None:
+    """SIGKILL a grading child's process group (its sandboxes die with it: PDEATHSIG)."""
+    with contextlib.suppress(OSError):  # already gone
+        os.killpg(child.pid, signal.SIGKILL)

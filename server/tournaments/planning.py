@@ -1,0 +1,120 @@
+"""A tournament's planning: its request checked against the server's maxima, its spec and schedule.
+
+The spec and schedule are those of tournament.runner (the body's `openings`, by default the same
+as `arena tournament`'s), so the server plays the same games as the local runner. Every refusal
+is a ProtocolError VALIDATION_ERROR naming the field of the `TournamentCreate` body.
+"""
+
+from __future__ import annotations
+
+from bots.spec import BotSpecError, check_limits, parse_bot_spec
+from games import Game, GameError, game_names, get_game
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import TournamentCreate
+from server.limits import oversize, search_limits
+from server.settings import Settings
+from tournament.openings import Opening, OpeningError, deck, default_openings, parse_opening
+from tournament.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule
+
+
+def check_maxima(body: TournamentCreate, settings: Settings) -> Game:
+    """Return the game of `body` once its options and bots are within the server's maxima.
+
+    Cheap (nothing is searched, no bot is built): it runs on the event loop, so a tournament
+    beyond the maxima is refused at once. ProtocolError VALIDATION_ERROR naming the field.
+    """
+    try:
+        game = get_game(body.game, dict(body.options))
+    except GameError as error:
+        raise validation_error(
+            "options" if body.game in game_names() else "game", str(error)
+        ) from None
+    too_large = oversize(game.initial_state(), settings)
+    if too_large is not None:
+        raise validation_error("options", too_large)
+    limits = search_limits(settings)
+    for bot in body.bots:
+        if player_name(bot) is None:
+            try:
+                check_limits(parse_bot_spec(bot), limits)
+            except BotSpecError as error:
+                raise validation_error("bots", f"bot {bot!r}: {error}") from None
+    return game
+
+
+def tournament_spec(body: TournamentCreate, settings: Settings | None = None) -> TournamentSpec:
+    """Return the runner's spec for `body`; ProtocolError VALIDATION_ERROR naming the field.
+
+    With `settings`, the game and the bots must be within the server's maxima too.
+    """
+    if settings is not None:
+        game = check_maxima(body, settings)
+    else:
+        try:
+            game = get_game(body.game, dict(body.options))
+        except GameError as error:
+            field_name = "options" if body.game in game_names() else "game"
+            raise validation_error(field_name, str(error)) from None
+    spec = TournamentSpec(
+        game=game.name,
+        bots=tuple(body.bots),
+        options=tuple(sorted(game.option_texts.items())),
+        format=body.format,
+        games_per_pairing=body.games_per_pairing,
+        seed=body.seed,
+        ply_cap=body.ply_cap,
+    )
+    try:
+        spec.validate(players=True)
+    except TournamentError as error:
+        # What pydantic has not checked already is about the bots (specs, duplicates).
+        raise validation_error("bots", str(error)) from None
+    return spec
+
+
+def plan(
+    body: TournamentCreate, settings: Settings | None = None
+) -> tuple[TournamentSpec, list[GameTask]]:
+    """Return the spec and schedule of `body` (plays every opening; run it in a thread).
+
+    Raises ProtocolError VALIDATION_ERROR naming the field: `openings` for an unknown deck, a
+    deck of another game, an opening that cannot be played (with its index in the list) or,
+    with `settings`, one that starts a game larger than the server's maxima.
+    """
+    spec = tournament_spec(body, settings)
+    game = spec.build_game()
+    try:
+        openings = _openings(body, game, spec)
+        if settings is not None:
+            for index, opening in enumerate(openings):
+                too_large = oversize(opening.start_state(game), settings)
+                if too_large is not None:
+                    raise OpeningError(f"entry {index}: {too_large}")
+        tasks = schedule(spec, openings)
+    except OpeningError as error:
+        raise validation_error("openings", str(error)) from None
+    except (TournamentError, ValueError) as error:
+        raise validation_error("games_per_pairing", str(error)) from None
+    return spec, tasks
+
+
+def _openings(body: TournamentCreate, game: Game, spec: TournamentSpec) -> list[Opening]:
+    """Return the body's deck or list of openings, or the game's default ones."""
+    if body.openings is None:
+        return default_openings(game, spec.games_per_pairing // 2, spec.seed)
+    if isinstance(body.openings, str):
+        return deck(body.openings, game)
+    openings = []
+    for index, text in enumerate(body.openings):
+        try:
+            openings.append(parse_opening(text, game))
+        except OpeningError as error:
+            raise OpeningError(f"entry {index}: {error}") from None
+    return openings
+
+
+def validation_error(field_name: str, message: str) -> ProtocolError:
+    """Return the VALIDATION_ERROR refusing `field_name` of a `TournamentCreate` body."""
+    return ProtocolError(
+        ErrorCode.VALIDATION_ERROR, f"{field_name}: {message}", {field_name: message[:500]}
+    )

@@ -1,0 +1,281 @@
+"""The tournament runner: one task per running tournament plays its games as server matches.
+
+A started tournament gets one background task that keeps up to `concurrency` matches in flight.
+Each game is a match created through `MatchService.create_match` (seats {"bot": first} and
+{"bot": second}, the opening's position as start position, untimed); its end is seen through a
+`MatchService` listener (`on_broadcast`). MatchService itself draws a match ("ply cap", an
+adjudication) the moment it reaches the game's ply cap, so no move is ever played past it: the
+cap is set in one place, `_match_ply_cap`, and given to `create_match(..., ply_cap=)` for a new
+match and to `limit_plies` for a match in flight after a restart. Each game's row is stored
+when its match is created (with the match id) and again with its result, and the watchers get a
+`tournament_game_finished` per game and a `tournament_finished` at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.errors import ProtocolError
+from protocol.messages import (
+    HouseBot,
+    MatchCreate,
+    MatchEnded,
+    MatchResult,
+    TournamentFinished,
+    TournamentGame,
+    TournamentGameFinished,
+)
+from server.matches import Broadcast, MatchService, new_match_id
+from server.tournaments.planning import plan
+from server.tournaments.store import TournamentStore
+from server.tournaments.tournament import HostedTournament
+from server.tournaments.wire import score_of_first
+from tournament.runner import GameTask, player_name
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Watch:
+    """A match a tournament waits for: its end (its result)."""
+
+    future: asyncio.Future[MatchResult]
+
+
+class TournamentRunner:
+    """Plays running tournaments' games through the match service, and ends tournaments.
+
+    Register `on_broadcast` as a `MatchService` listener before the first `launch`.
+    """
+
+    def __init__(self, store: TournamentStore, matches: MatchService) -> None:
+        self._store = store
+        self._matches = matches
+        self._watches: dict[str, _Watch] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def launch(self, tournament: HostedTournament) -> None:
+        """Start the tournament's task unless it runs; its matches in flight are followed first.
+
+        After a restart, call it before `MatchService.resume`, so the matches in flight are
+        followed before their bots move again.
+        """
+        if tournament.runner is not None and not tournament.runner.done():
+            return
+        if tournament.tasks is None:
+            tournament.tasks = (await asyncio.to_thread(plan, tournament.body))[1]
+        tasks: list[GameTask] = tournament.tasks
+        for task in tasks:
+            game = tournament.games.get(task.index)
+            if game is not None and game.result is None:
+                # Follow the matches in flight before MatchService.resume lets their bots move.
+                self._matches.limit_plies(game.match_id, _match_ply_cap(tournament, task))
+                self._watch_for(game.match_id)
+        tournament.runner = self._spawn(self._run(tournament))
+
+    async def stop(self, tournament: HostedTournament, why: str) -> None:
+        """Stop the tournament's task and its games in play (adjudicated with `why`).
+
+        The caller stores the tournament's status first; the watchers then get its end.
+        """
+        runner = tournament.runner
+        if runner is not None and not runner.done():
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+        await self._end_early(tournament, why)
+
+    async def close(self) -> None:
+        """Stop the tournaments' tasks (their matches stay stored and resume on restart)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def on_broadcast(self, broadcast: Broadcast) -> None:
+        """Notice the end of a watched match."""
+        watch = self._watches.get(broadcast.match_id)
+        if watch is None:
+            return
+        for message in broadcast.messages:
+            if isinstance(message, MatchEnded) and not watch.future.done():
+                watch.future.set_result(message.result)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _run(self, tournament: HostedTournament) -> None:
+        """Play every game not finished, `concurrency` at a time; then finish the tournament."""
+        assert tournament.tasks is not None
+        slots = asyncio.Semaphore(tournament.body.concurrency)
+        try:
+            async with asyncio.TaskGroup() as group:
+                for task in tournament.tasks:
+                    game = tournament.games.get(task.index)
+                    if game is not None and game.result is not None:
+                        continue
+                    await slots.acquire()
+                    match_id = None if game is None else game.match_id
+                    group.create_task(self._play(tournament, task, match_id, slots))
+            await self._finish(tournament)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.exception("tournament %s failed", tournament.id)
+            # The games' TaskGroup wraps what failed: name the first error itself.
+            cause: BaseException = error
+            while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+                cause = cause.exceptions[0]
+            await self._fail(tournament, f"{type(cause).__name__}: {cause}")
+
+    async def _fail(self, tournament: HostedTournament, why: str) -> None:
+        """End a tournament whose task crashed: status failed, with the reason, stored."""
+        tournament.status = "failed"
+        tournament.reason = f"the tournament stopped on an error: {why}"[:500]
+        try:
+            await self._store.store_status(tournament)
+        except Exception:
+            log.exception("could not store that tournament %s failed", tournament.id)
+        await self._end_early(tournament, "the tournament failed")
+
+    async def _play(
+        self,
+        tournament: HostedTournament,
+        task: GameTask,
+        match_id: str | None,
+        slots: asyncio.Semaphore,
+    ) -> None:
+        """Play (or, after a restart, follow) one game's match and record its result."""
+        try:
+            cap = _match_ply_cap(tournament, task)
+            if match_id is None:
+                match_id = await self._create_match(tournament, task, cap)
+            elif not await self._matches.exists(match_id):
+                await self._make_match(tournament, task, match_id, cap)  # a crash left it unmade
+            result = await self._outcome(match_id, self._watch_for(match_id))
+            game = tournament.games[task.index].model_copy(
+                update={"result": score_of_first(result), "reason": result.description}
+            )
+            await self._store.store_result(tournament.id, game)
+            # Stored first; then memory and watchers change together (no await between).
+            tournament.record_result(game)
+            tournament.publish(
+                TournamentGameFinished(
+                    tournament_id=tournament.id,
+                    game=game,
+                    games_done=tournament.done,
+                    games_total=tournament.games_total,
+                    points=tournament.points(),
+                )
+            )
+        finally:
+            slots.release()
+
+    async def _create_match(
+        self, tournament: HostedTournament, task: GameTask, ply_cap: int
+    ) -> str:
+        """Record the game under a new match id, then make the match (see `_make_match`)."""
+        game = TournamentGame(
+            index=task.index,
+            pair=task.pair,
+            first=task.first,
+            second=task.second,
+            opening=task.opening.name,
+            match_id=new_match_id(),
+        )
+        await self._store.add_game(tournament.id, game)
+        tournament.games[task.index] = game
+        await self._make_match(tournament, task, game.match_id, ply_cap)
+        return game.match_id
+
+    async def _make_match(
+        self, tournament: HostedTournament, task: GameTask, match_id: str, ply_cap: int
+    ) -> None:
+        """Create the game's match under `match_id`, watched before its bots can move.
+
+        The game's row names the match before it exists: a crash between the two leaves a row
+        whose match a restart creates, never a match no game knows (played twice).
+        """
+        body = tournament.body
+        self._watch_for(match_id)
+        owner = None if tournament.owner_id is None else f"player:{tournament.owner_id}"
+        await self._matches.create_match(
+            MatchCreate(
+                game=body.game,
+                options=body.options,
+                start_position=task.opening.position_text(),
+                seats=(_seat(task.first), _seat(task.second)),
+                time_control=body.time_control,
+            ),
+            ply_cap=ply_cap,
+            match_id=match_id,
+            owner=owner,
+        )
+
+    def _watch_for(self, match_id: str) -> _Watch:
+        """Return the watch of a match, registering it (the listener then follows the match)."""
+        watch = self._watches.get(match_id)
+        if watch is None:
+            watch = _Watch(asyncio.get_running_loop().create_future())
+            self._watches[match_id] = watch
+        return watch
+
+    async def _outcome(self, match_id: str, watch: _Watch) -> MatchResult:
+        """Wait for the match's result (MatchService draws it at its ply cap).
+
+        The watch is registered before the state is read, and both the listener and `state`
+        run under the match's lock, so an end is seen either in the state or by the listener.
+        """
+        try:
+            state = await self._matches.state(match_id)
+            if state.result is not None and not watch.future.done():
+                watch.future.set_result(state.result)
+            return await watch.future
+        finally:
+            self._watches.pop(match_id, None)
+
+    async def _finish(self, tournament: HostedTournament) -> None:
+        tournament.status = "finished"
+        await self._store.store_status(tournament)
+        await self._publish_finished(tournament)
+
+    async def _end_early(self, tournament: HostedTournament, why: str) -> None:
+        """Stop the unfinished games' matches (adjudicated with `why`), then tell the watchers."""
+        for game in tournament.ordered_games():
+            if game.result is None:
+                await self._stop_match(game.match_id, why)
+        await self._publish_finished(tournament)
+
+    async def _stop_match(self, match_id: str, reason: str) -> None:
+        """End a tournament match that is still in play, if it is (a draw, no result kept)."""
+        try:
+            await self._matches.adjudicate(match_id, None, reason)
+        except ProtocolError as error:
+            log.info("match %s of a stopped tournament: %s", match_id, error.message)
+
+    async def _publish_finished(self, tournament: HostedTournament) -> None:
+        tournament.publish(
+            TournamentFinished(
+                tournament_id=tournament.id,
+                games_done=tournament.done,
+                games_total=tournament.games_total,
+                standings=await tournament.fresh_standings(),
+            )
+        )
+
+
+def _seat(participant: str) -> str | HouseBot:
+    """Return a match seat for a participant: a player's name, or a house bot."""
+    name = player_name(participant)
+    return HouseBot(bot=participant) if name is None else name
+
+
+def _match_ply_cap(tournament: HostedTournament, task: GameTask) -> int:
+    """Return the plies a game's match may last: the spec's cap less the opening's moves."""
+    return tournament.body.ply_cap - len(task.opening.moves)

@@ -1,0 +1,83 @@
+"""A tournament's results on the wire: tournament.standings' tables as protocol models.
+
+The standings are computed once, in tournament.standings (the same as the local report's); this
+module only maps them to `TournamentStandings` and `BotPoints`, and a match's result to a score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from protocol.messages import (
+    BotPoints,
+    BotRating,
+    HeadToHead,
+    MatchResult,
+    TournamentGame,
+    TournamentStandings,
+)
+from tournament.standings import (
+    GameResult,
+    Standing,
+    compute_standings,
+    crosstable_dict,
+    rating_dict,
+    tally_points,
+)
+
+
+def score_of_first(result: MatchResult) -> float:
+    """Return seat 0's score in a match that ended with `result` (an abort counts as a draw)."""
+    if result.winner is None:
+        return 0.5
+    return 1.0 if result.winner == 0 else 0.0
+
+
+def standings(bots: Sequence[str], games: Sequence[TournamentGame]) -> TournamentStandings:
+    """Return points (best first, ties in `bots` order), ratings, crosstable and LOS.
+
+    tournament.standings computes them from the finished games (Davidson Elo with its default
+    prior); this maps them to the wire model. When no game is finished or the fit fails, only
+    the points are given, and `rating_note` says why.
+    """
+    results = _results(games)
+    table = compute_standings(bots, results)
+    points = _wire_points(table.points)
+    if not results:
+        return TournamentStandings(points=points, rating_note="no game is finished yet")
+    if table.fit is None or table.los is None:
+        return TournamentStandings(points=points, rating_note=table.elo_error)
+    return TournamentStandings(
+        points=points,
+        ratings=tuple(BotRating(**rating_dict(rating)) for rating in table.fit.ratings),
+        first_move_advantage=table.fit.first_move_advantage,
+        crosstable={
+            bot: {other: HeadToHead(**record) for other, record in row.items()}
+            for bot, row in crosstable_dict(table.crosstable).items()
+        },
+        los={bot: dict(row) for bot, row in table.los.items()},
+    )
+
+
+def points(bots: Sequence[str], games: Iterable[TournamentGame]) -> tuple[BotPoints, ...]:
+    """Return the points table of the finished `games` (cheap: no rating fit)."""
+    return _wire_points(tally_points(bots, _results(games)))
+
+
+def _results(games: Iterable[TournamentGame]) -> list[GameResult]:
+    """Return the finished games as tournament.stats results."""
+    return [GameResult(g.first, g.second, g.result, g.pair) for g in games if g.result is not None]
+
+
+def _wire_points(rows: Sequence[Standing]) -> tuple[BotPoints, ...]:
+    return tuple(
+        BotPoints(
+            bot=row.bot,
+            points=row.points,
+            games=row.games,
+            wins=row.wins,
+            draws=row.draws,
+            losses=row.losses,
+        )
+        for row in rows
+    )
