@@ -179,7 +179,7 @@ class MatchConfig:
 
     `max_plies` (None: no cap) counts the moves played in the match, from its start position:
     the move that reaches it ends the match drawn, with code `ply_cap`, unless that move ended
-    it by the rules.
+    it by the rules (0: the match is drawn as it starts).
     """
 
     game: Game
@@ -196,8 +196,8 @@ class MatchConfig:
         if self.max_illegal_moves < 1:
             raise ValueError(f"max_illegal_moves must be at least 1, not {self.max_illegal_moves}")
         cap = self.max_plies
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
-            raise ValueError(f"max_plies must be a positive integer or None, not {cap!r}")
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
+            raise ValueError(f"max_plies must be an integer of 0 or more, or None, not {cap!r}")
         if isinstance(self.start, State) and self.start.game.rules_key() != self.game.rules_key():
             raise ValueError(
                 f"the start state follows {self.start.game!r}, not the match's {self.game!r}"

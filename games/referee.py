@@ -171,6 +171,8 @@ class Referee:
         outcome = self._state.outcome()
         if outcome is not None:  # a start position that is already over
             effects.append(self._finish(_rules_result(outcome), now_ms))
+        elif self.config.max_plies == 0:  # a cap already reached (a tournament's long opening)
+            effects.append(self._finish(Result(None, ResultCode.PLY_CAP, "ply cap"), now_ms))
         return effects
 
     def move(self, player: int, text: str, now_ms: int) -> list[Effect]:

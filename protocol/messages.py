@@ -318,7 +318,11 @@ know (docs/PROTOCOL.md, "Versioning")."""
 MaxPlies = Annotated[
     int,
     Strict(),
-    Field(ge=1, le=MAX_PLIES, description="A ply cap: the number of moves that draws a match."),
+    Field(
+        ge=0,
+        le=MAX_PLIES,
+        description="A ply cap: the number of moves that draws a match (0: drawn at the start).",
+    ),
 ]
 
 

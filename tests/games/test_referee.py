@@ -258,10 +258,19 @@ def test_a_rules_ending_on_the_capped_ply_is_the_rules_result() -> None:
     assert ended.result.code is ResultCode.NO_MOVES
 
 
-@pytest.mark.parametrize("cap", [0, -1, True, 2.5])
-def test_the_ply_cap_must_be_a_positive_integer(cap: Any) -> None:
+@pytest.mark.parametrize("cap", [-1, True, 2.5])
+def test_the_ply_cap_must_be_an_integer_of_0_or_more(cap: Any) -> None:
     with pytest.raises(ValueError, match="max_plies"):
         MatchConfig(CHECKERS, max_plies=cap)
+
+
+def test_a_ply_cap_of_0_draws_the_match_as_it_starts_and_replays() -> None:
+    ref = Referee(MatchConfig(CHECKERS, max_plies=0))
+    effects = ref.start(7)
+    assert [type(e) for e in effects] == [Event, MatchStarted, MatchEnded]
+    assert only(effects, MatchEnded).result == Result(None, ResultCode.PLY_CAP, "ply cap")
+    restored = Referee.restore(ref.config, ref.events, 100)
+    assert restored.result == ref.result and restored.status is Status.FINISHED
 
 
 # -- bot failures ---------------------------------------------------------------------------------
@@ -623,7 +632,7 @@ def matches(draw: st.DrawFn) -> tuple[MatchConfig, list[tuple[int, str, int, int
             st.none() | st.integers(300, 2_000),
         )
     )
-    cap = draw(st.none() | st.integers(1, 40))
+    cap = draw(st.none() | st.integers(0, 40))
     config = MatchConfig(game, None, tc, draw(st.integers(1, 4)), max_plies=cap)
     action = st.sampled_from(ACTIONS)
     call = st.tuples(st.integers(0, 500), action, st.integers(0, 1), st.integers(0, 10**6))

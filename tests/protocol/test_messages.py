@@ -477,7 +477,7 @@ def test_wrong_field_types_are_validation_errors(fields: dict[str, Any], field: 
         (MatchResult, {"winner": 0, "reason": "boredom", "description": ""}),
         (MatchResult, {"winner": 0, "code": "boredom", "description": ""}),
         (MatchResult, {"winner": 0, "reason": "rules", "code": "ply_cap", "description": ""}),
-        (MatchCreate, {"game": "nim", "seats": ["a", "b"], "max_plies": 0}),
+        (MatchCreate, {"game": "nim", "seats": ["a", "b"], "max_plies": -1}),
         (MatchCreate, {"game": "nim", "seats": ["a", "b"], "max_plies": 100_001}),
         (MoveMade, {**json.loads(SERVER_EXAMPLES[3].model_dump_json()), "ply": 0}),
         (MatchState, {**json.loads(SERVER_EXAMPLES[2].model_dump_json()), "status": "paused"}),
