@@ -1247,6 +1247,31 @@ def newer_fields(model: type[BaseModel], version: tuple[int, int]) -> dict[str, 
     return _newer_fields(model, version)
 
 
+def json_for_version(data: Any, model: type[BaseModel], version: tuple[int, int]) -> Any:
+    """Return `data`, the JSON value of a `model`, without the fields newer than `version`.
+
+    For a REST answer already dumped: the fields left out are those of `newer_fields`.
+    """
+    return _prune(data, newer_fields(model, version))
+
+
+def _prune(data: Any, exclude: dict[str, Any] | None) -> Any:
+    if exclude is None or not isinstance(data, dict):
+        return data
+    kept = {}
+    for key, value in data.items():
+        rule = exclude.get(key)
+        if rule is True:
+            continue
+        if isinstance(rule, dict) and "__all__" in rule and isinstance(value, list):
+            kept[key] = [_prune(item, rule["__all__"]) for item in value]
+        elif isinstance(rule, dict):
+            kept[key] = _prune(value, rule)
+        else:
+            kept[key] = value
+    return kept
+
+
 @functools.cache
 def _newer_fields(model: type[BaseModel], version: tuple[int, int]) -> dict[str, Any] | None:
     exclude: dict[str, Any] = {}

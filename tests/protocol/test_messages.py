@@ -98,6 +98,7 @@ from protocol.messages import (
     MAX_TOURNAMENT_OPENINGS,
     RESULT_REASONS,
     ResultCodeText,
+    json_for_version,
     newer_fields,
 )
 
@@ -771,6 +772,24 @@ def test_a_client_of_an_older_minor_version_gets_only_the_fields_it_knows() -> N
     assert newer_fields(MatchState, (1, 0)) == {"max_plies": True, "result": {"code": True}}
     assert newer_fields(MatchList, (1, 0)) == {"matches": {"__all__": {"result": {"code": True}}}}
     assert newer_fields(MatchState, (1, 1)) is None
+    # A REST answer already dumped loses the same fields, lists of models included.
+    summary = MatchSummary(
+        match_id="m1",
+        game="nim",
+        status="finished",
+        seats=SEATS,
+        result=MatchResult.of_code(1, "last_object", "first took the last object"),
+        created_time_ms=0,
+    )
+    listed = json.loads(MatchList(matches=(summary, summary)).model_dump_json())
+    older_list = json_for_version(listed, MatchList, (1, 0))
+    assert [m["result"] for m in older_list["matches"]] == [
+        {"winner": 1, "reason": "rules", "description": "first took the last object"}
+    ] * 2
+    assert json_for_version(listed, MatchList, (1, 1)) == listed
+    assert MatchList.model_validate(older_list).matches[0].result == summary.result.model_copy(
+        update={"code": None}
+    )
     defs = json_schema()["$defs"]
     assert defs["MatchResult"]["properties"]["code"]["x-since"] == "1.1"
 
