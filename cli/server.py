@@ -202,7 +202,6 @@ def serve(
     actual_port = sock.getsockname()[1]
     typer.echo(quick_start(settings, port=actual_port))
     app = create_app(settings)
-    tune_garbage_collector()
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -215,7 +214,9 @@ def serve(
         http="h11",
         h11_max_incomplete_event_size=settings.max_header_bytes,
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    from cli.uvicorn_server import TunedServer
+
+    TunedServer(config).run(sockets=[sock])
 
 
 def _setting_error(error: Any) -> str:

@@ -18,8 +18,10 @@ from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
 from server.hub import Hub
+from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.openapi import install_openapi
+from server.players import PlayerRegistry
 from server.ratelimit import RateLimitedError, RateLimiter, rate_limited_response
 from server.routes import install
 from server.settings import Settings
@@ -40,12 +42,16 @@ def create_app(settings: Settings) -> FastAPI:
         await migrate(engine)
         app.state.engine = engine
         app.state.sessions = session_factory(engine)
+        players = PlayerRegistry(app.state.sessions)
+        app.state.players = players
         service = MatchService(
             app.state.sessions,
             settings,
             writer=BatchWriter(engine, commit_delay=settings.commit_delay_ms / 1000),
+            players=players,
         )
         app.state.service = service
+        app.state.queries = MatchQueries(service)
         hub = Hub()
         app.state.hub = hub
         service.listeners.append(hub.publish)

@@ -1,5 +1,5 @@
 """Every dependency of the routes, as `Annotated` types: settings, sessions, the services,
-the hub, the player.
+the players, the hub, the player.
 
 Everything comes from the application's state, filled by `create_app` and its lifespan;
 nothing here is a module-level global. The getters take an `HTTPConnection`, so that REST and
@@ -20,9 +20,12 @@ from starlette.requests import HTTPConnection
 from protocol.errors import ErrorCode
 from server.auth import hash_token
 from server.db.models import Player
+from server.errors import MatchError
 from server.grading import GradingService
 from server.hub import Connection, Hub
-from server.matches import MatchError, MatchService
+from server.match_queries import MatchQueries
+from server.matches import MatchService
+from server.players import PlayerRegistry
 from server.ratelimit import Action, RateLimiter, address_key
 from server.settings import Settings
 from server.tournaments import TournamentService
@@ -53,6 +56,18 @@ async def get_service(connection: HTTPConnection) -> MatchService:
     return service
 
 
+async def get_players(connection: HTTPConnection) -> PlayerRegistry:
+    """Return the application's player registry."""
+    players: PlayerRegistry = connection.app.state.players
+    return players
+
+
+async def get_queries(connection: HTTPConnection) -> MatchQueries:
+    """Return the application's listing of matches."""
+    queries: MatchQueries = connection.app.state.queries
+    return queries
+
+
 async def get_tournaments(connection: HTTPConnection) -> TournamentService:
     """Return the application's tournament service."""
     service: TournamentService = connection.app.state.tournaments
@@ -80,6 +95,8 @@ async def get_hub(connection: HTTPConnection) -> Hub:
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 SessionsDep = Annotated[async_sessionmaker[AsyncSession], Depends(get_sessions)]
 ServiceDep = Annotated[MatchService, Depends(get_service)]
+PlayersDep = Annotated[PlayerRegistry, Depends(get_players)]
+QueriesDep = Annotated[MatchQueries, Depends(get_queries)]
 TournamentsDep = Annotated[TournamentService, Depends(get_tournaments)]
 GradingDep = Annotated[GradingService, Depends(get_grading)]
 HubDep = Annotated[Hub, Depends(get_hub)]
@@ -87,11 +104,11 @@ EngineDep = Annotated[AsyncEngine, Depends(get_engine)]
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 
 
-async def optional_player(service: ServiceDep, credentials: Credentials) -> Player | None:
+async def optional_player(players: PlayersDep, credentials: Credentials) -> Player | None:
     """Return the player of the bearer token, None without one; 401 for a wrong token."""
     if credentials is None:
         return None
-    player = await service.player_by_token_hash(hash_token(credentials.credentials))
+    player = await players.by_token_hash(hash_token(credentials.credentials))
     if player is None:
         raise MatchError(ErrorCode.UNAUTHORIZED, "the bearer token is not a player's token")
     return player

@@ -35,7 +35,7 @@ from protocol.messages import (
     dump_server_message,
 )
 from server.asgi import RAW_SEND
-from server.matches import Broadcast
+from server.publisher import Broadcast
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,13 @@ from protocol.messages import (
     MoveRequest,
     PlayerName,
 )
-from server.deps import OptionalPlayerDep, PlayerDep, ServiceDep, limit_match_creation
+from server.deps import (
+    OptionalPlayerDep,
+    PlayerDep,
+    QueriesDep,
+    ServiceDep,
+    limit_match_creation,
+)
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
 
@@ -48,7 +54,7 @@ async def create_match(body: MatchCreate, service: ServiceDep, player: PlayerDep
 
 @router.get("")
 async def list_matches(
-    service: ServiceDep,
+    queries: QueriesDep,
     status: MatchStatus | None = None,
     game: GameFilter = None,
     player: Annotated[PlayerName | None, Query()] = None,
@@ -56,7 +62,7 @@ async def list_matches(
     offset: PageOffset = 0,
 ) -> MatchList:
     """List matches, newest first; every filter given must hold."""
-    return await service.list_matches(
+    return await queries.list_matches(
         status=status, game=game, player=player, limit=limit, offset=offset
     )
 
@@ -132,12 +138,12 @@ async def abort(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> 
 
 
 @router.get("/{match_id}/record")
-async def match_record(match_id: MatchPath, service: ServiceDep) -> MatchRecord:
+async def match_record(match_id: MatchPath, queries: QueriesDep) -> MatchRecord:
     """Return the record of a match: set-up, seats, every move with its time, result."""
-    return await service.record(match_id)
+    return await queries.record(match_id)
 
 
 @router.get("/{match_id}/pdn", response_class=PlainTextResponse)
-async def match_pdn(match_id: MatchPath, service: ServiceDep) -> str:
+async def match_pdn(match_id: MatchPath, queries: QueriesDep) -> str:
     """Return a checkers match as PDN text (400 BAD_MESSAGE for any other game)."""
-    return await service.pdn(match_id)
+    return await queries.pdn(match_id)

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, status
 
 from protocol.messages import ErrorResponse, PlayerCreate, PlayerCreated
 from server.auth import new_token
-from server.deps import ServiceDep, limit_registration
+from server.deps import PlayersDep, limit_registration
 from server.ratelimit import RATE_LIMITED_RESPONSE
 
 router = APIRouter(prefix="/players", tags=["players"])
@@ -22,8 +22,8 @@ router = APIRouter(prefix="/players", tags=["players"])
     },
     dependencies=[Depends(limit_registration)],
 )
-async def register_player(body: PlayerCreate, service: ServiceDep) -> PlayerCreated:
+async def register_player(body: PlayerCreate, players: PlayersDep) -> PlayerCreated:
     """Register a player; the token in the answer is shown this once (409 SEAT_TAKEN if taken)."""
     token, token_hash = new_token()
-    player = await service.register_player(body.name, token_hash)
+    player = await players.register(body.name, token_hash)
     return PlayerCreated(id=f"p_{player.id}", name=player.name, token=token)

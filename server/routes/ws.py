@@ -43,8 +43,9 @@ from protocol.version import PROTOCOL_VERSION, is_compatible
 from server.auth import hash_token
 from server.db.models import Player
 from server.deps import HubDep, ServiceDep, SettingsDep, TournamentsDep, admit_message
+from server.errors import MatchError
 from server.hub import Connection, Hub
-from server.matches import MatchError, MatchService
+from server.matches import MatchService
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -193,7 +194,7 @@ async def player_socket(
 ) -> None:
     """Play: one authenticated connection carrying all of a player's matches."""
     token = _token(websocket)
-    player = None if token is None else await service.player_by_token_hash(hash_token(token))
+    player = None if token is None else await service.players.by_token_hash(hash_token(token))
     if player is None:
         await websocket.accept()
         refused = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)

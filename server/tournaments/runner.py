@@ -29,7 +29,8 @@ from protocol.messages import (
     TournamentGame,
     TournamentGameFinished,
 )
-from server.matches import Broadcast, MatchService, new_match_id
+from server.matches import MatchService, new_match_id
+from server.publisher import Broadcast
 from server.tournaments.planning import plan
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament

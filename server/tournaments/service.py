@@ -17,7 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import TournamentCreate, TournamentList, TournamentState
 from server.db.models import Player
-from server.matches import Broadcast, MatchService
+from server.matches import MatchService
+from server.publisher import Broadcast
 from server.tournaments.planning import check_maxima, plan, validation_error
 from server.tournaments.runner import TournamentRunner
 from server.tournaments.store import TournamentStore
@@ -81,7 +82,7 @@ class TournamentService:
             name = player_name(participant)
             if name is None:
                 continue
-            player = await self._matches.player_named(name)
+            player = await self._matches.players.named(name)
             if player is None:
                 raise validation_error(
                     "bots", f"no player is named {name!r} (from {participant!r})"

@@ -1,0 +1,342 @@
+"""House bots: the server's own players, searching in the search pool and playing through the
+match service.
+
+`HouseBots` is owned by the match service (server.matches), which asks it to `schedule` a
+match after every commit and to `stop` a match that is over. A house bot's move is played like a
+player's: under the match's lock, through the referee, committed before it is announced (the
+service's `run`). A bot that crashes, returns no move or plays an illegal move loses its match
+by adjudication, with why.
+
+Two ways to play: turn by turn (`_play_turns`: each search runs on a pool thread, and when both
+seats are house bots the reply's search starts while the move is committed), and, for a match
+between two untimed house bots, played ahead in a child process (`_play_pipelined`,
+server.playahead) while the pool can lend it a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Protocol
+
+from bots.result import SearchResult, SearchStopped
+from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
+from bots.timing import time_budget
+from games.base import Game
+from games.match import MAX_ADJUDICATION_REASON, Effect, MoveAccepted, Status
+from games.referee import Referee
+from protocol.errors import ErrorCode
+from server.errors import MatchError
+from server.limits import search_limits
+from server.live import LiveMatch
+from server.match_store import MatchStore
+from server.playahead import Item, PlayAhead
+from server.plycap import PlyCaps
+from server.searches import SearchPool
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+BUILT_BOTS_PER_THREAD = 4
+"""House bots kept built (with their tables) per search thread; see `HouseBots._bot`."""
+
+CHECKED_BOTS = 10_000
+"""Bot specs and games known to make a bot within the maxima (the set starts over when full)."""
+
+
+class Host(Protocol):
+    """What house bots need of the match service (server.matches.MatchService)."""
+
+    def now_ms(self) -> int:
+        """Return the referee's clock, in monotonic milliseconds."""
+
+    async def run(self, live: LiveMatch, effects: list[Effect]) -> object:
+        """Commit and publish the accepted events of `effects`, then raise a refusal (under
+        the match's lock)."""
+
+
+class HouseBots:
+    """Plays the house bots' moves of every match: builds them, schedules and stops searches.
+
+    Searches run in `pool` (server.searches): threads of their own, shared fairly between
+    owners (a match's owner, creator, or player).
+    """
+
+    def __init__(
+        self,
+        host: Host,
+        store: MatchStore,
+        ply_caps: PlyCaps,
+        settings: Settings,
+        pool: SearchPool | None = None,
+    ) -> None:
+        self._host = host
+        self._store = store
+        self._ply_caps = ply_caps
+        self._limits = search_limits(settings)
+        self.pool = pool or SearchPool(
+            settings.bot_threads, settings.bot_searches_per_player, settings.bot_max_seconds
+        )
+        """Where house bots search (server.searches): threads of their own, shared fairly."""
+        self._built: OrderedDict[tuple[str, int], Bot] = OrderedDict()
+        self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot_threads
+        self._checked: set[tuple[str, Hashable]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def check(self, spec: str, game: Game) -> None:
+        """Raise BotSpecError unless `spec` makes a bot for `game` within the server's search
+        maxima (checked once per pair)."""
+        key = (spec, game.rules_key())
+        if key not in self._checked:
+            check_limits(parse_bot_spec(spec), self._limits)
+            create_bot(spec, game)
+            if len(self._checked) >= CHECKED_BOTS:
+                self._checked.clear()
+            self._checked.add(key)
+
+    async def close(self) -> None:
+        """Stop the pool's searches and every bot's task (set each match's `stop` first)."""
+        self.pool.close()
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _bot(self, live: LiveMatch, seat: int) -> Bot | None:
+        """Return the house bot of `seat`, or None for a player's seat.
+
+        A bot keeps its table (8 MB and more for alphabeta and id) from move to move, so only
+        the most recently used few (BUILT_BOTS_PER_THREAD per search thread) are kept: a match
+        waiting for its human player holds none, and an evicted bot is built again (a fresh
+        table and random generator) when next needed. Memory stays bounded by the pool's size,
+        not by the number of matches.
+        """
+        spec = live.bot_specs[seat]
+        if spec is None:
+            return None
+        key = (live.id, seat)
+        built = self._built.get(key)
+        if built is None:
+            built = self._built[key] = create_bot(spec, live.referee.game)
+            while len(self._built) > self._built_limit:
+                self._built.popitem(last=False)
+        else:
+            self._built.move_to_end(key)
+        return built
+
+    def stop(self, live: LiveMatch) -> None:
+        """Stop the searches of a match that is over: its pool threads are free in moments."""
+        live.stop.set()
+        for seat in (0, 1):
+            self._built.pop((live.id, seat), None)
+        task = live.bot_task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()  # a played-ahead match's child process is ended by its task
+
+    def _owner(self, live: LiveMatch) -> str:
+        """Return whose turn `live`'s searches wait for: its owner, creator, or player."""
+        if live.owner is not None:
+            return live.owner
+        if live.created_by is not None:
+            return f"player:{live.created_by}"
+        for player in live.players:
+            if player is not None:
+                return f"player:{player}"
+        return f"match:{live.id}"
+
+    def schedule(self, live: LiveMatch) -> None:
+        """Start the house bot's task if it is a bot's turn and none is running."""
+        referee = live.referee
+        if referee.status is not Status.ACTIVE or live.bot_specs[referee.state.to_move] is None:
+            return
+        if live.bot_task is not None and not live.bot_task.done():
+            return
+        task = asyncio.create_task(self._play(live))
+        live.bot_task = task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _play(self, live: LiveMatch) -> None:
+        """Play house-bot moves while a bot is to move (a match between two untimed house bots
+        is played through `_play_pipelined` first)."""
+        both_bots = live.bot_specs[0] is not None and live.bot_specs[1] is not None
+        if both_bots and live.referee.config.time_control is None:
+            await self._play_pipelined(live)
+        await self._play_turns(live)
+
+    async def _play_pipelined(self, live: LiveMatch) -> None:
+        """Play a match between two untimed house bots with their searches back to back.
+
+        A child process plays the game ahead (server.playahead): each bot's move is handed to
+        the event loop, which plays it through the referee and commits it in order, while the
+        child already searches the reply. It stops when the match moves on otherwise (a
+        resign, an abort, a ply cap, a server stop), or when the search pool takes back the
+        thread it lent the child (another search has to wait); the turn-by-turn loop then
+        carries on. Without a thread to spare, the match is played turn by turn from the start.
+        """
+        referee = live.referee
+        specs = live.bot_specs
+        assert specs[0] is not None and specs[1] is not None
+        lease = self.pool.lease(self._owner(live))
+        if lease is None:
+            return
+        try:
+            ahead = PlayAhead((specs[0], specs[1]), referee.state, referee.seq)
+        except BaseException:
+            self.pool.end(lease)
+            raise
+        lease.on_revoke = ahead.interrupt
+        try:
+            while True:
+                items = [await ahead.next(), *ahead.ready()]
+                async with live.lock:
+                    # Every move that has arrived is played, and all are committed together.
+                    effects: list[Effect] = []
+                    failure: Item | None = None
+                    stop = False
+                    for item in items:
+                        if item is None or not self._plays_on(live, item):
+                            stop = True
+                            break
+                        _, seat, move = item
+                        if not isinstance(move, str):
+                            failure = item
+                            break
+                        played = referee.move(seat, move, self._host.now_ms())
+                        effects += played
+                        if not any(isinstance(e, MoveAccepted) for e in played):
+                            break  # refused: run raises it below
+                    try:
+                        await self._host.run(live, effects)
+                    except MatchError as error:
+                        if error.code not in (ErrorCode.ILLEGAL_MOVE, ErrorCode.INVALID_MOVE):
+                            raise  # not the bot's fault (the database): logged by the task
+                        failure = (referee.seq, referee.state.to_move, error.message)
+                if failure is not None:
+                    await self._pipelined_failure(live, failure)
+                    return
+                if stop:
+                    return
+        finally:
+            try:
+                await ahead.close()
+            finally:
+                self.pool.end(lease)
+
+    def _plays_on(self, live: LiveMatch, item: Item) -> bool:
+        """Return True when `item` is the next move of the active match, within its ply cap."""
+        referee = live.referee
+        seq, seat, _ = item
+        cap = self._ply_caps.cap(live.id)
+        return (
+            self._store.is_live(live)
+            and referee.status is Status.ACTIVE
+            and referee.seq == seq
+            and referee.state.to_move == seat
+            and (cap is None or referee.ply < cap)
+        )
+
+    async def _pipelined_failure(self, live: LiveMatch, failure: Item) -> None:
+        """End the match after a played-ahead bot failed: crashed, no move, illegal move."""
+        seq, seat, what = failure
+        if isinstance(what, BaseException):
+            log.error("house bot %s failed in match %s: %s", live.bot_specs[seat], live.id, what)
+            why = f"crashed: {what}"
+        elif what is None:
+            why = "returned no move"
+        else:
+            why = f"played an illegal move: {what}"
+        await self._bot_loses(live, seat, seq, why)
+
+    async def _play_turns(self, live: LiveMatch) -> None:
+        """Play house-bot moves while a bot is to move; the search runs in a thread.
+
+        When a house bot's move is accepted and the other side is a house bot too, that bot
+        starts thinking at once, while the move is being committed (the commit's latency is
+        hidden behind the search); its move is played only after the commit, in order.
+        """
+        ahead: tuple[int, asyncio.Future[SearchResult]] | None = None
+        while True:
+            async with live.lock:
+                referee = live.referee
+                if not self._store.is_live(live) or referee.status is not Status.ACTIVE:
+                    return
+                seat = referee.state.to_move
+                bot = self._bot(live, seat)
+                if bot is None:
+                    return
+                position, seq = referee.state, referee.seq
+                if ahead is not None and ahead[0] == seq:
+                    search = ahead[1]
+                else:
+                    search = self._search(live, bot, seat)
+                ahead = None
+            try:
+                result = await search
+            except SearchStopped as stopped:
+                if live.stop.is_set():
+                    return  # the match is over, or the server stops
+                await self._bot_loses(live, seat, seq, str(stopped))
+                return
+            except Exception as error:
+                log.exception("house bot %s failed in match %s", bot.name, live.id)
+                await self._bot_loses(live, seat, seq, f"crashed: {type(error).__name__}: {error}")
+                return
+            if result.move is None:
+                await self._bot_loses(live, seat, seq, "returned no move")
+                return
+            async with live.lock:
+                if referee.seq != seq:
+                    continue  # the match moved on while the bot thought (a resign, a flag)
+                effects = referee.move(seat, position.format_move(result.move), self._host.now_ms())
+                if any(isinstance(effect, MoveAccepted) for effect in effects):
+                    after = self._bot(live, referee.state.to_move)
+                    if referee.status is Status.ACTIVE and after is not None:
+                        ahead = (referee.seq, self._search(live, after, referee.state.to_move))
+                try:
+                    await self._host.run(live, effects)
+                except MatchError as error:
+                    log.error("house bot %s in match %s: %s", bot.name, live.id, error)
+                    illegal = error.message
+                else:
+                    continue
+            await self._bot_loses(live, seat, seq, f"played an illegal move: {illegal}")
+            return
+
+    def _search(self, live: LiveMatch, bot: Bot, seat: int) -> asyncio.Future[SearchResult]:
+        """Start `bot`'s search of the match's position in the pool (call under the lock)."""
+        referee = live.referee
+        budget = self._budget(referee, seat)
+        search = asyncio.ensure_future(
+            self.pool.run(self._owner(live), bot, referee.state, time_budget=budget, stop=live.stop)
+        )
+        # A search started ahead may go unused (the match moved on): never an unread error.
+        search.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return search
+
+    async def _bot_loses(self, live: LiveMatch, seat: int, seq: int, why: str) -> None:
+        """End the match as a loss for the house bot in `seat` that failed (crash, no move,
+        illegal move), unless the match moved on past `seq` meanwhile."""
+        async with live.lock:
+            referee = live.referee
+            if referee.status is not Status.ACTIVE or referee.seq > seq:
+                return
+            side = referee.game.player_names[seat].capitalize()
+            name = f"{side} (house bot {live.bot_specs[seat]})"
+            try:
+                reason = f"{name} {why}"[:MAX_ADJUDICATION_REASON]
+                await self._host.run(
+                    live, referee.adjudicate(1 - seat, reason, self._host.now_ms())
+                )
+            except MatchError as error:
+                log.error("ending match %s after its house bot failed: %s", live.id, error)
+
+    def _budget(self, referee: Referee, seat: int) -> float | None:
+        """Seconds a house bot may think: the clients' policy (bots.timing), no latency."""
+        tc = referee.config.time_control
+        clocks = referee.clocks_at(self._host.now_ms())
+        if tc is None or clocks is None:
+            return None
+        return time_budget(clocks[seat], tc.increment_ms, tc.move_cap_ms, margin_ms=0)

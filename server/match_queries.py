@@ -1,0 +1,91 @@
+"""Listings and exports of matches: a page of summaries, a match's record, its PDN.
+
+The page is one SQL query (with every seat's and challenged player's name) and one counting the
+moves of the matches not in memory; a match in memory is summarised as it stands, without its
+lock (a listing is a snapshot). A record or PDN is read through the match service
+(`MatchService.read`: under the match's lock, after letting a fallen flag end it).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import aliased
+
+from games.match import EventKind
+from protocol.messages import MatchList, MatchRecord, next_offset
+from server import translation
+from server.db.models import Match, MatchEvent, Player
+from server.matches import MatchService
+
+
+class MatchQueries:
+    """Lists and exports the matches of `service`."""
+
+    def __init__(self, service: MatchService) -> None:
+        self._service = service
+        self._store = service.store
+
+    async def record(self, match_id: str) -> MatchRecord:
+        """Return the record of a match: set-up, seats, every move with its time, result."""
+        return await self._service.read(
+            match_id, lambda live: translation.record(live, self._service.now_ms())
+        )
+
+    async def pdn(self, match_id: str) -> str:
+        """Return a checkers match as PDN; MatchError BAD_MESSAGE for any other game."""
+        return await self._service.read(match_id, translation.pdn)
+
+    async def list_matches(
+        self,
+        *,
+        status: str | None = None,
+        game: str | None = None,
+        player: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> MatchList:
+        """Return a page of matches, newest first; every filter given must hold."""
+        seat0, seat1 = aliased(Player), aliased(Player)
+        asked0, asked1 = aliased(Player), aliased(Player)
+        query = (
+            select(Match, seat0.name, seat1.name, asked0.name, asked1.name)
+            .outerjoin(seat0, Match.seat0_player_id == seat0.id)
+            .outerjoin(seat1, Match.seat1_player_id == seat1.id)
+            .outerjoin(asked0, Match.seat0_challenged_id == asked0.id)
+            .outerjoin(asked1, Match.seat1_challenged_id == asked1.id)
+            .order_by(Match.created_at.desc(), Match.id)
+            .limit(limit + 1)
+            .offset(offset)
+        )
+        if status is not None:
+            query = query.where(Match.status == status)
+        if game is not None:
+            query = query.where(Match.game == game)
+        if player is not None:
+            query = query.where(or_(seat0.name == player, seat1.name == player))
+        async with self._store.sessions() as session:
+            rows = (await session.execute(query)).all()
+            ids = [row[0].id for row in rows if self._store.in_memory(row[0].id) is None]
+            plies: dict[str, int] = {}
+            if ids:
+                counted = await session.execute(
+                    select(MatchEvent.match_id, func.count())
+                    .where(MatchEvent.match_id.in_(ids), MatchEvent.kind == EventKind.MOVE.value)
+                    .group_by(MatchEvent.match_id)
+                )
+                plies = {match_id: count for match_id, count in counted}
+        summaries = []
+        now_ms, wall_ms = self._service.now_ms(), self._service.wall_ms()
+        for row, name0, name1, challenged0, challenged1 in rows[:limit]:
+            live = self._store.in_memory(row.id)
+            if live is not None:
+                summaries.append(translation.live_summary(live, now_ms, wall_ms))
+            else:
+                summaries.append(
+                    translation.stored_summary(
+                        row, (name0, name1), (challenged0, challenged1), plies.get(row.id, 0)
+                    )
+                )
+        return MatchList(
+            matches=tuple(summaries), next_offset=next_offset(offset, limit, len(rows))
+        )

@@ -1,0 +1,75 @@
+"""Players and their tokens: registration, and the lookups every request makes.
+
+`PlayerRegistry` is built in the lifespan (kept on `app.state.players`) and shared with the match
+service, which finds the players a new match names. Players never change once registered, so
+they are cached by token hash and by name; the cache starts over when full.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from protocol.errors import ErrorCode, ProtocolError
+from server.db.models import Player
+
+PLAYER_CACHE = 10_000
+"""Players kept in memory by token and by name (the cache starts over when full)."""
+
+
+class PlayerRegistry:
+    """Registers players and finds them by token hash or by name."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+        self._by_token: dict[str, Player] = {}
+        self._by_name: dict[str, Player] = {}
+
+    async def register(self, name: str, token_hash: str) -> Player:
+        """Store a new player; raise ProtocolError SEAT_TAKEN when the name is registered."""
+        taken = ProtocolError(ErrorCode.SEAT_TAKEN, f"the player name {name!r} is already taken")
+        async with self._sessions() as session:
+            existing = await session.scalar(
+                select(Player.id).where(func.lower(Player.name) == name.lower())
+            )
+            if existing is not None:
+                raise taken
+            player = Player(name=name, token_hash=token_hash)
+            session.add(player)
+            try:
+                await session.commit()
+            except IntegrityError:
+                raise taken from None
+            return player
+
+    async def by_token_hash(self, token_hash: str) -> Player | None:
+        """Return the player whose token hashes to `token_hash`, or None."""
+        player = self._by_token.get(token_hash)
+        if player is None:
+            async with self._sessions() as session:
+                player = await session.scalar(select(Player).where(Player.token_hash == token_hash))
+            if player is not None:
+                self._remember(player)
+        return player
+
+    async def named(self, name: str, session: AsyncSession | None = None) -> Player | None:
+        """Return the registered player called `name`, or None (read in `session`, if given)."""
+        player = self._by_name.get(name)
+        if player is None:
+            if session is None:
+                async with self._sessions() as own:
+                    player = await own.scalar(select(Player).where(Player.name == name))
+            else:
+                player = await session.scalar(select(Player).where(Player.name == name))
+            if player is not None:
+                self._remember(player)
+        return player
+
+    def _remember(self, player: Player) -> None:
+        """Cache a player (players never change): every request authenticates by token."""
+        if len(self._by_token) >= PLAYER_CACHE:
+            self._by_token.clear()
+            self._by_name.clear()
+        self._by_token[player.token_hash] = player
+        self._by_name[player.name] = player
