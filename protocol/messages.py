@@ -1233,9 +1233,17 @@ def dump_server_message(message: ServerMessage, version: str = PROTOCOL_VERSION)
     For a client of an older minor `version` (the one its `hello` named), the fields added
     since are left out (see `SINCE`), so that client reads only fields it knows.
     """
-    if version == PROTOCOL_VERSION:
+    exclude = (
+        None if version == PROTOCOL_VERSION else newer_fields(type(message), _version_of(version))
+    )
+    if exclude is None:  # the hot path: a move_made has no field newer than 1.0
         return _SERVER_ADAPTER.dump_json(message).decode()
-    return message.model_dump_json(exclude=newer_fields(type(message), parse_version(version)))
+    return message.model_dump_json(exclude=exclude)
+
+
+@functools.cache
+def _version_of(version: str) -> tuple[int, int]:
+    return parse_version(version)
 
 
 def newer_fields(model: type[BaseModel], version: tuple[int, int]) -> dict[str, Any] | None:

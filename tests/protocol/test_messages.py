@@ -101,6 +101,7 @@ from protocol.messages import (
     json_for_version,
     newer_fields,
 )
+from protocol.version import spoken_version
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 
@@ -728,6 +729,13 @@ def test_version_compatibility_follows_the_major_version() -> None:
     with pytest.raises(ValueError, match=r"MAJOR\.MINOR"):
         parse_version("1")
     assert "protocol_version" in reject_client({"type": "hello", "protocol_version": "v1"}).details
+    # The server speaks the older of the two versions with a compatible client.
+    assert [spoken_version(v) for v in ("1.0", "001.00", "1.1", "1.9")] == [
+        "1.0",
+        "1.0",
+        "1.1",
+        "1.1",
+    ]
 
 
 # Result codes and minor versions ------------------------------------------------------------------

@@ -63,7 +63,6 @@ def test_a_seat_naming_someone_else_is_a_challenge_the_clock_waits_for(
     assert final["result"] == {
         "winner": None,
         "reason": "aborted",
-        "code": "aborted",
         "description": "Black declined the challenge",
     }
     assert http.get("/challenges", headers=victim).json() == []
