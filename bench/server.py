@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -476,12 +477,74 @@ except ImportError:
 """
 
 
-async def bench_peer(args: argparse.Namespace, rate: float) -> dict[str, Any]:
-    """Run the same load against a bare websockets server in a subprocess."""
+ASGI_ECHO_SERVER = r"""
+import asyncio, json, sys
+import uvicorn
+
+LEGAL = ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"]
+POSITION = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+CLOCKS = {"remaining_ms": [600000, 600000], "running": 0, "server_time_ms": 0}
+pairs = {}   # match id -> [send of seat 0, send of seat 1]
+seq = {}
+
+async def app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            kind = message["type"].rsplit(".", 1)[1]
+            await send({"type": f"lifespan.{kind}.complete"})
+            if kind == "shutdown":
+                return
+    player = scope["path"].rsplit("/", 1)[1]
+    index, seat = int(player[:-1]), "ab".index(player[-1])
+    match_id = f"m{index}"
+    await receive()  # connect
+    await send({"type": "websocket.accept"})
+    seats = pairs.setdefault(match_id, [None, None])
+    seats[seat] = send
+    await receive()  # hello
+    await send({"type": "websocket.send", "text": json.dumps({
+        "type": "welcome", "protocol_version": "1.0", "player": player, "server_time_ms": 0})})
+    if None not in seats:
+        seq[match_id] = 0
+        for s, out in enumerate(seats):
+            await out({"type": "websocket.send", "text": json.dumps({
+                "type": "match_state", "match_id": match_id, "status": "active",
+                "your_seat": s, "to_move": 0, "legal_moves": LEGAL, "seq": 0,
+                "position": POSITION, "moves": []})})
+    while True:
+        message = await receive()
+        if message["type"] != "websocket.receive":
+            return
+        msg = json.loads(message["text"])
+        if msg.get("type") != "move":
+            continue
+        seq[match_id] += 1
+        n = seq[match_id]
+        text = json.dumps({"type": "move_made", "match_id": match_id, "seq": n, "ply": n,
+                           "seat": seat, "move": msg["move"], "position": POSITION,
+                           "to_move": 1 - seat, "legal_moves": LEGAL,
+                           "clocks": {**CLOCKS, "running": 1 - seat}})
+        for out in pairs[match_id]:
+            await out({"type": "websocket.send", "text": text})
+
+class Ready(uvicorn.Server):
+    async def startup(self, sockets=None):
+        await super().startup(sockets)
+        print("ready", flush=True)
+
+# uvicorn as `arena serve` runs it: uvloop, its default WebSocket protocol, h11, no deflate.
+Ready(uvicorn.Config(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
+                     http="h11", ws_per_message_deflate=False)).run()
+"""
+
+
+async def bench_peer(
+    args: argparse.Namespace, rate: float, script: str = ECHO_SERVER
+) -> dict[str, Any]:
+    """Run the same load against a bare websockets server (or `script`) in a subprocess."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-c", ECHO_SERVER, str(port)], stdout=subprocess.PIPE
-    )
+    process = subprocess.Popen([sys.executable, "-c", script, str(port)], stdout=subprocess.PIPE)
     try:
         assert process.stdout is not None
         line = await asyncio.wait_for(asyncio.to_thread(process.stdout.readline), 30)
@@ -489,7 +552,7 @@ async def bench_peer(args: argparse.Namespace, rate: float) -> dict[str, Any]:
             raise RuntimeError("the echo server did not start")
         stats = Stats(interval=args.matches / rate if rate else 0.0)
         rng = random.Random(args.seed)
-        players = [
+        players: list[tuple[Player, str, dict[str, str]]] = [
             (Player(stats, random.Random(rng.random())), f"ws://127.0.0.1:{port}/{i}{side}", {})
             for i in range(args.matches)
             for side in "ab"
@@ -561,7 +624,13 @@ def main() -> None:
     print(f"flat out, then paced at {args.rate:,.0f} moves/s offered")
     print(describe(info))
     result: dict[str, Any] = {"machine": info, "args": vars(args)}
-    runs = [("arena", bench_arena)] + ([] if args.skip_peer else [("echo", bench_peer)])
+    runs: list[
+        tuple[str, Callable[[argparse.Namespace, float], Coroutine[Any, Any, dict[str, Any]]]]
+    ]
+    runs = [("arena", bench_arena)]
+    if not args.skip_peer:
+        runs.append(("echo", bench_peer))
+        runs.append(("asgi echo", functools.partial(bench_peer, script=ASGI_ECHO_SERVER)))
     for name, bench in runs:
         modes = [("flat out", 0.0), ("paced", args.rate)]
         for mode, rate in [m for m in modes if args.mode in ("both", m[0].split()[0])]:
