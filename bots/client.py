@@ -55,7 +55,7 @@ from protocol.messages import (
     Welcome,
     dump_client_message,
 )
-from protocol.version import PROTOCOL_VERSION
+from protocol.version import PROTOCOL_VERSION, VERSION_HEADER
 
 LOGGER = logging.getLogger("arena.bot")
 """The default logger of the client (each move with its search statistics goes here)."""
@@ -127,7 +127,7 @@ async def fetch_match_state(http_base: str, token: str, match_id: str) -> MatchS
     Raises httpx.HTTPError for a failed request or an error status and ValueError (a pydantic
     ValidationError) for a body that is not a match state.
     """
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": f"Bearer {token}", VERSION_HEADER: PROTOCOL_VERSION}
     async with httpx.AsyncClient(timeout=REST_TIMEOUT) as http:
         response = await http.get(f"{http_base}/matches/{match_id}", headers=headers)
         response.raise_for_status()

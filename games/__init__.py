@@ -4,6 +4,7 @@ Standard library only; no I/O, no clocks, no global randomness.
 """
 
 from games.base import (
+    Ending,
     Game,
     GameError,
     IllegalMoveError,
@@ -18,6 +19,7 @@ from games.perft import divide, perft
 from games.registry import game_names, get_game
 
 __all__ = [
+    "Ending",
     "Game",
     "GameError",
     "IllegalMoveError",

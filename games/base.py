@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 M = TypeVar("M", bound=Hashable)
@@ -50,12 +51,32 @@ class InvalidOptionError(GameError, ValueError):
     """A game option that the game does not have, or a value it cannot take."""
 
 
+class Ending(StrEnum):
+    """How the rules ended a game, as a stable code; `Outcome.reason` says it in words."""
+
+    NO_MOVES = "no_moves"
+    """The side to move has no legal move (in checkers also: no pieces left) and loses."""
+    REPETITION = "repetition"
+    """The same position with the same side to move occurred often enough: a draw."""
+    MOVE_RULE = "move_rule"
+    """Too many plies without progress (checkers: 80 plies, i.e. 40 moves each, without a
+    capture or a man move): a draw."""
+    LINE = "line"
+    """A player completed a line (three in a row, four in a row) and wins."""
+    BOARD_FULL = "board_full"
+    """The board filled up without a line: a draw."""
+    LAST_OBJECT = "last_object"
+    """The last object was taken (Nim): its taker wins, or loses under misère rules."""
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a finished game ended: the winner (None for a draw) and the reason in words."""
+    """How a finished game ended: the winner (None for a draw), the reason in words and the
+    `ending`, the same as a code."""
 
     winner: int | None
     reason: str
+    ending: Ending
 
     def score_for(self, player: int) -> int:
         """Return +1 if `player` won, -1 if they lost, 0 for a draw."""

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from games.base import (
+    Ending,
     Game,
     IllegalMoveError,
     InvalidMoveError,
@@ -34,6 +35,10 @@ COLOUR_NAMES: Final = ("Black", "White")
 NUM_SQUARES: Final = 32
 DRAW_PLIES: Final = 80
 REPETITIONS: Final = 3
+_MOVE_RULE_DRAW: Final = Outcome(
+    None, f"draw: {DRAW_PLIES} plies without a capture or a man move", Ending.MOVE_RULE
+)
+_REPETITION_DRAW: Final = Outcome(None, "draw: threefold repetition", Ending.REPETITION)
 
 BIT_OF_SQUARE: Final = tuple([-1] + [(s - 1) + (s - 1) // 8 for s in range(1, 33)])
 SQUARE_OF_BIT: Final = tuple(
@@ -202,7 +207,7 @@ class CheckersState(State[CheckersMove]):
     def legal_moves(self) -> tuple[CheckersMove, ...]:
         moves = self._moves
         if moves is None:
-            moves = () if self._draw_reason() is not None else self._generate()
+            moves = () if self._draw() is not None else self._generate()
             self._moves = moves
         return moves
 
@@ -298,13 +303,13 @@ class CheckersState(State[CheckersMove]):
 
     # -- outcome ---------------------------------------------------------------------------
 
-    def _draw_reason(self) -> str | None:
+    def _draw(self) -> Outcome | None:
         if self.quiet < 2 * REPETITIONS + 2:
             return None
         if self.quiet >= DRAW_PLIES:
-            return f"draw: {DRAW_PLIES} plies without a capture or a man move"
+            return _MOVE_RULE_DRAW
         if self.repetitions() >= REPETITIONS:
-            return "draw: threefold repetition"
+            return _REPETITION_DRAW
         return None
 
     def repetitions(self) -> int:
@@ -326,14 +331,14 @@ class CheckersState(State[CheckersMove]):
     def outcome(self) -> Outcome | None:
         if self._outcome is not None:
             return self._outcome
-        draw = self._draw_reason()
+        draw = self._draw()
         if draw is not None:
-            self._outcome = Outcome(None, draw)
+            self._outcome = draw
         elif not self.legal_moves():
             loser = COLOUR_NAMES[self.turn]
             mine = self.black if self.turn == BLACK else self.white
             why = "has no pieces left" if not mine else "has no legal move"
-            self._outcome = Outcome(1 - self.turn, f"{loser} {why}")
+            self._outcome = Outcome(1 - self.turn, f"{loser} {why}", Ending.NO_MOVES)
         return self._outcome
 
     # -- notation --------------------------------------------------------------------------

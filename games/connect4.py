@@ -13,6 +13,7 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from games.base import (
+    Ending,
     Game,
     IllegalMoveError,
     InvalidMoveError,
@@ -42,8 +43,11 @@ _MOVES_BY_FULL: Mapping[int, tuple[int, ...]] = {
 }
 _COLUMN_CHARS = "1234567"
 _MARKS = ("X", "O")
-_DRAW = Outcome(None, "board full")
-_WINS = (Outcome(0, "four in a row"), Outcome(1, "four in a row"))
+_DRAW = Outcome(None, "board full", Ending.BOARD_FULL)
+_WINS = (
+    Outcome(0, "four in a row", Ending.LINE),
+    Outcome(1, "four in a row", Ending.LINE),
+)
 
 
 def has_four(stones: int) -> bool:

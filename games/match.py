@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from games.base import Game, State
+from games.base import Ending, Game, State
 
 __all__ = [
     "MAX_ADJUDICATION_REASON",
@@ -57,19 +57,52 @@ class ErrorCode(StrEnum):
 
 
 class ResultCode(StrEnum):
-    """How a match ended, as a stable code; `Result.reason` says it in words."""
+    """How a match ended, as a stable code; `Result.reason` says it in words.
 
-    RULES = "rules"
-    """The game's rules ended it (a win, or a draw such as repetition); the reason is the rules'."""
+    The first six are the game's rules (`games.base.Ending`, the same values); the others are
+    the match's: its ply cap, the clock, the players and the host.
+    """
+
+    NO_MOVES = Ending.NO_MOVES.value
+    """The side to move had no legal move (or no pieces left) and lost."""
+    REPETITION = Ending.REPETITION.value
+    """Drawn by repetition of a position."""
+    MOVE_RULE = Ending.MOVE_RULE.value
+    """Drawn by a rule on moves without progress (checkers: 80 plies without a capture or a
+    man move)."""
+    LINE = Ending.LINE.value
+    """A line was completed (three or four in a row): its player won."""
+    BOARD_FULL = Ending.BOARD_FULL.value
+    """Drawn: the board is full."""
+    LAST_OBJECT = Ending.LAST_OBJECT.value
+    """The last object was taken (Nim; under misère rules its taker lost)."""
+    PLY_CAP = "ply_cap"
+    """Drawn on reaching the match's `MatchConfig.max_plies`."""
     RESIGN = "resign"
     TIMEOUT = "timeout"
     """A flag fell: the clock ran out, or a move took longer than the cap per move."""
     FORFEIT = "forfeit"
     """Too many rejected (illegal or unreadable) moves."""
+    BOT_FAILURE = "bot_failure"
+    """The host reported that a player's program failed to move (it crashed, returned no
+    move, or was stopped): that player lost."""
     AGREEMENT = "agreement"
     ABORTED = "aborted"
     ADJUDICATION = "adjudication"
-    """An arbiter ended it (a tournament's ply cap, say); the reason is the arbiter's."""
+    """An arbiter ended it (a tournament stopped, say); the reason is the arbiter's."""
+
+    @classmethod
+    def of_ending(cls, ending: Ending) -> ResultCode:
+        """Return the code of a game's ending by its rules."""
+        return cls(ending.value)
+
+    @property
+    def is_rules(self) -> bool:
+        """True for an ending decided by the game's rules (a `games.base.Ending`)."""
+        return self.value in _ENDINGS
+
+
+_ENDINGS: Final = frozenset(ending.value for ending in Ending)
 
 
 class EventKind(StrEnum):
@@ -86,10 +119,12 @@ class EventKind(StrEnum):
     FORFEIT = "forfeit"
     ADJUDICATE = "adjudicate"
     DECLINE = "decline"
+    FAIL = "fail"
 
 
 MAX_ADJUDICATION_REASON = 200
-"""The longest reason an adjudication may give (it is stored with the event, like a move)."""
+"""The longest reason an adjudication or a bot failure may give (it is stored with the event,
+like a move)."""
 
 _TIME_CONTROL_RE: Final = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*\+\s*(\d+(?:\.\d+)?)\s*$")
 
@@ -139,13 +174,19 @@ class TimeControl:
 @dataclass(frozen=True, slots=True)
 class MatchConfig:
     """What a match is played with: the game, the start position (a state, its text, or None
-    for the standard start), the time control (None: untimed) and the number of rejected moves
-    after which a player forfeits."""
+    for the standard start), the time control (None: untimed), the number of rejected moves
+    after which a player forfeits, and the ply cap.
+
+    `max_plies` (None: no cap) counts the moves played in the match, from its start position:
+    the move that reaches it ends the match drawn, with code `ply_cap`, unless that move ended
+    it by the rules (0: the match is drawn as it starts).
+    """
 
     game: Game
     start: State[Any] | str | None = None
     time_control: TimeControl | None = None
     max_illegal_moves: int = 3
+    max_plies: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.max_illegal_moves, bool) or not isinstance(self.max_illegal_moves, int):
@@ -154,6 +195,9 @@ class MatchConfig:
             )
         if self.max_illegal_moves < 1:
             raise ValueError(f"max_illegal_moves must be at least 1, not {self.max_illegal_moves}")
+        cap = self.max_plies
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
+            raise ValueError(f"max_plies must be an integer of 0 or more, or None, not {cap!r}")
         if isinstance(self.start, State) and self.start.game.rules_key() != self.game.rules_key():
             raise ValueError(
                 f"the start state follows {self.start.game!r}, not the match's {self.game!r}"
@@ -185,7 +229,7 @@ class Event:
     `elapsed_ms` is the time from the start of the current turn to the event (for a move, the
     time charged to the mover; 0 for events before the start). `move` is the move's standard
     text for a move, the rejected text for a forfeit, and the reason for an adjudication, whose
-    `player` is the winner (None: a draw).
+    `player` is the winner (None: a draw), and for a bot failure, whose `player` is the loser.
     """
 
     seq: int

@@ -14,6 +14,7 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from games.base import (
+    Ending,
     Game,
     IllegalMoveError,
     InvalidMoveError,
@@ -114,8 +115,12 @@ class NimState(State[NimMove]):
         last = 1 - self._to_move
         name = self._game.player_names[last]
         if self._game.misere:
-            return Outcome(self._to_move, f"{name} took the last object (misère: that loses)")
-        return Outcome(last, f"{name} took the last object")
+            return Outcome(
+                self._to_move,
+                f"{name} took the last object (misère: that loses)",
+                Ending.LAST_OBJECT,
+            )
+        return Outcome(last, f"{name} took the last object", Ending.LAST_OBJECT)
 
     def key(self) -> Hashable:
         return (self._heaps, self._to_move)

@@ -22,7 +22,8 @@ def match_record(referee: Referee, now_ms: int) -> dict[str, Any]:
     """Return the whole match as a JSON-ready dict: set-up, every move with its time, result.
 
     The words are the wire protocol's (`protocol.MatchRecord`): a move's `seat` is the player
-    number, and the result is `{winner, reason, description}` with `reason` the result code.
+    number, and the result is `{winner, code, description}` (the protocol's `MatchResult`
+    derives its broad `reason` from the code).
     """
     view = referee.view(now_ms)
     tc = view.time_control
@@ -32,12 +33,13 @@ def match_record(referee: Referee, now_ms: int) -> dict[str, Any]:
         "start_position": view.start_position,
         "time_control": None if tc is None else asdict(tc),
         "max_illegal_moves": referee.config.max_illegal_moves,
+        "max_plies": referee.config.max_plies,
         "status": view.status.value,
         "result": None
         if view.result is None
         else {
             "winner": view.result.winner,
-            "reason": view.result.code.value,
+            "code": view.result.code.value,
             "description": view.result.reason,
         },
         "position": view.position,

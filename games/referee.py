@@ -1,4 +1,5 @@
-"""The match referee: turns, clocks, rejected moves, resign, draws and results, sans I/O.
+"""The match referee: turns, clocks, rejected moves, resign, draws, the ply cap, bot failures
+and results, sans I/O.
 
 A `Referee` holds one match. It reads no clock and does no I/O: every call takes the time of the
 event, `now_ms`, as an integer count of milliseconds on a clock the caller chooses (a monotonic
@@ -28,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from games.base import IllegalMoveError, InvalidMoveError, State
+from games.base import IllegalMoveError, InvalidMoveError, Outcome, State
 from games.match import (
     MAX_ADJUDICATION_REASON,
     DrawDeclined,
@@ -169,9 +170,9 @@ class Referee:
         ]
         outcome = self._state.outcome()
         if outcome is not None:  # a start position that is already over
-            effects.append(
-                self._finish(Result(outcome.winner, ResultCode.RULES, outcome.reason), now_ms)
-            )
+            effects.append(self._finish(_rules_result(outcome), now_ms))
+        elif self.config.max_plies == 0:  # a cap already reached (a tournament's long opening)
+            effects.append(self._finish(Result(None, ResultCode.PLY_CAP, "ply cap"), now_ms))
         return effects
 
     def move(self, player: int, text: str, now_ms: int) -> list[Effect]:
@@ -227,10 +228,11 @@ class Referee:
         self._log.append(accepted)
         effects += [event, accepted]
         outcome = self._state.outcome()
+        cap = self.config.max_plies
         if outcome is not None:
-            effects.append(
-                self._finish(Result(outcome.winner, ResultCode.RULES, outcome.reason), now_ms)
-            )
+            effects.append(self._finish(_rules_result(outcome), now_ms))
+        elif cap is not None and len(self._log) >= cap:
+            effects.append(self._finish(Result(None, ResultCode.PLY_CAP, "ply cap"), now_ms))
         return effects
 
     def resign(self, player: int, now_ms: int) -> list[Effect]:
@@ -316,24 +318,43 @@ class Referee:
     def adjudicate(self, winner: int | None, reason: str, now_ms: int) -> list[Effect]:
         """End the active match by an arbiter's decision: `winner` wins (None: a draw).
 
-        For the host, not a player: a tournament ends a game drawn at its ply cap this way.
-        A fallen flag ends the match first; a match that is not active (waiting, or already
-        over) is not adjudicated, and only the flag's effects, if any, are returned. Raises
-        ValueError for a winner other than 0, 1 or None, or a reason that is empty or longer
-        than MAX_ADJUDICATION_REASON.
+        For the host, not a player: a tournament stopped while its games are played ends them
+        this way (a ply cap is the match's own rule, `MatchConfig.max_plies`; a failed bot is
+        `fail`). A fallen flag ends the match first; a match that is not active (waiting, or
+        already over) is not adjudicated, and only the flag's effects, if any, are returned.
+        Raises ValueError for a winner other than 0, 1 or None, or a reason that is empty or
+        longer than MAX_ADJUDICATION_REASON.
         """
         if winner not in (0, 1, None):
             raise ValueError(f"winner must be 0, 1 or None, not {winner!r}")
-        if not reason or len(reason) > MAX_ADJUDICATION_REASON:
-            raise ValueError(
-                f"an adjudication needs a reason of 1 to {MAX_ADJUDICATION_REASON} characters"
-            )
+        _check_reason(reason, "an adjudication")
         self._advance(now_ms)
         effects = self._flag(now_ms)
         if self._status is not Status.ACTIVE:
             return effects
         event = self._accept(EventKind.ADJUDICATE, winner, now_ms, reason)
         result = Result(winner, ResultCode.ADJUDICATION, reason)
+        return [*effects, event, self._finish(result, now_ms)]
+
+    def fail(self, player: int, reason: str, now_ms: int) -> list[Effect]:
+        """End the active match because `player`'s program failed to move: `player` loses.
+
+        For the host, not a player: a bot that crashed, returned no move, or was stopped while
+        it searched. `reason` is the result's words, as the host gives them (name the player
+        and what failed). A fallen flag ends the match first (a failure after the flag fell
+        is a loss on time); a match that is not active is not failed, and only the flag's
+        effects, if any, are returned. Raises ValueError for a player other than 0 or 1, or a
+        reason that is empty or longer than MAX_ADJUDICATION_REASON.
+        """
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, not {player!r}")
+        _check_reason(reason, "a bot failure")
+        self._advance(now_ms)
+        effects = self._flag(now_ms)
+        if self._status is not Status.ACTIVE:
+            return effects
+        event = self._accept(EventKind.FAIL, player, now_ms, reason)
+        result = Result(1 - player, ResultCode.BOT_FAILURE, reason)
         return [*effects, event, self._finish(result, now_ms)]
 
     def deadline_ms(self) -> int | None:
@@ -413,6 +434,7 @@ class Referee:
             EventKind.FORFEIT: lambda: self._replay_forfeit(player, event.move or "", t),
             EventKind.ADJUDICATE: lambda: self.adjudicate(event.player, event.move or "", t),
             EventKind.DECLINE: lambda: self.decline(player, t),
+            EventKind.FAIL: lambda: self.fail(player, event.move or "", t),
         }
         return next((e for e in handlers[event.kind]() if isinstance(e, Event)), None)
 
@@ -546,3 +568,13 @@ class Referee:
         self._draw_offer = None
         clocks = None if self._clocks is None else (self._clocks[0], self._clocks[1])
         return MatchEnded(self._seq, self._status, result, clocks)
+
+
+def _rules_result(outcome: Outcome) -> Result:
+    """Return the result of a game its rules ended."""
+    return Result(outcome.winner, ResultCode.of_ending(outcome.ending), outcome.reason)
+
+
+def _check_reason(reason: str, what: str) -> None:
+    if not reason or len(reason) > MAX_ADJUDICATION_REASON:
+        raise ValueError(f"{what} needs a reason of 1 to {MAX_ADJUDICATION_REASON} characters")

@@ -12,6 +12,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from games.base import (
+    Ending,
     Game,
     IllegalMoveError,
     InvalidMoveError,
@@ -39,9 +40,9 @@ _FREE_CELLS = tuple(
     tuple(cell for cell in range(SIZE) if not occupied >> cell & 1) for occupied in range(FULL + 1)
 )
 _MARKS = ("X", "O")
-_X_WINS = Outcome(0, "three in a row")
-_O_WINS = Outcome(1, "three in a row")
-_DRAW = Outcome(None, "board full")
+_X_WINS = Outcome(0, "three in a row", Ending.LINE)
+_O_WINS = Outcome(1, "three in a row", Ending.LINE)
+_DRAW = Outcome(None, "board full", Ending.BOARD_FULL)
 _POSITION_SEPARATORS = str.maketrans("", "", "/| \t\r\n")
 
 

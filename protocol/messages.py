@@ -11,10 +11,11 @@ Times are integers in milliseconds; `*_time_ms` fields are Unix epoch millisecon
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from itertools import accumulate
-from typing import Annotated, Any, Literal, Self, TypeAlias
+from typing import Annotated, Any, Literal, Self, TypeAlias, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -26,10 +27,11 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
-from protocol.version import PROTOCOL_VERSION
+from protocol.version import PROTOCOL_VERSION, parse_version
 
 MAX_MESSAGE_BYTES = 65_536
 """The largest WebSocket message or REST body, in bytes of UTF-8, that a server must accept."""
@@ -162,10 +164,59 @@ MatchStatus = Literal["waiting", "active", "finished", "aborted"]
 ResultReason = Literal[
     "rules", "resign", "timeout", "forfeit", "agreement", "aborted", "adjudication"
 ]
-"""Why a match ended: by the game's rules (`description` says how), a resignation, a flag fall
-or an exceeded per-move cap, a forfeit after too many illegal moves, a draw by agreement, an
-abort, or an adjudication by the server (a tournament's ply cap: `description` says why). The
-values are those of `games.match.ResultCode`."""
+"""Why a match ended, broadly: by the game's rules (`description` says how), a resignation, a
+flag fall or an exceeded per-move cap, a forfeit after too many illegal moves, a draw by
+agreement, an abort, or an adjudication by the server (a ply cap, a house bot that failed, a
+tournament stopped). `ResultCodeText` says which precisely; `RESULT_REASONS` maps it to this."""
+
+ResultCodeText = Literal[
+    "no_moves",
+    "repetition",
+    "move_rule",
+    "line",
+    "board_full",
+    "last_object",
+    "ply_cap",
+    "resign",
+    "timeout",
+    "forfeit",
+    "bot_failure",
+    "agreement",
+    "aborted",
+    "adjudication",
+]
+"""How a match ended, precisely (since protocol 1.1; the values of `games.match.ResultCode`).
+
+By the rules: `no_moves` (the side to move had no legal move, or no pieces: it lost),
+`repetition` and `move_rule` (draws; checkers: threefold repetition, 80 plies without a capture
+or a man move), `line` (three or four in a row), `board_full` (a draw), `last_object` (Nim: the
+last object taken, a loss under misère rules). By the match: `ply_cap` (drawn at the match's
+`max_plies`), `resign`, `timeout`, `forfeit`, `bot_failure` (a house bot crashed, returned no
+move or was stopped: it lost), `agreement`, `aborted`, `adjudication` (the server decided, e.g.
+a tournament stopped)."""
+
+RESULT_REASONS: dict[str, ResultReason] = {
+    "no_moves": "rules",
+    "repetition": "rules",
+    "move_rule": "rules",
+    "line": "rules",
+    "board_full": "rules",
+    "last_object": "rules",
+    "ply_cap": "adjudication",
+    "resign": "resign",
+    "timeout": "timeout",
+    "forfeit": "forfeit",
+    "bot_failure": "adjudication",
+    "agreement": "agreement",
+    "aborted": "aborted",
+    "adjudication": "adjudication",
+}
+"""The broad `ResultReason` of each `ResultCodeText`: what a 1.0 client was sent for it.
+
+`ply_cap` and `bot_failure` are `adjudication`, as the server reported them before 1.1."""
+
+MAX_PLIES = 100_000
+"""The largest ply cap a match (`max_plies`) or tournament (`ply_cap`) may have."""
 
 TournamentId = Annotated[
     str,
@@ -258,6 +309,23 @@ def _require_type(schema: dict[str, Any]) -> None:
         required.insert(0, "type")
 
 
+SINCE = "x-since"
+"""The JSON Schema key of a field added in a minor version: its value is that version.
+
+`dump_server_message(message, version)` leaves out the fields a client's version does not
+know (docs/PROTOCOL.md, "Versioning")."""
+
+MaxPlies = Annotated[
+    int,
+    Strict(),
+    Field(
+        ge=0,
+        le=MAX_PLIES,
+        description="A ply cap: the number of moves that draws a match (0: drawn at the start).",
+    ),
+]
+
+
 class WireModel(BaseModel):
     """Base of every protocol model: immutable, and unknown fields are an error."""
 
@@ -328,11 +396,42 @@ SeatRequest = Annotated[
 
 
 class MatchResult(WireModel):
-    """How a match ended: the winning seat (None for a draw or an abort) and why."""
+    """How a match ended: the winning seat (None for a draw or an abort) and why.
+
+    `reason` is broad and `code` precise (since 1.1; None for a match finished on a server of
+    an older version, which kept only `reason`). Built with a `code` and no `reason`, the
+    reason is filled in from RESULT_REASONS; given both, they must agree.
+    """
 
     winner: Seat | None
     reason: ResultReason
+    code: ResultCodeText | None = Field(
+        default=None, json_schema_extra={SINCE: "1.1"}, description="How it ended, precisely."
+    )
     description: Text = Field(description="The reason in words, e.g. `four in a row`.")
+
+    @classmethod
+    def of_code(cls, winner: int | None, code: str, description: str) -> Self:
+        """Return the result with `code` (a `ResultCodeText`) and its broad reason."""
+        return cls.model_validate({"winner": winner, "code": code, "description": description})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reason_from_code(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "reason" not in data:
+            code = data.get("code")
+            if isinstance(code, str) and code in RESULT_REASONS:
+                return {**data, "reason": RESULT_REASONS[code]}
+        return data
+
+    @model_validator(mode="after")
+    def _code_agrees_with_reason(self) -> Self:
+        if self.code is not None and RESULT_REASONS[self.code] != self.reason:
+            raise ValueError(
+                f"result code {self.code!r} has the reason {RESULT_REASONS[self.code]!r}, "
+                f"not {self.reason!r}"
+            )
+        return self
 
 
 # Client to server ---------------------------------------------------------------------------------
@@ -481,8 +580,9 @@ class MatchState(WireMessage):
 
     `position` is the current position, `moves` every move from `start_position`. `to_move`
     and `legal_moves` are None and empty once the match is over. `clocks` is None for an
-    untimed match. `draw_offer` is the seat whose draw offer is pending. `your_seat` is the
-    receiver's seat (None for spectators).
+    untimed match; `max_plies` (since 1.1) is the match's ply cap, None for none.
+    `draw_offer` is the seat whose draw offer is pending. `your_seat` is the receiver's seat
+    (None for spectators).
     """
 
     type: Literal["match_state"] = "match_state"
@@ -496,6 +596,7 @@ class MatchState(WireMessage):
     seats: tuple[SeatInfo, SeatInfo]
     your_seat: Seat | None = None
     time_control: TimeControl | None = None
+    max_plies: MaxPlies | None = Field(default=None, json_schema_extra={SINCE: "1.1"})
     clocks: Clocks | None = None
     legal_moves: tuple[MoveText, ...] = ()
     status: MatchStatus
@@ -683,7 +784,7 @@ class TournamentCreate(WireModel):
     format: TournamentFormat = "round-robin"
     games_per_pairing: Annotated[int, Strict(), Field(ge=2, le=1000, multiple_of=2)] = 2
     seed: Annotated[int, Strict(), Field(ge=0, le=2**63 - 1)] = 0
-    ply_cap: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 200
+    ply_cap: Annotated[int, Strict(), Field(ge=1, le=MAX_PLIES)] = 200
     concurrency: Annotated[int, Strict(), Field(ge=1, le=MAX_TOURNAMENT_CONCURRENCY)] = 2
     time_control: TimeControl | None = None
     openings: TournamentOpenings | None = None
@@ -781,6 +882,8 @@ class MatchCreate(WireModel):
     """Create a match (request body): the game, its setup, the clocks and who sits where.
 
     `start_position` defaults to the game's standard start; no `time_control` means untimed.
+    `max_plies` (since 1.1; None: no cap) draws the match when that many moves have been
+    played from the start position, with result code `ply_cap`.
     """
 
     type: Literal["match_create"] = "match_create"
@@ -788,6 +891,7 @@ class MatchCreate(WireModel):
     options: Options = Field(default_factory=dict)
     start_position: PositionText | None = None
     time_control: TimeControl | None = None
+    max_plies: MaxPlies | None = Field(default=None, json_schema_extra={SINCE: "1.1"})
     seats: tuple[SeatRequest, SeatRequest]
 
 
@@ -869,6 +973,7 @@ class MatchRecord(WireModel):
     start_position: PositionText
     time_control: TimeControl | None = None
     max_illegal_moves: Annotated[int, Strict(), Field(ge=1)]
+    max_plies: MaxPlies | None = Field(default=None, json_schema_extra={SINCE: "1.1"})
     status: MatchStatus
     result: MatchResult | None = None
     position: PositionText
@@ -1122,9 +1227,82 @@ def parse_server_message(data: bytes | str) -> ServerMessage:
     return message
 
 
-def dump_server_message(message: ServerMessage) -> str:
-    """Return the JSON text of a server message, every field present (null when unset)."""
-    return _SERVER_ADAPTER.dump_json(message).decode()
+def dump_server_message(message: ServerMessage, version: str = PROTOCOL_VERSION) -> str:
+    """Return the JSON text of a server message, every field present (null when unset).
+
+    For a client of an older minor `version` (the one its `hello` named), the fields added
+    since are left out (see `SINCE`), so that client reads only fields it knows.
+    """
+    exclude = (
+        None if version == PROTOCOL_VERSION else newer_fields(type(message), _version_of(version))
+    )
+    if exclude is None:  # the hot path: a move_made has no field newer than 1.0
+        return _SERVER_ADAPTER.dump_json(message).decode()
+    return message.model_dump_json(exclude=exclude)
+
+
+@functools.cache
+def _version_of(version: str) -> tuple[int, int]:
+    return parse_version(version)
+
+
+def newer_fields(model: type[BaseModel], version: tuple[int, int]) -> dict[str, Any] | None:
+    """Return the `exclude` of `model_dump` that leaves out the fields newer than `version`.
+
+    Nested models are followed (a field holding a model, an optional one, or a tuple of them);
+    None when every field is known at `version`.
+    """
+    return _newer_fields(model, version)
+
+
+def json_for_version(data: Any, model: type[BaseModel], version: tuple[int, int]) -> Any:
+    """Return `data`, the JSON value of a `model`, without the fields newer than `version`.
+
+    For a REST answer already dumped: the fields left out are those of `newer_fields`.
+    """
+    return _prune(data, newer_fields(model, version))
+
+
+def _prune(data: Any, exclude: dict[str, Any] | None) -> Any:
+    if exclude is None or not isinstance(data, dict):
+        return data
+    kept = {}
+    for key, value in data.items():
+        rule = exclude.get(key)
+        if rule is True:
+            continue
+        if isinstance(rule, dict) and "__all__" in rule and isinstance(value, list):
+            kept[key] = [_prune(item, rule["__all__"]) for item in value]
+        elif isinstance(rule, dict):
+            kept[key] = _prune(value, rule)
+        else:
+            kept[key] = value
+    return kept
+
+
+@functools.cache
+def _newer_fields(model: type[BaseModel], version: tuple[int, int]) -> dict[str, Any] | None:
+    exclude: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        extra = field.json_schema_extra
+        since = extra.get(SINCE) if isinstance(extra, dict) else None
+        if isinstance(since, str) and parse_version(since) > version:
+            exclude[name] = True
+            continue
+        for inner, many in _models_in(field.annotation):
+            nested = _newer_fields(inner, version)
+            if nested is not None:
+                exclude[name] = {"__all__": nested} if many else nested
+    return exclude or None
+
+
+def _models_in(annotation: Any, many: bool = False) -> list[tuple[type[BaseModel], bool]]:
+    """Return the models a field's annotation holds, each with whether it is in a sequence."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [(annotation, many)]
+    origin = get_origin(annotation)
+    inside = many or origin in (tuple, list)
+    return [found for arg in get_args(annotation) for found in _models_in(arg, inside)]
 
 
 def dump_client_message(message: ClientMessage) -> str:

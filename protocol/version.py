@@ -9,8 +9,18 @@ not speak (error UNSUPPORTED_VERSION, then close code 4003).
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = "1.0"
-"""The version of the wire protocol this package describes."""
+PROTOCOL_VERSION = "1.1"
+"""The version of the wire protocol this package describes.
+
+1.1 added `MatchResult.code` and `max_plies` (`MatchCreate`, `MatchState`, `MatchRecord`)."""
+
+
+VERSION_HEADER = "Arena-Protocol-Version"
+"""The REST request header naming the version a client speaks (REST has no `hello`); a request
+without it is answered in OLDEST_VERSION."""
+
+OLDEST_VERSION = "1.0"
+"""The first minor version of this major version: what a REST client that names none gets."""
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -19,6 +29,16 @@ def parse_version(text: str) -> tuple[int, int]:
     if not (dot and major.isdigit() and minor.isdigit()):
         raise ValueError(f"a protocol version is MAJOR.MINOR, like {PROTOCOL_VERSION!r}: {text!r}")
     return int(major), int(minor)
+
+
+def spoken_version(client_version: str, server_version: str = PROTOCOL_VERSION) -> str:
+    """Return the version a server speaks with a compatible client: the older of the two.
+
+    A client of an older minor version gets only what its version knows; a newer one gets all
+    the server knows. The answer is written plainly (`01.0` is `1.0`).
+    """
+    major, minor = min(parse_version(client_version), parse_version(server_version))
+    return f"{major}.{minor}"
 
 
 def is_compatible(client_version: str, server_version: str = PROTOCOL_VERSION) -> bool:

@@ -4,8 +4,8 @@ match service.
 `HouseBots` is owned by the match service (server.matches), which asks it to `schedule` a
 match after every commit and to `stop` a match that is over. A house bot's move is played like a
 player's: under the match's lock, through the referee, committed before it is announced (the
-service's `run`). A bot that crashes, returns no move or plays an illegal move loses its match
-by adjudication, with why.
+service's `run`). A bot that crashes, returns no move, plays an illegal move or is stopped at
+the server's time limit loses its match: the referee's bot failure (`Referee.fail`), with why.
 
 Two ways to play: turn by turn (`_play_turns`: each search runs on a pool thread, and when both
 seats are house bots the reply's search starts while the move is committed), and, for a match
@@ -33,7 +33,6 @@ from server.limits import search_limits
 from server.live import LiveMatch
 from server.match_store import MatchStore
 from server.playahead import Item, PlayAhead
-from server.plycap import PlyCaps
 from server.searches import SearchPool
 from server.settings import Settings
 
@@ -68,13 +67,11 @@ class HouseBots:
         self,
         host: Host,
         store: MatchStore,
-        ply_caps: PlyCaps,
         settings: Settings,
         pool: SearchPool | None = None,
     ) -> None:
         self._host = host
         self._store = store
-        self._ply_caps = ply_caps
         self._limits = search_limits(settings)
         self.pool = pool or SearchPool(
             settings.bot_threads, settings.bot_searches_per_player, settings.bot_max_seconds
@@ -226,16 +223,15 @@ class HouseBots:
                 self.pool.end(lease)
 
     def _plays_on(self, live: LiveMatch, item: Item) -> bool:
-        """Return True when `item` is the next move of the active match, within its ply cap."""
+        """Return True when `item` is the next move of the active match (the referee ends it at
+        its ply cap, so no move is played past it)."""
         referee = live.referee
         seq, seat, _ = item
-        cap = self._ply_caps.cap(live.id)
         return (
             self._store.is_live(live)
             and referee.status is Status.ACTIVE
             and referee.seq == seq
             and referee.state.to_move == seat
-            and (cap is None or referee.ply < cap)
         )
 
     async def _pipelined_failure(self, live: LiveMatch, failure: Item) -> None:
@@ -318,7 +314,8 @@ class HouseBots:
 
     async def _bot_loses(self, live: LiveMatch, seat: int, seq: int, why: str) -> None:
         """End the match as a loss for the house bot in `seat` that failed (crash, no move,
-        illegal move), unless the match moved on past `seq` meanwhile."""
+        illegal move, stopped), unless the match moved on past `seq` meanwhile: the referee's
+        bot failure (a flag that fell first is the referee's timeout instead)."""
         async with live.lock:
             referee = live.referee
             if referee.status is not Status.ACTIVE or referee.seq > seq:
@@ -327,9 +324,7 @@ class HouseBots:
             name = f"{side} (house bot {live.bot_specs[seat]})"
             try:
                 reason = f"{name} {why}"[:MAX_ADJUDICATION_REASON]
-                await self._host.run(
-                    live, referee.adjudicate(1 - seat, reason, self._host.now_ms())
-                )
+                await self._host.run(live, referee.fail(seat, reason, self._host.now_ms()))
             except MatchError as error:
                 log.error("ending match %s after its house bot failed: %s", live.id, error)
 

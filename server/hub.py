@@ -14,6 +14,9 @@ While a connection is being brought up to date (`Connection.syncing`), events ar
 `Connection.sync` records the seq of each `match_state` sent, and `Connection.end_sync` then
 sends only the held events that are newer, so a client sees each match's state and then every
 later event exactly once.
+
+Versions: each connection is sent what the protocol version its `hello` named knows
+(`Connection.version`): a message is written once per version among its receivers.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from protocol.messages import (
     ServerMessage,
     dump_server_message,
 )
+from protocol.version import PROTOCOL_VERSION
 from server.asgi import RAW_SEND
 from server.publisher import Broadcast
 
@@ -65,6 +69,8 @@ class Connection:
     ) -> None:
         self.websocket = websocket
         self.player_id = player_id
+        self.version = PROTOCOL_VERSION
+        """The protocol version spoken with the client (the older of its hello's and ours)."""
         self.closed = False
         self.max_queued_bytes = max_queued_bytes
         self._queued_bytes = 0
@@ -80,8 +86,8 @@ class Connection:
         return self._held is not None
 
     def send(self, message: ServerMessage) -> None:
-        """Queue `message` for sending now (not held back while syncing)."""
-        self._put(dump_server_message(message))
+        """Queue `message` for sending now (not held back while syncing), in `version`."""
+        self._put(dump_server_message(message, self.version))
 
     def sync(self, state: MatchState | Challenge) -> None:
         """Queue a match's state (or a pending challenge) and remember its seq: held events up
@@ -237,7 +243,8 @@ class Hub:
     async def publish(self, broadcast: Broadcast) -> None:
         """Queue the messages of `broadcast` for both seats' players and the match's spectators.
 
-        A `match_started` or `match_state` carries each player's own seat as `your_seat`.
+        A `match_started` or `match_state` carries each player's own seat as `your_seat`. Each
+        message is written once per protocol version among its receivers.
         """
         seated = [
             (seat, self.players.get(pid))
@@ -247,17 +254,26 @@ class Hub:
         watchers = list(self.spectators.get(broadcast.match_id, ()))
         for message in broadcast.messages:
             seq: int = getattr(message, "seq", -1)
-            text = dump_server_message(message)
+            texts: dict[str, str] = {}
             for seat, connection in seated:
                 if connection is None:
                     continue
-                own = text
+                version = connection.version
                 if isinstance(message, MatchStarted | MatchState):
-                    own = dump_server_message(message.model_copy(update={"your_seat": seat}))
-                connection.deliver(broadcast.match_id, seq, own)
+                    own = message.model_copy(update={"your_seat": seat})
+                    connection.deliver(broadcast.match_id, seq, dump_server_message(own, version))
+                else:
+                    text = texts.get(version) or texts.setdefault(
+                        version, dump_server_message(message, version)
+                    )
+                    connection.deliver(broadcast.match_id, seq, text)
             if isinstance(message, Challenge):
                 continue  # for the challenged player alone, not the match's spectators
             for connection in watchers:
+                version = connection.version
+                text = texts.get(version) or texts.setdefault(
+                    version, dump_server_message(message, version)
+                )
                 connection.deliver(broadcast.match_id, seq, text)
 
     async def close(self) -> None:

@@ -52,7 +52,9 @@ def new_live_match(
         raise invalid(field_name, str(error)) from None
     tc = translation.referee_time_control(body.time_control)
     try:
-        config = MatchConfig(game, body.start_position, tc, settings.max_illegal_moves)
+        config = MatchConfig(
+            game, body.start_position, tc, settings.max_illegal_moves, max_plies=body.max_plies
+        )
         referee = Referee(config)
     except (GameError, ValueError) as error:
         raise invalid("start_position", str(error)) from None
@@ -120,6 +122,7 @@ def new_match_row(live: LiveMatch, body: MatchCreate) -> dict[str, Any]:
         "base_ms": None if tc is None else tc.base_ms,
         "increment_ms": 0 if tc is None else tc.increment_ms,
         "move_cap_ms": None if tc is None else tc.move_cap_ms,
+        "max_plies": live.referee.config.max_plies,
         "created_by": live.created_by,
     }
 

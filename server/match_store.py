@@ -181,7 +181,9 @@ class MatchStore:
         tc = None
         if row.base_ms is not None:
             tc = TimeControl(row.base_ms, row.increment_ms, row.move_cap_ms)
-        config = MatchConfig(game, row.start_position, tc, self._max_illegal_moves)
+        config = MatchConfig(
+            game, row.start_position, tc, self._max_illegal_moves, max_plies=row.max_plies
+        )
         events = [
             Event(e.seq, EventKind(e.kind), e.player, e.move, e.elapsed_ms or 0) for e in stored
         ]

@@ -34,7 +34,9 @@ The rest lives beside the service: the players (server.players), a new match's s
 the seat policies (server.match_setup), loading and committing (server.match_store), the
 translation of the referee's effects into protocol messages and errors (server.translation),
 publishing (server.publisher), the house bots (server.housebots), the clock ticker
-(server.clock), a host's ply cap (server.plycap) and the listings (server.match_queries).
+(server.clock) and the listings (server.match_queries). The referee owns every rule of a
+match, its ply cap (`MatchConfig.max_plies`, stored with the match) and a house bot's failure
+(`Referee.fail`) included.
 """
 
 from __future__ import annotations
@@ -59,7 +61,6 @@ from server.housebots import HouseBots
 from server.live import LiveMatch
 from server.match_store import UNFINISHED, MatchStore
 from server.players import PlayerRegistry
-from server.plycap import PlyCaps
 from server.publisher import Publisher
 from server.searches import SearchPool
 from server.settings import Settings
@@ -101,8 +102,7 @@ class MatchService:
             sessions, writer, settings.max_illegal_moves, self.now_ms, self.wall_ms
         )
         """The matches in memory and in the database (server.match_store)."""
-        self._ply_caps = PlyCaps()
-        self._bots = HouseBots(self, self.store, self._ply_caps, settings, pool)
+        self._bots = HouseBots(self, self.store, settings, pool)
         self._ticker = Ticker(self, self.store)
         self._publisher = Publisher(self.now_ms, self.wall_ms)
         self.listeners = self._publisher.listeners
@@ -130,7 +130,6 @@ class MatchService:
             live = await self.store.load(match_id)
             async with live.lock:
                 await self.run(live, live.referee.tick(self.now_ms()))
-                await self.run(live, self._ply_caps.draw(live, self.now_ms()))
                 self._bots.schedule(live)
         return len(ids)
 
@@ -158,7 +157,6 @@ class MatchService:
         body: MatchCreate,
         *,
         creator: Player | None = None,
-        ply_cap: int | None = None,
         match_id: str | None = None,
         owner: str | None = None,
     ) -> MatchState:
@@ -170,10 +168,11 @@ class MatchService:
         accept (`accept`) or decline (`decline`). The state returned is seen by `creator` (its
         `your_seat` is the creator's seat, if any), as `state(match_id, creator)` would show it.
 
-        For the server's own use (tournaments): `ply_cap` draws the match once that many moves
-        are played, as `limit_plies` does; `match_id` (from `new_match_id`) is the id to use,
-        so the caller can record it before the match exists; `owner` is whose turn its house
-        bots' searches wait for in the search pool (a tournament's owner; default: the creator).
+        `body.max_plies` is the match's ply cap, a rule of the match kept with it (the referee
+        draws the match at it, code `ply_cap`). For the server's own use (tournaments):
+        `match_id` (from `new_match_id`) is the id to use, so the caller can record it before
+        the match exists; `owner` is whose turn its house bots' searches wait for in the search
+        pool (a tournament's owner; default: the creator).
 
         Raises MatchError VALIDATION_ERROR naming the field for an unknown game, bad options,
         a bad start position, a game larger than the server's maxima, an unknown player or a
@@ -194,8 +193,6 @@ class MatchService:
         effects: list[Effect] = []
         if live.is_ready():
             effects = live.referee.start(self.now_ms())
-        if ply_cap is not None:
-            self._ply_caps.limit(live.id, ply_cap)
         async with live.lock:
             await self.store.commit(
                 live, _events(effects), new_match=match_setup.new_match_row(live, body)
@@ -311,9 +308,10 @@ class MatchService:
     async def adjudicate(self, match_id: str, winner: int | None, reason: str) -> MatchState:
         """End an active match by the server's decision: `winner` wins (None: a draw).
 
-        For the server itself (a tournament's ply cap), not for players: stored and replayed
-        as a referee event. Raises MatchError MATCH_OVER (NOT_STARTED) when the match is over
-        (still waiting) and UNKNOWN_MATCH for no such match.
+        For the server itself (a tournament stopped while its games are played), not for
+        players: stored and replayed as a referee event. Raises MatchError MATCH_OVER
+        (NOT_STARTED) when the match is over (still waiting) and UNKNOWN_MATCH for no such
+        match.
         """
         live = await self.store.load(match_id)
         async with live.lock:
@@ -329,15 +327,6 @@ class MatchService:
                     ErrorCode.MATCH_OVER, f"the match is over: {result.reason}", match_id=match_id
                 )
             return self._match_state(live, None)
-
-    def limit_plies(self, match_id: str, plies: int) -> None:
-        """Draw the match ("ply cap") once `plies` moves are played: a host's rule.
-
-        Checked after every accepted event, under the match's lock, so no move is played past
-        the cap (server.plycap). Kept in memory only: after a restart, call it again before
-        `resume`.
-        """
-        self._ply_caps.limit(match_id, plies)
 
     # -- matches: read -------------------------------------------------------------------------
 
@@ -402,12 +391,10 @@ class MatchService:
         return published
 
     async def _go_on(self, live: LiveMatch) -> None:
-        """After a commit: draw at the ply cap, let a house bot move, or let go of a match over."""
-        await self.run(live, self._ply_caps.draw(live, self.now_ms()))
+        """After a commit: let a house bot move, or let go of a match over."""
         self._bots.schedule(live)
         if live.referee.status in (Status.FINISHED, Status.ABORTED):
             self._bots.stop(live)
-            self._ply_caps.forget(live.id)
             # A match over never changes again: it is reloaded from the database if asked
             # for, so the memory and the clock ticker hold only live matches.
             self.store.evict(live.id)

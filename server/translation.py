@@ -69,12 +69,23 @@ def _match_ended(live: LiveMatch, ended: match.MatchEnded, wall_ms: int) -> wire
         match_id=live.id,
         seq=ended.seq,
         status="aborted" if ended.status is match.Status.ABORTED else "finished",
-        result=wire.MatchResult(
-            winner=ended.result.winner,
-            reason=ended.result.code.value,
-            description=ended.result.reason,
-        ),
+        result=result(ended.result),
         clocks=clocks,
+    )
+
+
+def result(ended: match.Result) -> wire.MatchResult:
+    """Return the wire result of the referee's: its code, the code's broad reason, its words."""
+    return wire.MatchResult.of_code(ended.winner, ended.code.value, ended.reason)
+
+
+def stored_result(winner: int | None, stored: str, detail: str | None) -> wire.MatchResult:
+    """Return the wire result of a `Match` row: `stored` is its result code or, for a match
+    finished before migration 0006, its broad reason (`rules`), shown as it is with no code."""
+    if stored in wire.RESULT_REASONS:
+        return wire.MatchResult.of_code(winner, stored, detail or "")
+    return wire.MatchResult.model_validate(
+        {"winner": winner, "reason": stored, "description": detail or ""}
     )
 
 
@@ -122,16 +133,11 @@ def match_state(
         seats=seats(live),
         your_seat=your_seat,
         time_control=time_control(view.time_control),
+        max_plies=live.referee.config.max_plies,
         clocks=_clocks(view, wall_ms),
         legal_moves=view.legal_moves if active else (),
         status=view.status.value,
-        result=None
-        if view.result is None
-        else wire.MatchResult(
-            winner=view.result.winner,
-            reason=view.result.code.value,
-            description=view.result.reason,
-        ),
+        result=None if view.result is None else result(view.result),
         draw_offer=view.draw_offer,
         seq=view.seq,
     )
@@ -227,13 +233,9 @@ def stored_summary(
         tc = wire.TimeControl(
             base_ms=row.base_ms, increment_ms=row.increment_ms, move_cap_ms=row.move_cap_ms
         )
-    result = None
+    stored = None
     if row.result_reason is not None:
-        result = wire.MatchResult(
-            winner=row.result_winner,
-            reason=row.result_reason,
-            description=row.result_detail or "",
-        )
+        stored = stored_result(row.result_winner, row.result_reason, row.result_detail)
     return wire.MatchSummary(
         match_id=row.id,
         game=row.game,
@@ -249,7 +251,7 @@ def stored_summary(
         ),
         time_control=tc,
         ply=ply,
-        result=result,
+        result=stored,
         created_time_ms=epoch_ms(row.created_at),
     )
 

@@ -1,6 +1,6 @@
 """The tournament journal: a JSON-lines file that lets a killed run resume where it stopped.
 
-Line 1 is a header, `{"kind": "header", "version": 1, "tournament": {...}}`, where the
+Line 1 is a header, `{"kind": "header", "version": 2, "tournament": {...}}`, where the
 tournament object says what is played (the spec and the schedule); every further line is one
 finished game, `{"kind": "game", "game": {...}}`, written and fsynced as soon as it ends. A
 run killed mid-write leaves at most a truncated last line: reading skips it and opening for
@@ -18,7 +18,9 @@ from typing import IO, Any
 
 __all__ = ["JOURNAL_VERSION", "Journal", "JournalError", "read_journal"]
 
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2
+"""Version 2 stores each game's result code (`code`); version 1 journals had none, and their
+games cannot be counted by code, so they are refused rather than guessed at."""
 
 
 class JournalError(ValueError):
@@ -57,10 +59,18 @@ def read_journal(path: Path | str) -> tuple[dict[str, Any] | None, list[dict[str
         if number == 1 or tournament is None:
             if entry.get("kind") != "header" or "tournament" not in entry:
                 raise JournalError(f"{source}:{number}: not a tournament journal (no header)")
-            if entry.get("version") != JOURNAL_VERSION:
+            version = entry.get("version")
+            if version != JOURNAL_VERSION:
+                older = isinstance(version, int) and version < JOURNAL_VERSION
                 raise JournalError(
-                    f"{source}: journal version {entry.get('version')!r}, "
-                    f"this Arena reads version {JOURNAL_VERSION}"
+                    f"{source}: journal version {version!r}, this Arena reads version "
+                    f"{JOURNAL_VERSION}"
+                    + (
+                        " (an older Arena wrote it: finish that tournament with that Arena, "
+                        "or start a new journal)"
+                        if older
+                        else ""
+                    )
                 )
             tournament = entry["tournament"]
         elif entry.get("kind") == "game" and isinstance(entry.get("game"), dict):

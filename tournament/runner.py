@@ -26,7 +26,15 @@ from typing import Any, Literal
 from bots.result import Clock
 from bots.spec import Bot, BotSpecError, create_bot, parse_bot_spec
 from games import Game, GameError, get_game
-from games.match import ErrorCode, MatchConfig, MatchEnded, Rejected, TimeControl
+from games.match import (
+    MAX_ADJUDICATION_REASON,
+    ErrorCode,
+    MatchConfig,
+    MatchEnded,
+    Rejected,
+    ResultCode,
+    TimeControl,
+)
 from games.referee import Referee
 from tournament.journal import Journal
 from tournament.openings import Opening, select_openings
@@ -215,8 +223,9 @@ class GameRecord:
     """A finished game: who played, from which opening, the moves, the result and why.
 
     `moves` are every move's standard text from the opening's start position, the opening's
-    own moves first. `result` is the score of `first` (player 0): 1, 0.5 or 0. `stats` holds the
-    summed statistics of `first` and `second`, in that order.
+    own moves first. `result` is the score of `first` (player 0): 1, 0.5 or 0. `reason` says
+    how it ended in words, `code` as the referee's result code (reports count by it). `stats`
+    holds the summed statistics of `first` and `second`, in that order.
     """
 
     index: int
@@ -227,6 +236,7 @@ class GameRecord:
     moves: tuple[str, ...]
     result: float
     reason: str
+    code: ResultCode
     stats: tuple[BotTotals, BotTotals] = field(default_factory=lambda: (BotTotals(), BotTotals()))
 
     def score_of(self, spec: str) -> float:
@@ -241,6 +251,7 @@ class GameRecord:
         """Return the record as plain JSON values (`from_dict` reads it back)."""
         data = asdict(self)
         data["moves"] = list(self.moves)
+        data["code"] = self.code.value
         data["stats"] = {"first": asdict(self.stats[0]), "second": asdict(self.stats[1])}
         return data
 
@@ -257,6 +268,7 @@ class GameRecord:
             moves=tuple(data["moves"]),
             result=float(data["result"]),
             reason=data["reason"],
+            code=ResultCode(data["code"]),
             stats=(BotTotals(**stats["first"]), BotTotals(**stats["second"])),
         )
 
@@ -317,10 +329,12 @@ def play_game(
 ) -> GameRecord:
     """Play `task` to the end with fresh bots under the match referee and return its record.
 
-    Adjudication: the rules' result; a draw ("ply cap") when `ply_cap` plies are played; a
-    bot that raises loses ("crash: Type: message"), as does one that returns no move or an
-    illegal one, or (with `move_time`, seconds) one that takes over move_time +
-    MOVE_TIME_SLACK seconds for a move. `clock` (seconds) times the moves.
+    The referee decides every ending, each with its result code: the rules'; a draw
+    (`ply_cap`) when `ply_cap` plies are played, the opening's included (an opening longer than
+    the cap is played in full); a loss for a bot that raises ("crash: Type: message") or
+    returns no move (`bot_failure`), one that plays an illegal move (`forfeit`: the limit of
+    rejected moves is 1), or (with `move_time`, seconds) one that takes over move_time +
+    MOVE_TIME_SLACK seconds for a move (`timeout`). `clock` (seconds) times the moves.
     """
     game = task.opening.build_game()
     tc = (
@@ -328,7 +342,9 @@ def play_game(
         if move_time is None
         else TimeControl(_UNTIMED_BASE_MS, 0, math.ceil((move_time + MOVE_TIME_SLACK) * 1000))
     )
-    referee = Referee(MatchConfig(game, task.opening.position, tc, max_illegal_moves=1))
+    cap = max(ply_cap, len(task.opening.moves))
+    config = MatchConfig(game, task.opening.position, tc, max_illegal_moves=1, max_plies=cap)
+    referee = Referee(config)
     referee.start(0)
     now_ms = 0
     for opening_move in task.opening.moves:
@@ -336,12 +352,8 @@ def play_game(
         _expect_accepted(effects, task, opening_move)
     bots = (bot_factory(task.first, game), bot_factory(task.second, game))
     totals = (BotTotals(), BotTotals())
-    result: float | None = None
-    reason = ""
+    reason: str | None = None
     while referee.result is None:
-        if len(referee.move_log) >= ply_cap:
-            result, reason = 0.5, "ply cap"
-            break
         state = referee.state
         player = state.to_move
         started = clock()
@@ -350,7 +362,8 @@ def play_game(
             elapsed = clock() - started
             text = None if found.move is None else state.format_move(found.move)
         except Exception as exc:  # noqa: BLE001 - any failure of a bot loses its game
-            result, reason = float(player), f"crash: {type(exc).__name__}: {exc}"
+            why = f"crash: {type(exc).__name__}: {exc}"
+            referee.fail(player, why[:MAX_ADJUDICATION_REASON], now_ms)
             break
         now_ms += max(0, round(elapsed * 1000))
         stats = totals[player]
@@ -359,19 +372,15 @@ def play_game(
         stats.seconds += elapsed
         stats.depth_sum += found.stats.depth
         if text is None:
-            result, reason = float(player), f"{_role(player)} returned no move"
+            referee.fail(player, f"{_role(player)} returned no move", now_ms)
             break
         effects = referee.move(player, text, now_ms)
         rejected = next((e for e in effects if isinstance(e, Rejected)), None)
-        # A flag that fell ends the match before the move is looked at: the referee's result.
+        # A flag that fell ends the match before the move is looked at: the referee's words.
         if rejected is not None and rejected.code is not ErrorCode.MATCH_OVER:
-            result, reason = float(player), f"{_role(player)} played {text!r}: {rejected.reason}"
-            break
-    if result is None:
-        final = referee.result
-        assert final is not None
-        result = 0.5 if final.winner is None else 1.0 - final.winner
-        reason = final.reason
+            reason = f"{_role(player)} played {text!r}: {rejected.reason}"
+    final = referee.result
+    assert final is not None
     return GameRecord(
         index=task.index,
         pair=task.pair,
@@ -379,8 +388,9 @@ def play_game(
         second=task.second,
         opening=task.opening.name,
         moves=tuple(m.move for m in referee.move_log),
-        result=result,
-        reason=reason,
+        result=0.5 if final.winner is None else 1.0 - final.winner,
+        reason=final.reason if reason is None else reason,
+        code=final.code,
         stats=totals,
     )
 
@@ -391,7 +401,8 @@ def _role(player: int) -> str:
 
 def _expect_accepted(effects: Iterable[object], task: GameTask, text: str) -> None:
     for effect in effects:
-        if isinstance(effect, Rejected | MatchEnded):
+        ended = isinstance(effect, MatchEnded) and effect.result.code is not ResultCode.PLY_CAP
+        if isinstance(effect, Rejected) or ended:
             raise TournamentError(
                 f"opening {task.opening.name!r} cannot be played: move {text!r} "
                 f"{'is rejected' if isinstance(effect, Rejected) else 'ends the game'}"

@@ -64,6 +64,8 @@ class Match(Base):
     base_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     increment_ms: Mapped[int] = mapped_column(BigInteger, default=0)
     move_cap_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    max_plies: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The match's ply cap (MatchConfig.max_plies; None: none), see migration 0006."""
     seat0_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
     seat1_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
     seat0_bot: Mapped[str | None] = mapped_column(String(200), nullable=True)
@@ -82,6 +84,7 @@ class Match(Base):
     status: Mapped[str] = mapped_column(String(16), index=True, default="waiting")
     result_winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
     result_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The referee's result code (games.match.ResultCode); `rules` in rows from before 0006."""
     result_detail: Mapped[str | None] = mapped_column(String(500), nullable=True)
     seq: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

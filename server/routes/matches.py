@@ -28,12 +28,16 @@ from server.deps import (
 )
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
+from server.routes.versions import VersionedRoute
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 422)
 }
 
-router = APIRouter(prefix="/matches", tags=["matches"], responses=ERRORS)
+router = APIRouter(
+    prefix="/matches", tags=["matches"], responses=ERRORS, route_class=VersionedRoute
+)
+"""Its answers are in the version a request names (server.routes.versions)."""
 
 MatchPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
 

@@ -39,7 +39,7 @@ from protocol.messages import (
     Welcome,
     parse_client_message,
 )
-from protocol.version import PROTOCOL_VERSION, is_compatible
+from protocol.version import PROTOCOL_VERSION, is_compatible, spoken_version
 from server.auth import hash_token
 from server.db.models import Player
 from server.deps import HubDep, ServiceDep, SettingsDep, TournamentsDep, admit_message
@@ -147,6 +147,7 @@ async def _handshake(websocket: WebSocket, connection: Connection, settings: Set
         )
         connection.close(CloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
         raise _ClosedError
+    connection.version = spoken_version(message.protocol_version)
 
 
 def _address(websocket: WebSocket) -> str:

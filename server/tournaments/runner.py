@@ -3,10 +3,10 @@
 A started tournament gets one background task that keeps up to `concurrency` matches in flight.
 Each game is a match created through `MatchService.create_match` (seats {"bot": first} and
 {"bot": second}, the opening's position as start position, untimed); its end is seen through a
-`MatchService` listener (`on_broadcast`). MatchService itself draws a match ("ply cap", an
-adjudication) the moment it reaches the game's ply cap, so no move is ever played past it: the
-cap is set in one place, `_match_ply_cap`, and given to `create_match(..., ply_cap=)` for a new
-match and to `limit_plies` for a match in flight after a restart. Each game's row is stored
+`MatchService` listener (`on_broadcast`). The game's ply cap, less the opening's moves
+(`_match_ply_cap`), is the match's own `max_plies`: its referee draws it (code `ply_cap`) the
+moment it is reached, so no move is ever played past it, and the cap is stored with the match,
+so a restart keeps it. Each game's row is stored
 when its match is created (with the match id) and again with its result, and the watchers get a
 `tournament_game_finished` per game and a `tournament_finished` at the end.
 """
@@ -74,7 +74,6 @@ class TournamentRunner:
             game = tournament.games.get(task.index)
             if game is not None and game.result is None:
                 # Follow the matches in flight before MatchService.resume lets their bots move.
-                self._matches.limit_plies(game.match_id, _match_ply_cap(tournament, task))
                 self._watch_for(game.match_id)
         tournament.runner = self._spawn(self._run(tournament))
 
@@ -213,8 +212,8 @@ class TournamentRunner:
                 start_position=task.opening.position_text(),
                 seats=(_seat(task.first), _seat(task.second)),
                 time_control=body.time_control,
+                max_plies=ply_cap,
             ),
-            ply_cap=ply_cap,
             match_id=match_id,
             owner=owner,
         )
@@ -228,7 +227,7 @@ class TournamentRunner:
         return watch
 
     async def _outcome(self, match_id: str, watch: _Watch) -> MatchResult:
-        """Wait for the match's result (MatchService draws it at its ply cap).
+        """Wait for the match's result (its referee draws it at its ply cap).
 
         The watch is registered before the state is read, and both the listener and `state`
         run under the match's lock, so an end is seen either in the state or by the listener.
@@ -278,5 +277,7 @@ def _seat(participant: str) -> str | HouseBot:
 
 
 def _match_ply_cap(tournament: HostedTournament, task: GameTask) -> int:
-    """Return the plies a game's match may last: the spec's cap less the opening's moves."""
-    return tournament.body.ply_cap - len(task.opening.moves)
+    """Return the plies a game's match may last: the spec's cap less the opening's moves (0: an
+    opening as long as the cap, or longer, is drawn as its match starts, as the local runner
+    draws it after the opening)."""
+    return max(0, tournament.body.ply_cap - len(task.opening.moves))

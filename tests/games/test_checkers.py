@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import IllegalMoveError, InvalidMoveError, InvalidPositionError, get_game, perft
+from games import Ending, IllegalMoveError, InvalidMoveError, InvalidPositionError, get_game, perft
 from games.checkers import (
     BLACK,
     WHITE,
@@ -305,6 +305,7 @@ def test_eighty_quiet_plies_draw() -> None:
     outcome = final.outcome()
     assert outcome is not None and outcome.winner is None
     assert "80 plies" in outcome.reason
+    assert outcome.ending is Ending.MOVE_RULE
 
 
 def test_threefold_repetition_draw() -> None:
@@ -318,6 +319,7 @@ def test_threefold_repetition_draw() -> None:
     outcome = state.outcome()
     assert outcome is not None and outcome.winner is None
     assert outcome.reason == "draw: threefold repetition"
+    assert outcome.ending is Ending.REPETITION
     assert state.legal_moves() == ()
 
 

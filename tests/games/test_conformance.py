@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import (
+    Ending,
     Game,
     IllegalMoveError,
     InvalidMoveError,
@@ -74,6 +75,7 @@ def test_playouts_end_and_obey_the_interface(game: Game, seed: int) -> None:
     assert final.is_terminal()
     outcome = final.outcome()
     assert outcome is not None and outcome.reason
+    assert outcome.ending in Ending
     assert outcome.winner in (None, 0, 1)
     for state in states:
         moves = state.legal_moves()

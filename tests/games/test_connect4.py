@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.base import IllegalMoveError, InvalidMoveError, InvalidPositionError, Outcome, State
+from games.base import (
+    Ending,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    Outcome,
+    State,
+)
 from games.connect4 import ConnectFour, ConnectFourState, has_four
 from games.perft import perft
 
@@ -161,7 +168,11 @@ def test_wins_are_detected(history: str, winner: int) -> None:
     assert before.is_winning_move(int(history[-1]) - 1)
     state = GAME.parse_position(history)
     outcome = _outcome(state)
-    assert (outcome.winner, outcome.reason) == (winner, "four in a row")
+    assert (outcome.winner, outcome.reason, outcome.ending) == (
+        winner,
+        "four in a row",
+        Ending.LINE,
+    )
     assert state.legal_moves() == ()
     assert _array(history).winner == winner
     assert state.render().endswith("wins (four in a row)")
@@ -174,6 +185,7 @@ def test_full_board_draw() -> None:
     state = GAME.parse_position(DRAWN_GAME)
     outcome = _outcome(state)
     assert (outcome.winner, outcome.reason) == (None, "board full")
+    assert outcome.ending is Ending.BOARD_FULL
     assert state.legal_moves() == ()
     assert GAME.parse_position(DRAWN_GAME[:-1]).legal_moves() == (3,)
     assert state.render().endswith("draw (board full)")

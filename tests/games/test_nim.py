@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from games.base import (
+    Ending,
     IllegalMoveError,
     InvalidMoveError,
     InvalidOptionError,
@@ -118,6 +119,7 @@ def test_misere_last_object_loses_normal_last_object_wins() -> None:
     outcome = _outcome(normal_end)
     assert outcome.winner == 0
     assert outcome.reason == "first took the last object"
+    assert outcome.ending is Ending.LAST_OBJECT
 
     second_took_last = NORMAL.parse_position("0,0,3/2").play("3:3")
     assert _outcome(second_took_last).winner == 1

@@ -123,7 +123,7 @@ def test_match_record_is_json_with_every_move() -> None:
         {"ply": 1, "seat": 0, "move": "11-15", "elapsed_ms": 1_000, "clocks_ms": [9_100, 10_000]},
         {"ply": 2, "seat": 1, "move": "23-19", "elapsed_ms": 500, "clocks_ms": [9_100, 9_600]},
     ]
-    assert record["result"] == {"winner": 0, "reason": "resign", "description": "White resigned"}
+    assert record["result"] == {"winner": 0, "code": "resign", "description": "White resigned"}
     assert record["status"] == "finished"
     assert record["start_position"] == START_FEN
     assert record["time_control"] == {"base_ms": 10_000, "increment_ms": 100, "move_cap_ms": None}

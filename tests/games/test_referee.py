@@ -1,4 +1,5 @@
-"""The match referee: turns, rejected moves, clocks, resign, draws, abort, restore, adjudication.
+"""The match referee: turns, rejected moves, clocks, resign, draws, abort, restore, adjudication,
+the ply cap, bot failures, and the result code of every ending.
 
 Every test drives a `Referee` with explicit times; nothing here reads a clock or opens a socket.
 """
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from games import Game, State, game_names, get_game
 from games.match import (
+    MAX_ADJUDICATION_REASON,
     DrawDeclined,
     DrawOffered,
     Effect,
@@ -89,7 +91,9 @@ def test_random_game_through_referee_ends_with_the_rules_result(name: str, seed:
     outcome = state.outcome()
     assert outcome is not None
     ended = only(effects, MatchEnded)
-    assert ended.result == Result(outcome.winner, ResultCode.RULES, outcome.reason)
+    code = ResultCode.of_ending(outcome.ending)
+    assert code.is_rules
+    assert ended.result == Result(outcome.winner, code, outcome.reason)
     view = ref.view(now + 10_000)
     assert view.status is Status.FINISHED
     assert view.result == ended.result
@@ -106,14 +110,14 @@ def test_checkers_win_reason_comes_from_the_rules() -> None:
     # Black's 22x31 would crown; here Black jumps and White is left with no piece.
     ref = referee(start="B:W26:B22")
     effects = ref.move(0, "22x31", 10)
-    expected = Result(0, ResultCode.RULES, "White has no pieces left")
+    expected = Result(0, ResultCode.NO_MOVES, "White has no pieces left")
     assert only(effects, MatchEnded).result == expected
 
 
 def test_a_start_position_that_is_already_over_ends_at_the_start() -> None:
     effects = referee(start="W:W29:B25,22", started_at=None).start(5)
     assert [type(e) for e in effects] == [Event, MatchStarted, MatchEnded]
-    assert effects[-1].result == Result(0, ResultCode.RULES, "White has no legal move")
+    assert effects[-1].result == Result(0, ResultCode.NO_MOVES, "White has no legal move")
 
 
 def test_short_capture_is_stored_in_full() -> None:
@@ -130,8 +134,183 @@ def test_a_draw_by_repetition_is_the_rules_result() -> None:
     for ply, text in enumerate(shuffle * 2):
         effects = ref.move(ply % 2, text, ply)
     assert only(effects, MatchEnded).result == Result(
-        None, ResultCode.RULES, "draw: threefold repetition"
+        None, ResultCode.REPETITION, "draw: threefold repetition"
     )
+
+
+# -- result codes: how the rules ended it -------------------------------------------------------
+
+
+def play_through(ref: Referee, moves: list[str] | tuple[str, ...], start: int = 0) -> Effect:
+    """Play `moves` in turn through `ref`, one ms apart; return the last move's MatchEnded."""
+    effects: list[Effect] = []
+    for ply, text in enumerate(moves):
+        effects = ref.move(ref.state.to_move, text, start + ply + 1)
+        assert any(isinstance(e, MoveAccepted) for e in effects), effects
+    ended: Effect = only(effects, MatchEnded)
+    return ended
+
+
+def king_walk(fen: str, plies: int, seed: int) -> list[str]:
+    """Return `plies` king moves from `fen` that never repeat a position or allow a capture."""
+    rng = random.Random(seed)
+    state = CHECKERS.parse_position(fen)
+    seen = {state.key()}
+    moves = []
+    for _ in range(plies):
+        fresh = [
+            m
+            for m in state.legal_moves()
+            if state.apply_unchecked(m).key() not in seen
+            and not state.apply_unchecked(m).has_capture()  # type: ignore[attr-defined]
+        ]
+        move = rng.choice(fresh)
+        moves.append(state.format_move(move))
+        state = state.apply_unchecked(move)
+        seen.add(state.key())
+    return moves
+
+
+def test_checkers_eighty_quiet_plies_end_with_the_move_rule_code() -> None:
+    moves = king_walk("B:WK29,K30,K31,K32:BK1,K2,K3,K4", 80, seed=7)
+    ref = referee(start="B:WK29,K30,K31,K32:BK1,K2,K3,K4")
+    for ply, text in enumerate(moves[:79]):
+        assert not any(isinstance(e, MatchEnded) for e in ref.move(ply % 2, text, ply))
+    ended = only(ref.move(1, moves[79], 80), MatchEnded)
+    assert ended.result.code is ResultCode.MOVE_RULE and ended.result.winner is None
+    assert "80 plies" in ended.result.reason
+
+
+def test_checkers_blocked_side_loses_with_the_no_moves_code() -> None:
+    # White's man on 21, on the edge, can only step to 17 (Black's) or jump it to 14: Black's
+    # 9-14 takes that square, and White, with a piece left, has no move and loses.
+    ref = referee(start="B:W21:B9,17")
+    assert ref.legal_texts()
+    ended = only(ref.move(0, "9-14", 1), MatchEnded)
+    assert ended.result == Result(0, ResultCode.NO_MOVES, "White has no legal move")
+
+
+@pytest.mark.parametrize(
+    ("moves", "winner", "code", "reason"),
+    [
+        ("1212121", 0, ResultCode.LINE, "four in a row"),
+        ("44136567533446633544223266151557777121712" + "2", None, ResultCode.BOARD_FULL,
+         "board full"),
+    ],
+)  # fmt: skip
+def test_connect4_line_and_full_board_have_their_codes(
+    moves: str, winner: int | None, code: ResultCode, reason: str
+) -> None:
+    ended = play_through(referee(get_game("connect4")), list(moves))
+    assert isinstance(ended, MatchEnded)
+    assert ended.result == Result(winner, code, reason)
+
+
+@pytest.mark.parametrize(
+    ("misere", "winner", "reason"),
+    [
+        ("false", 1, "second took the last object"),
+        ("true", 0, "second took the last object (misère: that loses)"),
+    ],
+)
+def test_nim_last_object_normal_and_misere(misere: str, winner: int, reason: str) -> None:
+    game = get_game("nim", {"heaps": "1,2", "misere": misere})
+    ended = play_through(referee(game), ["2:2", "1:1"])
+    assert isinstance(ended, MatchEnded)
+    assert ended.result == Result(winner, ResultCode.LAST_OBJECT, reason)
+
+
+def test_every_ending_of_the_rules_has_a_result_code_of_the_same_value() -> None:
+    from games.base import Ending
+
+    for ending in Ending:
+        code = ResultCode.of_ending(ending)
+        assert code.value == ending.value and code.is_rules
+    others = [code for code in ResultCode if not code.is_rules]
+    assert ResultCode.PLY_CAP in others and ResultCode.BOT_FAILURE in others
+    assert len(others) == len(ResultCode) - len(Ending)
+
+
+# -- the ply cap -----------------------------------------------------------------------------------
+
+
+def test_the_move_that_reaches_the_ply_cap_draws_the_match() -> None:
+    ref = Referee(MatchConfig(CHECKERS, None, TimeControl(10_000), max_plies=3))
+    ref.start(0)
+    ref.move(0, "11-15", 100)
+    ref.move(1, "23-19", 300)
+    effects = ref.move(0, "8-11", 600)
+    assert [type(e) for e in effects] == [Event, MoveAccepted, MatchEnded]
+    ended = only(effects, MatchEnded)
+    assert ended.seq == only(effects, MoveAccepted).seq == 4  # the same event ends it
+    assert ended.result == Result(None, ResultCode.PLY_CAP, "ply cap")
+    assert ended.clocks_ms == (9_600, 9_800)  # Black used 100 + 300 ms, White 200
+    assert ref.legal_texts() == ()
+    restored = Referee.restore(ref.config, ref.events, 50_000)
+    assert restored.view(50_000) == ref.view(600)
+    assert only(restored.move(1, "22-18", 50_001), Rejected).code is ErrorCode.MATCH_OVER
+
+
+def test_a_rules_ending_on_the_capped_ply_is_the_rules_result() -> None:
+    ref = Referee(MatchConfig(CHECKERS, "B:W26:B22", max_plies=1))
+    ref.start(0)
+    ended = only(ref.move(0, "22x31", 1), MatchEnded)
+    assert ended.result.code is ResultCode.NO_MOVES
+
+
+@pytest.mark.parametrize("cap", [-1, True, 2.5])
+def test_the_ply_cap_must_be_an_integer_of_0_or_more(cap: Any) -> None:
+    with pytest.raises(ValueError, match="max_plies"):
+        MatchConfig(CHECKERS, max_plies=cap)
+
+
+def test_a_ply_cap_of_0_draws_the_match_as_it_starts_and_replays() -> None:
+    ref = Referee(MatchConfig(CHECKERS, max_plies=0))
+    effects = ref.start(7)
+    assert [type(e) for e in effects] == [Event, MatchStarted, MatchEnded]
+    assert only(effects, MatchEnded).result == Result(None, ResultCode.PLY_CAP, "ply cap")
+    restored = Referee.restore(ref.config, ref.events, 100)
+    assert restored.result == ref.result and restored.status is Status.FINISHED
+
+
+# -- bot failures ---------------------------------------------------------------------------------
+
+
+def test_a_bot_failure_loses_and_restore_replays_it() -> None:
+    ref = referee(tc=TimeControl(10_000))
+    ref.move(0, "11-15", 1_000)
+    why = "White (house bot random) crashed: RuntimeError: out of cheese"
+    effects = ref.fail(1, why, 1_250)
+    assert effects[0] == Event(3, EventKind.FAIL, 1, why, 250)
+    ended = only(effects, MatchEnded)
+    assert ended.result == Result(0, ResultCode.BOT_FAILURE, why)
+    assert ended.status is Status.FINISHED and ended.clocks_ms == (9_000, 9_750)
+    assert ref.fail(0, "again", 2_000) == []  # a match over is not failed again
+    restored = Referee.restore(ref.config, ref.events, 70_000)
+    assert restored.events == ref.events
+    assert restored.view(70_000) == ref.view(1_250)
+    assert match_record(restored, 0)["result"]["code"] == "bot_failure"
+
+
+def test_a_fallen_flag_ends_the_match_before_a_bot_failure() -> None:
+    ref = referee(tc=TimeControl(1_000))
+    effects = ref.fail(0, "Black crashed", 5_000)
+    assert [e.kind for e in effects if isinstance(e, Event)] == [EventKind.TIMEOUT]
+    assert ref.result is not None and ref.result.code is ResultCode.TIMEOUT
+
+
+def test_a_bot_failure_is_refused_before_the_start_and_checks_its_arguments() -> None:
+    ref = referee(started_at=None)
+    assert ref.fail(0, "Black crashed", 0) == []
+    assert ref.status is Status.WAITING
+    ref.start(0)
+    with pytest.raises(ValueError, match="player"):
+        ref.fail(2, "crashed", 0)
+    with pytest.raises(ValueError, match="reason"):
+        ref.fail(0, "", 0)
+    with pytest.raises(ValueError, match="reason"):
+        ref.fail(0, "x" * (MAX_ADJUDICATION_REASON + 1), 0)
+    assert ref.status is Status.ACTIVE
 
 
 # -- rejected moves ------------------------------------------------------------------------------
@@ -437,7 +616,7 @@ def test_start_twice_is_a_caller_error() -> None:
 
 # Weighted so that matches run long enough to play moves, yet also end every way there is.
 ACTIONS = ("move",) * 24 + ("bad", "turn", "tick") * 2 + ("offer", "accept", "decline")
-ACTIONS += ("resign", "abort")
+ACTIONS += ("resign", "abort", "fail")
 
 
 @st.composite
@@ -453,7 +632,8 @@ def matches(draw: st.DrawFn) -> tuple[MatchConfig, list[tuple[int, str, int, int
             st.none() | st.integers(300, 2_000),
         )
     )
-    config = MatchConfig(game, None, tc, draw(st.integers(1, 4)))
+    cap = draw(st.none() | st.integers(0, 40))
+    config = MatchConfig(game, None, tc, draw(st.integers(1, 4)), max_plies=cap)
     action = st.sampled_from(ACTIONS)
     call = st.tuples(st.integers(0, 500), action, st.integers(0, 1), st.integers(0, 10**6))
     return config, draw(st.lists(call, max_size=80))
@@ -473,6 +653,8 @@ def perform(ref: Referee, call: tuple[int, str, int, int], now: int) -> list[Eff
         return ref.move(1 - mover, legal[0] if legal else "1", now)
     if action == "tick":
         return ref.tick(now)
+    if action == "fail":
+        return ref.fail(player, f"player {player}'s bot crashed", now)
     method = {
         "offer": ref.offer_draw,
         "accept": ref.accept_draw,
@@ -599,7 +781,7 @@ def test_adjudication_names_a_winner_and_restore_replays_it() -> None:
     assert restored.events == ref.events
     assert restored.result == Result(1, ResultCode.ADJUDICATION, "White wins on material")
     assert restored.view(90_000) == ref.view(4_000)
-    assert match_record(restored, 0)["result"]["reason"] == "adjudication"
+    assert match_record(restored, 0)["result"]["code"] == "adjudication"
 
 
 def test_a_fallen_flag_ends_the_match_before_an_adjudication() -> None:

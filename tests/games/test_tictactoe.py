@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from games.base import (
+    Ending,
     IllegalMoveError,
     InvalidMoveError,
     InvalidOptionError,
@@ -123,12 +124,14 @@ def test_outcomes_and_reasons() -> None:
     x_wins = GAME.initial_state().play("0", "3", "1", "4", "2")
     assert _outcome(x_wins) == _outcome(GAME.parse_position("XXXOO...."))
     assert (_outcome(x_wins).winner, _outcome(x_wins).reason) == (0, "three in a row")
+    assert _outcome(x_wins).ending is Ending.LINE
     assert x_wins.legal_moves() == ()
 
     assert _outcome(GAME.parse_position("XX.OOOX..")).winner == 1
 
     draw = GAME.parse_position("XOXXOOOXX")
     assert (_outcome(draw).winner, _outcome(draw).reason) == (None, "board full")
+    assert _outcome(draw).ending is Ending.BOARD_FULL
     assert draw.legal_moves() == ()
 
     assert GAME.initial_state().outcome() is None

@@ -6,7 +6,7 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 import typer
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from typer.testing import CliRunner
 
 from cli import protocol as protocol_cli
+from games.match import ResultCode as RefereeResultCode
 from protocol import (
     CLIENT_MESSAGES,
     CLOSE_DESCRIPTIONS,
@@ -95,7 +96,12 @@ from protocol.messages import (
     MAX_OPENING_LENGTH,
     MAX_SAFE_INTEGER,
     MAX_TOURNAMENT_OPENINGS,
+    RESULT_REASONS,
+    ResultCodeText,
+    json_for_version,
+    newer_fields,
 )
+from protocol.version import spoken_version
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 
@@ -105,7 +111,7 @@ SEATS = (
 )
 TIME_CONTROL = TimeControl(base_ms=60_000, increment_ms=1_000, move_cap_ms=10_000)
 CLOCKS = Clocks(remaining_ms=(59_000, 60_000), running=1, server_time_ms=1_700_000_000_000)
-RESULT = MatchResult(winner=0, reason="rules", description="white has no legal move")
+RESULT = MatchResult(winner=0, code="no_moves", description="white has no legal move")
 TOURNAMENT = TournamentCreate(game="tictactoe", bots=("alphabeta:depth=2", "greedy"), seed=7)
 TOURNAMENT_GAME = TournamentGame(
     index=0,
@@ -471,6 +477,10 @@ def test_wrong_field_types_are_validation_errors(fields: dict[str, Any], field: 
         (Clocks, {"remaining_ms": [-1, 5], "server_time_ms": 0}),
         (Ping, {"type": "ping", "time_ms": "now"}),
         (MatchResult, {"winner": 0, "reason": "boredom", "description": ""}),
+        (MatchResult, {"winner": 0, "code": "boredom", "description": ""}),
+        (MatchResult, {"winner": 0, "reason": "rules", "code": "ply_cap", "description": ""}),
+        (MatchCreate, {"game": "nim", "seats": ["a", "b"], "max_plies": -1}),
+        (MatchCreate, {"game": "nim", "seats": ["a", "b"], "max_plies": 100_001}),
         (MoveMade, {**json.loads(SERVER_EXAMPLES[3].model_dump_json()), "ply": 0}),
         (MatchState, {**json.loads(SERVER_EXAMPLES[2].model_dump_json()), "status": "paused"}),
     ],
@@ -712,13 +722,84 @@ def test_close_codes_are_the_documented_numbers() -> None:
 
 
 def test_version_compatibility_follows_the_major_version() -> None:
-    assert PROTOCOL_VERSION == "1.0"
+    assert PROTOCOL_VERSION == "1.1"
     assert parse_version("1.12") == (1, 12)
     assert is_compatible("1.9")
     assert not is_compatible("2.0")
     with pytest.raises(ValueError, match=r"MAJOR\.MINOR"):
         parse_version("1")
     assert "protocol_version" in reject_client({"type": "hello", "protocol_version": "v1"}).details
+    # The server speaks the older of the two versions with a compatible client.
+    assert [spoken_version(v) for v in ("1.0", "001.00", "1.1", "1.9")] == [
+        "1.0",
+        "1.0",
+        "1.1",
+        "1.1",
+    ]
+
+
+# Result codes and minor versions ------------------------------------------------------------------
+
+
+def test_every_result_code_has_its_broad_reason_and_is_the_referees() -> None:
+    codes = set(get_args(ResultCodeText))
+    assert codes == set(RESULT_REASONS) == {code.value for code in RefereeResultCode}
+    for code in RefereeResultCode:
+        expected = "rules" if code.is_rules else code.value
+        if code in (RefereeResultCode.PLY_CAP, RefereeResultCode.BOT_FAILURE):
+            expected = "adjudication"  # what 1.0 clients were sent for them
+        assert RESULT_REASONS[code.value] == expected, code
+
+
+def test_a_result_built_from_its_code_gets_the_broad_reason() -> None:
+    result = MatchResult(winner=None, code="repetition", description="draw: threefold repetition")
+    assert (result.reason, result.code) == ("rules", "repetition")
+    assert MatchResult.model_validate_json(result.model_dump_json()) == result
+    old = MatchResult.model_validate({"winner": 1, "reason": "rules", "description": "x"})
+    assert old.code is None  # a result from before 1.1 keeps only its reason
+
+
+def test_a_client_of_an_older_minor_version_gets_only_the_fields_it_knows() -> None:
+    ended = MatchEnded(
+        match_id="m1", seq=9, result=MatchResult(winner=None, code="ply_cap", description="cap")
+    )
+    now = json.loads(dump_server_message(ended))
+    assert now["result"]["code"] == "ply_cap"
+    older = json.loads(dump_server_message(ended, "1.0"))
+    assert older["result"] == {"winner": None, "reason": "adjudication", "description": "cap"}
+    assert older == {**now, "result": older["result"]}
+    state = SERVER_EXAMPLES[2].model_copy(update={"max_plies": 40, "result": RESULT})
+    assert isinstance(state, MatchState)
+    older_state = json.loads(dump_server_message(state, "1.0"))
+    assert "max_plies" not in older_state and "code" not in older_state["result"]
+    assert parse_server_message(json.dumps(older_state)) == state.model_copy(
+        update={"max_plies": None, "result": RESULT.model_copy(update={"code": None})}
+    )
+    assert json.loads(dump_server_message(state, "1.7")) == json.loads(dump_server_message(state))
+    # The fields a 1.0 client does not know are exactly those marked with their version.
+    assert newer_fields(MatchState, (1, 0)) == {"max_plies": True, "result": {"code": True}}
+    assert newer_fields(MatchList, (1, 0)) == {"matches": {"__all__": {"result": {"code": True}}}}
+    assert newer_fields(MatchState, (1, 1)) is None
+    # A REST answer already dumped loses the same fields, lists of models included.
+    summary = MatchSummary(
+        match_id="m1",
+        game="nim",
+        status="finished",
+        seats=SEATS,
+        result=MatchResult.of_code(1, "last_object", "first took the last object"),
+        created_time_ms=0,
+    )
+    listed = json.loads(MatchList(matches=(summary, summary)).model_dump_json())
+    older_list = json_for_version(listed, MatchList, (1, 0))
+    assert [m["result"] for m in older_list["matches"]] == [
+        {"winner": 1, "reason": "rules", "description": "first took the last object"}
+    ] * 2
+    assert json_for_version(listed, MatchList, (1, 1)) == listed
+    assert MatchList.model_validate(older_list).matches[0].result == summary.result.model_copy(
+        update={"code": None}
+    )
+    defs = json_schema()["$defs"]
+    assert defs["MatchResult"]["properties"]["code"]["x-since"] == "1.1"
 
 
 # JSON Schema and CLI ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.auth import new_token
 from server.db.engine import alembic_config, create_engine, migrate, session_factory
 from server.db.models import Base, Match, MatchEvent, Player
+from server.translation import stored_result
 
 POSTGRES = os.environ.get("ARENA_TEST_DATABASE_URL")
 
@@ -141,3 +142,30 @@ async def test_player_names_and_tokens_are_unique(engine: AsyncEngine) -> None:
         session.add(Player(name="bob", token_hash=new_token()[1]))
         with pytest.raises(IntegrityError):
             await session.commit()
+
+
+async def test_a_match_from_before_0006_keeps_its_broad_reason_and_has_no_cap(
+    engine: AsyncEngine,
+) -> None:
+    await _drop_everything(engine)
+    await migrate(engine, "0005")
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO matches (id, game, options, increment_ms, status, result_winner, "
+                "result_reason, result_detail, seq, created_at, updated_at) VALUES ('m_old', "
+                "'tictactoe', '{}', 0, 'finished', 0, 'rules', 'three in a row', 6, "
+                "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+            )
+        )
+    await migrate(engine)
+    async with session_factory(engine)() as session:
+        row = (await session.execute(select(Match).where(Match.id == "m_old"))).scalar_one()
+    assert (row.max_plies, row.result_reason, row.result_detail) == (
+        None,
+        "rules",
+        "three in a row",
+    )
+    shown = stored_result(row.result_winner, row.result_reason, row.result_detail)
+    assert (shown.winner, shown.reason, shown.code) == (0, "rules", None)
+    assert shown.description == "three in a row"

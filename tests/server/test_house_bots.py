@@ -1,4 +1,5 @@
-"""A house bot that crashes, returns no move or plays an illegal move loses its match, with why."""
+"""A house bot that crashes, returns no move or plays an illegal move loses its match, with why:
+the referee's bot failure, stored and replayed like any event."""
 
 from __future__ import annotations
 
@@ -80,7 +81,8 @@ async def test_a_failing_house_bot_loses(
     assert state.status == "finished", state
     assert state.result is not None
     assert state.result.winner == 1  # Black (seat 0, to move first) failed
-    assert state.result.reason == "adjudication"
+    # The referee's bot failure: its own code, sent to older clients as an adjudication.
+    assert (state.result.code, state.result.reason) == ("bot_failure", "adjudication")
     assert state.result.description.startswith("Black (house bot random) ")
     assert why in state.result.description
     assert state.moves == ()

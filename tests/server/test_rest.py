@@ -259,3 +259,57 @@ def test_restart_resumes_the_match(server_settings: Settings) -> None:
             assert len(final["moves"]) > 3
     finally:
         server.stop()
+
+
+V11 = {"Arena-Protocol-Version": "1.1"}
+
+
+def test_a_ply_cap_is_kept_across_a_restart_and_draws_the_match(server_settings: Settings) -> None:
+    server = start_server(server_settings)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            alice, bob = register(http, "alice"), register(http, "bob")
+            match_id = create(http, alice, game="checkers", max_plies=4, seats=["alice", "bob"])[
+                "match_id"
+            ]
+            accepted = http.post(f"/matches/{match_id}/accept", headers={**bob, **V11})
+            assert accepted.status_code == 200 and accepted.json()["max_plies"] == 4
+            for seat, text in [(alice, "11-15"), (bob, "23-19"), (alice, "8-11")]:
+                assert move(http, seat, match_id, text).status_code == 200
+    finally:
+        server.stop()
+    server = start_server(server_settings)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            before = state_of(http, match_id, V11)
+            assert (before["status"], before["max_plies"], len(before["moves"])) == (
+                "active",
+                4,
+                3,
+            )
+            made = move(http, bob, match_id, "22-18")
+            assert made.status_code == 200 and made.json()["ply"] == 4
+            final = state_of(http, match_id, V11)
+            assert final["status"] == "finished" and len(final["moves"]) == 4
+            assert final["result"] == {
+                "winner": None,
+                "reason": "adjudication",
+                "code": "ply_cap",
+                "description": "ply cap",
+            }
+            record = http.get(f"/matches/{match_id}/record", headers=V11).json()
+            assert record["max_plies"] == 4 and record["result"] == final["result"]
+            # A client that names no newer version gets the 1.0 words: no code, no cap.
+            plain = state_of(http, match_id)
+            assert "max_plies" not in plain and "code" not in plain["result"]
+            assert plain["result"]["reason"] == "adjudication"
+            listed = http.get("/matches", params={"status": "finished"}, headers=V11).json()
+            assert listed["matches"][0]["result"]["code"] == "ply_cap"
+    finally:
+        server.stop()
+
+
+def test_a_bad_protocol_version_header_is_a_validation_error(client: httpx.Client) -> None:
+    response = client.get("/matches", headers={"Arena-Protocol-Version": "one"})
+    assert response.status_code == 422
+    assert response.json()["code"] == "VALIDATION_ERROR"

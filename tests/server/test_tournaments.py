@@ -274,6 +274,10 @@ def test_a_game_reaching_the_ply_cap_is_adjudicated_a_draw(live_server: RunningS
             }
             record = http.get(f"/matches/{game['match_id']}/record").json()
             assert record["result"] == match["result"]
+            # A 1.1 client gets the result code and the match's own cap.
+            v11 = {"Arena-Protocol-Version": "1.1"}
+            match = http.get(f"/matches/{game['match_id']}", headers=v11).json()
+            assert (match["result"]["code"], match["max_plies"]) == ("ply_cap", 1)
 
 
 def test_a_restarted_server_finishes_the_tournament_without_replaying_games(
@@ -315,6 +319,13 @@ def test_a_restarted_server_finishes_the_tournament_without_replaying_games(
             matches = http.get("/matches", params={"limit": 200}).json()["matches"]
             # One match per game: nothing was played twice.
             assert len(matches) == state["games_total"] == 6
+            # Each match kept its cap (40 plies less its opening's 4) across the restart.
+            v11 = {"Arena-Protocol-Version": "1.1"}
+            for game in state["games"]:
+                match = http.get(f"/matches/{game['match_id']}", headers=v11).json()
+                assert match["max_plies"] == 36 and len(match["moves"]) <= 36
+                capped = match["result"]["code"] == "ply_cap"
+                assert capped == (len(match["moves"]) == 36 and match["result"]["winner"] is None)
     finally:
         second.stop()
 

@@ -9,7 +9,6 @@ from protocol import messages as wire
 from protocol.errors import ErrorCode
 from server import translation
 from server.live import LiveMatch
-from server.plycap import PLY_CAP_REASON, PlyCaps
 
 
 def live_match(max_illegal_moves: int = 3) -> LiveMatch:
@@ -84,15 +83,23 @@ def test_a_refusal_of_anything_but_a_move_carries_no_legal_moves() -> None:
     assert error.details == {"seq": live.referee.seq}
 
 
-def test_a_ply_cap_draws_the_match_once_reached_and_not_before() -> None:
+def test_a_result_is_sent_with_its_code_and_broad_reason() -> None:
+    referee = Referee(match.MatchConfig(get_game("tictactoe", {}), max_plies=1))
     live = live_match()
-    live.referee.start(0)
-    caps = PlyCaps()
-    caps.limit(live.id, 1)
-    assert caps.draw(live, 5) == []
-    live.referee.move(0, live.referee.legal_texts()[0], 10)
-    drawn = caps.draw(live, 20)
-    assert drawn
-    assert live.referee.result is not None
-    assert live.referee.result.winner is None
-    assert live.referee.result.reason == PLY_CAP_REASON
+    live.referee = referee
+    referee.start(0)
+    effects = referee.move(0, referee.legal_texts()[0], 10)
+    (ended,) = (m for m in translation.messages(live, effects, 10, 0) if m.type == "match_ended")
+    assert isinstance(ended, wire.MatchEnded)
+    assert ended.result == wire.MatchResult(
+        winner=None, reason="adjudication", code="ply_cap", description="ply cap"
+    )
+    state = translation.match_state(live, None, 20, 0)
+    assert (state.max_plies, state.result) == (1, ended.result)
+
+
+def test_a_stored_result_from_before_the_codes_is_shown_with_its_broad_reason() -> None:
+    old = translation.stored_result(0, "rules", "three in a row")
+    assert (old.reason, old.code, old.description) == ("rules", None, "three in a row")
+    new = translation.stored_result(1, "bot_failure", "Black (house bot x) crashed: boom")
+    assert (new.reason, new.code) == ("adjudication", "bot_failure")

@@ -51,6 +51,7 @@ def new_match(match_id: str) -> MatchWrite:
         "base_ms": 60_000,
         "increment_ms": 1_000,
         "move_cap_ms": None,
+        "max_plies": None,
         "created_by": None,
     }
     event = {

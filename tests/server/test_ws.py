@@ -64,15 +64,18 @@ async def send(ws: ClientConnection, message: dict[str, Any] | str) -> None:
     await ws.send(message if isinstance(message, str) else json.dumps(message))
 
 
-async def receive(ws: ClientConnection, kind: str | None = None) -> dict[str, Any]:
+async def receive(
+    ws: ClientConnection, kind: str | None = None, version: str = HELLO["protocol_version"]
+) -> dict[str, Any]:
     """Return the next message, checking its type when `kind` is given.
 
     Every message must match the protocol's schema exactly (the server builds some of them
-    without validation on its hot path): parsing and dumping it again gives the same JSON.
+    without validation on its hot path): parsing and dumping it again, for the `version` the
+    connection's hello named, gives the same JSON.
     """
     text = await asyncio.wait_for(ws.recv(), TIMEOUT)
     message: dict[str, Any] = json.loads(text)
-    assert json.loads(dump_server_message(parse_server_message(text))) == message
+    assert json.loads(dump_server_message(parse_server_message(text), version)) == message
     if kind is not None:
         assert message["type"] == kind, message
     return message
@@ -86,14 +89,16 @@ async def expect_close(ws: ClientConnection, code: int) -> None:
     assert ws.close_code == code
 
 
-async def connect_player(server: RunningServer, token: str, name: str) -> ClientConnection:
-    """Open /ws with `token` in the header, say hello and check the welcome."""
+async def connect_player(
+    server: RunningServer, token: str, name: str, version: str = HELLO["protocol_version"]
+) -> ClientConnection:
+    """Open /ws with `token` in the header, say hello (in `version`) and check the welcome."""
     ws = await connect(
         f"{server.ws_url}/ws", additional_headers={"Authorization": f"Bearer {token}"}
     )
-    await send(ws, HELLO)
-    welcome = await receive(ws, "welcome")
-    assert welcome["player"] == name and welcome["protocol_version"] == "1.0"
+    await send(ws, {**HELLO, "protocol_version": version})
+    welcome = await receive(ws, "welcome", version)
+    assert welcome["player"] == name and welcome["protocol_version"] == "1.1"  # the server's
     return ws
 
 
@@ -367,6 +372,40 @@ async def test_a_flag_falls_while_nobody_moves(
     assert ended["clocks"]["running"] is None and ended["clocks"]["remaining_ms"][1] == 300
     final = await state_of(http, match_id)
     assert final["status"] == "finished" and final["seq"] == 2
+    await ws_b.close()
+
+
+async def test_each_connection_gets_the_result_in_the_version_its_hello_named(
+    live_server: RunningServer, http: httpx.AsyncClient
+) -> None:
+    alice, bob = await register(http, "alice"), await register(http, "bob")
+    ws_a = await connect_player(live_server, alice, "alice", version="1.1")
+    ws_b = await connect_player(live_server, bob, "bob")  # says 1.0
+    match = await challenge_accepted(
+        http, alice, bob, game="tictactoe", max_plies=2, seats=["alice", "bob"]
+    )
+    match_id = match["match_id"]
+    await receive(ws_b, "challenge")
+    await receive(ws_a, "match_started", "1.1")
+    await receive(ws_b, "match_started")
+    state_a = await receive(ws_a, "match_state", "1.1")
+    state_b = await receive(ws_b, "match_state")
+    assert state_a["max_plies"] == 2 and "max_plies" not in state_b
+    await send(ws_a, {"type": "move", "match_id": match_id, "move": "4"})
+    await send(ws_b, {"type": "move", "match_id": match_id, "move": "0", "expected_seq": 2})
+    for ws, version in ((ws_a, "1.1"), (ws_b, "1.0")):
+        await receive(ws, "move_made", version)
+        await receive(ws, "move_made", version)
+    ended_a = await receive(ws_a, "match_ended", "1.1")
+    ended_b = await receive(ws_b, "match_ended")
+    assert ended_a["result"] == {
+        "winner": None,
+        "reason": "adjudication",
+        "code": "ply_cap",
+        "description": "ply cap",
+    }
+    assert ended_b["result"] == {"winner": None, "reason": "adjudication", "description": "ply cap"}
+    await ws_a.close()
     await ws_b.close()
 
 

@@ -11,10 +11,11 @@ import pytest
 from draughts.PDN import PDNReader
 
 from games import get_game
+from games.match import ResultCode
 from tournament.openings import Opening
 from tournament.report import (
     ADJUDICATIONS,
-    classify_reason,
+    adjudication_of,
     html_report,
     result_json,
     summarize,
@@ -37,6 +38,7 @@ def record(
     stats: tuple[BotTotals, BotTotals] | None = None,
     opening: str = "4 0",
     moves: tuple[str, ...] = ("4", "0"),
+    code: ResultCode = ResultCode.LINE,
 ) -> GameRecord:
     return GameRecord(
         index=index,
@@ -47,6 +49,7 @@ def record(
         moves=moves,
         result=result,
         reason=reason,
+        code=code,
         stats=stats or (BotTotals(), BotTotals()),
     )
 
@@ -55,11 +58,11 @@ def record(
 RECORDS = [
     record(0, 0, A, B, 1.0, "X wins", (BotTotals(3, 30, 0.3, 6), BotTotals(2, 2, 0.02, 2))),
     record(1, 0, B, A, 0.0, "crash: RuntimeError: boom",
-           (BotTotals(1, 1, 0.0, 1), BotTotals(2, 10, 0.1, 4))),
-    record(2, 1, A, C, 0.5, "ply cap"),
-    record(3, 1, C, A, 1.0, "second played '9': square 9 is taken"),
-    record(4, 2, B, C, 0.0, "X ran out of time"),
-    record(5, 2, C, B, 1.0, "second returned no move"),
+           (BotTotals(1, 1, 0.0, 1), BotTotals(2, 10, 0.1, 4)), code=ResultCode.BOT_FAILURE),
+    record(2, 1, A, C, 0.5, "ply cap", code=ResultCode.PLY_CAP),
+    record(3, 1, C, A, 1.0, "second played '9': square 9 is taken", code=ResultCode.FORFEIT),
+    record(4, 2, B, C, 0.0, "X ran out of time", code=ResultCode.TIMEOUT),
+    record(5, 2, C, B, 1.0, "second returned no move", code=ResultCode.BOT_FAILURE),
 ]  # fmt: skip
 
 
@@ -88,7 +91,7 @@ def test_summarize_counts_points_crosstable_search_and_adjudications() -> None:
         "illegal": 1,
     }
     assert result.adjudications[B] == {
-        **dict.fromkeys(ADJUDICATIONS, 0), "crash": 1, "time": 1, "no move": 1,
+        **dict.fromkeys(ADJUDICATIONS, 0), "bot failure": 2, "time": 1,
     }  # fmt: skip
     assert result.adjudications[C] == {**dict.fromkeys(ADJUDICATIONS, 0), "ply cap": 1}
 
@@ -100,14 +103,29 @@ def test_summarize_counts_points_crosstable_search_and_adjudications() -> None:
     assert result.los[A][B] + result.los[B][A] == pytest.approx(1.0)
 
 
-def test_classify_reason() -> None:
-    assert classify_reason("ply cap") == "ply cap"
-    assert classify_reason("crash: ValueError: x") == "crash"
-    assert classify_reason("first returned no move") == "no move"
-    assert classify_reason("first played '3': not legal") == "illegal"
-    assert classify_reason("Black took 900 ms for one move; the limit is 750 ms per move") == "time"
-    assert classify_reason("Black ran out of time") == "time"
-    assert classify_reason("White wins: Black has no legal moves") is None
+def test_adjudications_are_classified_by_result_code() -> None:
+    assert adjudication_of(ResultCode.PLY_CAP) == "ply cap"
+    assert adjudication_of(ResultCode.BOT_FAILURE) == "bot failure"
+    assert adjudication_of(ResultCode.FORFEIT) == "illegal"
+    assert adjudication_of(ResultCode.TIMEOUT) == "time"
+    counted = {code for code in ResultCode if adjudication_of(code) is not None}
+    assert {adjudication_of(code) for code in counted} == set(ADJUDICATIONS)
+    assert all(not code.is_rules for code in counted)
+    for code in (ResultCode.NO_MOVES, ResultCode.REPETITION, ResultCode.RESIGN):
+        assert adjudication_of(code) is None
+
+
+def test_the_words_of_a_result_do_not_change_how_it_is_counted() -> None:
+    """A reason that reads like an adjudication counts by its code, and the other way round."""
+    games = [
+        record(
+            0, 0, A, B, 1.0, "crash: the opponent's king was crashed into", code=ResultCode.LINE
+        ),
+        record(1, 0, B, A, 0.0, "X wins", code=ResultCode.TIMEOUT),
+    ]
+    result = summarize(TournamentSpec(game="tictactoe", bots=(A, B)), games)
+    assert result.adjudications[A] == dict.fromkeys(ADJUDICATIONS, 0)
+    assert result.adjudications[B] == {**dict.fromkeys(ADJUDICATIONS, 0), "time": 1}
 
 
 def test_without_games_the_points_stay_and_elo_says_why() -> None:
@@ -139,10 +157,11 @@ def test_result_json_is_strict_json_and_round_trips() -> None:
     search = {row["bot"]: row for row in data["search"]}
     assert search[A]["nodes_per_move"] == 8.0
     assert search[C]["nodes_per_second"] is None
-    assert data["adjudications"][B]["crash"] == 1
+    assert data["adjudications"][B]["bot failure"] == 2
     assert [GameRecord.from_dict(g) for g in data["games"]] == RECORDS
     game = data["games"][1]
     assert {"index", "pair", "first", "second", "opening", "moves", "result", "reason"} <= set(game)
+    assert game["code"] == "bot_failure"
 
 
 def test_text_summary_has_the_elo_table_los_and_search() -> None:
@@ -152,7 +171,7 @@ def test_text_summary_has_the_elo_table_los_and_search() -> None:
     assert "Likelihood of superiority" in text
     lines = {line.split()[0]: line for line in text.splitlines() if line.startswith(A)}
     assert "8.0" in lines[A] and "2.00" in lines[A]  # nodes per move, mean depth
-    assert "crash 1" in text and "no move 1" in text
+    assert "bot failure 2" in text and "time 1" in text
 
 
 def test_html_escapes_names_has_one_marker_per_bot_and_no_external_references() -> None:
@@ -190,11 +209,11 @@ CHECKERS_OPENINGS = [
 CHECKERS_SPEC = TournamentSpec(game="checkers", bots=(A, B))
 CHECKERS_RECORDS = [
     record(0, 0, A, B, 0.5, "ply cap", opening="11-15 23-19",
-           moves=("11-15", "23-19", "8-11", "22-17")),
+           moves=("11-15", "23-19", "8-11", "22-17"), code=ResultCode.PLY_CAP),
     record(1, 0, B, A, 0.0, "second played '1-5': no such move", opening="11-15 23-19",
-           moves=("11-15", "23-19", "8-11")),
+           moves=("11-15", "23-19", "8-11"), code=ResultCode.FORFEIT),
     record(2, 1, A, B, 0.0, "Black has no legal moves", opening=f"fen:{FEN}",
-           moves=("18x9", "23-27", "30-26")),
+           moves=("18x9", "23-27", "30-26"), code=ResultCode.NO_MOVES),
 ]  # fmt: skip
 
 

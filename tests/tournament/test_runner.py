@@ -14,6 +14,7 @@ from bots.result import SearchResult
 from bots.spec import Bot, create_bot
 from cli.main import create_cli
 from games import Game, State
+from games.match import ResultCode
 from tournament import runner as runner_module
 from tournament.journal import JournalError, read_journal
 from tournament.openings import Opening, random_openings
@@ -129,6 +130,7 @@ def test_strong_bot_beats_random_and_the_record_has_its_statistics() -> None:
     record = play_game(_task(STRONG, "random"), ply_cap=100)
     assert record.result == 1.0
     assert record.reason
+    assert record.code.is_rules
     first, second = record.stats
     assert first.moves + second.moves == len(record.moves)
     assert first.nodes > first.moves  # a depth-4 search visits more than one node per move
@@ -139,12 +141,16 @@ def test_a_crashing_bot_loses_with_the_reason() -> None:
     record = play_game(_task(STRONG, "random:seed=99"), 100, bot_factory=factory_with_crasher)
     assert record.result == 1.0
     assert record.reason == "crash: RuntimeError: out of cheese"
+    assert record.code is ResultCode.BOT_FAILURE
     record = play_game(_task("random:seed=99", STRONG), 100, bot_factory=factory_with_crasher)
-    assert record.result == 0.0
+    assert (record.result, record.code) == (0.0, ResultCode.BOT_FAILURE)
 
 
-@pytest.mark.parametrize(("bot", "reason"), [(_Passer(), "no move"), (_Cheater(), "illegal")])
-def test_no_move_or_an_illegal_move_loses(bot: object, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("bot", "reason", "code"),
+    [(_Passer(), "no move", ResultCode.BOT_FAILURE), (_Cheater(), "illegal", ResultCode.FORFEIT)],
+)
+def test_no_move_or_an_illegal_move_loses(bot: object, reason: str, code: ResultCode) -> None:
     opening = Opening("e", "tictactoe", moves=("5",))  # square 5 taken: the cheater plays it
 
     def factory(spec: str, game: Game) -> Bot:
@@ -153,6 +159,7 @@ def test_no_move_or_an_illegal_move_loses(bot: object, reason: str) -> None:
     record = play_game(_task("random", "x", opening), 100, bot_factory=factory)
     assert record.result == 1.0
     assert reason in record.reason
+    assert record.code is code
     assert record.moves[0] == "5"
 
 
@@ -165,12 +172,22 @@ def test_a_slow_move_loses_on_time() -> None:
     record = play_game(_task(STRONG, "random"), 100, move_time=1.0, clock=clock)
     assert record.result == 0.0
     assert "limit" in record.reason
+    assert record.code is ResultCode.TIMEOUT
     assert len(record.moves) == 0
 
 
 def test_ply_cap_draws() -> None:
     record = play_game(_task("random", "random:seed=1"), ply_cap=3)
     assert (record.result, record.reason, len(record.moves)) == (0.5, "ply cap", 3)
+    assert record.code is ResultCode.PLY_CAP
+
+
+@pytest.mark.parametrize("cap", [2, 3])
+def test_an_opening_as_long_as_the_ply_cap_is_played_in_full_and_drawn(cap: int) -> None:
+    opening = Opening("three", "tictactoe", moves=("4", "0", "8"))
+    record = play_game(_task("random", "random:seed=1", opening), ply_cap=cap)
+    assert (record.result, record.code, record.moves) == (0.5, ResultCode.PLY_CAP, opening.moves)
+    assert record.stats[0].moves == record.stats[1].moves == 0
 
 
 # -- whole tournaments ---------------------------------------------------------------------------
@@ -188,6 +205,7 @@ def test_concurrent_tournament_strong_bot_scores_more_and_crashes_do_not_stop_it
     crashed = [r for r in records if "random:seed=99" in (r.first, r.second)]
     assert len(crashed) == 8
     assert all(r.reason.startswith("crash: RuntimeError") for r in crashed)
+    assert all(r.code is ResultCode.BOT_FAILURE for r in crashed)
     assert all(r.score_of("random:seed=99") == 0 for r in crashed)
 
 
@@ -207,6 +225,7 @@ def outcomes(records: list[GameRecord]) -> list[tuple[Any, ...]]:
             r.moves,
             r.result,
             r.reason,
+            r.code,
             [(s.moves, s.nodes, s.depth_sum) for s in r.stats],
         )
         for r in records
@@ -280,6 +299,23 @@ def test_a_damaged_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
     journal.write_text("".join(lines))
     with pytest.raises(JournalError, match=":3: damaged"):
         run_tournament(spec, TTT_OPENINGS, 1, journal)
+
+
+def test_a_journal_of_an_older_version_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    journal = tmp_path / "run.jsonl"
+    run_tournament(ttt_spec(), TTT_OPENINGS, 1, journal)
+    lines = journal.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    assert header["version"] == 2
+    old_games = [json.loads(line)["game"] for line in lines[1:]]
+    assert all(game["code"] for game in old_games)
+    # A version 1 journal: its games have no result code.
+    for game in old_games:
+        del game["code"]
+    old = [{**header, "version": 1}] + [{"kind": "game", "game": game} for game in old_games]
+    journal.write_text("".join(json.dumps(entry) + "\n" for entry in old))
+    with pytest.raises(JournalError, match=r"version 1.*older Arena.*new journal"):
+        run_tournament(ttt_spec(), TTT_OPENINGS, 1, journal)
 
 
 def test_a_journal_of_another_tournament_is_refused(tmp_path: Path) -> None:

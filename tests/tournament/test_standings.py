@@ -3,8 +3,10 @@
 `standings_golden.json` holds, for a few result lists, what the server sends (the
 `TournamentStandings` of REST and the `tournament_*` messages, and the points table of
 `tournament_game_finished`) and what the local report writes (JSON, text and HTML), as the code
-produced it before the two were made to share one standings function. Numbers are compared to
-1e-9 relative (the fits are iterative), keys in order, text exactly.
+produced it before the two were made to share one standings function (the report's `crash`
+and `no move` counts became one, `bot failure`, when results got codes, and each game its
+`code`). Numbers are compared to 1e-9 relative (the fits are iterative), keys in order, text
+exactly.
 
 Set ARENA_WRITE_GOLDEN=1 to write the file again from the code as it is.
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from games.match import ResultCode
 from protocol.messages import TournamentCreate, TournamentGame
 from server.tournaments import wire
 from server.tournaments.tournament import HostedTournament
@@ -32,6 +35,16 @@ A, B, C, D = "alphabeta:depth=2", "random", "greedy", "mcts:simulations=10"
 
 # Each game: first, second, result (None: still being played), pair, reason.
 Game = tuple[str, str, float | None, int, str]
+
+# The result code of each reason the cases give (the local report counts adjudications by code).
+CODES = {
+    "crash: RuntimeError: boom": ResultCode.BOT_FAILURE,
+    "ply cap": ResultCode.PLY_CAP,
+    "second played '9': square 9 is taken": ResultCode.FORFEIT,
+    "X ran out of time": ResultCode.TIMEOUT,
+    "second returned no move": ResultCode.BOT_FAILURE,
+    "drawn": ResultCode.BOARD_FULL,
+}
 CASES: dict[str, tuple[tuple[str, ...], list[Game]]] = {
     "wins, draws and adjudications": (
         (A, B, C),
@@ -107,6 +120,7 @@ def report_output(bots: tuple[str, ...], games: list[Game]) -> dict[str, Any]:
         GameRecord(
             index=index, pair=pair, first=first, second=second, opening="4 0",
             moves=("4", "0"), result=result, reason=reason,
+            code=CODES.get(reason, ResultCode.LINE),
             stats=(BotTotals(2, 20, 0.01, 4), BotTotals(3, 3, 0.0, 3)),
         )
         for index, (first, second, result, pair, reason) in enumerate(games)

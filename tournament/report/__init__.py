@@ -21,7 +21,7 @@ from tournament.report.result import (
     ADJUDICATIONS,
     BotSearch,
     TournamentResult,
-    classify_reason,
+    adjudication_of,
     result_json,
     summarize,
 )
@@ -33,7 +33,7 @@ __all__ = [
     "BotSearch",
     "Standing",
     "TournamentResult",
-    "classify_reason",
+    "adjudication_of",
     "elo_svg",
     "html_report",
     "result_json",

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from games import Game, GameError
-from games.match import MatchView, Result, ResultCode, Status
+from games.match import MatchView, Result, Status
 from games.records import to_pdn
 from tournament.openings import Opening
 from tournament.runner import GameRecord, TournamentSpec
@@ -75,8 +75,7 @@ def _pdn(game: Game, spec: TournamentSpec, record: GameRecord, position: str | N
         clocks_ms=None,
         legal_moves=(),
         status=Status.FINISHED,
-        # to_pdn reads only the winner and the words; the runner keeps no result code.
-        result=Result(winner, ResultCode.RULES, record.reason),
+        result=Result(winner, record.code, record.reason),
         seq=len(record.moves),
         illegal_counts=(0, 0),
         draw_offer=None,

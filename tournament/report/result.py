@@ -6,24 +6,28 @@ as JSON values.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from games.match import ResultCode
 from tournament.runner import BotTotals, GameRecord, TournamentSpec
 from tournament.standings import Standing, compute_standings
 from tournament.stats import Crosstable, EloFit, GameResult, crosstable_dict, fit_dict
 
-ADJUDICATIONS: Final = ("crash", "no move", "illegal", "time", "ply cap")
+ADJUDICATIONS: Final = ("bot failure", "illegal", "time", "ply cap")
 """Ways a game ends other than by the rules, as counted per bot by `summarize`.
 
-A bot is charged with the crash, missing move, illegal move or timeout that lost it the game;
-a ply-cap draw counts for both bots.
+A bot is charged with the failure (a crash or no move), illegal move or timeout that lost it
+the game; a ply-cap draw counts for both bots.
 """
 
-
-_ILLEGAL = re.compile(r"^(first|second) played |forfeits after")
+_ADJUDICATION_OF: Final[Mapping[ResultCode, str]] = {
+    ResultCode.BOT_FAILURE: "bot failure",
+    ResultCode.FORFEIT: "illegal",
+    ResultCode.TIMEOUT: "time",
+    ResultCode.PLY_CAP: "ply cap",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,19 +89,10 @@ class TournamentResult:
         return self.fit.bots if self.fit is not None else tuple(s.bot for s in self.standings)
 
 
-def classify_reason(reason: str) -> str | None:
-    """Return the ADJUDICATIONS name of a game's end `reason`, or None for a rules result."""
-    if reason == "ply cap":
-        return "ply cap"
-    if reason.startswith("crash:"):
-        return "crash"
-    if reason.endswith("returned no move"):
-        return "no move"
-    if _ILLEGAL.search(reason):
-        return "illegal"
-    if "ran out of time" in reason or "ms per move" in reason:
-        return "time"
-    return None
+def adjudication_of(code: ResultCode) -> str | None:
+    """Return the ADJUDICATIONS name of a game's result `code`, or None for another ending
+    (the rules', a resignation, an agreement)."""
+    return _ADJUDICATION_OF.get(code)
 
 
 def summarize(spec: TournamentSpec, records: Sequence[GameRecord]) -> TournamentResult:
@@ -114,7 +109,7 @@ def summarize(spec: TournamentSpec, records: Sequence[GameRecord]) -> Tournament
     for record in records:
         for bot, stats in ((record.first, record.stats[0]), (record.second, record.stats[1])):
             totals[bot].add(stats)
-        kind = classify_reason(record.reason)
+        kind = adjudication_of(record.code)
         if kind == "ply cap":
             adjudications[record.first][kind] += 1
             adjudications[record.second][kind] += 1
