@@ -1,0 +1,50 @@
+"""The web pages' infrastructure: vendored assets under /static, escaping, security headers."""
+
+from __future__ import annotations
+
+import re
+from importlib.resources import files
+from pathlib import Path
+
+import httpx
+
+from server.web.pages import CONTENT_SECURITY_POLICY, Pages
+from tests.server.conftest import sqlite_server
+
+
+def test_assets_are_served_from_the_package_with_nosniff(tmp_path: Path) -> None:
+    with sqlite_server(tmp_path) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        css = client.get("/static/arena.css")
+        assert css.status_code == 200
+        assert css.headers["content-type"].startswith("text/css")
+        assert css.headers["x-content-type-options"] == "nosniff"
+        assert css.text == (files("server.web") / "static" / "arena.css").read_text()
+        missing = client.get("/static/nothing.js")
+        assert missing.status_code == 404
+        assert missing.json()["code"] == "NOT_FOUND"
+        # Every answer, JSON included, tells the browser not to guess its type.
+        assert client.get("/health").headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_page_escapes_what_it_shows_and_carries_its_policy() -> None:
+    page = Pages().render(
+        "base.html",
+        {"section": "lobby", "version": "<script>alert(1)</script>", "protocol_version": "1"},
+    )
+    html = bytes(page.body).decode()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert "script-src 'self'" in CONTENT_SECURITY_POLICY
+    assert "'unsafe-inline'" not in CONTENT_SECURITY_POLICY
+
+
+def test_no_template_has_an_inline_script_or_style() -> None:
+    """The policy forbids them: an inline script or style would be silently blocked."""
+    templates = files("server.web") / "templates"
+    for template in templates.iterdir():
+        text = template.read_text()
+        assert re.search(r"<script(?![^>]*\bsrc=)[^>]*>", text) is None, template.name
+        assert "<style" not in text and " style=" not in text, template.name
+        assert re.search(r"\son[a-z]+=", text) is None, template.name
