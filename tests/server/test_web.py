@@ -19,6 +19,9 @@ def test_assets_are_served_from_the_package_with_nosniff(tmp_path: Path) -> None
         assert css.headers["content-type"].startswith("text/css")
         assert css.headers["x-content-type-options"] == "nosniff"
         assert css.text == (files("server.web") / "static" / "arena.css").read_text()
+        script = client.get("/static/lobby.js")
+        assert script.status_code == 200
+        assert "javascript" in script.headers["content-type"]
         missing = client.get("/static/nothing.js")
         assert missing.status_code == 404
         assert missing.json()["code"] == "NOT_FOUND"
@@ -48,3 +51,35 @@ def test_no_template_has_an_inline_script_or_style() -> None:
         assert re.search(r"<script(?![^>]*\bsrc=)[^>]*>", text) is None, template.name
         assert "<style" not in text and " style=" not in text, template.name
         assert re.search(r"\son[a-z]+=", text) is None, template.name
+
+
+def _register(client: httpx.Client, name: str) -> dict[str, str]:
+    response = client.post("/players", json={"name": name})
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def _challenge(client: httpx.Client, owner: dict[str, str], invitee: dict[str, str]) -> str:
+    """Start a tic-tac-toe match between two players (the first to move); return its id."""
+    body = {"game": "tictactoe", "seats": ["ann", "bob"]}
+    match_id = str(client.post("/matches", json=body, headers=owner).json()["match_id"])
+    assert client.post(f"/matches/{match_id}/accept", headers=invitee).status_code == 200
+    return match_id
+
+
+def test_the_lobby_lists_live_matches_and_results(tmp_path: Path) -> None:
+    with sqlite_server(tmp_path) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        ann, bob = _register(client, "ann"), _register(client, "bob")
+        live = _challenge(client, ann, bob)
+        done = _challenge(client, ann, bob)
+        assert client.post(f"/matches/{done}/resign", headers=bob).status_code == 200
+        page = client.get("/", headers={"Accept": "text/html"})
+        assert page.status_code == 200
+        assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        live_part, results_part = page.text.split('id="results-heading"')
+        assert f'href="/matches/{live}"' in live_part and f"/matches/{done}" not in live_part
+        assert f'href="/matches/{done}"' in results_part and "ann won: O resigned" in results_part
+        assert "ann vs bob" in live_part
+        # Every asset the page names is served.
+        for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text):
+            assert client.get(asset).status_code == 200, asset
