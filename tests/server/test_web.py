@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 
+from protocol.messages import MatchSummary, SeatInfo
 from server.web.pages import CONTENT_SECURITY_POLICY, Pages
 from tests.server.conftest import sqlite_server
 
@@ -83,3 +84,29 @@ def test_the_lobby_lists_live_matches_and_results(tmp_path: Path) -> None:
         # Every asset the page names is served.
         for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text):
             assert client.get(asset).status_code == 200, asset
+
+
+def test_the_lobby_draws_a_name_with_markup_as_text() -> None:
+    """The protocol refuses such names; the template escapes them all the same."""
+    name = "<script>alert(1)</script>"
+    seats = (
+        SeatInfo.model_construct(seat=0, side="X", player=name, bot=None, challenged=None),
+        SeatInfo.model_construct(seat=1, side="O", player=None, bot="random", challenged=None),
+    )
+    match = MatchSummary.model_construct(
+        match_id="m_1", game="tictactoe", status="active", seats=seats, ply=0, result=None
+    )
+    context = {
+        "section": "lobby",
+        "version": "0",
+        "protocol_version": "1",
+        "live": [match],
+        "live_limit": 20,
+        "finished": [],
+        "tournaments": [],
+        "links": (),
+        "websockets": (),
+    }
+    html = bytes(Pages().render("lobby.html", context).body).decode()
+    assert name not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; vs random (house bot)" in html
