@@ -49,5 +49,11 @@ async function refresh(list, empty) {
 const list = document.getElementById("live-matches");
 const empty = document.getElementById("live-empty");
 if (list && empty) {
-  setInterval(() => refresh(list, empty), REFRESH_MS);
+  // A hidden tab asks nothing; it catches up as soon as it is shown again.
+  setInterval(() => {
+    if (!document.hidden) refresh(list, empty);
+  }, REFRESH_MS);
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) refresh(list, empty);
+  });
 }
