@@ -68,6 +68,20 @@ def _challenge(client: httpx.Client, owner: dict[str, str], invitee: dict[str, s
     return match_id
 
 
+def start_tournament(client: httpx.Client, owner: dict[str, str]) -> str:
+    """Start a tic-tac-toe tournament of its owner, ann, against a house bot; return its id.
+
+    It stays running: ann's game waits for her moves, and the tournament has no clock.
+    """
+    body = {"game": "tictactoe", "bots": ["player:ann", "random"]}
+    tournament_id = str(
+        client.post("/tournaments", json=body, headers=owner).json()["tournament_id"]
+    )
+    started = client.post(f"/tournaments/{tournament_id}/start", headers=owner)
+    assert started.json()["status"] == "running", started.text
+    return tournament_id
+
+
 def test_the_lobby_lists_live_matches_and_results(tmp_path: Path) -> None:
     with sqlite_server(tmp_path) as server, httpx.Client(base_url=server.url, timeout=30) as client:
         ann, bob = _register(client, "ann"), _register(client, "bob")
@@ -81,6 +95,11 @@ def test_the_lobby_lists_live_matches_and_results(tmp_path: Path) -> None:
         assert f'href="/matches/{live}"' in live_part and f"/matches/{done}" not in live_part
         assert f'href="/matches/{done}"' in results_part and "ann won: O resigned" in results_part
         assert "ann vs bob" in live_part
+        assert "No tournament is running." in page.text
+        tournament = start_tournament(client, ann)
+        page = client.get("/", headers={"Accept": "text/html"})
+        running = page.text.split('id="tournaments-heading"')[1]
+        assert f'href="/tournaments/{tournament}">tictactoe: ann, random</a>' in running
         # Every asset the page names is served.
         for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text):
             assert client.get(asset).status_code == 200, asset

@@ -11,6 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from server.web.pages import CONTENT_SECURITY_POLICY
 from tests.server.conftest import RunningServer
+from tests.server.test_web import start_tournament
 from tests.web.conftest import DESKTOP, PHONE
 
 pytestmark = pytest.mark.web
@@ -162,9 +163,11 @@ def test_screenshots_at_desktop_and_phone_width(
     start_match(api, "ann", "bob", tokens)
     done = start_match(api, "cy", "ann", tokens)
     api.post(f"/matches/{done}/resign", headers=tokens["ann"])
+    tournament = start_tournament(api, tokens["ann"])
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
         page.goto("/")
+        expect(page.locator(f'a[href="/tournaments/{tournament}"]')).to_be_visible()
         # Nothing is wider than the screen: no sideways scrolling at phone width.
         assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
         path = screenshots / f"lobby-{label}.png"
