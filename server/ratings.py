@@ -14,10 +14,11 @@ Exactly once: a match's two `rating_history` rows are unique on (match, seat), w
 transaction that updates both ratings; `resume()` rates, oldest first, every finished match
 that has none (one that ended while the server stopped before rating it, or before 0007).
 
-Consistency: the transaction locks the match row and then both rating rows, in id order,
-`SELECT ... FOR UPDATE` (PostgreSQL: two server processes rating matches of the same player
-wait for each other instead of losing an update); SQLite has one writer at a time, and within
-a process one `asyncio.Lock` orders the rating transactions.
+Consistency: the transaction starts with a write to the match's row, which takes SQLite's
+write lock (its reads then see no other writer's commit) and locks the row on PostgreSQL; it
+then locks both rating rows, in id order, with `SELECT ... FOR UPDATE`, so two server
+processes rating matches of the same player wait for each other instead of losing an update.
+Within a process, one `asyncio.Lock` orders the rating transactions.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, and_, exists, or_, select
+from sqlalchemy import ColumnElement, and_, exists, or_, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -211,7 +212,10 @@ async def _rate_locked(
     session: AsyncSession, match_id: str, subjects: tuple[Subject, Subject]
 ) -> bool:
     """Rate the match in `session`'s transaction: lock, check it is unrated, update, record."""
-    match = await session.scalar(select(Match).where(Match.id == match_id).with_for_update())
+    # A write first: it takes SQLite's write lock for the whole transaction (what it reads next
+    # cannot change under it), and on PostgreSQL it locks the match row, as FOR UPDATE would.
+    await session.execute(text("UPDATE matches SET seq = seq WHERE id = :id"), {"id": match_id})
+    match = await session.get(Match, match_id)
     if match is None:
         return False
     already = await session.scalar(
