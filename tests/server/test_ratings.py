@@ -144,6 +144,35 @@ def test_finished_matches_are_rated_once_and_survive_restarts(server_settings: S
         server.stop()
 
 
+def test_a_tournaments_games_rate_its_house_bots(server_settings: Settings) -> None:
+    server = start_server(server_settings)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            owner = _register(http, "organiser")
+            # A bot is rated under its canonical spec (the default tt=true left out).
+            bots = ["alphabeta:tt=true,depth=9", "greedy"]
+            body = {"game": "tictactoe", "bots": bots, "games_per_pairing": 4, "seed": 3}
+            created = http.post("/tournaments", json=body, headers=owner)
+            assert created.status_code == 201, created.text
+            tournament_id = created.json()["tournament_id"]
+            started = http.post(f"/tournaments/{tournament_id}/start", headers=owner)
+            assert started.status_code == 200, started.text
+            deadline = time.monotonic() + 60
+            while sum(row["games"] for row in _board(http)) < 2 * 4:
+                assert time.monotonic() < deadline, _board(http)
+                time.sleep(0.05)
+            board = _board(http)
+            assert [(row["bot"], row["games"]) for row in board] == [
+                ("alphabeta:depth=9", 4),
+                ("greedy", 4),
+            ]
+            assert all(row["player"] is None for row in board)
+            # A perfect player never loses at tic-tac-toe: it is rated above greedy.
+            assert board[0]["rating"] > board[1]["rating"]
+    finally:
+        server.stop()
+
+
 async def _forget_ratings(url: str) -> None:
     engine = create_engine(url)
     async with engine.begin() as connection:
