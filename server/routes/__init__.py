@@ -22,7 +22,16 @@ from starlette.routing import BaseRoute, Match
 
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from server.errors import error_response
-from server.routes import challenges, grader, index, matches, players, tournaments, ws
+from server.routes import (
+    challenges,
+    grader,
+    index,
+    leaderboard,
+    matches,
+    players,
+    tournaments,
+    ws,
+)
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +153,7 @@ def install(app: FastAPI) -> None:
     """Include the REST routers in `app` and install the error handlers."""
     app.include_router(index.router)
     app.include_router(players.router)
+    app.include_router(leaderboard.router)
     app.include_router(matches.router)
     app.include_router(challenges.router)
     app.include_router(tournaments.router)
