@@ -424,53 +424,69 @@ async def _arena_load(
     return figures
 
 
-# -- the peer: a bare websockets server with the same message pattern ------------------------
+# -- the peers: the same message pattern with nothing behind it ----------------------------------
 
-ECHO_SERVER = r"""
-import asyncio, json, sys
-from websockets.asyncio.server import serve
-from websockets.exceptions import ConnectionClosed
+ECHO_COMMON = r"""
+import json
 
 LEGAL = ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"]
 POSITION = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
 CLOCKS = {"remaining_ms": [600000, 600000], "running": 0, "server_time_ms": 0}
-pairs = {}   # match id -> [connection of seat 0, connection of seat 1]
+pairs = {}   # match id -> what sends to seat 0 and to seat 1
 seq = {}
 
+def seat_of(path):
+    player = path.rsplit("/", 1)[1]
+    return player, f"m{int(player[:-1])}", "ab".index(player[-1])
+
+def welcome(player):
+    return json.dumps({"type": "welcome", "protocol_version": "1.0", "player": player,
+                       "server_time_ms": 0})
+
+def match_states(match_id):
+    # Both seats are connected: the match starts, each seat told its own seat.
+    seq[match_id] = 0
+    return [json.dumps({"type": "match_state", "match_id": match_id, "status": "active",
+                        "your_seat": s, "to_move": 0, "legal_moves": LEGAL, "seq": 0,
+                        "position": POSITION, "moves": []}) for s in (0, 1)]
+
+def move_made(match_id, seat, text):
+    # What Arena sends for a move, minus the game: a move_made of the same size to both.
+    msg = json.loads(text)
+    if msg.get("type") != "move":
+        return None
+    seq[match_id] += 1
+    n = seq[match_id]
+    return json.dumps({"type": "move_made", "match_id": match_id, "seq": n, "ply": n,
+                       "seat": seat, "move": msg["move"], "position": POSITION,
+                       "to_move": 1 - seat, "legal_moves": LEGAL,
+                       "clocks": {**CLOCKS, "running": 1 - seat}})
+"""
+
+ECHO_SERVER = (
+    ECHO_COMMON
+    + r"""
+import asyncio, sys
+from websockets.asyncio.server import serve
+from websockets.exceptions import ConnectionClosed
+
 async def handler(ws):
-    player = ws.request.path.rsplit("/", 1)[1]
-    index, seat = int(player[:-1]), "ab".index(player[-1])
-    match_id = f"m{index}"
+    player, match_id, seat = seat_of(ws.request.path)
     seats = pairs.setdefault(match_id, [None, None])
     seats[seat] = ws
     await ws.recv()  # hello
-    await ws.send(json.dumps({"type": "welcome", "protocol_version": "1.0", "player": player,
-                              "server_time_ms": 0}))
+    await ws.send(welcome(player))
     if None not in seats:
-        seq[match_id] = 0
-        for s, conn in enumerate(seats):
-            await conn.send(json.dumps({
-                "type": "match_state", "match_id": match_id, "status": "active",
-                "your_seat": s, "to_move": 0, "legal_moves": LEGAL, "seq": 0,
-                "position": POSITION, "moves": []}))
+        for conn, text in zip(seats, match_states(match_id)):
+            await conn.send(text)
     try:
         async for text in ws:
-            await relay(match_id, seat, json.loads(text))
+            out = move_made(match_id, seat, text)
+            if out is not None:
+                for conn in pairs[match_id]:
+                    await conn.send(out)
     except ConnectionClosed:
         pass
-
-async def relay(match_id, seat, msg):
-    # What Arena sends for a move, minus the game: a move_made of the same size to both.
-    if msg.get("type") != "move":
-        return
-    seq[match_id] += 1
-    n = seq[match_id]
-    out = json.dumps({"type": "move_made", "match_id": match_id, "seq": n, "ply": n,
-                      "seat": seat, "move": msg["move"], "position": POSITION,
-                      "to_move": 1 - seat, "legal_moves": LEGAL,
-                      "clocks": {**CLOCKS, "running": 1 - seat}})
-    for conn in pairs[match_id]:
-        await conn.send(out)
 
 async def main(port):
     async with serve(handler, "127.0.0.1", port, max_size=None, compression=None):
@@ -483,17 +499,13 @@ try:
 except ImportError:
     asyncio.run(main(int(sys.argv[1])))
 """
+)
 
-
-ASGI_ECHO_SERVER = r"""
-import asyncio, json, sys
+ASGI_ECHO_SERVER = (
+    ECHO_COMMON
+    + r"""
+import sys
 import uvicorn
-
-LEGAL = ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"]
-POSITION = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
-CLOCKS = {"remaining_ms": [600000, 600000], "running": 0, "server_time_ms": 0}
-pairs = {}   # match id -> [send of seat 0, send of seat 1]
-seq = {}
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
@@ -503,38 +515,24 @@ async def app(scope, receive, send):
             await send({"type": f"lifespan.{kind}.complete"})
             if kind == "shutdown":
                 return
-    player = scope["path"].rsplit("/", 1)[1]
-    index, seat = int(player[:-1]), "ab".index(player[-1])
-    match_id = f"m{index}"
+    player, match_id, seat = seat_of(scope["path"])
     await receive()  # connect
     await send({"type": "websocket.accept"})
     seats = pairs.setdefault(match_id, [None, None])
     seats[seat] = send
     await receive()  # hello
-    await send({"type": "websocket.send", "text": json.dumps({
-        "type": "welcome", "protocol_version": "1.0", "player": player, "server_time_ms": 0})})
+    await send({"type": "websocket.send", "text": welcome(player)})
     if None not in seats:
-        seq[match_id] = 0
-        for s, out in enumerate(seats):
-            await out({"type": "websocket.send", "text": json.dumps({
-                "type": "match_state", "match_id": match_id, "status": "active",
-                "your_seat": s, "to_move": 0, "legal_moves": LEGAL, "seq": 0,
-                "position": POSITION, "moves": []})})
+        for out, text in zip(seats, match_states(match_id)):
+            await out({"type": "websocket.send", "text": text})
     while True:
         message = await receive()
         if message["type"] != "websocket.receive":
             return
-        msg = json.loads(message["text"])
-        if msg.get("type") != "move":
-            continue
-        seq[match_id] += 1
-        n = seq[match_id]
-        text = json.dumps({"type": "move_made", "match_id": match_id, "seq": n, "ply": n,
-                           "seat": seat, "move": msg["move"], "position": POSITION,
-                           "to_move": 1 - seat, "legal_moves": LEGAL,
-                           "clocks": {**CLOCKS, "running": 1 - seat}})
-        for out in pairs[match_id]:
-            await out({"type": "websocket.send", "text": text})
+        text = move_made(match_id, seat, message["text"])
+        if text is not None:
+            for out in pairs[match_id]:
+                await out({"type": "websocket.send", "text": text})
 
 class Ready(uvicorn.Server):
     async def startup(self, sockets=None):
@@ -545,6 +543,7 @@ class Ready(uvicorn.Server):
 Ready(uvicorn.Config(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
                      http="h11", ws_per_message_deflate=False)).run()
 """
+)
 
 
 async def bench_peer(

@@ -45,6 +45,7 @@ class ErrorCode(StrEnum):
     TOURNAMENT_OVER = "TOURNAMENT_OVER"
     NOT_FOUND = "NOT_FOUND"
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+    UNKNOWN_PLAYER = "UNKNOWN_PLAYER"
 
 
 ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
@@ -103,6 +104,7 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.NOT_FOUND: "No route has this path (REST): see `GET /` and `/openapi.json`.",
         ErrorCode.METHOD_NOT_ALLOWED: "The route exists but not with this HTTP method; the "
         "`Allow` header lists the methods it takes.",
+        ErrorCode.UNKNOWN_PLAYER: "No registered player has this name (since 1.1).",
     }
 )
 """One line per error code, for documentation and for default error messages."""
@@ -141,6 +143,7 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.TOURNAMENT_OVER: 409,
         ErrorCode.NOT_FOUND: 404,
         ErrorCode.METHOD_NOT_ALLOWED: 405,
+        ErrorCode.UNKNOWN_PLAYER: 404,
     }
 )
 """The HTTP status of a REST response carrying each error code."""

@@ -1006,6 +1006,44 @@ class TournamentList(WireModel):
     next_offset: Annotated[int, Strict(), Field(ge=0)] | None = None
 
 
+RatingValue = Annotated[float, Field(allow_inf_nan=False, ge=-1_000_000, le=1_000_000)]
+
+
+class PlayerRating(WireModel):
+    """A Glicko-2 rating in one game (since 1.1): a registered player's or a house bot's.
+
+    Exactly one of `player` and `bot` is set; a house bot is rated under its canonical spec.
+    `rating` and `deviation` (RD) are on the Glicko scale (a newcomer is 1500 and 350);
+    `games` counts the rated matches. docs/PROTOCOL.md, "Ratings", says which matches count.
+    """
+
+    game: GameName
+    player: PlayerName | None = None
+    bot: BotSpecText | None = None
+    rating: RatingValue
+    deviation: RatingValue
+    volatility: RatingValue
+    games: Count
+
+
+class Leaderboard(WireModel):
+    """A page of a game's ratings, highest first (GET /leaderboard, since 1.1)."""
+
+    type: Literal["leaderboard"] = "leaderboard"
+    game: GameName
+    ratings: tuple[PlayerRating, ...] = ()
+    next_offset: Annotated[int, Strict(), Field(ge=0)] | None = None
+
+
+class PlayerProfile(WireModel):
+    """A registered player and their rating in each game they have played rated matches of
+    (GET /players/{name}, since 1.1); games without a rated match are not listed."""
+
+    type: Literal["player_profile"] = "player_profile"
+    name: PlayerName
+    ratings: tuple[PlayerRating, ...] = ()
+
+
 class GradingProfile(WireModel):
     """An assignment profile the hosted autograder grades, and what an upload must hold."""
 
@@ -1073,6 +1111,8 @@ REST_MODELS: tuple[type[WireModel], ...] = (
     TournamentList,
     GradingProfiles,
     GradingJob,
+    Leaderboard,
+    PlayerProfile,
     ErrorResponse,
 )
 """Every REST body model (a match's full state over REST is a `MatchState`)."""

@@ -23,6 +23,7 @@ from server.matches import MatchService
 from server.openapi import install_openapi
 from server.players import PlayerRegistry
 from server.ratelimit import RateLimitedError, RateLimiter, rate_limited_response
+from server.ratings import RatingService
 from server.routes import install
 from server.settings import Settings
 from server.tournaments import TournamentService
@@ -60,12 +61,16 @@ def create_app(settings: Settings) -> FastAPI:
         tournaments = TournamentService(app.state.sessions, service)
         app.state.tournaments = tournaments
         service.listeners.append(tournaments.on_broadcast)
+        ratings = RatingService(app.state.sessions)
+        app.state.ratings = ratings
+        service.listeners.append(ratings.on_broadcast)
         grading = GradingService(app.state.sessions, settings)
         app.state.grading = grading
         app.state.rate_limiter = RateLimiter(settings)
         try:
             await tournaments.resume()
             await service.resume()
+            await ratings.resume()
             service.start_ticker()
             await grading.start()
             yield
@@ -75,6 +80,7 @@ def create_app(settings: Settings) -> FastAPI:
             await tournaments.close()
             await hub.close()
             await service.close()
+            await ratings.close()
             await engine.dispose()
 
     app = ArenaApp(

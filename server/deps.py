@@ -27,6 +27,7 @@ from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.players import PlayerRegistry
 from server.ratelimit import Action, RateLimiter, address_key
+from server.ratings import RatingService
 from server.settings import Settings
 from server.tournaments import TournamentService
 from server.web.pages import Pages
@@ -81,6 +82,12 @@ async def get_grading(connection: HTTPConnection) -> GradingService:
     return service
 
 
+async def get_ratings(connection: HTTPConnection) -> RatingService:
+    """Return the application's rating service."""
+    service: RatingService = connection.app.state.ratings
+    return service
+
+
 async def get_engine(connection: HTTPConnection) -> AsyncEngine:
     """Return the application's database engine."""
     engine: AsyncEngine = connection.app.state.engine
@@ -106,6 +113,7 @@ PlayersDep = Annotated[PlayerRegistry, Depends(get_players)]
 QueriesDep = Annotated[MatchQueries, Depends(get_queries)]
 TournamentsDep = Annotated[TournamentService, Depends(get_tournaments)]
 GradingDep = Annotated[GradingService, Depends(get_grading)]
+RatingsDep = Annotated[RatingService, Depends(get_ratings)]
 HubDep = Annotated[Hub, Depends(get_hub)]
 PagesDep = Annotated[Pages, Depends(get_pages)]
 EngineDep = Annotated[AsyncEngine, Depends(get_engine)]

@@ -1,4 +1,5 @@
-"""The database schema: players, matches and their accepted events, tournaments, grading jobs.
+"""The database schema: players, matches and their accepted events, tournaments, grading jobs,
+ratings and their history.
 
 A match is stored as its set-up plus the ordered list of events the referee accepted (moves
 with their elapsed time, resignations, draw offers and answers, aborts). Replaying the events
@@ -17,6 +18,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -200,3 +202,57 @@ class GradingJob(Base):
         ForeignKey("players.id", name="fk_grading_jobs_player"), nullable=True
     )
     """The player who uploaded it, the only one who may read it; None for an anonymous job."""
+
+
+class Rating(Base):
+    """A Glicko-2 rating of one player, or one house bot, in one game (server.ratings).
+
+    Exactly one of `player_id` and `bot` is set: a house bot is rated under its canonical spec
+    (`alphabeta:depth=6`), as a player of its own. `games` counts the rated games.
+    """
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        UniqueConstraint("game", "player_id", name="uq_ratings_player"),
+        UniqueConstraint("game", "bot", name="uq_ratings_bot"),
+        Index("ix_ratings_game_rating", "game", "rating"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", name="fk_ratings_player"), nullable=True
+    )
+    bot: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+
+class RatingChange(Base):
+    """One side of one rated match: its rating after the match, and its score in it.
+
+    The unique (match, seat) makes a match rated at most once, also across a restart.
+    """
+
+    __tablename__ = "rating_history"
+    __table_args__ = (UniqueConstraint("match_id", "seat", name="uq_rating_history_seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[str] = mapped_column(
+        ForeignKey("matches.id", name="fk_rating_history_match", ondelete="CASCADE"), index=True
+    )
+    seat: Mapped[int] = mapped_column(Integer)
+    rating_id: Mapped[int] = mapped_column(
+        ForeignKey("ratings.id", name="fk_rating_history_rating"), index=True
+    )
+    score: Mapped[float] = mapped_column(Float)
+    rating_before: Mapped[float] = mapped_column(Float)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -23,7 +23,16 @@ from starlette.staticfiles import StaticFiles
 
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from server.errors import error_response
-from server.routes import challenges, grader, index, matches, players, tournaments, ws
+from server.routes import (
+    challenges,
+    grader,
+    index,
+    leaderboard,
+    matches,
+    players,
+    tournaments,
+    ws,
+)
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +155,7 @@ def install(app: FastAPI) -> None:
     install the error handlers."""
     app.include_router(index.router)
     app.include_router(players.router)
+    app.include_router(leaderboard.router)
     app.include_router(matches.router)
     app.include_router(challenges.router)
     app.include_router(tournaments.router)

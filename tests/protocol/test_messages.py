@@ -50,6 +50,7 @@ from protocol import (
     HeadToHead,
     Hello,
     HouseBot,
+    Leaderboard,
     MatchCreate,
     MatchEnded,
     MatchFilter,
@@ -67,6 +68,8 @@ from protocol import (
     Ping,
     PlayerCreate,
     PlayerCreated,
+    PlayerProfile,
+    PlayerRating,
     Pong,
     ProtocolError,
     RecordedMove,
@@ -310,6 +313,33 @@ REST_EXAMPLES: list[BaseModel] = [
         finished_time_ms=3,
         results_url="/grader/jobs/j1/results.json",
         report_url="/grader/jobs/j1/report.html",
+    ),
+    Leaderboard(
+        game="checkers",
+        ratings=(
+            PlayerRating(
+                game="checkers",
+                bot="alphabeta:depth=6",
+                rating=1662.31,
+                deviation=181.4,
+                volatility=0.059998,
+                games=3,
+            ),
+        ),
+        next_offset=50,
+    ),
+    PlayerProfile(
+        name="ada",
+        ratings=(
+            PlayerRating(
+                game="checkers",
+                player="ada",
+                rating=1337.69,
+                deviation=181.4,
+                volatility=0.059998,
+                games=3,
+            ),
+        ),
     ),
     ErrorResponse(code=ErrorCode.UNKNOWN_MATCH, message="no match has id 'm9'", match_id="m9"),
 ]

@@ -117,6 +117,7 @@ class Row:
     body: Callable[[World], Any] = lambda world: None
     right: str = "owner"
     other: str = "other"
+    query: dict[str, str] = field(default_factory=dict)
 
 
 def fresh_player(_world: World) -> Any:
@@ -146,6 +147,9 @@ ROWS = [
     Row("GET", "/static/{path}", PUBLIC, lambda w: {"path": "arena.css"}),
     # Registering needs no token (and ignores one).
     Row("POST", "/players", (201, 201, 201, 201), body=fresh_player),
+    # Ratings are public reads.
+    Row("GET", "/players/{name}", PUBLIC, lambda w: {"name": "invitee"}),
+    Row("GET", "/leaderboard", PUBLIC, query={"game": "checkers"}),
     # Any player may create a match; seating another player only challenges them.
     Row(
         "POST",
@@ -315,6 +319,8 @@ def test_route_answers_each_token_as_documented(live_server: RunningServer, row:
                 )
                 answers.append(response.status_code)
             else:
-                response = http.request(row.method, path, json=row.body(world), headers=headers)
+                response = http.request(
+                    row.method, path, json=row.body(world), headers=headers, params=row.query
+                )
                 answers.append(response.status_code)
         assert tuple(answers) == row.expected, dict(zip(CELLS, answers, strict=True))

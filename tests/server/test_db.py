@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.auth import new_token
 from server.db.engine import alembic_config, create_engine, migrate, session_factory
 from server.db.models import Base, Match, MatchEvent, Player
+from server.ratings import RatingService
 from server.translation import stored_result
 
 POSTGRES = os.environ.get("ARENA_TEST_DATABASE_URL")
@@ -169,3 +170,32 @@ async def test_a_match_from_before_0006_keeps_its_broad_reason_and_has_no_cap(
     shown = stored_result(row.result_winner, row.result_reason, row.result_detail)
     assert (shown.winner, shown.reason, shown.code) == (0, "rules", None)
     assert shown.description == "three in a row"
+
+
+async def test_a_match_finished_before_0007_is_rated_at_the_next_start(
+    engine: AsyncEngine,
+) -> None:
+    await _drop_everything(engine)
+    await migrate(engine, "0006")
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO players (id, name, token_hash, created_at) VALUES "
+                "(1, 'ada', 'h1', CURRENT_TIMESTAMP), (2, 'bob', 'h2', CURRENT_TIMESTAMP)"
+            )
+        )
+        await connection.execute(
+            text(
+                "INSERT INTO matches (id, game, options, increment_ms, status, seat0_player_id, "
+                "seat1_player_id, result_winner, result_reason, result_detail, seq, created_at, "
+                "updated_at) VALUES ('m_old', 'tictactoe', '{}', 0, 'finished', 1, 2, 1, "
+                "'resign', 'resigned', 3, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+            )
+        )
+    await migrate(engine)
+    ratings = RatingService(session_factory(engine))
+    assert await ratings.resume() == 1
+    assert await ratings.resume() == 0
+    board = await ratings.leaderboard("tictactoe")
+    assert [(r.player, r.games) for r in board.ratings] == [("bob", 1), ("ada", 1)]
+    assert board.ratings[0].rating == pytest.approx(1662.31, abs=0.01)
