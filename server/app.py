@@ -27,6 +27,8 @@ from server.ratings import RatingService
 from server.routes import install
 from server.settings import Settings
 from server.tournaments import TournamentService
+from server.web.pages import Pages
+from server.web.security import NoSniff
 
 API_VERSION = "0.1.0"
 
@@ -89,9 +91,11 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.pages = Pages()
     install_redaction()
     install(app)
     app.add_exception_handler(RateLimitedError, rate_limited_response)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, exempt=BODY_LIMIT_EXEMPT)
+    app.add_middleware(NoSniff)
     install_openapi(app, body_limit_exempt=BODY_LIMIT_EXEMPT)
     return app

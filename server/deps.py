@@ -1,5 +1,5 @@
 """Every dependency of the routes, as `Annotated` types: settings, sessions, the services,
-the players, the hub, the player.
+the players, the hub, the web pages, the player.
 
 Everything comes from the application's state, filled by `create_app` and its lifespan;
 nothing here is a module-level global. The getters take an `HTTPConnection`, so that REST and
@@ -30,6 +30,7 @@ from server.ratelimit import Action, RateLimiter, address_key
 from server.ratings import RatingService
 from server.settings import Settings
 from server.tournaments import TournamentService
+from server.web.pages import Pages
 
 _bearer = HTTPBearer(auto_error=False, description="The token `POST /players` returned.")
 
@@ -93,6 +94,12 @@ async def get_engine(connection: HTTPConnection) -> AsyncEngine:
     return engine
 
 
+async def get_pages(connection: HTTPConnection) -> Pages:
+    """Return the application's web page templates."""
+    pages: Pages = connection.app.state.pages
+    return pages
+
+
 async def get_hub(connection: HTTPConnection) -> Hub:
     """Return the application's hub of WebSocket connections."""
     hub: Hub = connection.app.state.hub
@@ -108,6 +115,7 @@ TournamentsDep = Annotated[TournamentService, Depends(get_tournaments)]
 GradingDep = Annotated[GradingService, Depends(get_grading)]
 RatingsDep = Annotated[RatingService, Depends(get_ratings)]
 HubDep = Annotated[Hub, Depends(get_hub)]
+PagesDep = Annotated[Pages, Depends(get_pages)]
 EngineDep = Annotated[AsyncEngine, Depends(get_engine)]
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 

@@ -19,6 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match
+from starlette.staticfiles import StaticFiles
 
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from server.errors import error_response
@@ -150,7 +151,8 @@ async def _internal_error(_request: Request, exc: Exception) -> JSONResponse:
 
 
 def install(app: FastAPI) -> None:
-    """Include the REST routers in `app` and install the error handlers."""
+    """Include the REST routers and the web pages' static assets (`/static`) in `app`, and
+    install the error handlers."""
     app.include_router(index.router)
     app.include_router(players.router)
     app.include_router(leaderboard.router)
@@ -159,6 +161,7 @@ def install(app: FastAPI) -> None:
     app.include_router(tournaments.router)
     app.include_router(grader.router)
     app.include_router(ws.router)
+    app.mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static")
     app.add_exception_handler(ProtocolError, _protocol_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

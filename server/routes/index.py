@@ -1,16 +1,16 @@
-"""The server itself: the index at `/`, health, the games and the protocol's JSON Schema."""
+"""The server itself: the index at `/` (the lobby page for a browser), health, the games and the
+protocol's JSON Schema."""
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 
 from games import game_names
 from protocol import PROTOCOL_VERSION, json_schema
-from server.deps import EngineDep
+from server.deps import EngineDep, PagesDep, QueriesDep, TournamentsDep
 
 router = APIRouter(tags=["server"])
 
@@ -45,32 +45,6 @@ def index_document(version: str) -> dict[str, Any]:
     }
 
 
-def index_page(version: str) -> str:
-    """Return the index as a small HTML page (every text escaped; no scripts)."""
-    links = "".join(
-        f'<li><a href="{escape(path)}"><code>{escape(path)}</code></a>: {escape(what)}</li>'
-        for path, what in LINKS
-    )
-    sockets = "".join(
-        f"<li><code>{escape(path)}</code>: {escape(what)}</li>" for path, what in WEBSOCKETS
-    )
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        "<title>Arena</title>"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;"
-        "padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .2rem}</style>"
-        "</head><body>"
-        f"<h1>Arena</h1><p>Server {escape(version)}, protocol {escape(PROTOCOL_VERSION)}: "
-        "matches and tournaments between game-playing search bots, over REST and WebSockets, "
-        "and a hosted checkers autograder.</p>"
-        f"<h2>REST</h2><ul>{links}</ul><h2>WebSockets</h2><ul>{sockets}</ul>"
-        "<p>Bots in any language: <code>docs/PROTOCOL.md</code> in the repository has every "
-        "message; <code>examples/random_bot.py</code> is a complete bot.</p>"
-        "</body></html>"
-    )
-
-
 def _wants_html(request: Request) -> bool:
     """True when the client asks for HTML before JSON (a browser), not a program."""
     accept = request.headers.get("accept", "")
@@ -79,13 +53,38 @@ def _wants_html(request: Request) -> bool:
     return html >= 0 and (json < 0 or html < json)
 
 
+LIVE_LIMIT = 20
+"""How many live matches the lobby lists (its script refreshes the same page of the listing)."""
+
+RECENT_LIMIT = 10
+"""How many finished matches the lobby lists."""
+
+
 @router.get("/", response_model=None)
-async def index(request: Request) -> Response:
-    """Describe the server: its versions and where everything is (HTML for a browser)."""
+async def index(
+    request: Request, pages: PagesDep, queries: QueriesDep, tournaments: TournamentsDep
+) -> Response:
+    """Describe the server: its versions and where everything is; a browser gets the lobby."""
     version = request.app.version
-    if _wants_html(request):
-        return HTMLResponse(index_page(version))
-    return JSONResponse(index_document(version))
+    if not _wants_html(request):
+        return JSONResponse(index_document(version))
+    live = await queries.list_matches(status="active", limit=LIVE_LIMIT)
+    finished = await queries.list_matches(status="finished", limit=RECENT_LIMIT)
+    listed = await tournaments.list_tournaments()
+    return pages.render(
+        "lobby.html",
+        {
+            "section": "lobby",
+            "version": version,
+            "protocol_version": PROTOCOL_VERSION,
+            "live": live.matches,
+            "live_limit": LIVE_LIMIT,
+            "finished": finished.matches,
+            "tournaments": [t for t in listed.tournaments if t.status == "running"],
+            "links": LINKS,
+            "websockets": WEBSOCKETS,
+        },
+    )
 
 
 @router.get("/health")

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from starlette.routing import Mount
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -39,6 +40,9 @@ def walk(routes: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
         if hasattr(route, "original_router"):
             included = getattr(route.include_context, "prefix", "") or ""
             yield from walk(route.original_router.routes, prefix + included)
+        elif isinstance(route, Mount):
+            # A mounted app (the web pages' static assets) answers GET for any path below it.
+            yield "GET", prefix + route.path + "/{path}"
         elif hasattr(route, "methods") and route.methods:
             for method in sorted(route.methods - {"HEAD"}):
                 yield method, prefix + route.path
@@ -139,6 +143,8 @@ ROWS = [
     Row("GET", "/health", PUBLIC),
     Row("GET", "/games", PUBLIC),
     Row("GET", "/protocol/schema", PUBLIC),
+    # The web pages' assets are public, and a token changes nothing.
+    Row("GET", "/static/{path}", PUBLIC, lambda w: {"path": "arena.css"}),
     # Registering needs no token (and ignores one).
     Row("POST", "/players", (201, 201, 201, 201), body=fresh_player),
     # Ratings are public reads.

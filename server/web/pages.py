@@ -1,0 +1,46 @@
+"""Render the web pages: the Jinja2 environment, built once per application, and the headers.
+
+Autoescaping is on for every template, so a player named `<script>` is shown as text. Each page
+is answered with a Content-Security-Policy that allows scripts, styles and connections only
+from the server itself (no inline script or style anywhere in the templates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+"""The policy of every page: only the server's own scripts, styles and connections."""
+
+PAGE_HEADERS: Mapping[str, str] = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+"""The headers every page is answered with."""
+
+
+class Pages:
+    """The templates of the web pages (server/web/templates), rendered with autoescaping."""
+
+    def __init__(self) -> None:
+        self._environment = Environment(
+            loader=PackageLoader("server.web", "templates"),
+            autoescape=True,
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+
+    def render(self, name: str, context: Mapping[str, Any], status_code: int = 200) -> HTMLResponse:
+        """Return the page `name` rendered with `context`, with the page headers."""
+        html = self._environment.get_template(name).render(context)
+        return HTMLResponse(html, status_code=status_code, headers=dict(PAGE_HEADERS))

@@ -1,0 +1,131 @@
+"""The web pages' infrastructure: vendored assets under /static, escaping, security headers."""
+
+from __future__ import annotations
+
+import re
+from importlib.resources import files
+from pathlib import Path
+
+import httpx
+
+from protocol.messages import MatchSummary, SeatInfo
+from server.web.pages import CONTENT_SECURITY_POLICY, Pages
+from tests.server.conftest import sqlite_server
+
+
+def test_assets_are_served_from_the_package_with_nosniff(tmp_path: Path) -> None:
+    with sqlite_server(tmp_path) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        css = client.get("/static/arena.css")
+        assert css.status_code == 200
+        assert css.headers["content-type"].startswith("text/css")
+        assert css.headers["x-content-type-options"] == "nosniff"
+        assert css.text == (files("server.web") / "static" / "arena.css").read_text()
+        script = client.get("/static/lobby.js")
+        assert script.status_code == 200
+        assert "javascript" in script.headers["content-type"]
+        missing = client.get("/static/nothing.js")
+        assert missing.status_code == 404
+        assert missing.json()["code"] == "NOT_FOUND"
+        # Every answer, JSON included, tells the browser not to guess its type.
+        assert client.get("/health").headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_page_escapes_what_it_shows_and_carries_its_policy() -> None:
+    page = Pages().render(
+        "base.html",
+        {"section": "lobby", "version": "<script>alert(1)</script>", "protocol_version": "1"},
+    )
+    html = bytes(page.body).decode()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert "script-src 'self'" in CONTENT_SECURITY_POLICY
+    assert "'unsafe-inline'" not in CONTENT_SECURITY_POLICY
+
+
+def test_no_template_has_an_inline_script_or_style() -> None:
+    """The policy forbids them: an inline script or style would be silently blocked."""
+    templates = files("server.web") / "templates"
+    for template in templates.iterdir():
+        text = template.read_text()
+        assert re.search(r"<script(?![^>]*\bsrc=)[^>]*>", text) is None, template.name
+        assert "<style" not in text and " style=" not in text, template.name
+        assert re.search(r"\son[a-z]+=", text) is None, template.name
+
+
+def _register(client: httpx.Client, name: str) -> dict[str, str]:
+    response = client.post("/players", json={"name": name})
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def _challenge(client: httpx.Client, owner: dict[str, str], invitee: dict[str, str]) -> str:
+    """Start a tic-tac-toe match between two players (the first to move); return its id."""
+    body = {"game": "tictactoe", "seats": ["ann", "bob"]}
+    match_id = str(client.post("/matches", json=body, headers=owner).json()["match_id"])
+    assert client.post(f"/matches/{match_id}/accept", headers=invitee).status_code == 200
+    return match_id
+
+
+def start_tournament(client: httpx.Client, owner: dict[str, str]) -> str:
+    """Start a tic-tac-toe tournament of its owner, ann, against a house bot; return its id.
+
+    It stays running: ann's game waits for her moves, and the tournament has no clock.
+    """
+    body = {"game": "tictactoe", "bots": ["player:ann", "random"]}
+    tournament_id = str(
+        client.post("/tournaments", json=body, headers=owner).json()["tournament_id"]
+    )
+    started = client.post(f"/tournaments/{tournament_id}/start", headers=owner)
+    assert started.json()["status"] == "running", started.text
+    return tournament_id
+
+
+def test_the_lobby_lists_live_matches_and_results(tmp_path: Path) -> None:
+    with sqlite_server(tmp_path) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        ann, bob = _register(client, "ann"), _register(client, "bob")
+        live = _challenge(client, ann, bob)
+        done = _challenge(client, ann, bob)
+        assert client.post(f"/matches/{done}/resign", headers=bob).status_code == 200
+        page = client.get("/", headers={"Accept": "text/html"})
+        assert page.status_code == 200
+        assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        live_part, results_part = page.text.split('id="results-heading"')
+        assert f'href="/matches/{live}"' in live_part and f"/matches/{done}" not in live_part
+        assert f'href="/matches/{done}"' in results_part and "ann won: O resigned" in results_part
+        assert "ann vs bob" in live_part
+        assert "No tournament is running." in page.text
+        tournament = start_tournament(client, ann)
+        page = client.get("/", headers={"Accept": "text/html"})
+        running = page.text.split('id="tournaments-heading"')[1]
+        assert f'href="/tournaments/{tournament}">tictactoe: ann, random</a>' in running
+        # Every asset the page names is served.
+        for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text):
+            assert client.get(asset).status_code == 200, asset
+
+
+def test_the_lobby_draws_a_name_with_markup_as_text() -> None:
+    """The protocol refuses such names; the template escapes them all the same."""
+    name = "<script>alert(1)</script>"
+    seats = (
+        SeatInfo.model_construct(seat=0, side="X", player=name, bot=None, challenged=None),
+        SeatInfo.model_construct(seat=1, side="O", player=None, bot="random", challenged=None),
+    )
+    match = MatchSummary.model_construct(
+        match_id="m_1", game="tictactoe", status="active", seats=seats, ply=0, result=None
+    )
+    context = {
+        "section": "lobby",
+        "version": "0",
+        "protocol_version": "1",
+        "live": [match],
+        "live_limit": 20,
+        "finished": [],
+        "tournaments": [],
+        "links": (),
+        "websockets": (),
+    }
+    html = bytes(Pages().render("lobby.html", context).body).decode()
+    assert name not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; vs random (house bot)" in html
