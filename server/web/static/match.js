@@ -20,7 +20,9 @@ const numbers = document.getElementById("show-numbers");
 
 const game = article.dataset.game;
 const matchId = article.dataset.matchId;
-const seatNames = [0, 1].map((seat) => document.querySelector(`#clock-${seat} .name`).textContent);
+function seatName(seat) {
+  return document.querySelector(`#clock-${seat} .name`).textContent;
+}
 
 // The positions: index 0 the start, index n after move n (null: not known to this page).
 const positions = [moveList.dataset.startPosition];
@@ -161,13 +163,13 @@ function readRenderedClocks() {
 
 function setToMove(seat) {
   for (const s of [0, 1]) document.getElementById(`clock-${s}`).classList.toggle("to-move", s === seat);
-  if (status === "active" && seat !== null) statusText.textContent = `${seatNames[seat]} to move`;
+  if (status === "active" && seat !== null) statusText.textContent = `${seatName(seat)} to move`;
 }
 
 function setResult(result, ended) {
   status = ended;
   article.dataset.status = ended;
-  const who = result.winner === null ? "Draw" : `${seatNames[result.winner]} won`;
+  const who = result.winner === null ? "Draw" : `${seatName(result.winner)} won`;
   statusText.textContent = `${who}: ${result.description}`;
   if (result.code) {
     const code = document.createElement("span");
