@@ -92,7 +92,9 @@ def test_a_spectator_sees_every_move_live_in_order_with_clocks(
     expect(page.locator(".clock.running")).to_have_count(0)
 
 
-def test_a_finished_match_replays_with_the_arrow_keys(page: Page, api: httpx.Client) -> None:
+def test_a_finished_match_replays_with_the_arrow_keys(
+    page: Page, api: httpx.Client, screenshots: Path
+) -> None:
     tokens = players(api)
     match_id = start_match(api, "tictactoe", tokens)
     for ply, (move, _) in enumerate(TIC_TAC_TOE, start=1):
@@ -102,6 +104,9 @@ def test_a_finished_match_replays_with_the_arrow_keys(page: Page, api: httpx.Cli
     expect(position).to_have_text(TIC_TAC_TOE[-1][1])
     expect(page.locator("#status")).to_contain_text("ann won")
     expect(page.locator("#replay-forward")).to_be_disabled()
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        page.screenshot(path=str(screenshots / f"match-finished-{label}.png"), full_page=True)
 
     page.keyboard.press("ArrowLeft")
     expect(position).to_have_text(TIC_TAC_TOE[-2][1])
@@ -155,7 +160,7 @@ def test_each_game_has_its_board(
 
 
 def test_checkers_shows_square_numbers_on_demand_and_marks_the_last_move(
-    page: Page, api: httpx.Client
+    page: Page, api: httpx.Client, screenshots: Path
 ) -> None:
     tokens = players(api)
     match_id = start_match(api, "checkers", tokens)
@@ -167,6 +172,7 @@ def test_checkers_shows_square_numbers_on_demand_and_marks_the_last_move(
     expect(board.locator(".square-number")).to_have_count(0)
     page.get_by_label("Show square numbers").check()
     expect(board.locator(".square-number")).to_have_count(32)
+    page.screenshot(path=str(screenshots / "match-checkers-numbers-desktop.png"), full_page=True)
 
 
 MARKUP = "<img src=x onerror=alert(2)>"
@@ -186,3 +192,60 @@ def test_a_name_with_markup_stays_text(page: Page, api: httpx.Client) -> None:
     expect(page.locator(MOVES)).to_have_count(2, timeout=LIVE_WAIT_MS)
     expect(page.locator("#status")).to_have_text(f"{MARKUP} to move")
     assert page.locator("#match img").count() == 0
+
+
+def test_a_match_that_starts_while_watched_names_who_joined(page: Page, api: httpx.Client) -> None:
+    tokens = players(api)
+    body = {"game": "connect4", "seats": ["ann", "open"]}
+    created = api.post("/matches", json=body, headers=tokens["ann"])
+    assert created.status_code == 201, created.text
+    match_id = str(created.json()["match_id"])
+    page.goto(f"/matches/{match_id}")
+    expect(page.locator("h1")).to_have_text("ann vs open seat")
+    expect(page.locator("#status")).to_have_text("Waiting for players")
+    expect(page.locator("#connection")).to_have_text("Live.", timeout=LIVE_WAIT_MS)
+    joined = api.post(f"/matches/{match_id}/join", headers=tokens["bob"])
+    assert joined.status_code == 200, joined.text
+    expect(page.locator("h1")).to_have_text("ann vs bob", timeout=LIVE_WAIT_MS)
+    expect(page.locator("#clock-1 .name")).to_have_text("bob")
+    expect(page.locator("#status")).to_have_text("ann to move")
+    play(api, match_id, "4", tokens["ann"])
+    expect(page.locator(f"{MOVES} .move")).to_have_text(["4"], timeout=LIVE_WAIT_MS)
+    expect(page.locator("#board .last-disc")).to_have_count(1)
+
+
+def test_a_house_bot_answers_on_the_page(page: Page, api: httpx.Client) -> None:
+    tokens = players(api)
+    body = {"game": "tictactoe", "seats": ["ann", {"bot": "random"}]}
+    created = api.post("/matches", json=body, headers=tokens["ann"])
+    assert created.status_code == 201, created.text
+    match_id = str(created.json()["match_id"])
+    page.goto(f"/matches/{match_id}")
+    expect(page.locator("#clock-1 .name")).to_have_text("random (house bot)")
+    expect(page.locator("#connection")).to_have_text("Live.", timeout=LIVE_WAIT_MS)
+    play(api, match_id, "4", tokens["ann"])
+    # The bot's reply arrives on the socket: two moves, in order, the board drawn after both.
+    expect(page.locator(MOVES)).to_have_count(2, timeout=LIVE_WAIT_MS)
+    expect(page.locator(f"{MOVES} .move").first).to_have_text("4")
+    expect(page.locator(f"{MOVES}").nth(1)).to_have_attribute("data-seat", "1")
+    expect(page.locator("#board svg text")).to_have_count(2)
+    state = api.get(f"/matches/{match_id}").json()
+    expect(page.locator("#position-text")).to_have_text(state["position"])
+
+
+def test_the_replay_is_usable_by_keyboard(page: Page, api: httpx.Client) -> None:
+    tokens = players(api)
+    match_id = start_match(api, "tictactoe", tokens)
+    for ply, (move, _) in enumerate(TIC_TAC_TOE[:2], start=1):
+        play(api, match_id, move, tokens["ann" if ply % 2 == 1 else "bob"])
+    page.goto(f"/matches/{match_id}")
+    back = page.get_by_role("button", name="Back")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if back.evaluate("(button) => button === document.activeElement"):
+            break
+    else:
+        pytest.fail("Tab never reached the Back button")
+    assert back.evaluate("(e) => getComputedStyle(e).outlineStyle") == "solid"
+    page.keyboard.press("Enter")
+    expect(page.locator("#position-text")).to_have_text(TIC_TAC_TOE[0][1])

@@ -20,6 +20,23 @@ const numbers = document.getElementById("show-numbers");
 
 const game = article.dataset.game;
 const matchId = article.dataset.matchId;
+function seatLabel(seat) {
+  // As the template's seat_name: a player, a house bot, an invited player, or an open seat.
+  if (seat.player) return seat.player;
+  if (seat.bot) return `${seat.bot} (house bot)`;
+  if (seat.challenged) return `${seat.challenged} (invited)`;
+  return "open seat";
+}
+
+function setSeats(seats) {
+  // A seat taken while the page is open (the match_state that follows match_started).
+  for (const seat of [0, 1]) {
+    const label = seatLabel(seats[seat]);
+    document.querySelector(`#clock-${seat} .name`).textContent = label;
+    document.getElementById(`title-${seat}`).textContent = label;
+  }
+}
+
 function seatName(seat) {
   return document.querySelector(`#clock-${seat} .name`).textContent;
 }
@@ -185,6 +202,7 @@ function setResult(result, ended) {
 function onMessage(message) {
   switch (message.type) {
     case "match_state": {
+      setSeats(message.seats);
       message.moves.forEach((move, index) => {
         const last = index === message.moves.length - 1;
         addMove(index + 1, (index + seatOfFirst(message)) % 2, move, last ? message.position : null);
