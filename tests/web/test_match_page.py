@@ -249,3 +249,47 @@ def test_the_replay_is_usable_by_keyboard(page: Page, api: httpx.Client) -> None
     assert back.evaluate("(e) => getComputedStyle(e).outlineStyle") == "solid"
     page.keyboard.press("Enter")
     expect(page.locator("#position-text")).to_have_text(TIC_TAC_TOE[0][1])
+
+
+HELD_SOCKET = """
+(() => {
+  // The page's WebSocket connects only when the test calls releaseSocket().
+  const Real = window.WebSocket;
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  window.releaseSocket = release;
+  window.WebSocket = function (url) {
+    const socket = new EventTarget();
+    released.then(() => {
+      const real = new Real(url);
+      for (const type of ["open", "message", "close"]) {
+        real.addEventListener(type, (event) =>
+          socket.dispatchEvent(new MessageEvent(type, { data: event.data })));
+      }
+      socket.send = (data) => real.send(data);
+    });
+    return socket;
+  };
+})();
+"""
+
+
+def test_moves_played_before_the_socket_connects_replay_too(page: Page, api: httpx.Client) -> None:
+    """The socket's first match_state lists moves without the positions between them: the page
+    reads those from the server's page, so every one replays."""
+    tokens = players(api)
+    match_id = start_match(api, "tictactoe", tokens)
+    page.add_init_script(HELD_SOCKET)
+    page.goto(f"/matches/{match_id}")
+    expect(page.locator("#position-text")).to_have_text(".........")
+    for ply, (move, _) in enumerate(TIC_TAC_TOE[:3], start=1):
+        play(api, match_id, move, tokens["ann" if ply % 2 == 1 else "bob"])
+    page.evaluate("() => window.releaseSocket()")
+    expect(page.locator(f"{MOVES} .move")).to_have_text(
+        [move for move, _ in TIC_TAC_TOE[:3]], timeout=LIVE_WAIT_MS
+    )
+    expect(page.locator("#position-text")).to_have_text(TIC_TAC_TOE[2][1])
+    page.keyboard.press("Home")
+    for _, after in TIC_TAC_TOE[:3]:
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#position-text")).to_have_text(after)

@@ -136,6 +136,25 @@ function addMove(ply, seat, move, position, elapsedText = "") {
   show(followed ? positions.length - 1 : shown);
 }
 
+async function fillUnknownPositions() {
+  // Moves that came in a match_state (played before the socket connected, or while it was
+  // down) arrive without the positions between them: the page as the server renders it now
+  // has them all. Parsed, never inserted: only the positions' text is read.
+  if (!positions.includes(null)) return;
+  try {
+    const response = await fetch(location.pathname, { headers: { Accept: "text/html" } });
+    if (!response.ok) return;
+    const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
+    for (const item of fresh.querySelectorAll("#moves li[data-ply]")) {
+      const ply = Number(item.dataset.ply);
+      if (ply < positions.length && positions[ply] === null) positions[ply] = item.dataset.position;
+    }
+    show(shown);
+  } catch {
+    // The server is restarting: the board says to reload for these positions.
+  }
+}
+
 // Clocks ----------------------------------------------------------------------------------
 
 let clocks = null; // {remaining: [ms, ms], running: seat|null, at: performance.now()}
@@ -213,6 +232,7 @@ function onMessage(message) {
       setClocks(message.clocks);
       if (message.result) setResult(message.result, message.status);
       else setToMove(message.to_move);
+      fillUnknownPositions();
       break;
     }
     case "move_made":
