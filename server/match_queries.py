@@ -1,8 +1,9 @@
-"""Listings and exports of matches: a page of summaries, a match's record, its PDN.
+"""Listings and exports of matches: a page of summaries, a match's record, its PDN, and what its
+web page shows.
 
 The page is one SQL query (with every seat's and challenged player's name) and one counting the
 moves of the matches not in memory; a match in memory is summarised as it stands, without its
-lock (a listing is a snapshot). A record or PDN is read through the match service
+lock (a listing is a snapshot). A record, PDN or web page is read through the match service
 (`MatchService.read`: under the match's lock, after letting a fallen flag end it).
 """
 
