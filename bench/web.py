@@ -421,8 +421,9 @@ def main() -> None:
     print(f"Web bench: {args.matches} live {GAME} matches on SQLite, one uvicorn worker;")
     print(f"{args.renders} sequential requests of each kind, {args.moves} moves watched")
     print(describe(info))
+    # Other work on the machine lengthens round trips (not the server's CPU per request).
     print(f"  load average before: {os.getloadavg()[0]:.2f} (1 min)")
-    result: dict[str, Any] = {"machine": info, "args": vars(args)}
+    result: dict[str, Any] = {"machine": info, "args": vars(args), "load": [os.getloadavg()[0]]}
     verdicts: list[str] = []
     with arena_server() as (base, pid), httpx.Client(base_url=base, timeout=60) as http:
         players = Players(http, random.Random(args.seed))
@@ -471,6 +472,8 @@ def main() -> None:
             verdicts.append(
                 verdict("move shown on the page p95", live["painted"]["p95_ms"], LIVE_TARGET_MS)
             )
+    result["load"].append(os.getloadavg()[0])
+    print(f"  load average after: {result['load'][1]:.2f} (1 min)")
     for line in verdicts:
         print("  " + line)
     if args.json:
