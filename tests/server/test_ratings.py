@@ -82,9 +82,9 @@ def _expected() -> dict[str, Rating]:
 
 def _play(http: httpx.Client) -> None:
     ada, bob = _register(http, "ada"), _register(http, "bob")
-    for _ in range(2):
+    for played in (1, 2):
         _act(http, _match(http, ada, ["ada", "bob"], bob), "resign", bob)
-        _wait_games(http, "ada", _games(http, "bob") + 1)
+        _wait_games(http, "ada", played)
     # Aborted before the first move: rated for nobody.
     _act(http, _match(http, ada, ["ada", "bob"], bob), "abort", ada)
     drawn = _match(http, ada, ["ada", "bob"], bob)
