@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from games import game_names
 from protocol import PROTOCOL_VERSION, json_schema
 from server.deps import EngineDep, PagesDep, QueriesDep, TournamentsDep
+from server.web.pages import wants_html
 
 router = APIRouter(tags=["server"])
 
@@ -45,14 +46,6 @@ def index_document(version: str) -> dict[str, Any]:
     }
 
 
-def _wants_html(request: Request) -> bool:
-    """True when the client asks for HTML before JSON (a browser), not a program."""
-    accept = request.headers.get("accept", "")
-    html = accept.find("text/html")
-    json = accept.find("application/json")
-    return html >= 0 and (json < 0 or html < json)
-
-
 LIVE_LIMIT = 20
 """How many live matches the lobby lists (its script refreshes the same page of the listing)."""
 
@@ -66,7 +59,7 @@ async def index(
 ) -> Response:
     """Describe the server: its versions and where everything is; a browser gets the lobby."""
     version = request.app.version
-    if not _wants_html(request):
+    if not wants_html(request):
         return JSONResponse(index_document(version))
     live = await queries.list_matches(status="active", limit=LIVE_LIMIT)
     finished = await queries.list_matches(status="finished", limit=RECENT_LIMIT)

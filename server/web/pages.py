@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -26,6 +27,14 @@ PAGE_HEADERS: Mapping[str, str] = {
     "Referrer-Policy": "same-origin",
 }
 """The headers every page is answered with."""
+
+
+def wants_html(request: Request) -> bool:
+    """True when the client asks for HTML before JSON (a browser), not a program."""
+    accept = request.headers.get("accept", "")
+    html = accept.find("text/html")
+    json = accept.find("application/json")
+    return html >= 0 and (json < 0 or html < json)
 
 
 class Pages:

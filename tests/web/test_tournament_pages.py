@@ -1,0 +1,104 @@
+"""The tournament pages in Chromium: the list, a tournament's page updated live to its end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Page, WebSocket, expect
+
+from tests.web.conftest import DESKTOP, PHONE
+from tests.web.test_lobby import register
+
+pytestmark = pytest.mark.web
+
+FINISH_WAIT_MS = 60_000
+"""Long enough for six tic-tac-toe games between house bots on a busy machine."""
+
+BOTS = ["alphabeta:depth=2", "greedy", "player:ann"]
+
+
+def create_tournament(api: httpx.Client, owner: dict[str, str], bots: list[str]) -> str:
+    body = {"game": "tictactoe", "bots": bots, "seed": 3}
+    created = api.post("/tournaments", json=body, headers=owner)
+    assert created.status_code == 201, created.text
+    return str(created.json()["tournament_id"])
+
+
+def test_a_tournament_page_follows_the_games_live_to_the_end(
+    page: Page, api: httpx.Client, screenshots: Path
+) -> None:
+    ann = register(api, "ann")
+    tournament_id = create_tournament(api, ann, ["alphabeta:depth=2", "greedy", "random"])
+    frames: list[str] = []
+
+    def record(socket: WebSocket) -> None:
+        socket.on("framereceived", lambda payload: frames.append(str(payload)))
+
+    page.on("websocket", record)
+    response = page.goto(f"/tournaments/{tournament_id}")
+    assert response is not None and response.ok
+    expect(page.locator("#status")).to_have_text("created")
+    expect(page.locator("#games-done")).to_have_text("0")
+    expect(page.locator("#games-total")).to_have_text("6")
+    expect(page.locator("#points tr")).to_have_count(3)
+    expect(page.locator("#games-empty")).to_be_visible()
+    # The page's script watches before the games are played.
+    expect(page.locator("#tournament[data-watching=true]")).to_have_count(1)
+    started = api.post(f"/tournaments/{tournament_id}/start", headers=ann)
+    assert started.status_code == 200, started.text
+
+    expect(page.locator("#status")).to_have_text("finished", timeout=FINISH_WAIT_MS)
+    expect(page.locator("#games-done")).to_have_text("6")
+    types = [json.loads(frame)["type"] for frame in frames]
+    assert types[:2] == ["welcome", "tournament_state"], types
+    assert types.count("tournament_game_finished") == 6, types
+    assert "tournament_finished" in types
+
+    final = api.get(f"/tournaments/{tournament_id}").json()
+    leader = final["standings"]["points"][0]
+    expect(page.locator("#points tr").first.locator("th")).to_have_text(leader["bot"])
+    expect(page.locator("#points tr").first.locator("td").nth(1)).to_have_text(
+        f"{leader['points']:g}"
+    )
+    # Every game is linked to its match, with its result.
+    games = page.locator("#games li")
+    expect(games).to_have_count(6)
+    for game in final["games"]:
+        link = page.locator(f'#games a[href="/matches/{game["match_id"]}"]')
+        expect(link).to_have_count(1)
+    expect(page.locator("table.crosstable tbody tr")).to_have_count(3)
+    expect(page.locator("svg.elo-plot circle.elo")).to_have_count(3)
+    expect(page.locator("table.ratings tbody tr")).to_have_count(3)
+
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+        path = screenshots / f"tournament-{label}.png"
+        page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 0
+
+
+def test_the_tournaments_page_lists_them_with_players_linked(
+    page: Page, api: httpx.Client, screenshots: Path
+) -> None:
+    ann = register(api, "ann")
+    first = create_tournament(api, ann, BOTS)
+    second = create_tournament(api, ann, ["greedy", "random"])
+    response = page.goto("/tournaments")
+    assert response is not None and response.ok
+    items = page.locator("#tournament-list li")
+    expect(items).to_have_count(2)
+    expect(items.first.locator("a")).to_have_attribute("href", f"/tournaments/{second}")
+    expect(page.locator(f'a[href="/tournaments/{first}"]')).to_have_text(
+        "tictactoe: alphabeta:depth=2, greedy, ann"
+    )
+    page.goto(f"/tournaments/{first}")
+    expect(page.locator('#points a[href="/players/ann"]')).to_have_text("ann")
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        page.goto("/tournaments")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+        page.screenshot(path=str(screenshots / f"tournaments-{label}.png"), full_page=True)
