@@ -14,7 +14,7 @@ from protocol.messages import BotRating
 PLOT_WIDTH = 600
 """The view box's width; the label column is on its left."""
 
-LABEL_WIDTH = 200
+LABEL_WIDTH = 230
 """The width kept for the bots' names in the Elo plot."""
 
 ROW_HEIGHT = 28
@@ -99,8 +99,8 @@ def _interval_text(rating: BotRating) -> str:
 
 @dataclass(frozen=True)
 class HistoryPlot:
-    """A rating's history: the polyline of the rating after each rated match, and the band of
-    its deviation (a polygon), with the axis' values."""
+    """A rating's history: the polyline of the rating from the start and after each rated
+    match, the band of its deviation (a polygon), the axis' values and the matches counted."""
 
     width: int
     height: int
@@ -115,30 +115,22 @@ HISTORY_HEIGHT = 160
 
 
 def history_plot(points: Sequence[tuple[float, float]]) -> HistoryPlot | None:
-    """Return the plot of (rating, deviation) after each match, oldest first; None if empty."""
-    if not points:
+    """Return the plot of (rating, deviation), oldest first; None with fewer than two points."""
+    if len(points) < 2:
         return None
     low = min(rating - deviation for rating, deviation in points)
     high = max(rating + deviation for rating, deviation in points)
-    if high - low < 1:
-        high, low = high + 1, low - 1
     top, bottom, left, right = 8.0, HISTORY_HEIGHT - 8.0, 48.0, PLOT_WIDTH - 8.0
-    # The starting rating (before the first match) is not stored, so one match is a point
-    # drawn across the width.
-    steps = max(len(points) - 1, 1)
 
     def x_of(index: int) -> float:
-        return round(left + index / steps * (right - left), 1)
+        return round(left + index / (len(points) - 1) * (right - left), 1)
 
     def y_of(value: float) -> float:
         return round(bottom - (value - low) / (high - low) * (bottom - top), 1)
 
-    xs = [x_of(i) for i in range(len(points))] if len(points) > 1 else [left, right]
-    ratings = [r for r, _ in points] if len(points) > 1 else [points[0][0]] * 2
-    deviations = [d for _, d in points] if len(points) > 1 else [points[0][1]] * 2
-    line = " ".join(f"{x},{y_of(r)}" for x, r in zip(xs, ratings, strict=True))
-    upper = [f"{x},{y_of(r + d)}" for x, r, d in zip(xs, ratings, deviations, strict=True)]
-    lower = [f"{x},{y_of(r - d)}" for x, r, d in zip(xs, ratings, deviations, strict=True)]
+    line = " ".join(f"{x_of(i)},{y_of(r)}" for i, (r, _) in enumerate(points))
+    upper = [f"{x_of(i)},{y_of(r + d)}" for i, (r, d) in enumerate(points)]
+    lower = [f"{x_of(i)},{y_of(r - d)}" for i, (r, d) in enumerate(points)]
     return HistoryPlot(
         width=PLOT_WIDTH,
         height=HISTORY_HEIGHT,
@@ -146,5 +138,5 @@ def history_plot(points: Sequence[tuple[float, float]]) -> HistoryPlot | None:
         band=" ".join(upper + lower[::-1]),
         low=round(low),
         high=round(high),
-        matches=len(points),
+        matches=len(points) - 1,
     )

@@ -123,6 +123,7 @@ def test_the_lobby_draws_a_name_with_markup_as_text() -> None:
         "live_limit": 20,
         "finished": [],
         "tournaments": [],
+        "leaderboards": [],
         "links": (),
         "websockets": (),
     }
