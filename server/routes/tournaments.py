@@ -7,13 +7,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Request, status
 from fastapi.responses import HTMLResponse
 
+from protocol import PROTOCOL_VERSION
 from protocol.messages import (
     ErrorResponse,
     TournamentCreate,
     TournamentList,
     TournamentState,
 )
-from protocol import PROTOCOL_VERSION
 from server.deps import PagesDep, PlayerDep, TournamentsDep, limit_tournament_creation
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import PageLimit, PageOffset
