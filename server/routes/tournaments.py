@@ -14,9 +14,16 @@ from protocol.messages import (
     TournamentList,
     TournamentState,
 )
-from server.deps import PagesDep, PlayerDep, TournamentsDep, limit_tournament_creation
+from server.deps import (
+    OptionalGuestDep,
+    PagesDep,
+    PlayerDep,
+    TournamentsDep,
+    limit_tournament_creation,
+)
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import PageLimit, PageOffset
+from server.routes.web import tournaments_page
 from server.web.pages import wants_html
 from server.web.plots import elo_plot
 
@@ -47,23 +54,16 @@ async def list_tournaments(
     request: Request,
     tournaments: TournamentsDep,
     pages: PagesDep,
+    guest: OptionalGuestDep,
     limit: PageLimit = 50,
     offset: PageOffset = 0,
 ) -> TournamentList | HTMLResponse:
-    """List tournaments, newest first; a browser gets the tournaments page."""
+    """List tournaments, newest first; a browser gets the tournaments page, with the form to
+    create one as its guest player."""
     listed = await tournaments.list_tournaments(limit=limit, offset=offset)
     if not wants_html(request):
         return listed
-    return pages.render(
-        "tournaments.html",
-        {
-            "section": "tournaments",
-            "version": request.app.version,
-            "protocol_version": PROTOCOL_VERSION,
-            "listed": listed,
-            "limit": limit,
-        },
-    )
+    return tournaments_page(pages, request, listed, limit, guest)
 
 
 @router.get("/{tournament_id}", response_model=TournamentState)

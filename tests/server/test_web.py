@@ -21,9 +21,10 @@ from protocol.messages import (
     TournamentStandings,
     TournamentState,
 )
+from server.settings import Settings
 from server.web.pages import CONTENT_SECURITY_POLICY, Pages
 from server.web.plots import elo_plot, history_plot
-from tests.server.conftest import sqlite_server
+from tests.server.conftest import sqlite_server, start_server
 
 
 def test_assets_are_served_from_the_package_with_nosniff(tmp_path: Path) -> None:
@@ -260,3 +261,68 @@ def test_the_tournament_and_player_pages_draw_names_with_markup_as_text() -> Non
     ).decode()
     assert name not in html
     assert '<h1 id="player-name">&lt;script&gt;alert(1)&lt;/script&gt;</h1>' in html
+
+
+def test_a_browser_guest_creates_a_tournament_from_the_form(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "g",
+        rate_tournaments_per_player="3/minute",
+    )
+    server = start_server(settings)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            page = client.get("/tournaments", headers=HTML)
+            assert (
+                'action="/web/guest"' in page.text and 'action="/web/tournaments"' not in page.text
+            )
+            # Without a guest the form is refused; a bearer token is not a guest.
+            body = {"game": "tictactoe", "bots": "random\ngreedy", "games_per_pairing": "2"}
+            assert client.post("/web/tournaments", data=body).status_code == 401
+
+            got = client.post("/web/guest")
+            assert got.status_code == 303 and got.headers["location"] == "/tournaments#create"
+            cookie = got.headers["set-cookie"].lower()
+            assert cookie.startswith("arena_guest=arena_")
+            assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
+            guest = client.cookies["arena_guest"]
+            page = client.get("/tournaments", headers=HTML)
+            name = re.search(r'You are <a href="/players/(guest-[0-9a-f]{10})">', page.text)
+            assert name is not None and 'action="/web/tournaments"' in page.text
+
+            # The cookie is the browser's alone: REST takes the bearer token only.
+            rest = client.post(
+                "/tournaments", json={"game": "tictactoe", "bots": ["random", "greedy"]}
+            )
+            assert rest.status_code == 401
+            # A form posted from another site's page is refused.
+            foreign = client.post(
+                "/web/tournaments", data=body, headers={"Origin": "https://evil.example"}
+            )
+            assert foreign.status_code == 403
+
+            created = client.post("/web/tournaments", data={**body, "start": "on"})
+            assert created.status_code == 303, created.text
+            tournament_id = created.headers["location"].removeprefix("/tournaments/")
+            state = client.get(f"/tournaments/{tournament_id}").json()
+            assert state["owner"] == name.group(1)
+            assert state["status"] in ("running", "finished")
+            assert state["spec"]["bots"] == ["random", "greedy"]
+            # Not started when not asked.
+            waiting = client.post("/web/tournaments", data=body)
+            waiting_id = waiting.headers["location"].removeprefix("/tournaments/")
+            assert client.get(f"/tournaments/{waiting_id}").json()["status"] == "created"
+
+            # What is wrong comes back in the form, with what was typed (escaped).
+            bad = client.post("/web/tournaments", data={**body, "bots": "random\n<b>nobody</b>"})
+            assert bad.status_code == 422 and bad.headers["content-type"].startswith("text/html")
+            assert 'role="alert"' in bad.text and "&lt;b&gt;nobody&lt;/b&gt;" in bad.text
+            assert "<b>nobody</b>" not in bad.text
+
+            # The form counts against the same limits as POST /tournaments (3 a minute here,
+            # the refused one above included).
+            limited = client.post("/web/tournaments", data=body)
+            assert limited.status_code == 429, limited.text
+            assert guest == client.cookies["arena_guest"]
+    finally:
+        server.stop()

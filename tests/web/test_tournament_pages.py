@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -102,3 +103,34 @@ def test_the_tournaments_page_lists_them_with_players_linked(
         page.goto("/tournaments")
         assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
         page.screenshot(path=str(screenshots / f"tournaments-{label}.png"), full_page=True)
+
+
+def test_a_guest_creates_a_tournament_from_the_form(page: Page, screenshots: Path) -> None:
+    page.goto("/tournaments")
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        page.screenshot(path=str(screenshots / f"tournaments-noguest-{label}.png"), full_page=True)
+    page.set_viewport_size(DESKTOP)
+    page.get_by_role("button", name="Play as a guest").click()
+    expect(page).to_have_url(re.compile(r"/tournaments#create$"))
+    expect(page.locator("#create")).to_contain_text("a guest player kept in this browser")
+    # The guest's token is in an HttpOnly cookie: no script of the page can read it.
+    assert page.evaluate("() => document.cookie") == ""
+    cookies = page.context.cookies()
+    assert [(c["name"], c["httpOnly"], c["sameSite"]) for c in cookies] == [
+        ("arena_guest", True, "Strict")
+    ]
+    guest = page.locator("#create p a").first.inner_text()
+    assert guest.startswith("guest-")
+
+    page.locator("select[name=game]").select_option("tictactoe")
+    page.get_by_label("Players, one a line").fill("greedy\nrandom")
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+        page.screenshot(path=str(screenshots / f"tournaments-form-{label}.png"), full_page=True)
+    page.get_by_role("button", name="Create the tournament").click()
+    expect(page).to_have_url(re.compile(r"/tournaments/t_[0-9a-f]+$"))
+    expect(page.locator("#status")).to_have_text("finished", timeout=FINISH_WAIT_MS)
+    expect(page.locator("#games li")).to_have_count(2)
+    expect(page.locator(".lede a")).to_have_text(guest)
