@@ -1,7 +1,9 @@
 // A tournament's page kept up to date: it watches /ws/tournaments/{id} (hello, then the
 // tournament_state, a tournament_game_finished after each game and tournament_finished at the
-// end), redraws the progress, the points table and the games with text nodes only, and
-// loads the page again once the tournament ends, for the final Elo, crosstable and LOS.
+// end) and redraws the progress, the points table and the games with text nodes only. Once the
+// tournament ends it asks the server for the page again and swaps in its tournament part: the
+// final Elo, crosstable and LOS are drawn by the server's templates (escaped there), and the
+// page stays where it is (no reload, no lost focus or scroll).
 
 const PROTOCOL_VERSION = "1.1";
 const RETRY_MS = 3000;
@@ -104,6 +106,18 @@ function drawState(state) {
   for (const game of state.games) drawGame(game);
 }
 
+async function drawFinal() {
+  try {
+    const response = await fetch(location.pathname, { headers: { Accept: "text/html" } });
+    if (!response.ok) return;
+    const page = new DOMParser().parseFromString(await response.text(), "text/html");
+    const fresh = page.getElementById("tournament");
+    if (fresh) root.replaceWith(document.adoptNode(fresh));
+  } catch {
+    // The live standings stay; a reload shows the rest.
+  }
+}
+
 function watch(id) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}/ws/tournaments/${encodeURIComponent(id)}`);
@@ -126,8 +140,7 @@ function watch(id) {
       drawProgress(message.games_done, message.games_total, "finished");
       drawPoints(message.standings.points);
       socket.close();
-      // The final Elo, crosstable and LOS are drawn by the server.
-      location.reload();
+      drawFinal();
     }
   });
   socket.addEventListener("close", () => {
