@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.web.conftest import DESKTOP, PHONE
+from tests.web.conftest import DESKTOP, PHONE, settle
 from tests.web.test_lobby import register, start_match
 
 pytestmark = pytest.mark.web
@@ -62,6 +62,7 @@ def test_the_player_page_shows_ratings_history_and_matches(
 
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
+        settle(page)
         page.goto("/players/ann")
         assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
         page.screenshot(path=str(screenshots / f"player-{label}.png"), full_page=True)
@@ -86,6 +87,7 @@ def test_the_lobby_shows_the_leaderboard_linking_players(
     tokens = {name: register(api, name) for name in ("ann", "bob")}
     play_rated(api, tokens, ["bob", "bob"])
     board = api.get("/leaderboard", params={"game": "tictactoe"}).json()["ratings"]
+    settle(page)
     page.goto("/")
     table = page.locator('#leaderboard table[data-game="tictactoe"]')
     expect(table.locator("caption")).to_have_text("tictactoe")
@@ -96,11 +98,13 @@ def test_the_lobby_shows_the_leaderboard_linking_players(
     expect(rows.nth(1).locator("th a")).to_have_attribute("href", "/players/bob")
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
+        settle(page)
         page.goto("/")
         assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
         page.screenshot(path=str(screenshots / f"lobby-leaderboard-{label}.png"), full_page=True)
     # Last: a page left at once for another may abort its icon's request, which the page
     # fixture would count as a failure.
+    settle(page)
     rows.first.locator("th a").click()
     expect(page).to_have_url(re.compile(r"/players/ann$"))
     expect(page.locator("h1")).to_have_text("ann")

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, WebSocket, expect
 
-from tests.web.conftest import DESKTOP, PHONE
+from tests.web.conftest import DESKTOP, PHONE, settle
 from tests.web.test_lobby import register
 
 pytestmark = pytest.mark.web
@@ -96,10 +96,12 @@ def test_the_tournaments_page_lists_them_with_players_linked(
     expect(page.locator(f'a[href="/tournaments/{first}"]')).to_have_text(
         "tictactoe: alphabeta:depth=2, greedy, ann"
     )
+    settle(page)
     page.goto(f"/tournaments/{first}")
     expect(page.locator('#points a[href="/players/ann"]')).to_have_text("ann")
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
+        settle(page)
         page.goto("/tournaments")
         assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
         page.screenshot(path=str(screenshots / f"tournaments-{label}.png"), full_page=True)
@@ -111,6 +113,7 @@ def test_a_guest_creates_a_tournament_from_the_form(page: Page, screenshots: Pat
         page.set_viewport_size(size)
         page.screenshot(path=str(screenshots / f"tournaments-noguest-{label}.png"), full_page=True)
     page.set_viewport_size(DESKTOP)
+    settle(page)
     page.get_by_role("button", name="Play as a guest").click()
     expect(page).to_have_url(re.compile(r"/tournaments#create$"))
     expect(page.locator("#create")).to_contain_text("a guest player kept in this browser")
@@ -129,6 +132,7 @@ def test_a_guest_creates_a_tournament_from_the_form(page: Page, screenshots: Pat
         page.set_viewport_size(size)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
         page.screenshot(path=str(screenshots / f"tournaments-form-{label}.png"), full_page=True)
+    settle(page)
     page.get_by_role("button", name="Create the tournament").click()
     expect(page).to_have_url(re.compile(r"/tournaments/t_[0-9a-f]+$"))
     expect(page.locator("#status")).to_have_text("finished", timeout=FINISH_WAIT_MS)
