@@ -1,21 +1,35 @@
-"""Listings and exports of matches: a page of summaries, a match's record, its PDN.
+"""Listings and exports of matches: a page of summaries, a match's record, its PDN, and what its
+web page shows.
 
 The page is one SQL query (with every seat's and challenged player's name) and one counting the
 moves of the matches not in memory; a match in memory is summarised as it stands, without its
-lock (a listing is a snapshot). A record or PDN is read through the match service
+lock (a listing is a snapshot). A record, PDN or web page is read through the match service
 (`MatchService.read`: under the match's lock, after letting a fallen flag end it).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import aliased
 
 from games.match import EventKind
-from protocol.messages import MatchList, MatchRecord, next_offset
+from protocol.messages import MatchList, MatchRecord, MatchState, next_offset
 from server import translation
 from server.db.models import Match, MatchEvent, Player
+from server.live import LiveMatch
 from server.matches import MatchService
+
+
+@dataclass(frozen=True)
+class MatchPage:
+    """What a match's web page shows: its state as a spectator sees it, its record (each
+    move's time), and the position before the first move and after each move."""
+
+    state: MatchState
+    record: MatchRecord
+    positions: tuple[str, ...]
 
 
 class MatchQueries:
@@ -30,6 +44,21 @@ class MatchQueries:
         return await self._service.read(
             match_id, lambda live: translation.record(live, self._service.now_ms())
         )
+
+    async def page(self, match_id: str) -> MatchPage:
+        """Return what the match's web page shows, read at one moment under the match's lock."""
+        service = self._service
+
+        def read(live: LiveMatch) -> MatchPage:
+            now_ms = service.now_ms()
+            state = translation.match_state(live, None, now_ms, service.wall_ms())
+            return MatchPage(
+                state=state,
+                record=translation.record(live, now_ms),
+                positions=(state.start_position, *translation.positions(live)),
+            )
+
+        return await service.read(match_id, read)
 
     async def pdn(self, match_id: str) -> str:
         """Return a checkers match as PDN; MatchError BAD_MESSAGE for any other game."""

@@ -263,6 +263,12 @@ def record(live: LiveMatch, now_ms: int) -> wire.MatchRecord:
     )
 
 
+def positions(live: LiveMatch) -> tuple[str, ...]:
+    """Return the position after each move, as text (for replays: the wire record names the
+    moves only, and a browser has no rules to replay them)."""
+    return tuple(m.position for m in live.referee.move_log)
+
+
 def pdn(live: LiveMatch) -> str:
     """Return a checkers match as PDN; MatchError BAD_MESSAGE for any other game."""
     game = live.referee.game.name

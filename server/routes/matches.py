@@ -1,12 +1,15 @@
-"""Matches: create, join, list, read, play moves, resign, draws, abort, records."""
+"""Matches: create, join, list, read (a browser gets the match page), play moves, resign, draws,
+abort, records."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, status
-from fastapi.responses import PlainTextResponse
+from fastapi import APIRouter, Depends, Path, Query, Request, status
+from fastapi.responses import PlainTextResponse, Response
 
+from protocol import PROTOCOL_VERSION
+from protocol.errors import ErrorCode
 from protocol.messages import (
     ErrorResponse,
     MatchCreate,
@@ -21,14 +24,17 @@ from protocol.messages import (
 )
 from server.deps import (
     OptionalPlayerDep,
+    PagesDep,
     PlayerDep,
     QueriesDep,
     ServiceDep,
     limit_match_creation,
 )
+from server.errors import MatchError
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
 from server.routes.versions import VersionedRoute
+from server.web.pages import wants_html
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 422)
@@ -71,12 +77,31 @@ async def list_matches(
     )
 
 
-@router.get("/{match_id}")
+@router.get("/{match_id}", response_model=MatchState)
 async def get_match(
-    match_id: MatchPath, service: ServiceDep, viewer: OptionalPlayerDep
-) -> MatchState:
-    """Return the full state of a match (no token needed; with one, `your_seat` is set)."""
-    return await service.state(match_id, viewer)
+    match_id: MatchPath,
+    request: Request,
+    service: ServiceDep,
+    queries: QueriesDep,
+    pages: PagesDep,
+    viewer: OptionalPlayerDep,
+) -> MatchState | Response:
+    """Return the full state of a match (no token needed; with one, `your_seat` is set).
+
+    A browser (asking for HTML before JSON) gets the match's web page instead.
+    """
+    if not wants_html(request):
+        return await service.state(match_id, viewer)
+    context = {"version": request.app.version, "protocol_version": PROTOCOL_VERSION}
+    try:
+        shown = await queries.page(match_id)
+    except MatchError as error:
+        if error.code is not ErrorCode.UNKNOWN_MATCH:
+            raise
+        return pages.render(
+            "not_found.html", {**context, "section": None, "what": f"match {match_id}"}, 404
+        )
+    return pages.render("match.html", {**context, "section": None, "page": shown})
 
 
 @router.post("/{match_id}/join")

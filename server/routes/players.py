@@ -63,6 +63,17 @@ async def get_player(
     """Return a player and their rating in each game they have played rated (404 UNKNOWN_PLAYER);
     a browser gets the player's page: the ratings with their history, the latest matches."""
     player = await players.named(name)
+    if player is None and wants_html(request):
+        return pages.render(
+            "not_found.html",
+            {
+                "section": "players",
+                "version": request.app.version,
+                "protocol_version": PROTOCOL_VERSION,
+                "what": f"player called {name}",
+            },
+            404,
+        )
     if player is None:
         raise ProtocolError(ErrorCode.UNKNOWN_PLAYER, f"no player is called {name!r}")
     profile = await ratings.profile(player)

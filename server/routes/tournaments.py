@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Path, Request, status
 from fastapi.responses import HTMLResponse
 
 from protocol import PROTOCOL_VERSION
+from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     ErrorResponse,
     TournamentCreate,
@@ -72,9 +73,23 @@ async def get_tournament(
 ) -> TournamentState | HTMLResponse:
     """Return a tournament: status, progress, standings (points, Elo, LOS) and its games; a
     browser gets its page (kept up to date over `/ws/tournaments/{id}`)."""
-    state = await tournaments.state(tournament_id)
     if not wants_html(request):
-        return state
+        return await tournaments.state(tournament_id)
+    try:
+        state = await tournaments.state(tournament_id)
+    except ProtocolError as error:
+        if error.code is not ErrorCode.UNKNOWN_TOURNAMENT:
+            raise
+        return pages.render(
+            "not_found.html",
+            {
+                "section": "tournaments",
+                "version": request.app.version,
+                "protocol_version": PROTOCOL_VERSION,
+                "what": f"tournament {tournament_id}",
+            },
+            404,
+        )
     return pages.render(
         "tournament.html",
         {

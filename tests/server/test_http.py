@@ -376,7 +376,7 @@ def test_every_integer_parameter_has_a_maximum(openapi: dict[str, Any]) -> None:
                 bounded += 1
             if schema.get("type") == "string":
                 assert "maxLength" in schema or "enum" in schema, (method, path, parameter)
-    assert bounded == 4  # limit and offset of /matches and /tournaments
+    assert bounded == 6  # limit and offset of /matches, /tournaments and /leaderboard
 
 
 async def test_another_framework_refusal_keeps_its_status_with_the_code_that_fits() -> None:

@@ -177,9 +177,14 @@ def test_programs_get_json_and_browsers_pages_from_the_same_urls(tmp_path: Path)
         assert 'href="/players/ann"' in detail and 'src="/static/tournament.js"' in detail
         player = client.get("/players/ann", headers=HTML).text
         assert f'href="/matches/{done}"' in player and "1 rated match" in player
-        # A name no player has is the same 404 for both.
-        missing = client.get("/players/nobody", headers=HTML)
-        assert missing.status_code == 404 and missing.json()["code"] == "UNKNOWN_PLAYER"
+        # What does not exist is a 404 for both: a page for a browser, the error for a program.
+        for path, code in (
+            ("/players/nobody", "UNKNOWN_PLAYER"),
+            ("/tournaments/t_0", "UNKNOWN_TOURNAMENT"),
+        ):
+            missing = client.get(path, headers=HTML)
+            assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text, path
+            assert client.get(path).json()["code"] == code
 
 
 def test_the_tournament_and_player_pages_draw_names_with_markup_as_text() -> None:
