@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Page, WebSocket, expect
+from playwright.sync_api import Page, WebSocket, WebSocketRoute, expect
 
 from tests.web.conftest import DESKTOP, PHONE, settle
 from tests.web.test_lobby import register
@@ -138,3 +138,55 @@ def test_a_guest_creates_a_tournament_from_the_form(page: Page, screenshots: Pat
     expect(page.locator("#status")).to_have_text("finished", timeout=FINISH_WAIT_MS)
     expect(page.locator("#games li")).to_have_count(2)
     expect(page.locator(".lede a")).to_have_text(guest)
+
+
+MARKUP = "<script>alert(1)</script>"
+IMAGE = "<img src=x onerror=alert(2)>"
+
+
+def test_names_with_markup_from_the_socket_stay_text(page: Page, api: httpx.Client) -> None:
+    """The protocol refuses such names; were the socket to bring them, the page shows text (the
+    page fixture fails the test on any dialog an executed alert would open)."""
+    ann = register(api, "ann")
+    tournament_id = create_tournament(api, ann, ["greedy", "random"])
+    state = api.get(f"/tournaments/{tournament_id}").json()
+    names = {"greedy": f"player:{MARKUP}", "random": IMAGE}
+    for row in state["standings"]["points"]:
+        row["bot"] = names[row["bot"]]
+    finished = {
+        "type": "tournament_game_finished",
+        "tournament_id": tournament_id,
+        "game": {
+            "index": 0,
+            "pair": 0,
+            "first": names["greedy"],
+            "second": names["random"],
+            "opening": "",
+            "match_id": "m_0",
+            "result": 1.0,
+            "reason": MARKUP,
+        },
+        "games_done": 1,
+        "games_total": 2,
+        "points": state["standings"]["points"],
+    }
+
+    def fake_server(socket: WebSocketRoute) -> None:
+        def answer(message: str | bytes) -> None:
+            if json.loads(message)["type"] == "hello":
+                socket.send(json.dumps({"type": "welcome", "protocol_version": "1.1"}))
+                socket.send(json.dumps(state))
+                socket.send(json.dumps(finished))
+
+        socket.on_message(answer)
+
+    page.route_web_socket(re.compile(r".*/ws/tournaments/.*"), fake_server)
+    page.goto(f"/tournaments/{tournament_id}")
+    expect(page.locator("#games li a")).to_have_text(f"{MARKUP} vs {IMAGE}")
+    expect(page.locator("#games li .meta")).to_have_text(f"1\u20130, {MARKUP}")
+    expect(page.locator("#points th").nth(0)).to_have_text(MARKUP)
+    expect(page.locator("#points th a")).to_have_attribute(
+        "href", "/players/%3Cscript%3Ealert(1)%3C%2Fscript%3E"
+    )
+    expect(page.locator("#games-done")).to_have_text("1")
+    assert page.locator("#tournament script, #tournament img").count() == 0
