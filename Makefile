@@ -49,6 +49,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/connect4.py
 	$(BIN)/python bench/server.py
+	$(BIN)/python bench/web.py
 
 format: $(DEV_STAMP)
 	$(BIN)/ruff format .
