@@ -143,6 +143,35 @@ async def current_player(player: Annotated[Player | None, Depends(optional_playe
 PlayerDep = Annotated[Player, Depends(current_player)]
 OptionalPlayerDep = Annotated[Player | None, Depends(optional_player)]
 
+GUEST_COOKIE = "arena_guest"
+"""The cookie holding a browser's guest token (HttpOnly, SameSite=Strict: see routes/web.py)."""
+
+
+async def optional_guest(request: Request, players: PlayersDep) -> Player | None:
+    """Return the player of the browser's guest cookie, None without one or with a stale one.
+
+    Only the web form routes read the cookie; the REST routes take the bearer token alone, so
+    a page's cookie never authenticates an API call.
+    """
+    token = request.cookies.get(GUEST_COOKIE)
+    if not token:
+        return None
+    return await players.by_token_hash(hash_token(token))
+
+
+async def current_guest(player: Annotated[Player | None, Depends(optional_guest)]) -> Player:
+    """Return the player of the guest cookie; 401 UNAUTHORIZED without a valid one."""
+    if player is None:
+        raise MatchError(
+            ErrorCode.UNAUTHORIZED,
+            "no guest player in this browser: get one with POST /web/guest (the tournaments page)",
+        )
+    return player
+
+
+GuestDep = Annotated[Player, Depends(current_guest)]
+OptionalGuestDep = Annotated[Player | None, Depends(optional_guest)]
+
 
 def rate_limiter(connection: HTTPConnection) -> RateLimiter:
     """Return the application's rate limiter (for code outside a dependency)."""
@@ -183,6 +212,14 @@ async def limit_tournament_creation(
 ) -> None:
     """Count a tournament creation against its token and its address."""
     await limiter.check(Action.CREATE_TOURNAMENT, _address(request), _token_key(credentials))
+
+
+async def limit_web_tournament_creation(request: Request, limiter: RateLimiterDep) -> None:
+    """Count a tournament created from the web form against its guest and its address, in the
+    same counts as `POST /tournaments` (a guest's token is a token like any other)."""
+    token = request.cookies.get(GUEST_COOKIE)
+    key = hash_token(token) if token else None
+    await limiter.check(Action.CREATE_TOURNAMENT, _address(request), key)
 
 
 async def limit_upload(request: Request, limiter: RateLimiterDep, credentials: Credentials) -> None:

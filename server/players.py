@@ -7,6 +7,8 @@ they are cached by token hash and by name; the cache starts over when full.
 
 from __future__ import annotations
 
+import secrets
+
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -16,6 +18,10 @@ from server.db.models import Player
 
 PLAYER_CACHE = 10_000
 """Players kept in memory by token and by name (the cache starts over when full)."""
+
+
+GUEST_PREFIX = "guest-"
+"""A guest player's name is this and ten random hex digits (a player made for a browser)."""
 
 
 class PlayerRegistry:
@@ -42,6 +48,14 @@ class PlayerRegistry:
             except IntegrityError:
                 raise taken from None
             return player
+
+    async def register_guest(self, token_hash: str) -> Player:
+        """Store a new guest player, named `guest-` and ten random hex digits.
+
+        A guest is an ordinary player (it may create tournaments and play), made for a person in
+        a browser who has no token of their own; its token is kept in the browser's cookie.
+        """
+        return await self.register(GUEST_PREFIX + secrets.token_hex(5), token_hash)
 
     async def by_token_hash(self, token_hash: str) -> Player | None:
         """Return the player whose token hashes to `token_hash`, or None."""

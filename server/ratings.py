@@ -27,6 +27,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import ColumnElement, and_, exists, or_, select, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -72,6 +73,20 @@ def canonical_bot(spec: str) -> str:
 def score_of_seat0(winner: int | None) -> float:
     """Return seat 0's score in a finished match won by seat `winner` (None: a draw)."""
     return 0.5 if winner is None else 1.0 if winner == 0 else 0.0
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A rating after one rated match: the match, the rating and deviation, when it was rated."""
+
+    match_id: str
+    rating: float
+    deviation: float
+    rated_at: datetime
+
+
+HISTORY_LIMIT = 500
+"""How many of a player's latest rated matches a history holds (over all games)."""
 
 
 class RatingService:
@@ -158,6 +173,19 @@ class RatingService:
             game=game, ratings=ratings, next_offset=next_offset(offset, limit, len(rows))
         )
 
+    async def leaderboards(self, limit: int = 10) -> tuple[Leaderboard, ...]:
+        """Return the first page of every game that has ratings, in the games' name order."""
+        async with self._sessions() as session:
+            games = (
+                await session.scalars(
+                    select(RatingRow.game)
+                    .where(RatingRow.games > 0)
+                    .distinct()
+                    .order_by(RatingRow.game)
+                )
+            ).all()
+        return tuple([await self.leaderboard(game, limit=limit) for game in games])
+
     async def profile(self, player: Player) -> PlayerProfile:
         """Return `player`'s ratings, one per game they have played a rated match of."""
         async with self._sessions() as session:
@@ -171,6 +199,28 @@ class RatingService:
         return PlayerProfile(
             name=player.name, ratings=tuple(_wire(row, player.name) for row in rows)
         )
+
+    async def history(
+        self, player: Player, limit: int = HISTORY_LIMIT
+    ) -> dict[str, tuple[RatingPoint, ...]]:
+        """Return `player`'s rating after each of their latest `limit` rated matches, per game,
+        oldest first (the rating before the first match is the newcomer's, 1500 and 350)."""
+        async with self._sessions() as session:
+            rows = (
+                await session.execute(
+                    select(RatingChange, RatingRow.game)
+                    .join(RatingRow, RatingRow.id == RatingChange.rating_id)
+                    .where(RatingRow.player_id == player.id)
+                    .order_by(RatingChange.id.desc())
+                    .limit(limit)
+                )
+            ).all()
+        history: dict[str, list[RatingPoint]] = {}
+        for change, game in reversed(rows):
+            history.setdefault(game, []).append(
+                RatingPoint(change.match_id, change.rating, change.deviation, change.created_at)
+            )
+        return {game: tuple(points) for game, points in sorted(history.items())}
 
 
 def _subjects(match: Match) -> tuple[Subject, Subject] | None:

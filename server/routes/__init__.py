@@ -31,6 +31,7 @@ from server.routes import (
     matches,
     players,
     tournaments,
+    web,
     ws,
 )
 
@@ -159,6 +160,7 @@ def install(app: FastAPI) -> None:
     app.include_router(matches.router)
     app.include_router(challenges.router)
     app.include_router(tournaments.router)
+    app.include_router(web.router)
     app.include_router(grader.router)
     app.include_router(ws.router)
     app.mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static")

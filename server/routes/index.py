@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse, Response
 
 from games import game_names
 from protocol import PROTOCOL_VERSION, json_schema
-from server.deps import EngineDep, PagesDep, QueriesDep, TournamentsDep
+from server.deps import EngineDep, PagesDep, QueriesDep, RatingsDep, TournamentsDep
 from server.web.pages import wants_html
 
 router = APIRouter(tags=["server"])
@@ -52,10 +52,17 @@ LIVE_LIMIT = 20
 RECENT_LIMIT = 10
 """How many finished matches the lobby lists."""
 
+LEADERBOARD_LIMIT = 10
+"""How many of each game's best ratings the lobby lists."""
+
 
 @router.get("/", response_model=None)
 async def index(
-    request: Request, pages: PagesDep, queries: QueriesDep, tournaments: TournamentsDep
+    request: Request,
+    pages: PagesDep,
+    queries: QueriesDep,
+    tournaments: TournamentsDep,
+    ratings: RatingsDep,
 ) -> Response:
     """Describe the server: its versions and where everything is; a browser gets the lobby."""
     version = request.app.version
@@ -64,6 +71,7 @@ async def index(
     live = await queries.list_matches(status="active", limit=LIVE_LIMIT)
     finished = await queries.list_matches(status="finished", limit=RECENT_LIMIT)
     listed = await tournaments.list_tournaments()
+    leaderboards = await ratings.leaderboards(limit=LEADERBOARD_LIMIT)
     return pages.render(
         "lobby.html",
         {
@@ -74,6 +82,7 @@ async def index(
             "live_limit": LIVE_LIMIT,
             "finished": finished.matches,
             "tournaments": [t for t in listed.tournaments if t.status == "running"],
+            "leaderboards": leaderboards,
             "links": LINKS,
             "websockets": WEBSOCKETS,
         },

@@ -4,17 +4,29 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, status
+from fastapi import APIRouter, Depends, Path, Request, status
+from fastapi.responses import HTMLResponse
 
+from protocol import PROTOCOL_VERSION
+from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     ErrorResponse,
     TournamentCreate,
     TournamentList,
     TournamentState,
 )
-from server.deps import PlayerDep, TournamentsDep, limit_tournament_creation
+from server.deps import (
+    OptionalGuestDep,
+    PagesDep,
+    PlayerDep,
+    TournamentsDep,
+    limit_tournament_creation,
+)
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import PageLimit, PageOffset
+from server.routes.web import tournaments_page
+from server.web.pages import wants_html
+from server.web.plots import elo_plot
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 409, 422)
@@ -38,22 +50,56 @@ async def create_tournament(
     return await tournaments.create(body, player)
 
 
-@router.get("")
+@router.get("", response_model=TournamentList)
 async def list_tournaments(
+    request: Request,
     tournaments: TournamentsDep,
+    pages: PagesDep,
+    guest: OptionalGuestDep,
     limit: PageLimit = 50,
     offset: PageOffset = 0,
-) -> TournamentList:
-    """List tournaments, newest first."""
-    return await tournaments.list_tournaments(limit=limit, offset=offset)
+) -> TournamentList | HTMLResponse:
+    """List tournaments, newest first; a browser gets the tournaments page, with the form to
+    create one as its guest player."""
+    listed = await tournaments.list_tournaments(limit=limit, offset=offset)
+    if not wants_html(request):
+        return listed
+    return tournaments_page(pages, request, listed, limit, guest)
 
 
-@router.get("/{tournament_id}")
+@router.get("/{tournament_id}", response_model=TournamentState)
 async def get_tournament(
-    tournament_id: TournamentPath, tournaments: TournamentsDep
-) -> TournamentState:
-    """Return a tournament: status, progress, standings (points, Elo, LOS) and its games."""
-    return await tournaments.state(tournament_id)
+    request: Request, tournament_id: TournamentPath, tournaments: TournamentsDep, pages: PagesDep
+) -> TournamentState | HTMLResponse:
+    """Return a tournament: status, progress, standings (points, Elo, LOS) and its games; a
+    browser gets its page (kept up to date over `/ws/tournaments/{id}`)."""
+    if not wants_html(request):
+        return await tournaments.state(tournament_id)
+    try:
+        state = await tournaments.state(tournament_id)
+    except ProtocolError as error:
+        if error.code is not ErrorCode.UNKNOWN_TOURNAMENT:
+            raise
+        return pages.render(
+            "not_found.html",
+            {
+                "section": "tournaments",
+                "version": request.app.version,
+                "protocol_version": PROTOCOL_VERSION,
+                "what": f"tournament {tournament_id}",
+            },
+            404,
+        )
+    return pages.render(
+        "tournament.html",
+        {
+            "section": "tournaments",
+            "version": request.app.version,
+            "protocol_version": PROTOCOL_VERSION,
+            "tournament": state,
+            "elo_plot": elo_plot(state.standings.ratings),
+        },
+    )
 
 
 @router.post("/{tournament_id}/start")

@@ -247,3 +247,54 @@ async def test_concurrent_ratings_of_one_player_lose_no_update(
     chain = [1500.0, *(change.rating for change in history)]
     assert [change.rating_before for change in history] == chain[:-1]
     assert row.rating == history[-1].rating
+
+
+async def test_a_players_history_and_every_games_leaderboard(engine: AsyncEngine) -> None:
+    """The history holds the rating after each rated match, per game, oldest first; the
+    leaderboards are one page of each game with ratings, in name order."""
+    sessions = session_factory(engine)
+    games = ["tictactoe", "checkers", "tictactoe", "tictactoe"]
+    async with sessions() as session:
+        ada, bob = Player(name="ada", token_hash="ada"), Player(name="bob", token_hash="bob")
+        session.add_all([ada, bob])
+        await session.flush()
+        for i, game in enumerate(games):
+            session.add(
+                Match(
+                    id=f"m_{i}",
+                    game=game,
+                    status="finished",
+                    seat0_player_id=ada.id,
+                    seat1_player_id=bob.id,
+                    result_winner=0 if i != 2 else 1,
+                    result_reason="resign",
+                )
+            )
+        await session.commit()
+    service = RatingService(sessions)
+    for i in range(len(games)):
+        assert await service.rate(f"m_{i}")
+
+    expected, rating = [], Rating()
+    opponent = Rating()
+    for score in (1, 0, 1):
+        rating, opponent = rate_game(rating, opponent, score)
+        expected.append(rating)
+    history = await service.history(ada)
+    assert list(history) == ["checkers", "tictactoe"]
+    assert [p.match_id for p in history["tictactoe"]] == ["m_0", "m_2", "m_3"]
+    assert [p.rating for p in history["tictactoe"]] == pytest.approx([r.rating for r in expected])
+    assert [p.deviation for p in history["tictactoe"]] == pytest.approx(
+        [r.deviation for r in expected]
+    )
+    assert [p.match_id for p in history["checkers"]] == ["m_1"]
+    # The latest matches over every game: the limit keeps the newest.
+    latest = await service.history(ada, limit=2)
+    assert {game: [p.match_id for p in points] for game, points in latest.items()} == {
+        "tictactoe": ["m_2", "m_3"]
+    }
+
+    boards = await service.leaderboards(limit=1)
+    assert [board.game for board in boards] == ["checkers", "tictactoe"]
+    assert [[r.player for r in board.ratings] for board in boards] == [["ada"], ["ada"]]
+    assert [board.next_offset for board in boards] == [1, 1]

@@ -8,9 +8,23 @@ from pathlib import Path
 
 import httpx
 
-from protocol.messages import MatchSummary, SeatInfo
+from protocol.messages import (
+    BotPoints,
+    BotRating,
+    HeadToHead,
+    MatchSummary,
+    PlayerProfile,
+    PlayerRating,
+    SeatInfo,
+    TournamentCreate,
+    TournamentGame,
+    TournamentStandings,
+    TournamentState,
+)
+from server.settings import Settings
 from server.web.pages import CONTENT_SECURITY_POLICY, Pages
-from tests.server.conftest import sqlite_server
+from server.web.plots import elo_plot, history_plot
+from tests.server.conftest import sqlite_server, start_server
 
 
 def test_assets_are_served_from_the_package_with_nosniff(tmp_path: Path) -> None:
@@ -123,9 +137,197 @@ def test_the_lobby_draws_a_name_with_markup_as_text() -> None:
         "live_limit": 20,
         "finished": [],
         "tournaments": [],
+        "leaderboards": [],
         "links": (),
         "websockets": (),
     }
     html = bytes(Pages().render("lobby.html", context).body).decode()
     assert name not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt; vs random (house bot)" in html
+
+
+HTML = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+
+
+def test_programs_get_json_and_browsers_pages_from_the_same_urls(tmp_path: Path) -> None:
+    with sqlite_server(tmp_path) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        ann, bob = _register(client, "ann"), _register(client, "bob")
+        done = _challenge(client, ann, bob)
+        assert client.post(f"/matches/{done}/resign", headers=bob).status_code == 200
+        tournament = start_tournament(client, ann)
+        for path, kind in (
+            ("/tournaments", "tournament_list"),
+            (f"/tournaments/{tournament}", "tournament_state"),
+            ("/players/ann", "player_profile"),
+        ):
+            default = client.get(path)  # httpx sends Accept: */*, as curl does
+            asked = client.get(path, headers={"Accept": "application/json"})
+            assert default.headers["content-type"] == "application/json", path
+            assert default.json()["type"] == kind
+            assert asked.json() == default.json()
+            page = client.get(path, headers=HTML)
+            assert page.status_code == 200, path
+            assert page.headers["content-type"].startswith("text/html"), path
+            assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+            for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text):
+                assert client.get(asset).status_code == 200, asset
+        listing = client.get("/tournaments", headers=HTML).text
+        assert f'href="/tournaments/{tournament}"' in listing
+        detail = client.get(f"/tournaments/{tournament}", headers=HTML).text
+        assert 'href="/players/ann"' in detail and 'src="/static/tournament.js"' in detail
+        player = client.get("/players/ann", headers=HTML).text
+        assert f'href="/matches/{done}"' in player and "1 rated match" in player
+        # What does not exist is a 404 for both: a page for a browser, the error for a program.
+        for path, code in (
+            ("/players/nobody", "UNKNOWN_PLAYER"),
+            ("/tournaments/t_0", "UNKNOWN_TOURNAMENT"),
+        ):
+            missing = client.get(path, headers=HTML)
+            assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text, path
+            assert client.get(path).json()["code"] == code
+
+
+def test_the_tournament_and_player_pages_draw_names_with_markup_as_text() -> None:
+    """The protocol refuses such names; the templates escape them all the same."""
+    name = "<script>alert(1)</script>"
+    bots = (f"player:{name}", "random")
+    spec = TournamentCreate.model_construct(
+        game="tictactoe", bots=bots, format="round-robin", games_per_pairing=2
+    )
+    points = tuple(
+        BotPoints.model_construct(bot=bot, points=1.0, games=2, wins=1, draws=0, losses=1)
+        for bot in bots
+    )
+    record = HeadToHead.model_construct(games=2, wins=1, draws=0, losses=1, points=1.0)
+    ratings = tuple(
+        BotRating.model_construct(
+            bot=bot, elo=0.0, lower=None, upper=None, games=2, points=1.0, score=0.5
+        )
+        for bot in bots
+    )
+    standings = TournamentStandings.model_construct(
+        points=points,
+        ratings=ratings,
+        first_move_advantage=None,
+        crosstable={bots[0]: {bots[1]: record}, bots[1]: {bots[0]: record}},
+        los={bots[0]: {bots[1]: 0.5}, bots[1]: {bots[0]: 0.5}},
+        rating_note=None,
+    )
+    game = TournamentGame.model_construct(
+        index=0,
+        pair=0,
+        first=bots[0],
+        second=bots[1],
+        opening="",
+        match_id="m_1",
+        result=1.0,
+        reason="three in a row",
+    )
+    state = TournamentState.model_construct(
+        tournament_id="t_1",
+        spec=spec,
+        status="finished",
+        owner=name,
+        invitations={name: "accepted"},
+        reason=None,
+        games_done=2,
+        games_total=2,
+        standings=standings,
+        games=(game,),
+    )
+    context = {"section": "tournaments", "version": "0", "protocol_version": "1"}
+    pages = Pages()
+    html = bytes(
+        pages.render(
+            "tournament.html",
+            {**context, "tournament": state, "elo_plot": elo_plot(standings.ratings)},
+        ).body
+    ).decode()
+    assert name not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; vs random" in html
+    profile = PlayerProfile.model_construct(
+        name=name,
+        ratings=(
+            PlayerRating.model_construct(
+                game="tictactoe", player=name, rating=1600.0, deviation=200.0, games=1
+            ),
+        ),
+    )
+    html = bytes(
+        pages.render(
+            "player.html",
+            {
+                **context,
+                "profile": profile,
+                "plots": {"tictactoe": history_plot([(1500.0, 350.0), (1600.0, 200.0)])},
+                "recent": [],
+            },
+        ).body
+    ).decode()
+    assert name not in html
+    assert '<h1 id="player-name">&lt;script&gt;alert(1)&lt;/script&gt;</h1>' in html
+
+
+def test_a_browser_guest_creates_a_tournament_from_the_form(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "g",
+        rate_tournaments_per_player="3/minute",
+    )
+    server = start_server(settings)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            page = client.get("/tournaments", headers=HTML)
+            assert (
+                'action="/web/guest"' in page.text and 'action="/web/tournaments"' not in page.text
+            )
+            # Without a guest the form is refused; a bearer token is not a guest.
+            body = {"game": "tictactoe", "bots": "random\ngreedy", "games_per_pairing": "2"}
+            assert client.post("/web/tournaments", data=body).status_code == 401
+
+            got = client.post("/web/guest")
+            assert got.status_code == 303 and got.headers["location"] == "/tournaments#create"
+            cookie = got.headers["set-cookie"].lower()
+            assert cookie.startswith("arena_guest=arena_")
+            assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
+            guest = client.cookies["arena_guest"]
+            page = client.get("/tournaments", headers=HTML)
+            name = re.search(r'You are <a href="/players/(guest-[0-9a-f]{10})">', page.text)
+            assert name is not None and 'action="/web/tournaments"' in page.text
+
+            # The cookie is the browser's alone: REST takes the bearer token only.
+            rest = client.post(
+                "/tournaments", json={"game": "tictactoe", "bots": ["random", "greedy"]}
+            )
+            assert rest.status_code == 401
+            # A form posted from another site's page is refused.
+            foreign = client.post(
+                "/web/tournaments", data=body, headers={"Origin": "https://evil.example"}
+            )
+            assert foreign.status_code == 403
+
+            created = client.post("/web/tournaments", data={**body, "start": "on"})
+            assert created.status_code == 303, created.text
+            tournament_id = created.headers["location"].removeprefix("/tournaments/")
+            state = client.get(f"/tournaments/{tournament_id}").json()
+            assert state["owner"] == name.group(1)
+            assert state["status"] in ("running", "finished")
+            assert state["spec"]["bots"] == ["random", "greedy"]
+            # Not started when not asked.
+            waiting = client.post("/web/tournaments", data=body)
+            waiting_id = waiting.headers["location"].removeprefix("/tournaments/")
+            assert client.get(f"/tournaments/{waiting_id}").json()["status"] == "created"
+
+            # What is wrong comes back in the form, with what was typed (escaped).
+            bad = client.post("/web/tournaments", data={**body, "bots": "random\n<b>nobody</b>"})
+            assert bad.status_code == 422 and bad.headers["content-type"].startswith("text/html")
+            assert 'role="alert"' in bad.text and "&lt;b&gt;nobody&lt;/b&gt;" in bad.text
+            assert "<b>nobody</b>" not in bad.text
+
+            # The form counts against the same limits as POST /tournaments (3 a minute here,
+            # the refused one above included).
+            limited = client.post("/web/tournaments", data=body)
+            assert limited.status_code == 429, limited.text
+            assert guest == client.cookies["arena_guest"]
+    finally:
+        server.stop()

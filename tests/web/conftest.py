@@ -167,3 +167,9 @@ def page(browser: Browser, web_server: RunningServer) -> Iterator[Page]:
         page.remove_listener("requestfailed", problems.request_failed)
         context.close()
     assert problems.seen == [], "\n".join(problems.seen)
+
+
+def settle(page: Page) -> None:
+    """Wait until the page's own requests have ended (its icon, say), before leaving it: a
+    request cut short by the next navigation would count as a failed one."""
+    page.wait_for_load_state("networkidle")
