@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 from server.web.pages import CONTENT_SECURITY_POLICY
 from tests.server.conftest import RunningServer
 from tests.server.test_web import start_tournament
-from tests.web.conftest import DESKTOP, PHONE
+from tests.web.conftest import DESKTOP, PHONE, settle
 
 pytestmark = pytest.mark.web
 
@@ -167,6 +167,7 @@ def test_screenshots_at_desktop_and_phone_width(
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
         page.goto("/")
+        settle(page)  # the next navigation must not cut its icon request short
         expect(page.locator(f'a[href="/tournaments/{tournament}"]')).to_be_visible()
         # Nothing is wider than the screen: no sideways scrolling at phone width.
         assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
