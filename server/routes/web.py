@@ -94,7 +94,12 @@ def check_origin(request: Request) -> None:
 @router.post(
     "/guest",
     status_code=status.HTTP_303_SEE_OTHER,
-    responses={429: RATE_LIMITED_RESPONSE, **ERRORS},
+    response_class=RedirectResponse,
+    responses={
+        303: {"description": "See Other: the tournaments page, the guest's cookie set"},
+        429: RATE_LIMITED_RESPONSE,
+        **ERRORS,
+    },
     dependencies=[Depends(check_origin), Depends(limit_registration)],
 )
 async def create_guest(request: Request, players: PlayersDep) -> Response:
@@ -137,7 +142,16 @@ def _form_body(form: dict[str, str]) -> TournamentCreate:
 @router.post(
     "/tournaments",
     status_code=status.HTTP_303_SEE_OTHER,
-    responses={429: RATE_LIMITED_RESPONSE, **ERRORS},
+    response_class=RedirectResponse,
+    responses={
+        303: {"description": "See Other: the new tournament's page"},
+        429: RATE_LIMITED_RESPONSE,
+        **ERRORS,
+        422: {
+            "description": "The form again (HTML), saying what was wrong",
+            "content": {"text/html": {"schema": {"type": "string"}}},
+        },
+    },
     dependencies=[Depends(check_origin), Depends(limit_web_tournament_creation)],
 )
 async def create_tournament_from_form(
