@@ -117,7 +117,7 @@ async def play_move(
     match_id: MatchPath, body: MoveRequest, service: ServiceDep, player: PlayerDep
 ) -> MoveMade:
     """Play a move; a refused move leaves the match unchanged and lists the legal moves."""
-    return await service.move(match_id, player, body.move, body.expected_seq)
+    return await service.move(match_id, player, body.move, body.expected_seq, body.search)
 
 
 @router.post("/{match_id}/accept")
