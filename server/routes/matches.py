@@ -35,6 +35,7 @@ from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
 from server.routes.versions import VersionedRoute
 from server.web.pages import wants_html
+from server.web.plots import search_view
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 422)
@@ -101,7 +102,10 @@ async def get_match(
         return pages.render(
             "not_found.html", {**context, "section": None, "what": f"match {match_id}"}, 404
         )
-    return pages.render("match.html", {**context, "section": None, "page": shown})
+    searches = search_view(shown.record.moves)
+    return pages.render(
+        "match.html", {**context, "section": None, "page": shown, "searches": searches}
+    )
 
 
 @router.post("/{match_id}/join")

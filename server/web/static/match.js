@@ -5,7 +5,7 @@
 
 import { drawBoard } from "./board.js";
 
-const PROTOCOL_VERSION = "1.1";
+const PROTOCOL_VERSION = "1.2";
 const RECONNECT_MS = 2000;
 
 const article = document.getElementById("match");
@@ -274,7 +274,12 @@ function connect() {
     socket.send(JSON.stringify({ type: "hello", protocol_version: PROTOCOL_VERSION, client: "arena-web" }));
     connection.textContent = "Live.";
   });
-  socket.addEventListener("message", (event) => onMessage(JSON.parse(event.data)));
+  socket.addEventListener("message", (event) => {
+    const message = JSON.parse(event.data);
+    onMessage(message);
+    // Other modules of the page (search.js) follow the same messages, after this one.
+    article.dispatchEvent(new CustomEvent("arena:message", { detail: message }));
+  });
   socket.addEventListener("close", () => {
     if (status === "active" || status === "waiting") {
       connection.textContent = "Connection lost; reconnecting…";
