@@ -1339,7 +1339,7 @@ def dump_server_message(message: ServerMessage, version: str = PROTOCOL_VERSION)
     exclude = (
         None if version == PROTOCOL_VERSION else newer_fields(type(message), _version_of(version))
     )
-    if exclude is None:  # the hot path: a move_made has no field newer than 1.0
+    if exclude is None:  # the hot path: a client of this version (or newer)
         return _SERVER_ADAPTER.dump_json(message).decode()
     return message.model_dump_json(exclude=exclude)
 

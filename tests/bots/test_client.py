@@ -535,6 +535,14 @@ def test_two_bot_clients_finish_checkers_and_connect4(tmp_path: Path) -> None:
             assert asyncio.run(play()) == [2, 2]
             for match_id in ids:
                 _assert_legal_rules_finish(http, match_id)
+                # Each client sent its own search with each move (the server speaks 1.2).
+                record = http.get(
+                    f"/matches/{match_id}/record", headers={"Arena-Protocol-Version": "1.2"}
+                ).json()
+                for move in record["moves"]:
+                    search = move["search"]
+                    assert search is not None and search["pv"][0] == move["move"], move
+                    assert search["depth"] == (2 if move["seat"] == 0 else 1), move
     finally:
         running.stop()
 
