@@ -25,6 +25,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -284,6 +285,10 @@ def describe_result(result: SearchResult) -> str:
     )
 
 
+def _fits_the_wire(move: str) -> bool:
+    return 0 < len(move) <= MAX_MOVE_LENGTH
+
+
 SEARCH_SINCE = (1, 2)
 """The protocol version from which a move may carry its `search` (`SearchInfo`)."""
 
@@ -294,7 +299,8 @@ def search_info(result: SearchResult) -> SearchInfo:
     The score is the search's, from the mover's view. Arena's engines score a forced win as
     `ENGINE.win` less its distance in plies: such a score is reported as the `outcome` `win`
     (or `loss`) with that distance (MCTS proves a win without one: exactly `ENGINE.win`).
-    Values beyond the wire's bounds are clamped; the PV is cut to `MAX_PV_MOVES`.
+    Values beyond the wire's bounds are clamped; the PV is cut to `MAX_PV_MOVES`, and before a
+    move the wire cannot carry (the rest of the line would not follow from the moves sent).
     """
     stats = result.stats
     score = result.score
@@ -311,7 +317,7 @@ def search_info(result: SearchResult) -> SearchInfo:
         score=max(-limit, min(limit, float(score))) if math.isfinite(score) else None,
         outcome=outcome,
         outcome_plies=plies,
-        pv=tuple(move for move in stats.pv[:MAX_PV_MOVES] if 0 < len(move) <= MAX_MOVE_LENGTH),
+        pv=tuple(takewhile(_fits_the_wire, stats.pv[:MAX_PV_MOVES])),
         time_ms=min(max(round(stats.seconds * 1000), 0), MAX_SAFE_INTEGER),
         nps=min(max(round(stats.nps), 0), MAX_SAFE_INTEGER),
     )

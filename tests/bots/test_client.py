@@ -300,7 +300,9 @@ def test_search_info_reads_forced_results_and_keeps_to_the_wire_bounds() -> None
     stats = SearchStats(nodes=10, depth=6, pv=["1-5", "x" * 200, *["2-6"] * 100])
     won = search_info(SearchResult(move=1, score=WIN - 5, stats=stats))
     assert (won.outcome, won.outcome_plies, won.score) == ("win", 5, WIN - 5)
-    assert won.pv[0] == "1-5" and "x" * 200 not in won.pv and len(won.pv) <= MAX_PV_MOVES
+    assert won.pv == ("1-5",)  # cut before the move too long for the wire
+    long_line = SearchStats(pv=["2-6"] * 100)
+    assert search_info(SearchResult(move=1, score=0, stats=long_line)).pv == ("2-6",) * MAX_PV_MOVES
     lost = search_info(SearchResult(move=1, score=-(WIN - 4), stats=SearchStats()))
     assert (lost.outcome, lost.outcome_plies) == ("loss", 4)
     proven = search_info(SearchResult(move=1, score=float(WIN), stats=SearchStats()))
