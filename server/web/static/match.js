@@ -219,6 +219,12 @@ function setResult(result, ended) {
 // Live ------------------------------------------------------------------------------------
 
 function onMessage(message) {
+  handle(message);
+  // Play mode (play.js) follows the same messages: whose turn, the legal moves, draw offers.
+  article.dispatchEvent(new CustomEvent("arena:message", { detail: message }));
+}
+
+function handle(message) {
   switch (message.type) {
     case "match_state": {
       setSeats(message.seats);
@@ -274,12 +280,7 @@ function connect() {
     socket.send(JSON.stringify({ type: "hello", protocol_version: PROTOCOL_VERSION, client: "arena-web" }));
     connection.textContent = "Live.";
   });
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(event.data);
-    onMessage(message);
-    // Other modules of the page (search.js) follow the same messages, after this one.
-    article.dispatchEvent(new CustomEvent("arena:message", { detail: message }));
-  });
+  socket.addEventListener("message", (event) => onMessage(JSON.parse(event.data)));
   socket.addEventListener("close", () => {
     if (status === "active" || status === "waiting") {
       connection.textContent = "Connection lost; reconnecting…";
