@@ -35,6 +35,9 @@ from server.deps import (
     PlayersDep,
     RateLimiterDep,
     SettingsDep,
+    get_grading,
+    get_pages,
+    get_players,
     limit_registration,
     limit_web_upload,
     optional_guest,
@@ -52,15 +55,9 @@ class FormUploadRoute(UploadLimitRoute):
     requires_token = False
 
     async def refuse(self, request: Request, error: ProtocolError) -> Response:
-        guest = await optional_guest(request, request.app.state.players)
-        return grader_page(
-            request,
-            request.app.state.pages,
-            request.app.state.grading,
-            guest,
-            error.message,
-            _chosen_profile(request),
-        )
+        guest = await optional_guest(request, await get_players(request))
+        pages, grading = await get_pages(request), await get_grading(request)
+        return grader_page(request, pages, grading, guest, error.message, _chosen_profile(request))
 
 
 router = APIRouter(tags=["web pages"], route_class=FormUploadRoute)

@@ -212,3 +212,40 @@ def test_a_bad_upload_comes_back_with_the_reason(
         assert [text for text in console if "status of 422" not in text] == []
     finally:
         context.close()
+
+
+HIDE = """
+Object.defineProperty(document, "hidden", {
+  configurable: true, get: () => window.__hidden === true,
+});
+window.__hidden = true;
+"""
+"""Makes the page's tab report itself hidden until `window.__hidden` is set false."""
+
+
+def test_a_hidden_tab_asks_nothing_until_it_is_shown(page: Page) -> None:
+    page.add_init_script(HIDE)
+    page.goto("/grader")
+    page.set_input_files(
+        "#files", files=[{"name": "checkers.py", "mimeType": "text/x-python", "buffer": SLOW}]
+    )
+    asked: list[str] = []
+    page.on(
+        "request",
+        lambda request: asked.append(request.url) if "/web/grader/jobs/" in request.url else None,
+    )
+    page.get_by_role("button", name="Upload and grade").click()
+    page.wait_for_url(re.compile(r"/grader/jobs/[A-Za-z0-9_\-]+$"))
+    expect(page.locator("#job-status")).to_have_attribute(
+        "data-status", re.compile("queued|running")
+    )
+    page.wait_for_timeout(2500)  # two and a half of the script's one-second ticks
+    assert asked == []
+    # Shown again: it asks at once, and follows the job to its report.
+    with page.expect_request(re.compile(r"/web/grader/jobs/")):
+        page.evaluate(
+            "() => { window.__hidden = false; "
+            "document.dispatchEvent(new Event('visibilitychange')); }"
+        )
+    expect(page.locator("#report .total")).to_have_text("Score: 0 of 5", timeout=GRADED_WAIT_MS)
+    settle(page)
