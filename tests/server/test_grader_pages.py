@@ -223,3 +223,31 @@ def test_a_bad_upload_comes_back_in_the_form_saying_what_was_wrong(
             assert "grader uploads" in limited.json()["message"]
     finally:
         running.stop()
+
+
+def test_the_form_meets_the_same_queue_limit_as_rest(server_settings: Settings) -> None:
+    slow = b"import sys, time\ntime.sleep(1)\nsys.exit(1)\n"
+    running = start_server(grading_settings(server_settings, grader_max_queued=1))
+    try:
+        with httpx.Client(base_url=running.url, timeout=30) as client:
+            first = form_upload(client, "endgame", {"checkers.py": slow})
+            assert first.status_code == 303, first.text
+            bearer = {"Authorization": f"Bearer {client.cookies['arena_guest']}"}
+            job_url, deadline = first.headers["location"], time.monotonic() + 30
+            while client.get(job_url, headers=bearer).json()["status"] == "queued":
+                assert time.monotonic() < deadline, "the first job never ran"
+                time.sleep(0.05)
+            # The worker is busy: one more waits, the queue's limit; the next is refused.
+            assert form_upload(client, "endgame", {"checkers.py": slow}).status_code == 303
+            full = form_upload(client, "endgame", {"checkers.py": slow})
+            assert full.status_code == 422, full.text
+            assert "1 submissions are waiting to be graded" in full.text
+            rest = client.post(
+                "/grader/jobs",
+                data={"profile": "endgame"},
+                files={"files": ("checkers.py", slow)},
+                headers=bearer,
+            )
+            assert rest.status_code == 503 and rest.json()["code"] == "QUEUE_FULL"
+    finally:
+        running.stop()
