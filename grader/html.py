@@ -1,4 +1,10 @@
-"""A grade report as one self-contained HTML page (no scripts, no external files)."""
+"""A grade report in HTML: the report's body, and one self-contained page around it.
+
+`report_body` is the report alone (escaped, no style and no script): the server shows it inside
+its own pages, styled by its static sheet (server/web/static/report.css), under a
+Content-Security-Policy that refuses inline styles. `html_report` is a page on its own for a
+file on disk (the command line's `--html`), its style inline since no server stands behind it.
+"""
 
 from __future__ import annotations
 
@@ -19,16 +25,17 @@ section { border: 1px solid #ddd; border-left-width: 6px; border-radius: 4px; pa
 section.full { border-left-color: #2e7d32; }
 section.partial { border-left-color: #f9a825; }
 section.zero { border-left-color: #c62828; }
-section h2 { font-size: 1.05rem; margin: 0.4rem 0; }
+section h3 { font-size: 1.05rem; margin: 0.4rem 0; }
 pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.6rem; border-radius: 4px; }
 .muted { color: #666; font-size: 0.9rem; }
 """
 
 
-def html_report(report: GradeReport) -> str:
-    """Return the report as an HTML page: the total, a table of tests, each test's explanation.
+def report_body(report: GradeReport) -> str:
+    """Return the report as an HTML fragment: the total, a table of tests, each explanation.
 
-    Every text from the submission or the grader is escaped, so the page is safe to serve.
+    Every text from the submission or the grader is escaped, so the fragment is safe to serve.
+    Its one root is `<div class="grade-report">`; each test is a `<section>` headed `<h3>`.
     """
     rows = "\n".join(
         f'<tr><td><a href="#test-{index}">{escape(test.name)}</a></td>'
@@ -37,7 +44,30 @@ def html_report(report: GradeReport) -> str:
         for index, test in enumerate(report.tests, 1)
     )
     sections = "\n".join(_section(index, test) for index, test in enumerate(report.tests, 1))
-    summary = f"<p>{escape(report.output)}</p>" if report.output else ""
+    summary = f'<p class="summary">{escape(report.output)}</p>' if report.output else ""
+    return f"""<div class="grade-report">
+<p class="muted">profile: {escape(report.profile)}</p>
+<p class="total">Score: <strong>{_points(report.score)}</strong> of \
+{_points(report.max_score)}</p>
+{summary}
+<div class="scroll">
+<table>
+<thead><tr><th scope="col">test</th><th scope="col">score</th>\
+<th scope="col">visibility</th></tr></thead>
+<tbody>
+{rows}
+</tbody>
+</table>
+</div>
+{sections}
+</div>"""
+
+
+def html_report(report: GradeReport) -> str:
+    """Return the report as a page of its own, its style inline (for a file on disk).
+
+    Every text from the submission or the grader is escaped, so the page is safe to open.
+    """
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -48,17 +78,7 @@ def html_report(report: GradeReport) -> str:
 </head>
 <body>
 <h1>Arena autograder</h1>
-<p class="muted">profile: {escape(report.profile)}</p>
-<p class="total">Score: <strong>{_points(report.score)}</strong> of \
-{_points(report.max_score)}</p>
-{summary}
-<table>
-<thead><tr><th>test</th><th>score</th><th>visibility</th></tr></thead>
-<tbody>
-{rows}
-</tbody>
-</table>
-{sections}
+{report_body(report)}
 </body>
 </html>
 """
@@ -74,7 +94,7 @@ def _section(index: int, test: TestResult) -> str:
     body = f"<pre>{escape(test.output)}</pre>" if test.output else ""
     return (
         f'<section id="test-{index}" class="{kind}">'
-        f"<h2>{escape(test.name)}: {_points(test.score)} / {_points(test.max_score)}</h2>"
+        f"<h3>{escape(test.name)}: {_points(test.score)} / {_points(test.max_score)}</h3>"
         f"{body}</section>"
     )
 

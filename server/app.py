@@ -32,8 +32,9 @@ from server.web.security import NoSniff
 
 API_VERSION = "0.1.0"
 
-BODY_LIMIT_EXEMPT = (("POST", "/grader/jobs"),)
-"""The routes that take bodies over `max_body_bytes`: the grader's uploads, with their own limit."""
+BODY_LIMIT_EXEMPT = (("POST", "/grader/jobs"), ("POST", "/web/grader/jobs"))
+"""The routes that take bodies over `max_body_bytes`: the grader's uploads (REST and the page's
+form), with their own limit."""
 
 
 def create_app(settings: Settings) -> FastAPI:

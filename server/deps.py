@@ -227,6 +227,14 @@ async def limit_upload(request: Request, limiter: RateLimiterDep, credentials: C
     await limiter.check(Action.UPLOAD, _address(request), _token_key(credentials))
 
 
+async def limit_web_upload(request: Request, limiter: RateLimiterDep) -> None:
+    """Count an upload from the grader page's form against its guest and its address, in the
+    same counts as `POST /grader/jobs`."""
+    token = request.cookies.get(GUEST_COOKIE)
+    key = hash_token(token) if token else None
+    await limiter.check(Action.UPLOAD, _address(request), key)
+
+
 def admit_message(connection: Connection) -> bool:
     """Return True if the message just received on `connection` may be handled.
 

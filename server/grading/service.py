@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from grader.grade import MAIN_FILES
+from grader.results import GradeReport
 from grader.sandbox import can_isolate
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
@@ -142,10 +143,17 @@ class GradingService:
         data: dict[str, Any] = json.loads(row.results or "{}")
         return data
 
-    async def report(self, job_id: str, viewer: int | None) -> str:
-        """Return a finished job's HTML report; JOB_NOT_FINISHED before then."""
-        row = await self._finished(job_id, viewer)
-        return row.report or ""
+    async def report(self, job_id: str, viewer: int | None) -> GradeReport:
+        """Return a finished job's report (read from its results); JOB_NOT_FINISHED before then."""
+        return _report_of(await self._finished(job_id, viewer))
+
+    async def job_and_report(
+        self, job_id: str, viewer: int | None
+    ) -> tuple[GradingJob, GradeReport | None]:
+        """Return a job's status to player `viewer` and, once it is finished, its report."""
+        row = await self._row(job_id, viewer)
+        finished = row.status in ("done", "error") and row.results is not None
+        return self._view(row), _report_of(row) if finished else None
 
     async def _row(self, job_id: str, viewer: int | None) -> JobRow:
         """Return the job's row if player `viewer` may read it.
@@ -181,3 +189,8 @@ class GradingService:
         """Return the job as a client sees it, with its place in the queue while it waits."""
         position = self._workers.position(row.id) if row.status == "queued" else None
         return describe_job(row, position)
+
+
+def _report_of(row: JobRow) -> GradeReport:
+    """Return the report a finished job's stored results describe."""
+    return GradeReport.from_json(json.loads(row.results or '{"tests": []}'), row.profile)

@@ -33,6 +33,7 @@ from server.deps import (
     limit_registration,
     limit_web_tournament_creation,
 )
+from server.players import PlayerRegistry
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.web.pages import Pages
 
@@ -105,9 +106,23 @@ def check_origin(request: Request) -> None:
 async def create_guest(request: Request, players: PlayersDep) -> Response:
     """Register a guest player for this browser, its token in an HttpOnly SameSite=Strict
     cookie, and go back to the tournaments page (counted as a registration)."""
-    token, token_hash = new_token()
-    await players.register_guest(token_hash)
+    _guest, token = await new_guest(players)
     response = RedirectResponse("/tournaments#create", status_code=status.HTTP_303_SEE_OTHER)
+    keep_guest(request, response, token)
+    return response
+
+
+async def new_guest(players: PlayerRegistry) -> tuple[Player, str]:
+    """Register a guest player; return it and its token (for `keep_guest`, never a page).
+
+    The caller counts it as a registration first (`limit_registration`).
+    """
+    token, token_hash = new_token()
+    return await players.register_guest(token_hash), token
+
+
+def keep_guest(request: Request, response: Response, token: str) -> None:
+    """Set the browser's guest cookie (HttpOnly, SameSite=Strict) to `token` on `response`."""
     response.set_cookie(
         GUEST_COOKIE,
         token,
@@ -117,7 +132,6 @@ async def create_guest(request: Request, players: PlayersDep) -> Response:
         httponly=True,
         samesite="strict",
     )
-    return response
 
 
 def _form_body(form: dict[str, str]) -> TournamentCreate:

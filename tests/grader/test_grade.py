@@ -26,7 +26,7 @@ from grader.agent_suite import (
 from grader.endgame import grade_endgame
 from grader.endgame_suite import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
 from grader.grade import GradeError, GradeOptions, grade, write_suite
-from grader.html import html_report
+from grader.html import html_report, report_body
 from grader.results import GradeReport, TestResult
 from grader.sandbox import MIB, UNSHARE, Limits
 
@@ -246,9 +246,17 @@ def test_html_report_escapes_everything() -> None:
         output="a & b",
     )
     page = html_report(report)
-    assert "<script>" not in page and "&lt;script&gt;" in page
-    assert "&lt;b&gt;puzzle&lt;/b&gt;" in page and "a &amp; b" in page
-    assert "0.5</strong> of 1" in page
+    body = report_body(report)
+    for html in (page, body):
+        assert "<script>" not in html and "&lt;script&gt;" in html
+        assert "&lt;b&gt;puzzle&lt;/b&gt;" in html and "a &amp; b" in html
+        assert "0.5</strong> of 1" in html
+        assert '<section id="test-1" class="partial">' in html
+    # The body goes inside the server's pages, whose policy refuses inline styles.
+    assert body.startswith('<div class="grade-report">') and body.endswith("</div>")
+    assert "<style" not in body and "style=" not in body
+    # The page of its own (a file on disk) carries its style, and the same body.
+    assert "<style>" in page and body in page
 
 
 # ---- the command line ----

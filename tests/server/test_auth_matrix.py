@@ -242,6 +242,12 @@ ROWS = [
     Row("POST", "/web/guest", (303, 303, 303, 303)),
     Row("POST", "/web/tournaments", (401, 401, 401, 401)),
     Row("GET", "/grader/profiles", PUBLIC),
+    Row("GET", "/grader", PUBLIC),
+    # The grader page's form: no token asked (a guest is made for a browser without one), but
+    # a post without files is refused before that; a job's status for the page's script is
+    # read with the uploader's guest cookie alone (tests/server/test_grader_pages.py has it).
+    Row("POST", "/web/grader/jobs", (422, 422, 422, 422)),
+    Row("GET", "/web/grader/jobs/{job_id}", (401,) * 4, lambda w: {"job_id": w.job()}),
     # Uploading needs a player's token (unless ARENA_GRADER_ALLOW_ANONYMOUS); a job is read
     # with its uploader's token only. Its results are not ready yet: JOB_NOT_FINISHED (409).
     Row("GET", "/grader/jobs/{job_id}", OWN_MATCH, lambda w: {"job_id": w.job()}),
