@@ -32,6 +32,7 @@ from server.routes import (
     players,
     tournaments,
     web,
+    web_play,
     ws,
 )
 
@@ -161,6 +162,7 @@ def install(app: FastAPI) -> None:
     app.include_router(challenges.router)
     app.include_router(tournaments.router)
     app.include_router(web.router)
+    app.include_router(web_play.router)
     app.include_router(grader.router)
     app.include_router(ws.router)
     app.mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static")

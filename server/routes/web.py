@@ -33,6 +33,7 @@ from server.deps import (
     limit_registration,
     limit_web_tournament_creation,
 )
+from server.players import PlayerRegistry
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.web.pages import Pages
 
@@ -105,9 +106,20 @@ def check_origin(request: Request) -> None:
 async def create_guest(request: Request, players: PlayersDep) -> Response:
     """Register a guest player for this browser, its token in an HttpOnly SameSite=Strict
     cookie, and go back to the tournaments page (counted as a registration)."""
-    token, token_hash = new_token()
-    await players.register_guest(token_hash)
+    _, token = await new_guest(players)
     response = RedirectResponse("/tournaments#create", status_code=status.HTTP_303_SEE_OTHER)
+    set_guest_cookie(response, request, token)
+    return response
+
+
+async def new_guest(players: PlayerRegistry) -> tuple[Player, str]:
+    """Register a guest player; return it and its token (for the browser's cookie only)."""
+    token, token_hash = new_token()
+    return await players.register_guest(token_hash), token
+
+
+def set_guest_cookie(response: Response, request: Request, token: str) -> None:
+    """Keep a guest's token in the browser: HttpOnly, SameSite=Strict, Secure over HTTPS."""
     response.set_cookie(
         GUEST_COOKIE,
         token,
@@ -117,7 +129,6 @@ async def create_guest(request: Request, players: PlayersDep) -> Response:
         httponly=True,
         samesite="strict",
     )
-    return response
 
 
 def _form_body(form: dict[str, str]) -> TournamentCreate:

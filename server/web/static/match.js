@@ -75,6 +75,8 @@ function show(ply) {
   document.getElementById("replay-back").disabled = shown === 0;
   document.getElementById("replay-forward").disabled = shown === positions.length - 1;
   document.getElementById("replay-last").disabled = shown === positions.length - 1;
+  // Play mode (play.js) marks the squares to click, on the latest position only.
+  article.dispatchEvent(new CustomEvent("arena:shown", { detail: { latest: shown === positions.length - 1 } }));
 }
 
 function step(where) {
@@ -219,6 +221,12 @@ function setResult(result, ended) {
 // Live ------------------------------------------------------------------------------------
 
 function onMessage(message) {
+  handle(message);
+  // Play mode (play.js) follows the same messages: whose turn, the legal moves, draw offers.
+  article.dispatchEvent(new CustomEvent("arena:message", { detail: message }));
+}
+
+function handle(message) {
   switch (message.type) {
     case "match_state": {
       setSeats(message.seats);
