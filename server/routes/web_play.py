@@ -153,7 +153,12 @@ def _refused_page(
 
 
 def _play_form_again(
-    pages: Pages, request: Request, settings: Settings, form: dict[str, str], message: str
+    pages: Pages,
+    request: Request,
+    settings: Settings,
+    form: dict[str, str],
+    message: str,
+    guest: Player | None,
 ) -> HTMLResponse:
     """Render the play form again with what was typed and what was wrong (422)."""
     return pages.render(
@@ -163,6 +168,7 @@ def _play_form_again(
             "version": request.app.version,
             "protocol_version": PROTOCOL_VERSION,
             "play": play_form_context(settings, form, (message,)),
+            "guest": guest,
         },
         status_code=422,
     )
@@ -209,13 +215,13 @@ async def play_house_bot(
     try:
         asked = read_play_form(form)
     except ValueError as error:
-        return _play_form_again(pages, request, settings, form, str(error))
+        return _play_form_again(pages, request, settings, form, str(error), guest)
     # A rate limit (429) is answered as it is, not as the form.
     guest, token = await _guest_or_new(request, players, guest)
     try:
         state = await service.create_match(asked.match_create(guest.name), creator=guest)
     except ProtocolError as error:
-        response: Response = _play_form_again(pages, request, settings, form, error.message)
+        response: Response = _play_form_again(pages, request, settings, form, error.message, guest)
     else:
         response = RedirectResponse(
             f"/matches/{state.match_id}", status_code=status.HTTP_303_SEE_OTHER

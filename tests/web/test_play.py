@@ -146,7 +146,9 @@ def test_a_newcomer_plays_checkers_against_a_house_bot_to_the_end(
     settle(page)
 
 
-def test_an_illegal_typed_move_is_explained_inline(page: Page, problems: Problems) -> None:
+def test_an_illegal_typed_move_is_explained_inline(
+    page: Page, problems: Problems, screenshots: Path
+) -> None:
     match_id = start_from_lobby(page, "tictactoe", "greedy")
     wait_for_turn(page, -1)
     # The page posts what is typed; the server's refusal (422) is the page's to show.
@@ -170,6 +172,7 @@ def test_an_illegal_typed_move_is_explained_inline(page: Page, problems: Problem
     box.press("Enter")
     expect(error).to_contain_text("cell 4 is taken by X")
     expect(error).to_contain_text("(ILLEGAL_MOVE)")
+    page.screenshot(path=screenshots / "play-illegal-move-desktop.png", full_page=True)
     settle(page)
 
 
