@@ -261,6 +261,23 @@ def test_a_guest_accepts_a_challenge_from_the_lobby(page: Page, api: httpx.Clien
     page.locator('#board rect.hit[data-cell="4"]').click()
     expect(page.locator("#moves li .move")).to_have_text(["0", "4"])
     expect(page.locator("#status")).to_contain_text("carol to move")
+
+    # Draw offers: carol's reach the page live; the guest declines one and accepts the next.
+    match_id = wanted.json()["match_id"]
+    offers = page.locator("#draw-offered")
+    expect(offers).to_be_hidden()
+    for answer in ("Decline", "Accept the draw"):
+        offered = api.post(f"/matches/{match_id}/offer-draw", headers=carol)
+        assert offered.status_code == 200, offered.text
+        expect(offers).to_contain_text("Your opponent offers a draw")
+        expect(page.get_by_role("button", name="Offer a draw")).to_be_hidden()
+        offers.get_by_role("button", name=answer).click()
+        expect(offers).to_be_hidden()
+        if answer == "Decline":
+            expect(page.get_by_role("button", name="Offer a draw")).to_be_visible()
+            assert api.get(f"/matches/{match_id}").json()["draw_offer"] is None
+    expect(page.locator("#status")).to_contain_text("Draw")
+    expect(page.locator(PANEL)).to_have_attribute("data-turn", "over")
     settle(page)
 
 
@@ -280,6 +297,20 @@ def test_another_browser_watches_a_guests_match_without_play_controls(
             f"/web/matches/{match_id}/moves", data={"move": "11-15"}, fail_on_status_code=False
         )
         assert refused.status == 401 and refused.json()["code"] == "UNAUTHORIZED"
+        # With a guest of its own, it is still not its seat; and no other site may post.
+        assert other.request.post("/web/guest", max_redirects=0).status == 303
+        refused = other.request.post(
+            f"/web/matches/{match_id}/moves", data={"move": "11-15"}, fail_on_status_code=False
+        )
+        assert refused.status == 403 and refused.json()["code"] == "NOT_A_PLAYER"
+        foreign = other.request.post(
+            f"/web/matches/{match_id}/resign",
+            headers={"Origin": "https://evil.example"},
+            fail_on_status_code=False,
+        )
+        assert foreign.status == 403 and foreign.json()["code"] == "FORBIDDEN"
+        watcher.reload()
+        expect(watcher.locator(PANEL)).to_have_count(0)
         watcher.wait_for_load_state("networkidle")
     finally:
         other.close()
