@@ -281,6 +281,32 @@ def test_a_guest_accepts_a_challenge_from_the_lobby(page: Page, api: httpx.Clien
     settle(page)
 
 
+def test_a_newcomer_takes_an_open_seat(page: Page, api: httpx.Client) -> None:
+    made = api.post("/players", json={"name": "dora"})
+    dora = {"Authorization": f"Bearer {made.json()['token']}"}
+    opened = api.post(
+        "/matches", json={"game": "connect4", "seats": ["dora", "open"]}, headers=dora
+    )
+    assert opened.status_code == 201, opened.text
+    match_id = opened.json()["match_id"]
+    page.goto(f"/matches/{match_id}")
+    expect(page.locator(PANEL)).to_have_count(0)
+    page.get_by_role("button", name="Take the open seat (second)").click()
+    page.wait_for_url(f"**/matches/{match_id}")
+    expect(page.locator(PANEL)).to_have_attribute("data-turn", "opponent")
+    guest = page.locator("#title-1").inner_text()
+    assert guest.startswith("guest-")
+    played = api.post(f"/matches/{match_id}/moves", json={"move": "4"}, headers=dora)
+    assert played.status_code == 200, played.text
+    wait_for_turn(page, 0)
+    expect(page.locator("#board svg")).to_have_attribute("role", "group")
+    expect(page.locator("#board rect.hit.target")).to_have_count(7)
+    page.get_by_role("button", name="drop in column 3").click()
+    expect(page.locator("#moves li .move")).to_have_text(["4", "3"])
+    expect(page.locator("#board svg")).to_have_attribute("role", "img")
+    settle(page)
+
+
 def test_another_browser_watches_a_guests_match_without_play_controls(
     page: Page, browser: Browser, web_server: RunningServer
 ) -> None:

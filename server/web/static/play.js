@@ -109,6 +109,9 @@ function decorate() {
   // the board on every event, so this runs after each drawing.
   const key = HIT_KEYS[game];
   const found = targets();
+  // With buttons in it, the drawing is a group (the children of an image are not read).
+  const svg = boardBox.querySelector("svg");
+  if (svg) svg.setAttribute("role", found.size > 0 ? "group" : "img");
   for (const hit of boardBox.querySelectorAll("rect.hit")) {
     const value = hit.dataset[key];
     const label = found.get(value);
