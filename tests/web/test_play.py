@@ -214,6 +214,22 @@ def test_an_untouched_match_can_be_aborted(page: Page) -> None:
     settle(page)
 
 
+def test_nim_is_played_by_heap_and_count(page: Page) -> None:
+    start_from_lobby(page, "nim", "random")
+    wait_for_turn(page, -1)
+    expect(page.locator("#nim-take")).to_be_hidden()
+    page.locator('#board rect.hit[data-heap="3"]').click()
+    expect(page.locator("#nim-heap")).to_have_text("3")
+    expect(page.locator("#board rect.hit.selected")).to_have_count(1)
+    count = page.get_by_role("spinbutton", name=re.compile("^Take"))
+    expect(count).to_be_focused()
+    count.fill("2")
+    page.locator("#nim-take").get_by_role("button", name="Take").click()
+    expect(page.locator("#moves li .move").first).to_have_text("3:2")
+    expect(page.locator("#nim-take")).to_be_hidden()
+    settle(page)
+
+
 def test_a_guest_accepts_a_challenge_from_the_lobby(page: Page, api: httpx.Client) -> None:
     # A guest for this browser (the tournaments page's button), named on the lobby's form.
     page.goto("/tournaments")
