@@ -366,6 +366,9 @@ def test_play_mode_fits_phone_and_desktop(
     page.set_viewport_size(viewport)
     start_from_lobby(page, "checkers", "alphabeta:depth=2", time_control="5+3")
     wait_for_turn(page, -1)
+    # The guest plays Black: the board is seen from Black, its pieces (1-12) at the bottom.
+    black, white = square(page, 11).bounding_box(), square(page, 22).bounding_box()
+    assert black is not None and white is not None and black["y"] > white["y"]
     square(page, 11).click()
     expect(page.locator("#play-selection")).to_contain_text("Chosen: 11;")
     width = page.evaluate("document.documentElement.scrollWidth")

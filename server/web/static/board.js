@@ -66,7 +66,7 @@ function squareCell(square) {
   return { row, column };
 }
 
-function drawCheckers(position, { lastMove, numbers }) {
+function drawCheckers(position, { lastMove, numbers, flipped }) {
   const size = 50;
   const { pieces } = parseCheckers(position);
   const marked = new Set((lastMove || "").split(/[-x]/).map(Number).filter(Boolean));
@@ -86,7 +86,10 @@ function drawCheckers(position, { lastMove, numbers }) {
     }
   }
   for (let square = 1; square <= 32; square += 1) {
-    const { row, column } = squareCell(square);
+    // Flipped: seen from Black (square 1 at the bottom right), for a player of Black.
+    const cell = squareCell(square);
+    const row = flipped ? 7 - cell.row : cell.row;
+    const column = flipped ? 7 - cell.column : cell.column;
     const x = column * size;
     const y = row * size;
     if (marked.has(square)) {

@@ -62,6 +62,7 @@ function show(ply) {
       lastMove: moves[shown],
       previous: shown > 0 ? positions[shown - 1] : null,
       numbers: Boolean(numbers && numbers.checked),
+      flipped: article.dataset.flipped === "true",
     });
     if (board) boardBox.append(board);
   }
