@@ -207,7 +207,8 @@ function follow(message) {
     state.status = "active";
     state.toMove = message.to_move;
     state.legal = message.legal_moves;
-    state.drawOffer = null;
+    // A move answers the opponent's offer (declined); the mover's own offer stands.
+    if (state.drawOffer === 1 - message.seat) state.drawOffer = null;
   } else if (message.type === "draw_offered" || message.type === "draw_declined") {
     if (message.seq <= state.seq) return;
     state.drawOffer = message.type === "draw_offered" ? message.seat : null;
