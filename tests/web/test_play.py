@@ -230,7 +230,9 @@ def test_nim_is_played_by_heap_and_count(page: Page) -> None:
     settle(page)
 
 
-def test_a_guest_accepts_a_challenge_from_the_lobby(page: Page, api: httpx.Client) -> None:
+def test_a_guest_accepts_a_challenge_from_the_lobby(
+    page: Page, api: httpx.Client, screenshots: Path
+) -> None:
     # A guest for this browser (the tournaments page's button), named on the lobby's form.
     page.goto("/tournaments")
     page.get_by_role("button", name="Play as a guest").click()
@@ -256,6 +258,7 @@ def test_a_guest_accepts_a_challenge_from_the_lobby(page: Page, api: httpx.Clien
     page.reload()
     challenges = page.locator("#challenges li")
     expect(challenges).to_have_count(2)
+    page.screenshot(path=screenshots / "play-challenges-desktop.png", full_page=True)
     first = challenges.filter(has=page.locator(f'[id="challenge-{declined.json()["match_id"]}"]'))
     expect(first).to_contain_text("carol invites you to tictactoe: you would play X, untimed")
     first.get_by_role("button", name="Decline").click()
