@@ -222,6 +222,20 @@ async def limit_web_tournament_creation(request: Request, limiter: RateLimiterDe
     await limiter.check(Action.CREATE_TOURNAMENT, _address(request), key)
 
 
+async def limit_web_match_creation(request: Request, limiter: RateLimiterDep) -> None:
+    """Count a match created from the lobby's form against its guest (when the browser has
+    one) and its address, in the same counts as `POST /matches`."""
+    token = request.cookies.get(GUEST_COOKIE)
+    key = hash_token(token) if token else None
+    await limiter.check(Action.CREATE_MATCH, _address(request), key)
+
+
+async def count_guest_registration(request: Request) -> None:
+    """Count a guest made on the way by a browser route (a browser without a guest posting
+    the play form, say) as a registration against its address, like `POST /web/guest`."""
+    await rate_limiter(request).check(Action.REGISTER, _address(request), None)
+
+
 async def limit_upload(request: Request, limiter: RateLimiterDep, credentials: Credentials) -> None:
     """Count a grader upload against its token (when one is sent) and its address."""
     await limiter.check(Action.UPLOAD, _address(request), _token_key(credentials))

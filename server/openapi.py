@@ -6,7 +6,8 @@ MESSAGE_TOO_LARGE over the body limit), parameters or a body (422 VALIDATION_ERR
 token (401 UNAUTHORIZED), and on every operation 429 RATE_LIMITED. Every error response is
 documented as what it is, an `application/json` `ErrorResponse` (FastAPI would give a text or
 HTML route's errors that route's media type), and `game` in the request bodies is an enum of
-the registered games.
+the registered games. A web form's route that answers a refusal with a page documents that
+page (`text/html`) beside the `ErrorResponse`.
 """
 
 from __future__ import annotations
@@ -75,7 +76,12 @@ def _complete_operation(operation: dict[str, Any], exempt: bool) -> None:
         responses.setdefault(status, {"description": description})
     for status, response in responses.items():
         if status[0] in "45":
+            # A web form's route may answer a refusal with a page it declares (text/html, not
+            # the error model FastAPI files under an HTML route's media type).
+            page = response.get("content", {}).get("text/html")
             response["content"] = {"application/json": {"schema": ERROR_SCHEMA}}
+            if page is not None and page.get("schema") != ERROR_SCHEMA:
+                response["content"]["text/html"] = page
 
 
 def install_openapi(app: FastAPI, body_limit_exempt: Collection[tuple[str, str]] = ()) -> None:

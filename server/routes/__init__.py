@@ -33,6 +33,7 @@ from server.routes import (
     tournaments,
     web,
     web_grader,
+    web_play,
     ws,
 )
 
@@ -163,6 +164,7 @@ def install(app: FastAPI) -> None:
     app.include_router(tournaments.router)
     app.include_router(web.router)
     app.include_router(web_grader.router)
+    app.include_router(web_play.router)
     app.include_router(grader.router)
     app.include_router(ws.router)
     app.mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static")

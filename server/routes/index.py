@@ -10,7 +10,17 @@ from fastapi.responses import JSONResponse, Response
 
 from games import game_names
 from protocol import PROTOCOL_VERSION, json_schema
-from server.deps import EngineDep, PagesDep, QueriesDep, RatingsDep, TournamentsDep
+from server.deps import (
+    EngineDep,
+    OptionalGuestDep,
+    PagesDep,
+    QueriesDep,
+    RatingsDep,
+    ServiceDep,
+    SettingsDep,
+    TournamentsDep,
+)
+from server.routes.web_play import lobby_play_context
 from server.web.pages import wants_html
 
 router = APIRouter(tags=["server"])
@@ -63,6 +73,9 @@ async def index(
     queries: QueriesDep,
     tournaments: TournamentsDep,
     ratings: RatingsDep,
+    service: ServiceDep,
+    settings: SettingsDep,
+    guest: OptionalGuestDep,
 ) -> Response:
     """Describe the server: its versions and where everything is; a browser gets the lobby."""
     version = request.app.version
@@ -85,6 +98,7 @@ async def index(
             "leaderboards": leaderboards,
             "links": LINKS,
             "websockets": WEBSOCKETS,
+            **await lobby_play_context(service, settings, guest),
         },
     )
 

@@ -23,6 +23,7 @@ from protocol.messages import (
     PlayerName,
 )
 from server.deps import (
+    OptionalGuestDep,
     OptionalPlayerDep,
     PagesDep,
     PlayerDep,
@@ -35,6 +36,7 @@ from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
 from server.routes.versions import VersionedRoute
 from server.web.pages import wants_html
+from server.web.play import viewer_of
 from server.web.plots import search_view
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -86,10 +88,12 @@ async def get_match(
     queries: QueriesDep,
     pages: PagesDep,
     viewer: OptionalPlayerDep,
+    guest: OptionalGuestDep,
 ) -> MatchState | Response:
     """Return the full state of a match (no token needed; with one, `your_seat` is set).
 
-    A browser (asking for HTML before JSON) gets the match's web page instead.
+    A browser (asking for HTML before JSON) gets the match's web page instead: in play mode
+    when the browser's guest (its cookie, read for the page only) holds a seat.
     """
     if not wants_html(request):
         return await service.state(match_id, viewer)
@@ -103,8 +107,10 @@ async def get_match(
             "not_found.html", {**context, "section": None, "what": f"match {match_id}"}, 404
         )
     searches = search_view(shown.record.moves)
+    you = viewer_of(shown.state, None if guest is None else guest.name)
     return pages.render(
-        "match.html", {**context, "section": None, "page": shown, "searches": searches}
+        "match.html",
+        {**context, "section": None, "page": shown, "searches": searches, "you": you},
     )
 
 

@@ -106,14 +106,14 @@ def check_origin(request: Request) -> None:
 async def create_guest(request: Request, players: PlayersDep) -> Response:
     """Register a guest player for this browser, its token in an HttpOnly SameSite=Strict
     cookie, and go back to the tournaments page (counted as a registration)."""
-    _guest, token = await new_guest(players)
+    _, token = await new_guest(players)
     response = RedirectResponse("/tournaments#create", status_code=status.HTTP_303_SEE_OTHER)
-    keep_guest(request, response, token)
+    set_guest_cookie(response, request, token)
     return response
 
 
 async def new_guest(players: PlayerRegistry) -> tuple[Player, str]:
-    """Register a guest player; return it and its token (for `keep_guest`, never a page).
+    """Register a guest player; return it and its token (for the browser's cookie only).
 
     The caller counts it as a registration first (`limit_registration`).
     """
@@ -121,8 +121,8 @@ async def new_guest(players: PlayerRegistry) -> tuple[Player, str]:
     return await players.register_guest(token_hash), token
 
 
-def keep_guest(request: Request, response: Response, token: str) -> None:
-    """Set the browser's guest cookie (HttpOnly, SameSite=Strict) to `token` on `response`."""
+def set_guest_cookie(response: Response, request: Request, token: str) -> None:
+    """Keep a guest's token in the browser: HttpOnly, SameSite=Strict, Secure over HTTPS."""
     response.set_cookie(
         GUEST_COOKIE,
         token,

@@ -44,7 +44,7 @@ from server.deps import (
 )
 from server.grading import GradingService
 from server.routes.uploads import UploadLimitRoute, read_uploads
-from server.routes.web import check_origin, keep_guest, new_guest
+from server.routes.web import check_origin, new_guest, set_guest_cookie
 from server.web.pages import Pages, wants_html
 
 
@@ -212,7 +212,7 @@ async def upload_from_form(
             f"/grader/jobs/{job.job_id}", status_code=status.HTTP_303_SEE_OTHER
         )
     if token is not None:
-        keep_guest(request, response, token)
+        set_guest_cookie(response, request, token)
     return response
 
 

@@ -241,6 +241,30 @@ ROWS = [
     # matrix sends bearer tokens, which the form refuses; tests/server/test_web.py has the cookie).
     Row("POST", "/web/guest", (303, 303, 303, 303)),
     Row("POST", "/web/tournaments", (401, 401, 401, 401)),
+    # Playing in the browser (tests/server/test_web_play.py has the cookie's own matrix): the
+    # play form and a join make a guest for a browser without one, so a bearer token changes
+    # nothing (the play form: this body is not a form, 422; the join: the first request's new
+    # guest takes the open seat); every other route needs the guest cookie.
+    Row("POST", "/web/play", (422, 422, 422, 422)),
+    Row(
+        "POST",
+        "/web/matches/{match_id}/join",
+        (303, 409, 409, 409),
+        lambda w: {"match_id": w.match(seats=("owner", "open"))},
+    ),
+    *(
+        Row("POST", f"/web/matches/{{match_id}}/{action}", (401, 401, 401, 401), prepare)
+        for action, prepare in (
+            ("accept", lambda w: {"match_id": w.challenge()}),
+            ("decline", lambda w: {"match_id": w.challenge()}),
+            ("moves", lambda w: {"match_id": w.match()}),
+            ("resign", lambda w: {"match_id": w.match()}),
+            ("offer-draw", lambda w: {"match_id": w.match()}),
+            ("accept-draw", drawn_offer),
+            ("decline-draw", drawn_offer),
+            ("abort", lambda w: {"match_id": w.match()}),
+        )
+    ),
     Row("GET", "/grader/profiles", PUBLIC),
     Row("GET", "/grader", PUBLIC),
     # The grader page's form: no token asked (a guest is made for a browser without one), but

@@ -9,6 +9,7 @@ import httpx
 from protocol.messages import MatchRecord, MatchState, SeatInfo
 from server.match_queries import MatchPage
 from server.web.pages import CONTENT_SECURITY_POLICY, Pages
+from server.web.play import Viewer
 from tests.server.conftest import sqlite_server
 
 HTML = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
@@ -95,6 +96,10 @@ def test_the_match_page_draws_a_name_with_markup_as_text() -> None:
     record = MatchRecord.model_construct(**common, moves=())
     context = {"section": None, "version": "0", "protocol_version": "1"}
     page = MatchPage(state=state, record=record, positions=(".........",))
-    html = bytes(Pages().render("match.html", {**context, "page": page}).body).decode()
-    assert name not in html
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    for you in (Viewer(), Viewer(name=name, seat=0)):  # a spectator, and the player in play mode
+        html = bytes(
+            Pages().render("match.html", {**context, "page": page, "you": you}).body
+        ).decode()
+        assert name not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+        assert ('id="play"' in html) is (you.seat is not None)

@@ -11,6 +11,7 @@ import httpx
 from protocol.messages import (
     BotPoints,
     BotRating,
+    Challenge,
     HeadToHead,
     MatchSummary,
     PlayerProfile,
@@ -21,6 +22,7 @@ from protocol.messages import (
     TournamentStandings,
     TournamentState,
 )
+from server.routes.web_play import play_form_context
 from server.settings import Settings
 from server.web.pages import CONTENT_SECURITY_POLICY, Pages
 from server.web.plots import elo_plot, history_plot
@@ -140,10 +142,26 @@ def test_the_lobby_draws_a_name_with_markup_as_text() -> None:
         "leaderboards": [],
         "links": (),
         "websockets": (),
+        # The play block: a challenge from the same name, and the form.
+        "guest": None,
+        "play": play_form_context(Settings()),
+        "challenges": [
+            Challenge.model_construct(
+                match_id="m_2",
+                game="tictactoe",
+                seats=seats,
+                your_seat=1,
+                challenger=name,
+                time_control=None,
+            )
+        ],
+        "your_matches": [],
     }
     html = bytes(Pages().render("lobby.html", context).body).decode()
     assert name not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt; vs random (house bot)" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; invites you to tictactoe" in html
+    assert 'action="/web/matches/m_2/accept"' in html and 'action="/web/play"' in html
 
 
 HTML = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}

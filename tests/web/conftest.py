@@ -17,6 +17,7 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -125,12 +126,33 @@ def api(web_server: RunningServer) -> Iterator[httpx.Client]:
 
 @dataclass
 class Problems:
-    """What went wrong in a page: each entry says what, and where."""
+    """What went wrong in a page: each entry says what, and where.
+
+    `refusals` are the error answers a test provokes on purpose and the page handles itself
+    (an illegal move posted by the page's script, answered 422 and shown beside the board):
+    each is one exact path and status, added with `expect_refusal`. Such an answer, and the
+    console line Chromium writes for it ("Failed to load resource: ... status of 422"), are
+    not problems; any other error answer still is.
+    """
 
     seen: list[str] = field(default_factory=list)
+    refusals: set[tuple[str, int]] = field(default_factory=set)
+
+    def expect_refusal(self, path: str, status: int) -> None:
+        """Let the page's own request to `path` be refused with `status` (on purpose)."""
+        self.refusals.add((path, status))
+
+    def _is_expected(self, url: str, status: int) -> bool:
+        return (urlsplit(url).path, status) in self.refusals
 
     def console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
+            url = str(message.location.get("url", ""))
+            if any(
+                self._is_expected(url, status) and f"status of {status}" in message.text
+                for _, status in self.refusals
+            ):
+                return
             self.seen.append(f"console error: {message.text} ({message.location})")
 
     def page_error(self, error: Exception) -> None:
@@ -144,16 +166,21 @@ class Problems:
         self.seen.append(f"request failed: {request.method} {request.url}: {request.failure}")
 
     def response(self, response: Response) -> None:
-        if response.status >= 400:
+        if response.status >= 400 and not self._is_expected(response.url, response.status):
             self.seen.append(f"error answer: {response.status} {response.url}")
 
 
 @pytest.fixture
-def page(browser: Browser, web_server: RunningServer) -> Iterator[Page]:
+def problems() -> Problems:
+    """What goes wrong in the test's `page` (a test names the refusals it provokes here)."""
+    return Problems()
+
+
+@pytest.fixture
+def page(browser: Browser, web_server: RunningServer, problems: Problems) -> Iterator[Page]:
     """A desktop-sized page whose console errors and failed requests fail the test."""
     context = browser.new_context(viewport=DESKTOP, base_url=web_server.url)
     page = context.new_page()
-    problems = Problems()
     page.on("console", problems.console)
     page.on("pageerror", problems.page_error)
     page.on("dialog", problems.dialog)

@@ -23,6 +23,14 @@ function svgRoot(width, height, label) {
   return svg;
 }
 
+function hit(x, y, width, height, data) {
+  // A transparent area over a square, column, cell or heap: the match page's play mode
+  // (play.js) highlights these and takes clicks on them; they show nothing otherwise.
+  const attributes = { x, y, width, height, class: "hit", fill: "transparent" };
+  for (const [key, value] of Object.entries(data)) attributes[`data-${key}`] = value;
+  return element("rect", attributes);
+}
+
 // Checkers ---------------------------------------------------------------------------------
 
 function checkersSquares(field) {
@@ -58,7 +66,7 @@ function squareCell(square) {
   return { row, column };
 }
 
-function drawCheckers(position, { lastMove, numbers }) {
+function drawCheckers(position, { lastMove, numbers, flipped }) {
   const size = 50;
   const { pieces } = parseCheckers(position);
   const marked = new Set((lastMove || "").split(/[-x]/).map(Number).filter(Boolean));
@@ -78,7 +86,10 @@ function drawCheckers(position, { lastMove, numbers }) {
     }
   }
   for (let square = 1; square <= 32; square += 1) {
-    const { row, column } = squareCell(square);
+    // Flipped: seen from Black (square 1 at the bottom right), for a player of Black.
+    const cell = squareCell(square);
+    const row = flipped ? 7 - cell.row : cell.row;
+    const column = flipped ? 7 - cell.column : cell.column;
     const x = column * size;
     const y = row * size;
     if (marked.has(square)) {
@@ -115,6 +126,7 @@ function drawCheckers(position, { lastMove, numbers }) {
     if (numbers) {
       svg.append(element("text", { x: x + 3, y: y + 12, class: "square-number" }, square));
     }
+    svg.append(hit(x, y, size, size, { square }));
   }
   return svg;
 }
@@ -149,6 +161,7 @@ function drawConnectFour(position) {
         }),
       );
     }
+    svg.append(hit(column * size, 0, size, rows * size, { column: column + 1 }));
   }
   return svg;
 }
@@ -181,6 +194,7 @@ function drawTicTacToe(position, { previous }) {
         ),
       );
     }
+    svg.append(hit(x, y, size, size, { cell: index }));
   }
   return svg;
 }
@@ -214,6 +228,7 @@ function drawNim(position, { lastMove }) {
         );
       }
     }
+    svg.append(hit(0, y - 4, width, row, { heap: index + 1 }));
   });
   return svg;
 }

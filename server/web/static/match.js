@@ -62,6 +62,7 @@ function show(ply) {
       lastMove: moves[shown],
       previous: shown > 0 ? positions[shown - 1] : null,
       numbers: Boolean(numbers && numbers.checked),
+      flipped: article.dataset.flipped === "true",
     });
     if (board) boardBox.append(board);
   }
@@ -75,6 +76,8 @@ function show(ply) {
   document.getElementById("replay-back").disabled = shown === 0;
   document.getElementById("replay-forward").disabled = shown === positions.length - 1;
   document.getElementById("replay-last").disabled = shown === positions.length - 1;
+  // Play mode (play.js) marks the squares to click, on the latest position only.
+  article.dispatchEvent(new CustomEvent("arena:shown", { detail: { latest: shown === positions.length - 1 } }));
 }
 
 function step(where) {

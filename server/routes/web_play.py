@@ -1,0 +1,358 @@
+"""Playing in the browser: the browser's guest plays a house bot, answers challenges, joins open
+seats, and plays its moves, all through the guest cookie.
+
+The routes mirror REST's and call the same match service (its policies: who may sit, move or
+act) under the same rate limits; only the credential differs: the guest cookie (HttpOnly,
+SameSite=Strict, see server.routes.web), and a request with another site's `Origin` is
+refused. Two kinds of answer:
+
+- the forms (`POST /web/play`, `/web/matches/{id}/join`, `/accept`, `/decline`) answer with a
+  redirect to the page to show next (303), or a page saying what was wrong (the play form
+  again, 422; a refused join or answer, with the refusal's status);
+- the page's script (`static/play.js`) posts moves and actions as JSON and gets REST's own
+  answers: `move_made` or `match_state`, or the `ErrorResponse` of a refusal (4xx), which the
+  page shows beside the board.
+
+A browser without a guest that posts the play form or joins a seat gets a guest made for it
+(counted as a registration, like `POST /web/guest`); answering a challenge and playing take
+the guest the challenge or the seat is for (401 without a cookie, 403 NOT_A_PLAYER or
+NOT_CHALLENGED for another player's match).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request, status
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from games import game_names
+from protocol import PROTOCOL_VERSION
+from protocol.errors import HTTP_STATUS, ProtocolError
+from protocol.messages import ErrorResponse, MatchState, MoveMade, MoveRequest
+from server.db.models import Player
+from server.deps import (
+    GuestDep,
+    OptionalGuestDep,
+    PagesDep,
+    PlayersDep,
+    ServiceDep,
+    SettingsDep,
+    count_guest_registration,
+    limit_web_match_creation,
+)
+from server.matches import MatchService
+from server.players import PlayerRegistry
+from server.ratelimit import RATE_LIMITED_RESPONSE
+from server.routes.matches import MatchPath
+from server.routes.web import check_origin, new_guest, set_guest_cookie
+from server.settings import Settings
+from server.web.pages import Pages
+from server.web.play import (
+    COLOURS,
+    PLAY_DEFAULTS,
+    TIME_CONTROLS,
+    house_bot_choices,
+    read_play_form,
+)
+
+router = APIRouter(prefix="/web", tags=["web pages"], dependencies=[Depends(check_origin)])
+"""Every route here refuses a request sent from another site's page (FORBIDDEN)."""
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 422)
+}
+
+HTML_ANSWER: dict[str, Any] = {
+    "description": "A page (HTML) saying what was wrong",
+    "content": {"text/html": {"schema": {"type": "string"}}},
+}
+
+REFUSED_PAGES: dict[int | str, dict[str, Any]] = {
+    code: {
+        **HTML_ANSWER,
+        "description": "Refused by the match service: a page (HTML) saying why, with the "
+        "refusal's status (the route's own refusals, 401 and 403 FORBIDDEN, are ErrorResponses)",
+    }
+    for code in (403, 404, 409)
+}
+"""The refusals a form route answers with a page (`refused.html`)."""
+
+
+def form_body(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Return the OpenAPI `requestBody` of a web form with these fields (read by the route
+    itself from `request.form()`, so that a wrong value comes back in the form)."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return {
+        "requestBody": {
+            "required": bool(required),
+            "content": {"application/x-www-form-urlencoded": {"schema": schema}},
+        }
+    }
+
+
+PLAY_FORM = form_body(
+    {
+        "game": {"type": "string", "enum": list(game_names())},
+        "bot": {"type": "string", "maxLength": 256, "description": "a house bot's spec"},
+        "time_control": {"type": "string", "enum": list(TIME_CONTROLS)},
+        "colour": {"type": "string", "enum": list(COLOURS)},
+    },
+    required=("game", "bot", "time_control", "colour"),
+)
+"""The play form's fields, for the OpenAPI description."""
+
+JOIN_FORM = form_body({"seat": {"type": "string", "enum": ["0", "1"]}})
+
+
+async def lobby_play_context(
+    service: MatchService, settings: Settings, guest: Player | None
+) -> dict[str, Any]:
+    """Return what the lobby's play block shows: the form's choices, and the guest's pending
+    challenges and live matches (none without a guest)."""
+    return {
+        "guest": guest,
+        "play": play_form_context(settings),
+        "challenges": [] if guest is None else await service.challenges(guest),
+        "your_matches": [] if guest is None else await service.live_states(guest),
+    }
+
+
+def play_form_context(
+    settings: Settings, form: dict[str, str] | None = None, errors: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Return what the play form shows: its choices, its values, and what was wrong."""
+    return {
+        "games": game_names(),
+        "bots": house_bot_choices(settings),
+        "time_controls": {key: label for key, (label, _) in TIME_CONTROLS.items()},
+        "colours": COLOURS,
+        "form": form or dict(PLAY_DEFAULTS),
+        "errors": errors,
+    }
+
+
+def _refused_page(
+    pages: Pages, request: Request, what: str, error: ProtocolError, back: str
+) -> HTMLResponse:
+    """Render the page saying that `what` was refused, and why, with the refusal's status."""
+    return pages.render(
+        "refused.html",
+        {
+            "section": None,
+            "version": request.app.version,
+            "protocol_version": PROTOCOL_VERSION,
+            "what": what,
+            "error": error,
+            "back": back,
+        },
+        status_code=HTTP_STATUS[error.code],
+    )
+
+
+def _play_form_again(
+    pages: Pages,
+    request: Request,
+    settings: Settings,
+    form: dict[str, str],
+    message: str,
+    guest: Player | None,
+) -> HTMLResponse:
+    """Render the play form again with what was typed and what was wrong (422)."""
+    return pages.render(
+        "play.html",
+        {
+            "section": None,
+            "version": request.app.version,
+            "protocol_version": PROTOCOL_VERSION,
+            "play": play_form_context(settings, form, (message,)),
+            "guest": guest,
+        },
+        status_code=422,
+    )
+
+
+async def _guest_or_new(
+    request: Request, players: PlayerRegistry, guest: Player | None
+) -> tuple[Player, str | None]:
+    """Return the browser's guest, making one (counted as a registration) when it has none;
+    the token is the new guest's, for its cookie (None: the browser has its guest)."""
+    if guest is not None:
+        return guest, None
+    await count_guest_registration(request)
+    return await new_guest(players)
+
+
+@router.post(
+    "/play",
+    status_code=status.HTTP_303_SEE_OTHER,
+    response_class=RedirectResponse,
+    responses={
+        303: {"description": "See Other: the new match's page (the guest's cookie set if new)"},
+        429: RATE_LIMITED_RESPONSE,
+        **ERRORS,
+        422: {**HTML_ANSWER, "description": "The play form again (HTML), saying what was wrong"},
+    },
+    dependencies=[Depends(limit_web_match_creation)],
+    openapi_extra=PLAY_FORM,
+)
+async def play_house_bot(
+    request: Request,
+    guest: OptionalGuestDep,
+    players: PlayersDep,
+    service: ServiceDep,
+    pages: PagesDep,
+    settings: SettingsDep,
+) -> Response:
+    """Start a match between the browser's guest and a house bot from the lobby's form (a
+    browser without a guest gets one); go to the match's page, or show the form again with
+    what was wrong (422). Counted as `POST /matches` is."""
+    received = await request.form()
+    form = {key: str(value) for key, value in received.items() if isinstance(value, str)}
+    token: str | None = None
+    try:
+        asked = read_play_form(form)
+    except ValueError as error:
+        return _play_form_again(pages, request, settings, form, str(error), guest)
+    # A rate limit (429) is answered as it is, not as the form.
+    guest, token = await _guest_or_new(request, players, guest)
+    try:
+        state = await service.create_match(asked.match_create(guest.name), creator=guest)
+    except ProtocolError as error:
+        response: Response = _play_form_again(pages, request, settings, form, error.message, guest)
+    else:
+        response = RedirectResponse(
+            f"/matches/{state.match_id}", status_code=status.HTTP_303_SEE_OTHER
+        )
+    if token is not None:
+        set_guest_cookie(response, request, token)
+    return response
+
+
+@router.post(
+    "/matches/{match_id}/join",
+    status_code=status.HTTP_303_SEE_OTHER,
+    response_class=RedirectResponse,
+    responses={
+        303: {"description": "See Other: the match's page (the guest's cookie set if new)"},
+        **ERRORS,
+        **REFUSED_PAGES,
+    },
+    openapi_extra=JOIN_FORM,
+)
+async def join_from_page(
+    match_id: MatchPath,
+    request: Request,
+    guest: OptionalGuestDep,
+    players: PlayersDep,
+    service: ServiceDep,
+    pages: PagesDep,
+) -> Response:
+    """Take an open seat of the match for the browser's guest (made if the browser has none);
+    a form field `seat` (0 or 1) names one. Back to the match's page, or a page saying why
+    not (SEAT_TAKEN, MATCH_OVER, UNKNOWN_MATCH...)."""
+    received = await request.form()
+    seat_text = received.get("seat")
+    seat = int(seat_text) if seat_text in ("0", "1") else None
+    guest, token = await _guest_or_new(request, players, guest)
+    try:
+        await service.join(match_id, guest, seat)
+    except ProtocolError as error:
+        response: Response = _refused_page(
+            pages, request, "Taking the seat", error, f"/matches/{match_id}"
+        )
+    else:
+        response = RedirectResponse(f"/matches/{match_id}", status_code=status.HTTP_303_SEE_OTHER)
+    if token is not None:
+        set_guest_cookie(response, request, token)
+    return response
+
+
+@router.post(
+    "/matches/{match_id}/accept",
+    status_code=status.HTTP_303_SEE_OTHER,
+    response_class=RedirectResponse,
+    responses={
+        303: {"description": "See Other: the match's page"},
+        **ERRORS,
+        **REFUSED_PAGES,
+    },
+)
+async def accept_from_page(
+    match_id: MatchPath, request: Request, guest: GuestDep, service: ServiceDep, pages: PagesDep
+) -> Response:
+    """Accept the challenge inviting the browser's guest to this match; go to its page."""
+    try:
+        await service.accept(match_id, guest)
+    except ProtocolError as error:
+        return _refused_page(pages, request, "Accepting the challenge", error, "/")
+    return RedirectResponse(f"/matches/{match_id}", status_code=status.HTTP_303_SEE_OTHER)
+
+
+@router.post(
+    "/matches/{match_id}/decline",
+    status_code=status.HTTP_303_SEE_OTHER,
+    response_class=RedirectResponse,
+    responses={
+        303: {"description": "See Other: the lobby"},
+        **ERRORS,
+        **REFUSED_PAGES,
+    },
+)
+async def decline_from_page(
+    match_id: MatchPath, request: Request, guest: GuestDep, service: ServiceDep, pages: PagesDep
+) -> Response:
+    """Decline the challenge inviting the browser's guest to this match (it is aborted); back
+    to the lobby."""
+    try:
+        await service.decline(match_id, guest)
+    except ProtocolError as error:
+        return _refused_page(pages, request, "Declining the challenge", error, "/")
+    return RedirectResponse("/", status_code=status.HTTP_303_SEE_OTHER)
+
+
+@router.post("/matches/{match_id}/moves", responses=ERRORS)
+async def play_move_from_page(
+    match_id: MatchPath, body: MoveRequest, service: ServiceDep, guest: GuestDep
+) -> MoveMade:
+    """Play the guest's move (as `POST /matches/{id}/moves`): a refused move leaves the match
+    unchanged, and its error names why and the legal moves."""
+    return await service.move(match_id, guest, body.move, body.expected_seq)
+
+
+@router.post("/matches/{match_id}/resign", responses=ERRORS)
+async def resign_from_page(match_id: MatchPath, service: ServiceDep, guest: GuestDep) -> MatchState:
+    """Resign the guest's match: the opponent wins."""
+    return await service.act(match_id, guest, "resign")
+
+
+@router.post("/matches/{match_id}/offer-draw", responses=ERRORS)
+async def offer_draw_from_page(
+    match_id: MatchPath, service: ServiceDep, guest: GuestDep
+) -> MatchState:
+    """Offer a draw (accepts the opponent's standing offer, if any)."""
+    return await service.act(match_id, guest, "offer_draw")
+
+
+@router.post("/matches/{match_id}/accept-draw", responses=ERRORS)
+async def accept_draw_from_page(
+    match_id: MatchPath, service: ServiceDep, guest: GuestDep
+) -> MatchState:
+    """Accept the opponent's draw offer: the match is drawn."""
+    return await service.act(match_id, guest, "accept_draw")
+
+
+@router.post("/matches/{match_id}/decline-draw", responses=ERRORS)
+async def decline_draw_from_page(
+    match_id: MatchPath, service: ServiceDep, guest: GuestDep
+) -> MatchState:
+    """Decline the opponent's draw offer."""
+    return await service.act(match_id, guest, "decline_draw")
+
+
+@router.post("/matches/{match_id}/abort", responses=ERRORS)
+async def abort_from_page(match_id: MatchPath, service: ServiceDep, guest: GuestDep) -> MatchState:
+    """Abort the guest's match before its first move; no one wins."""
+    return await service.act(match_id, guest, "abort")
