@@ -133,7 +133,7 @@ async def create_guest(request: Request, players: PlayersDep) -> Response:
     return response
 
 
-FORGET_NEXT = re.compile(r"^/[A-Za-z0-9_\-/]*$")
+FORGET_NEXT = re.compile(r"/[A-Za-z0-9_\-/]*")
 """Where `POST /web/guest/forget` may send the browser next: a path of this server."""
 
 
@@ -153,11 +153,10 @@ async def forget_guest(request: Request) -> Response:
     received = await request.form()
     wanted = received.get("next")
     # A path of this server only ("//host" is another site's), never a URL.
-    ok = isinstance(wanted, str) and FORGET_NEXT.match(wanted) and not wanted.startswith("//")
-    response = RedirectResponse(
-        wanted if ok and isinstance(wanted, str) else "/tournaments",
-        status_code=status.HTTP_303_SEE_OTHER,
-    )
+    target = "/tournaments"
+    if isinstance(wanted, str) and FORGET_NEXT.fullmatch(wanted) and not wanted.startswith("//"):
+        target = wanted
+    response = RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
     response.delete_cookie(
         GUEST_COOKIE,
         path="/",
@@ -187,6 +186,9 @@ FORM_LABELS: dict[str, str] = {
 MAX_FORM_SECONDS = 7 * 24 * 3600
 """The most seconds a time field of the form takes (the wire's limits are checked after)."""
 
+SHOWN_CHARACTERS = 40
+"""How much of a refused value an error repeats."""
+
 
 def _lines(text: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.splitlines() if line.strip())
@@ -198,7 +200,8 @@ def _whole(form: dict[str, str], field: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise ValueError(f"{FORM_LABELS[field]}: a whole number, please, not {text!r}") from None
+        shown = text[:SHOWN_CHARACTERS]
+        raise ValueError(f"{FORM_LABELS[field]}: a whole number, please, not {shown!r}") from None
 
 
 def _milliseconds(form: dict[str, str], field: str, label: str) -> int | None:
@@ -212,7 +215,8 @@ def _milliseconds(form: dict[str, str], field: str, label: str) -> int | None:
         seconds = math.nan
     if not 0 <= seconds <= MAX_FORM_SECONDS:  # NaN fails this too
         raise ValueError(
-            f"{label}: a number of seconds from 0 to {MAX_FORM_SECONDS}, please, not {text!r}"
+            f"{label}: a number of seconds from 0 to {MAX_FORM_SECONDS}, please, "
+            f"not {text[:SHOWN_CHARACTERS]!r}"
         )
     return round(seconds * 1000)
 
@@ -223,7 +227,7 @@ def _time_control(form: dict[str, str]) -> dict[str, int] | None:
     increment = _milliseconds(form, "increment_s", "Increment")
     cap = _milliseconds(form, "move_cap_s", "Most time for one move")
     if base is None:
-        if increment or cap:
+        if increment or cap is not None:
             raise ValueError(
                 "Time control: an increment or a most time for one move needs a time per side"
             )

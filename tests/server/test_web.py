@@ -357,7 +357,7 @@ def test_a_guest_forgets_itself_and_its_cookie_is_cleared(tmp_path: Path) -> Non
         assert client.get(f"/players/{name.group(1)}").status_code == 200
 
         # Forgetting goes to a path of this server only (and works without a guest).
-        for wanted in ("https://evil.example/", "//evil.example/x", "/a b", None):
+        for wanted in ("https://evil.example/", "//evil.example/x", "/a b", "/x\n", None):
             data = {} if wanted is None else {"next": wanted}
             away = client.post("/web/guest/forget", data=data)
             assert away.status_code == 303 and away.headers["location"] == "/tournaments"
