@@ -16,6 +16,7 @@ own property, and a name reading like markup as far as the name rules allow) mus
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Response, expect
+from playwright.sync_api import Browser, ConsoleMessage, Page, Response, WebSocketRoute, expect
 
 from tests.server.conftest import RunningServer
 from tests.web.conftest import DESKTOP, PHONE, Problems, settle
@@ -431,3 +432,36 @@ def test_the_not_found_page(browser: Browser, web_server: RunningServer, screens
     finally:
         context.close()
     assert problems.seen == [], "\n".join(problems.seen)
+
+
+MARKUP = "<script>alert(1)</script>"
+IMAGE = "<img src=x onerror=alert(2)>"
+
+
+def test_names_with_markup_from_the_match_socket_stay_text(
+    page: Page, api: httpx.Client, world: World
+) -> None:
+    """The protocol refuses such names; were the spectator socket to bring them (in the
+    `match_state` that names who sits where), the match page writes them as text (the page
+    fixture fails the test on the dialog an executed alert would open)."""
+    match_id = world.live["tictactoe"]
+    state = api.get(f"/matches/{match_id}").json()
+    state["seats"][0]["player"] = MARKUP
+    state["seats"][1]["player"] = IMAGE
+
+    def fake_server(socket: WebSocketRoute) -> None:
+        def answer(message: str | bytes) -> None:
+            if json.loads(message)["type"] == "hello":
+                socket.send(json.dumps({"type": "welcome", "protocol_version": "1.1"}))
+                socket.send(json.dumps(state))
+
+        socket.on_message(answer)
+
+    page.route_web_socket(re.compile(r".*/ws/matches/.*"), fake_server)
+    page.goto(f"/matches/{match_id}")
+    expect(page.locator("#title-0")).to_have_text(MARKUP)
+    expect(page.locator("#title-1")).to_have_text(IMAGE)
+    expect(page.locator("#clock-1 .name")).to_have_text(IMAGE)
+    expect(page.locator("#status")).to_have_text(f"{MARKUP} to move")
+    assert page.locator("#match script, #match img").count() == 0
+    check_document(page)
