@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-slow lint typecheck imports pytest bench format clean
+.PHONY: run test test-slow lint typecheck imports pytest bench screenshots format clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/connect4.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/web.py
+
+## screenshots: redraw the pages' pictures in docs/img (docs/WEB.md) from a seeded server.
+screenshots: $(DEV_STAMP)
+	$(BIN)/python docs/screenshots.py
 
 format: $(DEV_STAMP)
 	$(BIN)/ruff format .

@@ -20,10 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -34,10 +36,15 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from bots import timing
 from bots.result import SearchResult
+from bots.scoring import ENGINE
 from bots.spec import Bot, BotSpec, create_bot, parse_bot_spec
 from games import Game, GameError, State, get_game
 from protocol.errors import ErrorCode
 from protocol.messages import (
+    MAX_MOVE_LENGTH,
+    MAX_PV_MOVES,
+    MAX_SAFE_INTEGER,
+    MAX_SEARCH_DEPTH,
     AcceptChallenge,
     Challenge,
     Clocks,
@@ -50,12 +57,13 @@ from protocol.messages import (
     MatchState,
     Move,
     MoveMade,
+    SearchInfo,
     ServerMessage,
     TimeControl,
     Welcome,
     dump_client_message,
 )
-from protocol.version import PROTOCOL_VERSION, VERSION_HEADER
+from protocol.version import PROTOCOL_VERSION, VERSION_HEADER, parse_version
 
 LOGGER = logging.getLogger("arena.bot")
 """The default logger of the client (each move with its search statistics goes here)."""
@@ -193,7 +201,7 @@ class MatchView:
     received: float = field(default_factory=time.monotonic)
     sent_seq: int | None = None
     fallback_seq: int | None = None
-    last_move: tuple[int, str] | None = None
+    last_move: tuple[int, str, SearchInfo | None] | None = None
     """The last move sent and the seq it expects, to send again after RATE_LIMITED."""
 
     @property
@@ -277,6 +285,44 @@ def describe_result(result: SearchResult) -> str:
     )
 
 
+def _fits_the_wire(move: str) -> bool:
+    return 0 < len(move) <= MAX_MOVE_LENGTH
+
+
+SEARCH_SINCE = (1, 2)
+"""The protocol version from which a move may carry its `search` (`SearchInfo`)."""
+
+
+def search_info(result: SearchResult) -> SearchInfo:
+    """Return the wire statistics of a search by one of Arena's bots (`SearchInfo`).
+
+    The score is the search's, from the mover's view. Arena's engines score a forced win as
+    `ENGINE.win` less its distance in plies: such a score is reported as the `outcome` `win`
+    (or `loss`) with that distance (MCTS proves a win without one: exactly `ENGINE.win`).
+    Values beyond the wire's bounds are clamped; the PV is cut to `MAX_PV_MOVES`, and before a
+    move the wire cannot carry (the rest of the line would not follow from the moves sent).
+    """
+    stats = result.stats
+    score = result.score
+    outcome = None
+    plies = None
+    if math.isfinite(score) and (ENGINE.is_win(score) or ENGINE.is_loss(score)):
+        outcome = "win" if score > 0 else "loss"
+        distance = round(ENGINE.win - abs(score))
+        plies = distance if 0 < distance <= MAX_SEARCH_DEPTH else None
+    limit = float(MAX_SAFE_INTEGER)
+    return SearchInfo(
+        depth=min(max(stats.depth, 0), MAX_SEARCH_DEPTH),
+        nodes=min(max(stats.nodes, 0), MAX_SAFE_INTEGER),
+        score=max(-limit, min(limit, float(score))) if math.isfinite(score) else None,
+        outcome=outcome,
+        outcome_plies=plies,
+        pv=tuple(takewhile(_fits_the_wire, stats.pv[:MAX_PV_MOVES])),
+        time_ms=min(max(round(stats.seconds * 1000), 0), MAX_SAFE_INTEGER),
+        nps=min(max(round(stats.nps), 0), MAX_SAFE_INTEGER),
+    )
+
+
 class BotClient:
     """Play the bot `spec` on the server at `server_url` with the player token `token`.
 
@@ -318,6 +364,8 @@ class BotClient:
         self.backoff_cap = backoff_cap
         self.accept_challenges = accept_challenges
         self.connections = 0
+        self.server_version = "1.0"
+        """The protocol version of the server's last `welcome` (what its moves may carry)."""
         self.matches: dict[str, MatchView] = {}
         self.ended: dict[str, MatchEnded] = {}
         self._bots: dict[str, Bot] = {}
@@ -411,6 +459,7 @@ class BotClient:
             return
         if isinstance(message, Welcome):
             self.log.info("connected to %s as %s", self.url, message.player)
+            self.server_version = message.protocol_version
             if self.matches:
                 task = self._check_tracked(sorted(self.matches), self._connection)
                 self._keep(asyncio.get_running_loop().create_task(task))
@@ -607,7 +656,10 @@ class BotClient:
             describe_result(result),
             budget_text,
         )
-        self._send_move(view, text, seq)
+        search = None
+        if parse_version(self.server_version) >= SEARCH_SINCE:
+            search = search_info(result)
+        self._send_move(view, text, seq, search)
 
     async def _resend_after(self, delay: float) -> None:
         """After `delay`, send again each move still waiting for its match to move on.
@@ -619,17 +671,20 @@ class BotClient:
         self._resending = False
         for view in list(self.matches.values()):
             if view.our_turn and view.last_move is not None and view.last_move[0] == view.seq:
-                self._send_move(view, view.last_move[1], view.seq)
+                self._send_move(view, view.last_move[1], view.seq, view.last_move[2])
 
-    def _send_move(self, view: MatchView, text: str, seq: int) -> None:
-        """Send `text` as our move in `view`, valid only while the match is at `seq`."""
+    def _send_move(
+        self, view: MatchView, text: str, seq: int, search: SearchInfo | None = None
+    ) -> None:
+        """Send `text` as our move in `view`, valid only while the match is at `seq`, with
+        its search statistics (a server older than 1.2 gets none: it would refuse them)."""
         if self._connection is None:
             return
-        view.last_move = (seq, text)
-        message = Move(match_id=view.match_id, move=text, expected_seq=seq)
+        view.last_move = (seq, text, search)
+        message = Move(match_id=view.match_id, move=text, expected_seq=seq, search=search)
         self._keep(
             asyncio.get_running_loop().create_task(
-                _send_quietly(self._connection, dump_client_message(message))
+                _send_quietly(self._connection, dump_client_message(message, self.server_version))
             )
         )
 

@@ -434,6 +434,65 @@ class MatchResult(WireModel):
         return self
 
 
+MAX_PV_MOVES = 64
+"""The most moves a search's principal variation (`SearchInfo.pv`) may list."""
+MAX_SEARCH_DEPTH = 10_000
+"""The largest depth, in plies, a search may report."""
+
+SearchOutcome = Literal["win", "draw", "loss"]
+"""A result a search proved for the mover with best play from both sides."""
+
+
+class SearchInfo(WireModel):
+    """What a bot's search found for the move it played (since protocol 1.2; all optional on
+    the wire but `depth` and `nodes`).
+
+    `score` is from the mover's point of view (positive: good for the side that played the
+    move), in the bot's own units: compare a bot's scores with each other, not with another
+    bot's. Arena's own bots score in their evaluation's units (checkers: a man is 100), a
+    forced win as 1,000,000 less the plies to it, and MCTS as its mean reward in [-1, 1].
+    `outcome` is set when the search proved the result (then `outcome_plies`, when known, is
+    how many plies from the position before the move it takes); otherwise `score` is an
+    estimate. `pv` is the principal variation from the move played (its first move), in the
+    game's notation. `depth` is the search's depth in plies (iterative deepening: the last
+    depth completed; MCTS: the deepest node), `seldepth` the deepest ply any line reached.
+    """
+
+    depth: Annotated[int, Strict(), Field(ge=0, le=MAX_SEARCH_DEPTH)]
+    nodes: Annotated[int, Strict(), Field(ge=0, le=MAX_SAFE_INTEGER)]
+    score: (
+        Annotated[
+            float,
+            Strict(),
+            Field(allow_inf_nan=False, ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER),
+        ]
+        | None
+    ) = None
+    outcome: SearchOutcome | None = None
+    outcome_plies: Annotated[int, Strict(), Field(ge=0, le=MAX_SEARCH_DEPTH)] | None = None
+    pv: Annotated[tuple[MoveText, ...], Field(max_length=MAX_PV_MOVES)] = ()
+    seldepth: Annotated[int, Strict(), Field(ge=0, le=MAX_SEARCH_DEPTH)] | None = None
+    time_ms: Ms | None = Field(
+        default=None, description="The search's own time, as the bot measured it."
+    )
+    nps: Annotated[int, Strict(), Field(ge=0, le=MAX_SAFE_INTEGER)] | None = None
+
+    @model_validator(mode="after")
+    def _plies_need_an_outcome(self) -> Self:
+        if self.outcome_plies is not None and self.outcome is None:
+            raise ValueError("outcome_plies needs an outcome: the result the search proved")
+        return self
+
+
+SearchField = Annotated[
+    SearchInfo | None,
+    Field(
+        json_schema_extra={SINCE: "1.2"},
+        description="The bot's search statistics for this move (None: not reported).",
+    ),
+]
+
+
 # Client to server ---------------------------------------------------------------------------------
 
 
@@ -452,6 +511,7 @@ class Move(WireMessage):
     match_id: MatchId
     move: MoveText
     expected_seq: Seq | None = None
+    search: SearchField = None
 
 
 class Resign(WireMessage):
@@ -623,6 +683,7 @@ class MoveMade(WireMessage):
     to_move: Seat | None
     legal_moves: tuple[MoveText, ...] = ()
     clocks: Clocks | None = None
+    search: SearchField = None
 
 
 class DrawOffered(WireMessage):
@@ -908,6 +969,7 @@ class MoveRequest(WireModel):
     type: Literal["move_request"] = "move_request"
     move: MoveText
     expected_seq: Seq | None = None
+    search: SearchField = None
 
 
 class MatchFilter(WireModel):
@@ -955,6 +1017,7 @@ class RecordedMove(WireModel):
     clocks_ms: tuple[Ms, Ms] | None = Field(
         default=None, description="Both seats' remaining time after the move (None: untimed)."
     )
+    search: SearchField = None
 
 
 class MatchRecord(WireModel):
@@ -1276,7 +1339,7 @@ def dump_server_message(message: ServerMessage, version: str = PROTOCOL_VERSION)
     exclude = (
         None if version == PROTOCOL_VERSION else newer_fields(type(message), _version_of(version))
     )
-    if exclude is None:  # the hot path: a move_made has no field newer than 1.0
+    if exclude is None:  # the hot path: a client of this version (or newer)
         return _SERVER_ADAPTER.dump_json(message).decode()
     return message.model_dump_json(exclude=exclude)
 
@@ -1345,6 +1408,15 @@ def _models_in(annotation: Any, many: bool = False) -> list[tuple[type[BaseModel
     return [found for arg in get_args(annotation) for found in _models_in(arg, inside)]
 
 
-def dump_client_message(message: ClientMessage) -> str:
-    """Return the JSON text of a client message, every field present (null when unset)."""
-    return _CLIENT_ADAPTER.dump_json(message).decode()
+def dump_client_message(message: ClientMessage, version: str = PROTOCOL_VERSION) -> str:
+    """Return the JSON text of a client message, every field present (null when unset).
+
+    For a server of an older minor `version` (the one its `welcome` named), the fields added
+    since are left out: that server would refuse them as unknown.
+    """
+    exclude = (
+        None if version == PROTOCOL_VERSION else newer_fields(type(message), _version_of(version))
+    )
+    if exclude is None:
+        return _CLIENT_ADAPTER.dump_json(message).decode()
+    return message.model_dump_json(exclude=exclude)

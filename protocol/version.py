@@ -9,10 +9,11 @@ not speak (error UNSUPPORTED_VERSION, then close code 4003).
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = "1.1"
+PROTOCOL_VERSION = "1.2"
 """The version of the wire protocol this package describes.
 
-1.1 added `MatchResult.code` and `max_plies` (`MatchCreate`, `MatchState`, `MatchRecord`)."""
+1.1 added `MatchResult.code` and `max_plies` (`MatchCreate`, `MatchState`, `MatchRecord`); 1.2
+added a move's `search` (`SearchInfo` on `move`, `MoveRequest`, `move_made`, `RecordedMove`)."""
 
 
 VERSION_HEADER = "Arena-Protocol-Version"

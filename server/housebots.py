@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Protocol
 
+from bots.client import search_info
 from bots.result import SearchResult, SearchStopped
 from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
 from bots.timing import time_budget
@@ -28,6 +29,7 @@ from games.base import Game
 from games.match import MAX_ADJUDICATION_REASON, Effect, MoveAccepted, Status
 from games.referee import Referee
 from protocol.errors import ErrorCode
+from server import translation
 from server.errors import MatchError
 from server.limits import search_limits
 from server.live import LiveMatch
@@ -197,11 +199,12 @@ class HouseBots:
                         if item is None or not self._plays_on(live, item):
                             stop = True
                             break
-                        _, seat, move = item
+                        _, seat, move, search = item
                         if not isinstance(move, str):
                             failure = item
                             break
                         played = referee.move(seat, move, self._host.now_ms())
+                        live.note_search(played, translation.search_record(search))
                         effects += played
                         if not any(isinstance(e, MoveAccepted) for e in played):
                             break  # refused: run raises it below
@@ -210,7 +213,7 @@ class HouseBots:
                     except MatchError as error:
                         if error.code not in (ErrorCode.ILLEGAL_MOVE, ErrorCode.INVALID_MOVE):
                             raise  # not the bot's fault (the database): logged by the task
-                        failure = (referee.seq, referee.state.to_move, error.message)
+                        failure = (referee.seq, referee.state.to_move, error.message, None)
                 if failure is not None:
                     await self._pipelined_failure(live, failure)
                     return
@@ -226,7 +229,7 @@ class HouseBots:
         """Return True when `item` is the next move of the active match (the referee ends it at
         its ply cap, so no move is played past it)."""
         referee = live.referee
-        seq, seat, _ = item
+        seq, seat, _, _ = item
         return (
             self._store.is_live(live)
             and referee.status is Status.ACTIVE
@@ -236,7 +239,7 @@ class HouseBots:
 
     async def _pipelined_failure(self, live: LiveMatch, failure: Item) -> None:
         """End the match after a played-ahead bot failed: crashed, no move, illegal move."""
-        seq, seat, what = failure
+        seq, seat, what, _ = failure
         if isinstance(what, BaseException):
             log.error("house bot %s failed in match %s: %s", live.bot_specs[seat], live.id, what)
             why = f"crashed: {what}"
@@ -287,6 +290,7 @@ class HouseBots:
                 if referee.seq != seq:
                     continue  # the match moved on while the bot thought (a resign, a flag)
                 effects = referee.move(seat, position.format_move(result.move), self._host.now_ms())
+                live.note_search(effects, translation.search_record(search_info(result)))
                 if any(isinstance(effect, MoveAccepted) for effect in effects):
                     after = self._bot(live, referee.state.to_move)
                     if referee.status is Status.ACTIVE and after is not None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
+from games.match import Effect, MoveAccepted
 from games.referee import Referee
 
 
@@ -39,6 +41,17 @@ class LiveMatch:
     """Set when the match is over (or the server stops): its bots' searches end at once."""
     owner: str | None = None
     """Whose turn in the search pool this match's searches wait for (see server.housebots)."""
+    searches: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """The search statistics reported with each move, by the seq of the move's event: the JSON
+    of a `protocol.SearchInfo` (validated as it came in; see server.translation)."""
+
+    def note_search(self, effects: list[Effect], search: dict[str, Any] | None) -> None:
+        """Keep `search` as the statistics of the move `effects` accepted, if they did."""
+        if search is None:
+            return
+        for effect in effects:
+            if isinstance(effect, MoveAccepted):
+                self.searches[effect.seq] = search
 
     def seat_of(self, player_id: int) -> int | None:
         """Return the seat `player_id` holds, or None."""

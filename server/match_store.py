@@ -189,6 +189,7 @@ class MatchStore:
         ]
         # Downtime is charged to nobody (see server.matches).
         referee = Referee.restore(config, events, self._now_ms(), downtime_ms=0)
+        searches = {e.seq: e.search for e in stored if isinstance(e.search, dict)}
         return LiveMatch(
             id=row.id,
             referee=referee,
@@ -201,6 +202,7 @@ class MatchStore:
             challenged_names=names[2:4],
             created_by=row.created_by,
             creator_name=names[4],
+            searches=searches,
         )
 
     # -- writing -------------------------------------------------------------------------------
@@ -239,6 +241,7 @@ class MatchStore:
                 "move": event.move,
                 "elapsed_ms": event.elapsed_ms,
                 "at_ms": now,
+                "search": live.searches.get(event.seq) if event.kind is EventKind.MOVE else None,
             }
             for event in events
         ]

@@ -51,7 +51,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from games.match import Effect, Event, EventKind, MoveAccepted, Rejected, Status
 from protocol.errors import ErrorCode
-from protocol.messages import Challenge, MatchCreate, MatchState, MoveMade, ServerMessage
+from protocol.messages import (
+    Challenge,
+    MatchCreate,
+    MatchState,
+    MoveMade,
+    SearchInfo,
+    ServerMessage,
+)
 from server import match_setup, translation
 from server.clock import Ticker
 from server.db.models import Player
@@ -266,9 +273,18 @@ class MatchService:
     # -- matches: play -------------------------------------------------------------------------
 
     async def move(
-        self, match_id: str, player: Player, text: str, expected_seq: int | None
+        self,
+        match_id: str,
+        player: Player,
+        text: str,
+        expected_seq: int | None,
+        search: SearchInfo | None = None,
     ) -> MoveMade:
-        """Play `player`'s move; raise MatchError for a refused move (the match is unchanged)."""
+        """Play `player`'s move; raise MatchError for a refused move (the match is unchanged).
+
+        `search` (the bot's search statistics, as it reported them) is stored with the move
+        and shown with it.
+        """
         live = await self.store.load(match_id)
         async with live.lock:
             seat = match_setup.seat_of(live, player)
@@ -281,6 +297,7 @@ class MatchService:
                     details={"seq": live.referee.seq},
                 )
             effects = live.referee.move(seat, text, self.now_ms())
+            live.note_search(effects, translation.search_record(search))
             published = await self.run(live, effects)
             accepted = next(e for e in effects if isinstance(e, MoveAccepted))
             # The reply is the `move_made` just broadcast, if one was (built once per move).

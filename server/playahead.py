@@ -27,11 +27,14 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from typing import Any
 
+from bots.client import search_info
 from bots.spec import create_bot
 from games.base import State
+from protocol.messages import SearchInfo
 
-Item = tuple[int, int, str | BaseException | None]
-"""(seq before the move, seat, the move's text | the bot's error | None for no move)."""
+Item = tuple[int, int, str | BaseException | None, SearchInfo | None]
+"""(seq before the move, seat, the move's text | the bot's error | None for no move, the
+search's statistics)."""
 
 _context: BaseContext | None = None
 
@@ -72,12 +75,12 @@ def _play(specs: tuple[str, str], state_bytes: bytes, seq: int, out: Connection)
                 if orphaned():
                     return
             except Exception as error:  # noqa: BLE001 -- reported to the server, which decides
-                out.send((seq, seat, RuntimeError(f"{type(error).__name__}: {error}")))
+                out.send((seq, seat, RuntimeError(f"{type(error).__name__}: {error}"), None))
                 return
             if result.move is None:
-                out.send((seq, seat, None))
+                out.send((seq, seat, None, None))
                 return
-            out.send((seq, seat, state.format_move(result.move)))
+            out.send((seq, seat, state.format_move(result.move), search_info(result)))
             state = state.apply_unchecked(result.move)
             seq += 1
     except (BrokenPipeError, EOFError, OSError):

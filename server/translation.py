@@ -9,6 +9,10 @@ since the epoch, for the `server_time_ms` of clocks.
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import ValidationError
+
 from games import match
 from games.records import match_record, to_pdn
 from games.registry import get_game
@@ -113,7 +117,28 @@ def move_made(live: LiveMatch, accepted: match.MoveAccepted, wall_ms: int) -> wi
         to_move=referee.state.to_move if active else None,
         legal_moves=referee.legal_texts(),
         clocks=clocks,
+        search=search_of(live, accepted.seq),
     )
+
+
+def search_record(search: wire.SearchInfo | None) -> dict[str, Any] | None:
+    """Return the JSON a live match keeps (and the store stores) of a move's search
+    statistics: only the fields given."""
+    return None if search is None else search.model_dump(mode="json", exclude_defaults=True)
+
+
+def search_of(live: LiveMatch, seq: int) -> wire.SearchInfo | None:
+    """Return the search statistics kept with the move of event `seq`, or None.
+
+    Statistics stored by an older server that no longer validate are not shown.
+    """
+    kept = live.searches.get(seq)
+    if kept is None:
+        return None
+    try:
+        return wire.SearchInfo.model_validate(kept)
+    except ValidationError:
+        return None
 
 
 def match_state(
@@ -262,10 +287,13 @@ def stored_summary(
 
 
 def record(live: LiveMatch, now_ms: int) -> wire.MatchRecord:
-    """Return the record of a match: set-up, seats, every move with its time, result."""
-    return wire.MatchRecord(
-        match_id=live.id, seats=seats(live), **match_record(live.referee, now_ms)
-    )
+    """Return the record of a match: set-up, seats, every move with its time and search
+    statistics (when reported), result."""
+    recorded = match_record(live.referee, now_ms)
+    if live.searches:
+        for move, logged in zip(recorded["moves"], live.referee.move_log, strict=True):
+            move["search"] = search_of(live, logged.seq)
+    return wire.MatchRecord(match_id=live.id, seats=seats(live), **recorded)
 
 
 def positions(live: LiveMatch) -> tuple[str, ...]:

@@ -114,6 +114,8 @@ class MatchEvent(Base):
     elapsed_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     at_ms: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    search: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
+    """A move's search statistics, the JSON of `protocol.SearchInfo` (NULL: none reported)."""
 
     match: Mapped[Match] = relationship(back_populates="events")
 

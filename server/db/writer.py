@@ -175,7 +175,17 @@ Rows = list[dict[str, Any]]
 
 _MATCH_INSERT = insert(Match)
 _EVENT_INSERT = insert(MatchEvent)
-EVENT_COLUMNS = ("match_id", "seq", "kind", "player", "move", "elapsed_ms", "at_ms", "created_at")
+EVENT_COLUMNS = (
+    "match_id",
+    "seq",
+    "kind",
+    "player",
+    "move",
+    "elapsed_ms",
+    "at_ms",
+    "created_at",
+    "search",
+)
 
 
 def _rows(changes: list[MatchWrite], now: datetime) -> tuple[Rows, Rows, Rows]:
@@ -188,7 +198,12 @@ def _rows(changes: list[MatchWrite], now: datetime) -> tuple[Rows, Rows, Rows]:
         for c in changes
         if c.new_match is None
     ]
-    events = [event | {"created_at": now} for change in changes for event in change.events]
+    # A move's `search` is optional: an event row without it stores none.
+    events = [
+        {"search": None} | event | {"created_at": now}
+        for change in changes
+        for event in change.events
+    ]
     return inserts, updates, events
 
 

@@ -35,6 +35,7 @@ from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
 from server.routes.versions import VersionedRoute
 from server.web.pages import wants_html
+from server.web.plots import search_view
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 422)
@@ -101,7 +102,10 @@ async def get_match(
         return pages.render(
             "not_found.html", {**context, "section": None, "what": f"match {match_id}"}, 404
         )
-    return pages.render("match.html", {**context, "section": None, "page": shown})
+    searches = search_view(shown.record.moves)
+    return pages.render(
+        "match.html", {**context, "section": None, "page": shown, "searches": searches}
+    )
 
 
 @router.post("/{match_id}/join")
@@ -117,7 +121,7 @@ async def play_move(
     match_id: MatchPath, body: MoveRequest, service: ServiceDep, player: PlayerDep
 ) -> MoveMade:
     """Play a move; a refused move leaves the match unchanged and lists the legal moves."""
-    return await service.move(match_id, player, body.move, body.expected_seq)
+    return await service.move(match_id, player, body.move, body.expected_seq, body.search)
 
 
 @router.post("/{match_id}/accept")

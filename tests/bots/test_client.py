@@ -26,14 +26,19 @@ from bots.client import (
     backoff_delays,
     http_base_url,
     rebuild_state,
+    search_info,
     seat_to_move_is,
     time_budget,
     view_from_state,
     websocket_url,
 )
+from bots.result import SearchResult, SearchStats
+from bots.scoring import WIN
 from bots.spec import BotSpecError
 from games import Game, get_game
 from protocol.messages import (
+    MAX_PV_MOVES,
+    MAX_SAFE_INTEGER,
     Clocks,
     MatchEnded,
     MatchResult,
@@ -260,6 +265,55 @@ def test_client_plays_when_it_is_its_turn_without_a_network(
     assert any("depth" in r.getMessage() and "nodes" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.parametrize("version", ["1.1", "1.2"])
+def test_client_sends_its_search_to_a_server_that_speaks_1_2(version: str) -> None:
+    game = get_game("tictactoe")
+
+    async def scenario() -> list[dict[str, Any]]:
+        client = BotClient("http://127.0.0.1:1", "t", "alphabeta:depth=9")
+        fake = FakeConnection()
+        client._connection = fake  # type: ignore[assignment]
+        welcome = Welcome(protocol_version=version, player="alice", server_time_ms=1)
+        client._handle(dump_server_message(welcome))
+        client._handle(dump_server_message(match_state(game, ["0", "4"], your_seat=0, seq=3)))
+        for _ in range(200):
+            if fake.sent:
+                break
+            await asyncio.sleep(0.01)
+        return fake.sent
+
+    sent = asyncio.run(scenario())
+    assert len(sent) == 1
+    if version == "1.1":
+        assert "search" not in sent[0]  # a 1.1 server would refuse the unknown field
+        return
+    move = parse_client_message(json.dumps(sent[0]))
+    assert move.type == "move" and move.search is not None
+    search = move.search
+    # The spec's depth covers the whole game: corner and centre is a draw, scored 0.
+    assert search.pv[0] == move.move and search.depth == 9 and search.nodes > 0
+    assert search.score == 0 and search.outcome is None and search.time_ms is not None
+    game.initial_state().play("0", "4", *search.pv)  # the PV is a legal line
+
+
+def test_search_info_reads_forced_results_and_keeps_to_the_wire_bounds() -> None:
+    stats = SearchStats(nodes=10, depth=6, pv=["1-5", "x" * 200, *["2-6"] * 100])
+    won = search_info(SearchResult(move=1, score=WIN - 5, stats=stats))
+    assert (won.outcome, won.outcome_plies, won.score) == ("win", 5, WIN - 5)
+    assert won.pv == ("1-5",)  # cut before the move too long for the wire
+    long_line = SearchStats(pv=["2-6"] * 100)
+    assert search_info(SearchResult(move=1, score=0, stats=long_line)).pv == ("2-6",) * MAX_PV_MOVES
+    lost = search_info(SearchResult(move=1, score=-(WIN - 4), stats=SearchStats()))
+    assert (lost.outcome, lost.outcome_plies) == ("loss", 4)
+    proven = search_info(SearchResult(move=1, score=float(WIN), stats=SearchStats()))
+    assert (proven.outcome, proven.outcome_plies) == ("win", None)  # MCTS: no distance
+    plain = search_info(SearchResult(move=1, score=-35, stats=SearchStats()))
+    assert (plain.outcome, plain.score) == (None, -35)
+    huge = SearchStats(nodes=2**60, depth=10**6, seconds=1e-9)
+    odd = search_info(SearchResult(move=1, score=float("nan"), stats=huge))
+    assert odd.score is None and odd.nodes == MAX_SAFE_INTEGER and odd.depth == 10_000
+
+
 # A scripted fake server on loopback ---------------------------------------------------------------
 
 
@@ -483,6 +537,14 @@ def test_two_bot_clients_finish_checkers_and_connect4(tmp_path: Path) -> None:
             assert asyncio.run(play()) == [2, 2]
             for match_id in ids:
                 _assert_legal_rules_finish(http, match_id)
+                # Each client sent its own search with each move (the server speaks 1.2).
+                record = http.get(
+                    f"/matches/{match_id}/record", headers={"Arena-Protocol-Version": "1.2"}
+                ).json()
+                for move in record["moves"]:
+                    search = move["search"]
+                    assert search is not None and search["pv"][0] == move["move"], move
+                    assert search["depth"] == (2 if move["seat"] == 0 else 1), move
     finally:
         running.stop()
 

@@ -97,10 +97,13 @@ from protocol.messages import (
     MAX_JSON_DEPTH,
     MAX_NUMBER_DIGITS,
     MAX_OPENING_LENGTH,
+    MAX_PV_MOVES,
     MAX_SAFE_INTEGER,
+    MAX_SEARCH_DEPTH,
     MAX_TOURNAMENT_OPENINGS,
     RESULT_REASONS,
     ResultCodeText,
+    SearchInfo,
     json_for_version,
     newer_fields,
 )
@@ -409,7 +412,13 @@ def test_rest_body_round_trips(body: BaseModel) -> None:
 
 def test_dumped_messages_carry_every_field() -> None:
     data = json.loads(dump_client_message(Move(match_id="m1", move="4")))
-    assert data == {"type": "move", "match_id": "m1", "move": "4", "expected_seq": None}
+    assert data == {
+        "type": "move",
+        "match_id": "m1",
+        "move": "4",
+        "expected_seq": None,
+        "search": None,
+    }
 
 
 def test_rest_request_may_omit_its_tag_but_not_use_a_wrong_one() -> None:
@@ -752,7 +761,7 @@ def test_close_codes_are_the_documented_numbers() -> None:
 
 
 def test_version_compatibility_follows_the_major_version() -> None:
-    assert PROTOCOL_VERSION == "1.1"
+    assert PROTOCOL_VERSION == "1.2"
     assert parse_version("1.12") == (1, 12)
     assert is_compatible("1.9")
     assert not is_compatible("2.0")
@@ -760,11 +769,12 @@ def test_version_compatibility_follows_the_major_version() -> None:
         parse_version("1")
     assert "protocol_version" in reject_client({"type": "hello", "protocol_version": "v1"}).details
     # The server speaks the older of the two versions with a compatible client.
-    assert [spoken_version(v) for v in ("1.0", "001.00", "1.1", "1.9")] == [
+    assert [spoken_version(v) for v in ("1.0", "001.00", "1.1", "1.2", "1.9")] == [
         "1.0",
         "1.0",
         "1.1",
-        "1.1",
+        "1.2",
+        "1.2",
     ]
 
 
@@ -810,6 +820,7 @@ def test_a_client_of_an_older_minor_version_gets_only_the_fields_it_knows() -> N
     assert newer_fields(MatchState, (1, 0)) == {"max_plies": True, "result": {"code": True}}
     assert newer_fields(MatchList, (1, 0)) == {"matches": {"__all__": {"result": {"code": True}}}}
     assert newer_fields(MatchState, (1, 1)) is None
+    assert newer_fields(MatchState, (1, 2)) is None
     # A REST answer already dumped loses the same fields, lists of models included.
     summary = MatchSummary(
         match_id="m1",
@@ -830,6 +841,126 @@ def test_a_client_of_an_older_minor_version_gets_only_the_fields_it_knows() -> N
     )
     defs = json_schema()["$defs"]
     assert defs["MatchResult"]["properties"]["code"]["x-since"] == "1.1"
+
+
+# Search statistics (since 1.2) --------------------------------------------------------------------
+
+SEARCH = SearchInfo(
+    depth=6,
+    nodes=15_234,
+    score=-35,
+    pv=("11-15", "23-19", "8-11"),
+    seldepth=9,
+    time_ms=412,
+    nps=36_975,
+)
+
+scores = st.floats(
+    min_value=-MAX_SAFE_INTEGER, max_value=MAX_SAFE_INTEGER, allow_nan=False, allow_infinity=False
+)
+searches = st.builds(
+    SearchInfo,
+    depth=st.integers(min_value=0, max_value=MAX_SEARCH_DEPTH),
+    nodes=st.integers(min_value=0, max_value=MAX_SAFE_INTEGER),
+    score=st.none() | scores | st.integers(min_value=-MAX_SAFE_INTEGER, max_value=MAX_SAFE_INTEGER),
+    outcome=st.none(),
+    pv=st.lists(moves, max_size=MAX_PV_MOVES).map(tuple),
+    seldepth=st.none() | st.integers(min_value=0, max_value=MAX_SEARCH_DEPTH),
+    time_ms=st.none() | ms,
+    nps=st.none() | ms,
+) | st.builds(
+    SearchInfo,
+    depth=st.integers(min_value=0, max_value=MAX_SEARCH_DEPTH),
+    nodes=st.integers(min_value=0, max_value=MAX_SAFE_INTEGER),
+    outcome=st.sampled_from(["win", "draw", "loss"]),
+    outcome_plies=st.none() | st.integers(min_value=0, max_value=MAX_SEARCH_DEPTH),
+)
+
+
+@given(search=searches, seq=st.none() | ms)
+def test_search_statistics_round_trip_on_every_message_that_carries_them(
+    search: SearchInfo, seq: int | None
+) -> None:
+    move = Move(match_id="m1", move="11-15", expected_seq=seq, search=search)
+    assert parse_client_message(dump_client_message(move)) == move
+    request = MoveRequest(move="11-15", search=search)
+    assert MoveRequest.model_validate_json(request.model_dump_json()) == request
+    made = MoveMade(
+        match_id="m1", seq=2, ply=1, seat=0, move="11-15", position="", to_move=1, search=search
+    )
+    assert parse_server_message(dump_server_message(made)) == made
+    recorded = RecordedMove(ply=1, seat=0, move="11-15", elapsed_ms=5, search=search)
+    assert RecordedMove.model_validate_json(recorded.model_dump_json()) == recorded
+
+
+@pytest.mark.parametrize(
+    ("fields", "where"),
+    [
+        ({"depth": -1}, ("depth",)),
+        ({"depth": MAX_SEARCH_DEPTH + 1}, ("depth",)),
+        ({"depth": 2.5}, ("depth",)),
+        ({"depth": "6"}, ("depth",)),
+        ({"nodes": MAX_SAFE_INTEGER + 1}, ("nodes",)),
+        ({"nodes": True}, ("nodes",)),
+        ({"score": MAX_SAFE_INTEGER * 2.0}, ("score",)),
+        ({"score": "12"}, ("score",)),
+        ({"pv": ["11-15"] * (MAX_PV_MOVES + 1)}, ("pv",)),
+        ({"pv": [""]}, ("pv", 0)),
+        ({"pv": ["x" * (MAX_MOVE_LENGTH + 1)]}, ("pv", 0)),
+        ({"outcome": "mate"}, ("outcome",)),
+        ({"outcome_plies": 3}, ()),
+        ({"time_ms": -1}, ("time_ms",)),
+        ({"nps": MAX_SAFE_INTEGER + 1}, ("nps",)),
+        ({"seldepth": MAX_SEARCH_DEPTH + 1}, ("seldepth",)),
+        ({"comment": "hi"}, ("comment",)),
+    ],
+)
+def test_search_statistics_are_bounded(fields: dict[str, Any], where: tuple[Any, ...]) -> None:
+    search = {"depth": 4, "nodes": 100, **fields}
+    with pytest.raises(ProtocolError) as caught:
+        parse_client_message(json.dumps(move_with(search=search)))
+    assert caught.value.code is ErrorCode.VALIDATION_ERROR
+    assert list(caught.value.details) == [".".join(map(str, ("search", *where)))]
+
+
+def test_search_statistics_need_depth_and_nodes_and_refuse_non_finite_scores() -> None:
+    for search in ({"nodes": 1}, {"depth": 1}):
+        with pytest.raises(ProtocolError):
+            parse_client_message(json.dumps(move_with(search=search)))
+    for text in ("NaN", "Infinity", "-Infinity"):
+        raw = json.dumps(move_with(search={"depth": 1, "nodes": 1})).replace(
+            '"nodes": 1', f'"nodes": 1, "score": {text}'
+        )
+        with pytest.raises(ProtocolError):
+            parse_client_message(raw)
+
+
+def test_clients_older_than_1_2_never_see_search_statistics() -> None:
+    made = MoveMade(
+        match_id="m1", seq=2, ply=1, seat=0, move="11-15", position="", to_move=1, search=SEARCH
+    )
+    assert json.loads(dump_server_message(made))["search"]["nodes"] == 15_234
+    for version in ("1.0", "1.1"):
+        older = json.loads(dump_server_message(made, version))
+        assert "search" not in older
+        assert parse_server_message(json.dumps(older)) == made.model_copy(update={"search": None})
+    assert newer_fields(MoveMade, (1, 1)) == {"search": True}
+    assert newer_fields(MatchRecord, (1, 1)) == {"moves": {"__all__": {"search": True}}}
+    record = next(m for m in REST_EXAMPLES if isinstance(m, MatchRecord)).model_copy(
+        update={"moves": (RecordedMove(ply=1, seat=0, move="9", elapsed_ms=1, search=SEARCH),)}
+    )
+    dumped = json.loads(record.model_dump_json())
+    assert dumped["moves"][0]["search"]["pv"] == ["11-15", "23-19", "8-11"]
+    for version in ((1, 0), (1, 1)):
+        assert "search" not in json_for_version(dumped, MatchRecord, version)["moves"][0]
+    assert json_for_version(dumped, MatchRecord, (1, 2)) == dumped
+    # A client speaking to an older server leaves the field out: that server would refuse it.
+    move = Move(match_id="m1", move="4", search=SEARCH)
+    assert "search" not in json.loads(dump_client_message(move, "1.1"))
+    assert json.loads(dump_client_message(move, "1.2"))["search"]["depth"] == 6
+    defs = json_schema()["$defs"]
+    for model in ("Move", "MoveMade", "MoveRequest", "RecordedMove"):
+        assert defs[model]["properties"]["search"]["x-since"] == "1.2", model
 
 
 # JSON Schema and CLI ------------------------------------------------------------------------------

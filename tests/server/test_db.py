@@ -199,3 +199,39 @@ async def test_a_match_finished_before_0007_is_rated_at_the_next_start(
     board = await ratings.leaderboard("tictactoe")
     assert [(r.player, r.games) for r in board.ratings] == [("bob", 1), ("ada", 1)]
     assert board.ratings[0].rating == pytest.approx(1662.31, abs=0.01)
+
+
+async def test_move_events_from_before_0008_have_no_search_and_new_ones_keep_theirs(
+    engine: AsyncEngine,
+) -> None:
+    await _drop_everything(engine)
+    await migrate(engine, "0007")
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO matches (id, game, options, increment_ms, status, seq, created_at, "
+                "updated_at) VALUES ('m_old', 'tictactoe', '{}', 0, 'active', 2, "
+                "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+            )
+        )
+        await connection.execute(
+            text(
+                "INSERT INTO match_events (match_id, seq, kind, player, move, elapsed_ms, at_ms, "
+                "created_at) VALUES ('m_old', 2, 'move', 0, '4', 10, 0, CURRENT_TIMESTAMP)"
+            )
+        )
+    await migrate(engine)
+    search = {"depth": 9, "nodes": 549, "score": -0.5, "pv": ["0", "4"]}
+    async with session_factory(engine)() as session:
+        session.add(
+            MatchEvent(
+                match_id="m_old", seq=3, kind="move", player=1, move="0", at_ms=1, search=search
+            )
+        )
+        await session.commit()
+    async with session_factory(engine)() as session:
+        events = (await session.scalars(select(MatchEvent).order_by(MatchEvent.seq))).all()
+    assert [(e.seq, e.search) for e in events] == [(2, None), (3, search)]
+    async with engine.connect() as connection:
+        stored = (await connection.execute(text("SELECT search FROM match_events"))).all()
+    assert sorted(row[0] is None for row in stored) == [False, True]  # SQL NULL, not 'null'

@@ -30,9 +30,13 @@ async def test_the_child_plays_the_same_game_as_a_local_loop() -> None:
             items.append(item)
     finally:
         await ahead.close()
-    assert [seq for seq, _, _ in items] == list(range(7, 7 + len(items)))
-    assert [seat for _, seat, _ in items] == [i % 2 for i in range(len(items))]
-    assert [move for _, _, move in items] == local_game("connect4", specs)
+    assert [seq for seq, _, _, _ in items] == list(range(7, 7 + len(items)))
+    assert [seat for _, seat, _, _ in items] == [i % 2 for i in range(len(items))]
+    assert [move for _, _, move, _ in items] == local_game("connect4", specs)
+    # Each move comes with its bot's search statistics, its first PV move the move played.
+    for _, seat, move, search in items:
+        assert search is not None and search.nodes > 0 and search.pv[0] == move
+        assert search.depth == (3 if seat == 0 else 1)
 
 
 async def test_close_stops_the_child_mid_game() -> None:

@@ -15,6 +15,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import CloseCode
 from protocol.messages import dump_server_message, parse_server_message
+from protocol.version import PROTOCOL_VERSION
 from tests.server.conftest import RunningServer
 from tests.server.raw_websocket import RawWebSocket
 
@@ -98,7 +99,7 @@ async def connect_player(
     )
     await send(ws, {**HELLO, "protocol_version": version})
     welcome = await receive(ws, "welcome", version)
-    assert welcome["player"] == name and welcome["protocol_version"] == "1.1"  # the server's
+    assert welcome["player"] == name and welcome["protocol_version"] == PROTOCOL_VERSION
     return ws
 
 

@@ -5,7 +5,7 @@
 
 import { drawBoard } from "./board.js";
 
-const PROTOCOL_VERSION = "1.1";
+const PROTOCOL_VERSION = "1.2";
 const RECONNECT_MS = 2000;
 
 const article = document.getElementById("match");
@@ -219,6 +219,12 @@ function setResult(result, ended) {
 // Live ------------------------------------------------------------------------------------
 
 function onMessage(message) {
+  handle(message);
+  // Play mode (play.js) follows the same messages: whose turn, the legal moves, draw offers.
+  article.dispatchEvent(new CustomEvent("arena:message", { detail: message }));
+}
+
+function handle(message) {
   switch (message.type) {
     case "match_state": {
       setSeats(message.seats);

@@ -1,0 +1,218 @@
+"""Take the screenshots docs/WEB.md shows: every page of a freshly seeded server, small PNGs.
+
+    make screenshots          # or: .venv/bin/python docs/screenshots.py [--out docs/img]
+
+Starts `arena serve` on a free port with a fresh SQLite file (the REST rate limits lifted for
+the seeding, as the benches do), fills it over REST the way users would (two players who play a
+checkers match, a Connect Four game against a house bot, a finished tic-tac-toe game, a Nim
+game, a round-robin tournament of house bots played to its end), then opens each page in
+Debian's Chromium (by path, as tests/web does: `ARENA_CHROMIUM` or `chromium` on PATH) and
+saves it at a desktop and a phone width. Each PNG is reduced to a 64-colour palette (Pillow,
+from the dev extras), so the committed images stay small.
+
+The browser tests take their own screenshots of every page (to a temporary folder); this script
+only makes the illustrations of the docs, from data a person would recognise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+from PIL import Image
+from playwright.sync_api import Page, ViewportSize, sync_playwright
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DESKTOP = ViewportSize(width=1100, height=760)
+PHONE = ViewportSize(width=390, height=760)
+COLOURS = 64
+"""Palette size of the committed images: the pages use a handful of flat colours."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def find_chromium() -> str:
+    named = os.environ.get("ARENA_CHROMIUM")
+    found = (
+        (named if named and Path(named).is_file() else shutil.which(named))
+        if named
+        else shutil.which("chromium") or shutil.which("chromium-browser")
+    )
+    if found is None:
+        sys.exit("no Chromium: install Debian's chromium or set ARENA_CHROMIUM to its path")
+    return found
+
+
+@contextmanager
+def arena_server(folder: Path) -> Iterator[str]:
+    """Run `arena serve` on a fresh SQLite file in `folder`; yield its base URL."""
+    port = free_port()
+    database = f"sqlite+aiosqlite:///{folder / 'arena.db'}"
+    arena = Path(sys.executable).parent / "arena"
+    lifted = {
+        f"ARENA_RATE_{name}": "1000000/minute"
+        for name in ("REGISTRATIONS_PER_ADDRESS", "MATCHES_PER_PLAYER", "MATCHES_PER_ADDRESS")
+    }
+    env = {**os.environ, **lifted, "ARENA_GRADER_DIR": str(folder / "grader")}
+    command = [str(arena), "serve", "--port", str(port), "--database", database]
+    with open(folder / "server.log", "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                if process.poll() is not None:
+                    sys.exit(f"arena serve exited with {process.returncode}: see {folder}")
+                try:
+                    if httpx.get(f"{base}/health").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    sys.exit("arena serve did not answer within 30 s")
+                time.sleep(0.1)
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+class Seeder:
+    """Fills a server over REST as its users would."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+        self.tokens: dict[str, dict[str, str]] = {}
+        self.rng = random.Random(14)
+
+    def register(self, name: str) -> None:
+        answer = self.http.post("/players", json={"name": name})
+        answer.raise_for_status()
+        self.tokens[name] = {"Authorization": f"Bearer {answer.json()['token']}"}
+
+    def match(self, game: str, seats: list[object], owner: str, **extra: object) -> str:
+        answer = self.http.post(
+            "/matches", json={"game": game, "seats": seats, **extra}, headers=self.tokens[owner]
+        )
+        answer.raise_for_status()
+        match_id = str(answer.json()["match_id"])
+        for seat in seats:
+            if isinstance(seat, str) and seat != owner:
+                accepted = self.http.post(f"/matches/{match_id}/accept", headers=self.tokens[seat])
+                accepted.raise_for_status()
+        return match_id
+
+    def play(self, match_id: str, plies: int) -> None:
+        """Play up to `plies` random moves for whichever registered player is to move."""
+        for _ in range(plies):
+            state = self.http.get(f"/matches/{match_id}").json()
+            if state["status"] != "active" or not state["legal_moves"]:
+                return
+            seat = state["seats"][state["to_move"]]
+            if seat.get("player") not in self.tokens:
+                time.sleep(0.2)  # a house bot's turn
+                continue
+            body = {"move": self.rng.choice(state["legal_moves"])}
+            mover = self.tokens[seat["player"]]
+            answer = self.http.post(f"/matches/{match_id}/moves", json=body, headers=mover)
+            answer.raise_for_status()
+
+    def tournament(self, owner: str) -> str:
+        body = {"game": "tictactoe", "bots": ["alphabeta:depth=3", "greedy", "random"], "seed": 7}
+        answer = self.http.post("/tournaments", json=body, headers=self.tokens[owner])
+        answer.raise_for_status()
+        tournament_id = str(answer.json()["tournament_id"])
+        self.http.post(
+            f"/tournaments/{tournament_id}/start", headers=self.tokens[owner]
+        ).raise_for_status()
+        deadline = time.monotonic() + 120
+        while self.http.get(f"/tournaments/{tournament_id}").json()["status"] != "finished":
+            if time.monotonic() > deadline:
+                sys.exit("the tournament did not finish within 120 s")
+            time.sleep(0.5)
+        return tournament_id
+
+
+def seed(http: httpx.Client) -> dict[str, str]:
+    """Fill the server; return the pages to show, by the name of their image."""
+    seeder = Seeder(http)
+    for name in ("ann", "bob"):
+        seeder.register(name)
+    clock = {"base_ms": 300_000, "increment_ms": 2_000}
+    checkers = seeder.match("checkers", ["ann", "bob"], "ann", time_control=clock)
+    seeder.play(checkers, 17)
+    connect4 = seeder.match(
+        "connect4", ["ann", {"bot": "alphabeta:depth=4"}], "ann", time_control=clock
+    )
+    seeder.play(connect4, 20)
+    tictactoe = seeder.match("tictactoe", ["bob", "ann"], "bob")
+    seeder.play(tictactoe, 9)
+    nim = seeder.match("nim", ["ann", "bob"], "ann")
+    seeder.play(nim, 3)
+    tournament = seeder.tournament("ann")
+    return {
+        "lobby": "/",
+        "match-checkers": f"/matches/{checkers}",
+        "match-connect4": f"/matches/{connect4}",
+        "match-tictactoe": f"/matches/{tictactoe}",
+        "match-nim": f"/matches/{nim}",
+        "tournaments": "/tournaments",
+        "tournament": f"/tournaments/{tournament}",
+        "player": "/players/ann",
+        "grader": "/grader",
+    }
+
+
+def shoot(page: Page, path: str, target: Path) -> None:
+    """Open `path`, let it settle, save a palette PNG of its first screen to `target`."""
+    page.goto(path)
+    page.wait_for_load_state("networkidle")
+    page.screenshot(path=str(target))
+    with Image.open(target) as image:
+        small = image.convert("RGB").quantize(colors=COLOURS, method=Image.Quantize.MEDIANCUT)
+    small.save(target, optimize=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "img")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, arena_server(Path(tmp)) as base:
+        with httpx.Client(base_url=base, timeout=30) as http:
+            pages = seed(http)
+        with sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=find_chromium())
+            try:
+                for width, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+                    context = browser.new_context(viewport=viewport, base_url=base)
+                    page = context.new_page()
+                    for name, path in pages.items():
+                        target = args.out / f"{name}-{width}.png"
+                        shoot(page, path, target)
+                        print(f"{target}: {target.stat().st_size:,} bytes")
+                    context.close()
+            finally:
+                browser.close()
+
+
+if __name__ == "__main__":
+    main()
