@@ -133,7 +133,10 @@ def test_a_spectator_sees_two_bot_processes_play_every_move_in_order_with_clocks
         output = process.communicate(timeout=60)[0]
         assert process.returncode == 0, output
 
-    record = api.get(f"/matches/{match_id}/record").json()
+    # In protocol 1.2, the record carries each move's search (REST names its version).
+    record = api.get(
+        f"/matches/{match_id}/record", headers={"Arena-Protocol-Version": "1.2"}
+    ).json()
     state = api.get(f"/matches/{match_id}").json()
     moves = [move["move"] for move in record["moves"]]
     assert len(moves) >= 7  # the shortest Connect Four win
@@ -143,6 +146,13 @@ def test_a_spectator_sees_two_bot_processes_play_every_move_in_order_with_clocks
     assert seats == [str(move["seat"]) for move in record["moves"]]
     assert page.evaluate("window.__added") == list(range(1, len(moves) + 1))
     expect(page.locator("#position-text")).to_have_text(state["position"])
+    # Each move came with its bot's search (protocol 1.2), shown beside it as it arrived.
+    searches = [move.get("search") for move in record["moves"]]
+    assert all(searches), record["moves"]
+    summaries = page.locator("#moves li .search-summary")
+    expect(summaries).to_have_count(len(moves))
+    for summary, search in zip(summaries.all(), searches, strict=True):
+        expect(summary).to_contain_text(f"depth {search['depth']} ")
 
     # The result, as the server words it.
     result = state["result"]
