@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import Select, String, bindparam, func, or_, select
 from sqlalchemy.orm import aliased
 
 from games.match import EventKind
@@ -20,6 +20,10 @@ from server import translation
 from server.db.models import Match, MatchEvent, Player
 from server.live import LiveMatch
 from server.matches import MatchService
+
+Listing = Select[Match, str, str, str, str]
+"""The listing query: each match and its seats' and challenged players' names (outer joins:
+any name may be None)."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,12 @@ class MatchQueries:
     def __init__(self, service: MatchService) -> None:
         self._service = service
         self._store = service.store
+        # Building a select of four aliased joins costs more than running it on a small table:
+        # each shape of listing (which filters are given) is built once, its values bound.
+        self._listings: dict[
+            tuple[bool, bool, bool],
+            Listing,
+        ] = {}
 
     async def record(self, match_id: str) -> MatchRecord:
         """Return the record of a match: set-up, seats, every move with its time, result."""
@@ -74,26 +84,15 @@ class MatchQueries:
         offset: int = 0,
     ) -> MatchList:
         """Return a page of matches, newest first; every filter given must hold."""
-        seat0, seat1 = aliased(Player), aliased(Player)
-        asked0, asked1 = aliased(Player), aliased(Player)
-        query = (
-            select(Match, seat0.name, seat1.name, asked0.name, asked1.name)
-            .outerjoin(seat0, Match.seat0_player_id == seat0.id)
-            .outerjoin(seat1, Match.seat1_player_id == seat1.id)
-            .outerjoin(asked0, Match.seat0_challenged_id == asked0.id)
-            .outerjoin(asked1, Match.seat1_challenged_id == asked1.id)
-            .order_by(Match.created_at.desc(), Match.id)
-            .limit(limit + 1)
-            .offset(offset)
-        )
-        if status is not None:
-            query = query.where(Match.status == status)
-        if game is not None:
-            query = query.where(Match.game == game)
-        if player is not None:
-            query = query.where(or_(seat0.name == player, seat1.name == player))
+        filters = (status is not None, game is not None, player is not None)
+        query = self._listings.get(filters)
+        if query is None:
+            query = self._listings[filters] = _listing(*filters)
+        values = {"status": status, "game": game, "player": player}
+        params: dict[str, str | int] = {k: v for k, v in values.items() if v is not None}
+        params.update(limit=limit + 1, offset=offset)
         async with self._store.sessions() as session:
-            rows = (await session.execute(query)).all()
+            rows = (await session.execute(query, params)).all()
             ids = [row[0].id for row in rows if self._store.in_memory(row[0].id) is None]
             plies: dict[str, int] = {}
             if ids:
@@ -104,11 +103,10 @@ class MatchQueries:
                 )
                 plies = {match_id: count for match_id, count in counted}
         summaries = []
-        now_ms, wall_ms = self._service.now_ms(), self._service.wall_ms()
         for row, name0, name1, challenged0, challenged1 in rows[:limit]:
             live = self._store.in_memory(row.id)
             if live is not None:
-                summaries.append(translation.live_summary(live, now_ms, wall_ms))
+                summaries.append(translation.live_summary(live))
             else:
                 summaries.append(
                     translation.stored_summary(
@@ -118,3 +116,28 @@ class MatchQueries:
         return MatchList(
             matches=tuple(summaries), next_offset=next_offset(offset, limit, len(rows))
         )
+
+
+def _listing(status: bool, game: bool, player: bool) -> Listing:
+    """Return the listing query with the filters given, its values as bound parameters
+    (`status`, `game`, `player`, `limit`, `offset`)."""
+    seat0, seat1 = aliased(Player), aliased(Player)
+    asked0, asked1 = aliased(Player), aliased(Player)
+    query = (
+        select(Match, seat0.name, seat1.name, asked0.name, asked1.name)
+        .outerjoin(seat0, Match.seat0_player_id == seat0.id)
+        .outerjoin(seat1, Match.seat1_player_id == seat1.id)
+        .outerjoin(asked0, Match.seat0_challenged_id == asked0.id)
+        .outerjoin(asked1, Match.seat1_challenged_id == asked1.id)
+        .order_by(Match.created_at.desc(), Match.id)
+        .limit(bindparam("limit"))
+        .offset(bindparam("offset"))
+    )
+    if status:
+        query = query.where(Match.status == bindparam("status"))
+    if game:
+        query = query.where(Match.game == bindparam("game"))
+    if player:
+        name = bindparam("player", type_=String)
+        query = query.where(or_(seat0.name == name, seat1.name == name))
+    return query

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, and_, exists, or_, select, text
+from sqlalchemy import ColumnElement, and_, exists, func, or_, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -174,17 +174,38 @@ class RatingService:
         )
 
     async def leaderboards(self, limit: int = 10) -> tuple[Leaderboard, ...]:
-        """Return the first page of every game that has ratings, in the games' name order."""
+        """Return the first page of every game that has ratings, in the games' name order.
+
+        One query for every game (each rating ranked within its game, as `leaderboard` orders
+        them): the lobby shows them all on every render.
+        """
+        rank = (
+            func.row_number()
+            .over(partition_by=RatingRow.game, order_by=(RatingRow.rating.desc(), RatingRow.id))
+            .label("rank")
+        )
+        ranked = select(RatingRow.id, rank).where(RatingRow.games > 0).subquery()
         async with self._sessions() as session:
-            games = (
-                await session.scalars(
-                    select(RatingRow.game)
-                    .where(RatingRow.games > 0)
-                    .distinct()
-                    .order_by(RatingRow.game)
+            rows = (
+                await session.execute(
+                    select(RatingRow, Player.name)
+                    .join(ranked, ranked.c.id == RatingRow.id)
+                    .outerjoin(Player, Player.id == RatingRow.player_id)
+                    .where(ranked.c.rank <= limit + 1)
+                    .order_by(RatingRow.game, ranked.c.rank)
                 )
             ).all()
-        return tuple([await self.leaderboard(game, limit=limit) for game in games])
+        games: dict[str, list[tuple[RatingRow, str | None]]] = {}
+        for row, name in rows:
+            games.setdefault(row.game, []).append((row, name))
+        return tuple(
+            Leaderboard(
+                game=game,
+                ratings=tuple(_wire(row, name) for row, name in listed[:limit]),
+                next_offset=next_offset(0, limit, len(listed)),
+            )
+            for game, listed in games.items()
+        )
 
     async def profile(self, player: Player) -> PlayerProfile:
         """Return `player`'s ratings, one per game they have played a rated match of."""

@@ -228,19 +228,24 @@ def referee_time_control(tc: wire.TimeControl | None) -> match.TimeControl | Non
     return match.TimeControl(tc.base_ms, tc.increment_ms, tc.move_cap_ms)
 
 
-def live_summary(live: LiveMatch, now_ms: int, wall_ms: int) -> wire.MatchSummary:
-    """Return the summary of a match in memory, as it stands."""
-    shown = match_state(live, None, now_ms, wall_ms)
+def live_summary(live: LiveMatch) -> wire.MatchSummary:
+    """Return the summary of a match in memory, as it stands.
+
+    Read from the referee's facts alone: a listing (the lobby lists 20 live matches on every
+    render) needs no position text, move list or legal moves, which `match_state` builds.
+    """
+    referee = live.referee
+    status = referee.status
     return wire.MatchSummary(
         match_id=live.id,
-        game=shown.game,
-        options=shown.options,
-        status=shown.status,
-        seats=shown.seats,
-        time_control=shown.time_control,
-        to_move=shown.to_move,
-        ply=len(shown.moves),
-        result=shown.result,
+        game=referee.game.name,
+        options=live.options,
+        status=status.value,
+        seats=seats(live),
+        time_control=time_control(referee.config.time_control),
+        to_move=referee.state.to_move if status is match.Status.ACTIVE else None,
+        ply=referee.ply,
+        result=None if referee.result is None else result(referee.result),
         created_time_ms=live.created_ms,
     )
 

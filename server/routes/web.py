@@ -11,6 +11,9 @@ Only these routes read the cookie: REST keeps the bearer token alone.
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,6 +39,7 @@ from server.deps import (
 from server.players import PlayerRegistry
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.web.pages import Pages
+from tournament.decks import DECKS
 
 router = APIRouter(prefix="/web", tags=["web pages"])
 
@@ -45,8 +49,16 @@ GUEST_COOKIE_SECONDS = 30 * 24 * 3600
 FORM_DEFAULTS: dict[str, str] = {
     "game": "tictactoe",
     "bots": "alphabeta:depth=2\ngreedy\nrandom",
+    "format": "round-robin",
     "games_per_pairing": "2",
     "seed": "0",
+    "ply_cap": "200",
+    "concurrency": "2",
+    "base_s": "",
+    "increment_s": "",
+    "move_cap_s": "",
+    "deck": "",
+    "openings": "",
     "start": "on",
 }
 """What the tournament form holds before anyone types in it."""
@@ -77,6 +89,7 @@ def tournaments_page(
             "guest": guest,
             "games": game_names(),
             "form": form or FORM_DEFAULTS,
+            "decks": tuple(DECKS.values()),
             "errors": errors,
         },
         status_code=422 if errors else 200,
@@ -134,23 +147,158 @@ def set_guest_cookie(response: Response, request: Request, token: str) -> None:
     )
 
 
-def _form_body(form: dict[str, str]) -> TournamentCreate:
-    """Return the tournament the form asks for; ValueError saying what is wrong."""
-    bots = tuple(line.strip() for line in form.get("bots", "").splitlines() if line.strip())
-    numbers: dict[str, int] = {}
-    for field, label in (("games_per_pairing", "games per pairing"), ("seed", "seed")):
-        try:
-            numbers[field] = int(form.get(field, "") or FORM_DEFAULTS[field])
-        except ValueError:
-            raise ValueError(f"{label}: a whole number, please") from None
+FORGET_NEXT = re.compile(r"/[A-Za-z0-9_\-/]*")
+"""Where `POST /web/guest/forget` may send the browser next: a path of this server."""
+
+
+@router.post(
+    "/guest/forget",
+    status_code=status.HTTP_303_SEE_OTHER,
+    response_class=RedirectResponse,
+    responses={
+        303: {"description": "See Other: the page named by `next` (else the tournaments page)"},
+        403: ERRORS[403],
+    },
+    dependencies=[Depends(check_origin)],
+)
+async def forget_guest(request: Request) -> Response:
+    """Forget this browser's guest player: its cookie is cleared (the player and what it did
+    stay, under its name); go to the form's `next` path, else the tournaments page."""
+    received = await request.form()
+    wanted = received.get("next")
+    # A path of this server only ("//host" is another site's), never a URL.
+    target = "/tournaments"
+    if isinstance(wanted, str) and FORGET_NEXT.fullmatch(wanted) and not wanted.startswith("//"):
+        target = wanted
+    response = RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
+    response.delete_cookie(
+        GUEST_COOKIE,
+        path="/",
+        secure=request.url.scheme == "https",
+        httponly=True,
+        samesite="strict",
+    )
+    return response
+
+
+FORM_LABELS: dict[str, str] = {
+    "game": "Game",
+    "bots": "Players",
+    "format": "Format",
+    "games_per_pairing": "Games per pairing",
+    "seed": "Seed",
+    "ply_cap": "Ply cap",
+    "concurrency": "Games at once",
+    "time_control": "Time control",
+    "base_ms": "Time per side",
+    "increment_ms": "Increment",
+    "move_cap_ms": "Most time for one move",
+    "openings": "Openings",
+}
+"""The form's label of each field of `TournamentCreate`, to say where a refused value is."""
+
+MAX_FORM_SECONDS = 7 * 24 * 3600
+"""The most seconds a time field of the form takes (the wire's limits are checked after)."""
+
+SHOWN_CHARACTERS = 40
+"""How much of a refused value an error repeats."""
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _whole(form: dict[str, str], field: str) -> int:
+    """Return the form's whole number `field` (its default when left empty)."""
+    text = form.get(field, "").strip() or FORM_DEFAULTS[field]
     try:
-        return TournamentCreate(game=form.get("game", ""), bots=bots, **numbers)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in problem['loc'])}: {problem['msg']}"
-            for problem in error.errors()
+        return int(text)
+    except ValueError:
+        shown = text[:SHOWN_CHARACTERS]
+        raise ValueError(f"{FORM_LABELS[field]}: a whole number, please, not {shown!r}") from None
+
+
+def _milliseconds(form: dict[str, str], field: str, label: str) -> int | None:
+    """Return the form's `field`, seconds (a decimal), in ms; None when left empty."""
+    text = form.get(field, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= MAX_FORM_SECONDS:  # NaN fails this too
+        raise ValueError(
+            f"{label}: a number of seconds from 0 to {MAX_FORM_SECONDS}, please, "
+            f"not {text[:SHOWN_CHARACTERS]!r}"
         )
-        raise ValueError(problems) from None
+    return round(seconds * 1000)
+
+
+def _time_control(form: dict[str, str]) -> dict[str, int] | None:
+    """Return the time control the form asks for, None (untimed) without a time per side."""
+    base = _milliseconds(form, "base_s", "Time per side")
+    increment = _milliseconds(form, "increment_s", "Increment")
+    cap = _milliseconds(form, "move_cap_s", "Most time for one move")
+    if base is None:
+        if increment or cap is not None:
+            raise ValueError(
+                "Time control: an increment or a most time for one move needs a time per side"
+            )
+        return None
+    control = {"base_ms": base, "increment_ms": increment or 0}
+    if cap is not None:
+        control["move_cap_ms"] = cap
+    return control
+
+
+def _openings(form: dict[str, str]) -> str | tuple[str, ...] | None:
+    """Return the openings the form names: a deck, a list, or None for the game's default."""
+    deck = form.get("deck", "").strip()
+    listed = _lines(form.get("openings", ""))
+    if deck and listed:
+        raise ValueError("Openings: name a deck or list openings, not both")
+    return deck or listed or None
+
+
+def _problem(problem: Mapping[str, Any]) -> str:
+    """Say one refused value of the form: its label (and line), and what is wrong."""
+    where = [str(part) for part in problem["loc"]]
+    label = FORM_LABELS.get(where[0], where[0]) if where else "the form"
+    if where and where[0] == "time_control" and len(where) > 1:
+        label = FORM_LABELS.get(where[1], where[1])
+    elif len(where) > 1 and where[1].isdigit():
+        label += f", line {int(where[1]) + 1}"
+    elif where[:2] == ["openings", "list"] and len(where) > 2:
+        label += f", line {int(where[2]) + 1}"
+    return f"{label}: {problem['msg']}"
+
+
+def _form_body(form: dict[str, str]) -> TournamentCreate:
+    """Return the tournament the form asks for; ValueError saying what is wrong (each
+    refused field by its label, all of them at once)."""
+    body: dict[str, Any] = {
+        "game": form.get("game", ""),
+        "bots": _lines(form.get("bots", "")),
+        "format": form.get("format", "") or FORM_DEFAULTS["format"],
+    }
+    problems: list[str] = []
+    for field in ("games_per_pairing", "seed", "ply_cap", "concurrency"):
+        try:
+            body[field] = _whole(form, field)
+        except ValueError as error:
+            problems.append(str(error))
+    for field, read in (("time_control", _time_control), ("openings", _openings)):
+        try:
+            body[field] = read(form)
+        except ValueError as error:
+            problems.append(str(error))
+    if problems:
+        raise ValueError("; ".join(problems))
+    try:
+        return TournamentCreate(**body)
+    except ValidationError as error:
+        raise ValueError("; ".join(_problem(p) for p in error.errors())) from None
 
 
 @router.post(

@@ -160,17 +160,22 @@ class TournamentStore:
                 )
             ).all()
             ids = [row.id for row in rows[:limit]]
-            counted = await session.execute(
-                select(GameRow.tournament_id, func.count())
-                .where(GameRow.tournament_id.in_(ids), GameRow.result.is_not(None))
-                .group_by(GameRow.tournament_id)
-            )
-            done = {tournament_id: count for tournament_id, count in counted.all()}
+            done: dict[str, int] = {}
+            owners: dict[int, str] = {}
+            # No tournament (the lobby of a new server, and a page past the end) asks no more.
+            if ids:
+                counted = await session.execute(
+                    select(GameRow.tournament_id, func.count())
+                    .where(GameRow.tournament_id.in_(ids), GameRow.result.is_not(None))
+                    .group_by(GameRow.tournament_id)
+                )
+                done = {tournament_id: count for tournament_id, count in counted.all()}
             owner_ids = {row.created_by for row in rows[:limit] if row.created_by is not None}
-            found = await session.execute(
-                select(Player.id, Player.name).where(Player.id.in_(owner_ids))
-            )
-            owners = {player_id: name for player_id, name in found}
+            if owner_ids:
+                found = await session.execute(
+                    select(Player.id, Player.name).where(Player.id.in_(owner_ids))
+                )
+                owners = {player_id: name for player_id, name in found}
         return TournamentList(
             tournaments=tuple(
                 TournamentSummary(

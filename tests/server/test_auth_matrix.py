@@ -240,6 +240,7 @@ ROWS = [
     # The browser's routes: a guest for anyone; the form takes the guest cookie alone (this
     # matrix sends bearer tokens, which the form refuses; tests/server/test_web.py has the cookie).
     Row("POST", "/web/guest", (303, 303, 303, 303)),
+    Row("POST", "/web/guest/forget", (303, 303, 303, 303)),
     Row("POST", "/web/tournaments", (401, 401, 401, 401)),
     # Playing in the browser (tests/server/test_web_play.py has the cookie's own matrix): the
     # play form and a join make a guest for a browser without one, so a bearer token changes

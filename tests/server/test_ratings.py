@@ -298,3 +298,7 @@ async def test_a_players_history_and_every_games_leaderboard(engine: AsyncEngine
     assert [board.game for board in boards] == ["checkers", "tictactoe"]
     assert [[r.player for r in board.ratings] for board in boards] == [["ada"], ["ada"]]
     assert [board.next_offset for board in boards] == [1, 1]
+    # One query for every game says what each game's own leaderboard says (the lobby's).
+    for limit in (1, 2, 3):
+        each = [await service.leaderboard(game, limit=limit) for game in ("checkers", "tictactoe")]
+        assert list(await service.leaderboards(limit=limit)) == each

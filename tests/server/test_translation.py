@@ -103,3 +103,57 @@ def test_a_stored_result_from_before_the_codes_is_shown_with_its_broad_reason() 
     assert (old.reason, old.code, old.description) == ("rules", None, "three in a row")
     new = translation.stored_result(1, "bot_failure", "Black (house bot x) crashed: boom")
     assert (new.reason, new.code) == ("adjudication", "bot_failure")
+
+
+def summary_from_state(live: LiveMatch, now_ms: int) -> wire.MatchSummary:
+    """The summary as the full state tells it (what `live_summary` once built it from)."""
+    state = translation.match_state(live, None, now_ms, 1_000)
+    return wire.MatchSummary(
+        match_id=live.id,
+        game=state.game,
+        options=state.options,
+        status=state.status,
+        seats=state.seats,
+        time_control=state.time_control,
+        to_move=state.to_move,
+        ply=len(state.moves),
+        result=state.result,
+        created_time_ms=live.created_ms,
+    )
+
+
+def test_a_live_summary_reads_the_referee_as_the_full_state_does() -> None:
+    """The lobby's cheap summary (no position, moves or legal moves built) says what the full
+    state says, at every stage: waiting, each move, and over (a win and a resignation)."""
+    clock = match.TimeControl(60_000, 1_000, None)
+    for ending in ("rules", "resign"):
+        referee = Referee(match.MatchConfig(get_game("tictactoe", {}), None, clock, 3))
+        live = LiveMatch(
+            id="m_summary",
+            referee=referee,
+            options={},
+            players=[1, None],
+            names=["alice", None],
+            bot_specs=[None, None],
+            created_ms=5,
+            challenged=[None, 2],
+            challenged_names=[None, "bob"],
+        )
+        assert translation.live_summary(live) == summary_from_state(live, 0)
+        live.players[1], live.names[1] = 2, "bob"
+        live.challenged, live.challenged_names = [None, None], [None, None]
+        referee.start(0)
+        now = 0
+        moves = ("4", "0", "3", "6", "5") if ending == "rules" else ("4",)
+        for move in moves:
+            assert translation.live_summary(live) == summary_from_state(live, now)
+            now += 100
+            referee.move(referee.state.to_move, move, now)
+        if ending == "resign":
+            referee.resign(1, now + 1)
+        summary = translation.live_summary(live)
+        assert summary == summary_from_state(live, now + 1)
+        assert summary.status == "finished" and summary.to_move is None
+        assert summary.ply == len(moves) and summary.result is not None
+        assert summary.result.winner == 0
+        assert summary.time_control == wire.TimeControl(base_ms=60_000, increment_ms=1_000)

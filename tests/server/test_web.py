@@ -349,3 +349,110 @@ def test_a_browser_guest_creates_a_tournament_from_the_form(tmp_path: Path) -> N
             assert guest == client.cookies["arena_guest"]
     finally:
         server.stop()
+
+
+def test_a_guest_forgets_itself_and_its_cookie_is_cleared(tmp_path: Path) -> None:
+    with sqlite_server(tmp_path) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        client.post("/web/guest")
+        page = client.get("/tournaments", headers=HTML)
+        name = re.search(r'You are <a href="/players/(guest-[0-9a-f]{10})">', page.text)
+        assert name is not None and 'action="/web/guest/forget"' in page.text
+        # Another site's page cannot make the browser forget its guest.
+        foreign = client.post("/web/guest/forget", headers={"Origin": "https://evil.example"})
+        assert foreign.status_code == 403
+        assert client.cookies.get("arena_guest")
+
+        forgot = client.post("/web/guest/forget", data={"next": "/tournaments"})
+        assert forgot.status_code == 303 and forgot.headers["location"] == "/tournaments"
+        cookie = forgot.headers["set-cookie"].lower()
+        assert cookie.startswith('arena_guest=""') and "max-age=0" in cookie
+        assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
+        assert client.cookies.get("arena_guest") is None
+        page = client.get("/tournaments", headers=HTML)
+        assert 'action="/web/guest"' in page.text and "You are" not in page.text
+        assert client.post("/web/tournaments", data={"bots": "random\ngreedy"}).status_code == 401
+        # The player stays, under its name.
+        assert client.get(f"/players/{name.group(1)}").status_code == 200
+
+        # Forgetting goes to a path of this server only (and works without a guest).
+        for wanted in ("https://evil.example/", "//evil.example/x", "/a b", "/x\n", None):
+            data = {} if wanted is None else {"next": wanted}
+            away = client.post("/web/guest/forget", data=data)
+            assert away.status_code == 303 and away.headers["location"] == "/tournaments"
+        assert client.post("/web/guest/forget", data={"next": "/"}).headers["location"] == "/"
+
+
+def test_the_tournament_form_takes_what_an_organiser_sets(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "g",
+        rate_tournaments_per_player="100/minute",
+        rate_tournaments_per_address="100/minute",
+    )
+    server = start_server(settings)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            client.post("/web/guest")
+            page = client.get("/tournaments", headers=HTML).text
+            for field in ("format", "base_s", "increment_s", "move_cap_s", "deck", "openings"):
+                assert f'name="{field}"' in page
+            assert '<option value="acf-3move">' in page
+            body = {
+                "game": "checkers",
+                "bots": "random\ngreedy\nrandom:seed=2",
+                "format": "gauntlet",
+                "games_per_pairing": "4",
+                "seed": "7",
+                "ply_cap": "30",
+                "concurrency": "3",
+                "base_s": "90",
+                "increment_s": "0.5",
+                "move_cap_s": "10",
+                "deck": "acf-3move",
+            }
+            created = client.post("/web/tournaments", data=body)
+            assert created.status_code == 303, created.text
+            spec = client.get(created.headers["location"]).json()["spec"]
+            assert spec["format"] == "gauntlet"
+            assert (spec["games_per_pairing"], spec["seed"]) == (4, 7)
+            assert (spec["ply_cap"], spec["concurrency"]) == (30, 3)
+            assert spec["time_control"] == {
+                "base_ms": 90_000,
+                "increment_ms": 500,
+                "move_cap_ms": 10_000,
+            }
+            assert spec["openings"] == "acf-3move"
+
+            listed = {**body, "deck": "", "openings": "11-15 23-19\n\n9-13 22-18\n"}
+            created = client.post("/web/tournaments", data=listed)
+            assert created.status_code == 303, created.text
+            spec = client.get(created.headers["location"]).json()["spec"]
+            assert spec["openings"] == ["11-15 23-19", "9-13 22-18"]
+            untimed = {**body, "base_s": "", "increment_s": "", "move_cap_s": "", "deck": ""}
+            created = client.post("/web/tournaments", data=untimed)
+            spec = client.get(created.headers["location"]).json()["spec"]
+            assert spec["time_control"] is None and spec["openings"] is None
+
+            # Each refusal names the field by its label, with what was wrong; all at once.
+            refusals = {
+                "Time per side: a number of seconds": {"base_s": "soon"},
+                "Increment: a number of seconds": {"increment_s": "-1"},
+                "Time control: an increment": {"base_s": "", "move_cap_s": ""},
+                "Openings: name a deck or list openings, not both": {"openings": "11-15"},
+                "Games at once: Input should be less than or equal to 16": {"concurrency": "17"},
+                "Ply cap: a whole number": {"ply_cap": "many"},
+                "Format: Input should be": {"format": "swiss"},
+                "Players, line 2:": {"bots": "random\nNot A Bot"},
+                "Time per side: Input should be greater than or equal to 1": {"base_s": "0"},
+            }
+            for expected, change in refusals.items():
+                refused = client.post("/web/tournaments", data={**body, **change})
+                assert refused.status_code == 422, (change, refused.text)
+                assert expected in refused.text, (change, refused.text)
+            both = client.post("/web/tournaments", data={**body, "seed": "x", "ply_cap": "y"})
+            assert "Seed: a whole number" in both.text and "Ply cap: a whole number" in both.text
+            # A deck of another game is the service's refusal, shown the same way.
+            other = client.post("/web/tournaments", data={**body, "game": "connect4"})
+            assert other.status_code == 422 and "acf-3move" in other.text
+    finally:
+        server.stop()
