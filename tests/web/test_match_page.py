@@ -87,6 +87,10 @@ def test_a_spectator_sees_every_move_live_in_order_with_clocks(
             waiting = "bob" if mover == "ann" else "ann"
             expect(page.locator("#status")).to_have_text(f"{waiting} to move")
     expect(page.locator(f"{MOVES} .move")).to_have_text([move for move, _ in TIC_TAC_TOE])
+    # Each live move shows its thinking time as the record has it (move_made's elapsed_ms).
+    recorded = api.get(f"/matches/{match_id}/record", headers={"Arena-Protocol-Version": "1.2"})
+    times = [f"{m['elapsed_ms'] / 1000:.1f} s" for m in recorded.json()["moves"]]
+    expect(page.locator(f"{MOVES} > .meta")).to_have_text(times)
     expect(page.locator("#status")).to_contain_text("ann won")
     # Both clocks stopped: neither is marked running.
     expect(page.locator(".clock.running")).to_have_count(0)
