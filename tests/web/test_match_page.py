@@ -237,6 +237,19 @@ def test_a_house_bot_answers_on_the_page(page: Page, api: httpx.Client) -> None:
     expect(page.locator("#position-text")).to_have_text(state["position"])
 
 
+def test_a_long_bot_spec_wraps_at_phone_width(page: Page, api: httpx.Client) -> None:
+    tokens = players(api)
+    spec = "mcts:simulations=60,seed=3"
+    body = {"game": "tictactoe", "seats": ["ann", {"bot": spec}]}
+    created = api.post("/matches", json=body, headers=tokens["ann"])
+    assert created.status_code == 201, created.text
+    page.set_viewport_size(PHONE)
+    page.goto(f"/matches/{created.json()['match_id']}")
+    expect(page.locator("h1")).to_contain_text(spec)
+    # The title's one long word wraps instead of widening the page sideways.
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+
+
 def test_the_replay_is_usable_by_keyboard(page: Page, api: httpx.Client) -> None:
     tokens = players(api)
     match_id = start_match(api, "tictactoe", tokens)
