@@ -5,7 +5,9 @@
 Starts `arena serve` on a free port with a fresh SQLite file (the REST rate limits lifted for
 the seeding, as the benches do), fills it over REST the way users would (two players who play a
 checkers match, a Connect Four game against a house bot, a finished tic-tac-toe game, a Nim
-game, a round-robin tournament of house bots played to its end), then opens each page in
+game, a round-robin tournament of house bots played to its end; in the browser, a guest starts
+a checkers game against a house bot from the lobby's form and uploads the reference endgame
+solver to the grader), then opens each page in
 Debian's Chromium (by path, as tests/web does: `ARENA_CHROMIUM` or `chromium` on PATH) and
 saves it at a desktop and a phone width. Each PNG is reduced to a 64-colour palette (Pillow,
 from the dev extras), so the committed images stay small.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import socket
 import subprocess
@@ -31,11 +34,13 @@ from pathlib import Path
 
 import httpx
 from PIL import Image
-from playwright.sync_api import Page, ViewportSize, sync_playwright
+from playwright.sync_api import Locator, Page, ViewportSize, sync_playwright
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DESKTOP = ViewportSize(width=1100, height=760)
 PHONE = ViewportSize(width=390, height=760)
+PUBLIC_SUITE = REPO_ROOT / "grader" / "examples" / "endgame-puzzles.json"
+REFERENCE = REPO_ROOT / "grader" / "reference" / "endgame_solver.py"
 COLOURS = 64
 """Palette size of the committed images: the pages use a handful of flat colours."""
 
@@ -68,7 +73,13 @@ def arena_server(folder: Path) -> Iterator[str]:
         f"ARENA_RATE_{name}": "1000000/minute"
         for name in ("REGISTRATIONS_PER_ADDRESS", "MATCHES_PER_PLAYER", "MATCHES_PER_ADDRESS")
     }
-    env = {**os.environ, **lifted, "ARENA_GRADER_DIR": str(folder / "grader")}
+    env = {
+        **os.environ,
+        **lifted,
+        "ARENA_GRADER_DIR": str(folder / "grader"),
+        # The public example suite: five puzzles, a quick real grading.
+        "ARENA_GRADER_ENDGAME_SUITE": str(PUBLIC_SUITE),
+    }
     command = [str(arena), "serve", "--port", str(port), "--database", database]
     with open(folder / "server.log", "wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -178,7 +189,44 @@ def seed(http: httpx.Client) -> dict[str, str]:
         "tournament": f"/tournaments/{tournament}",
         "player": "/players/ann",
         "grader": "/grader",
+        "api-docs": "/docs",
     }
+
+
+def first_legal_move(panel: Locator) -> list[str]:
+    """Return the squares of the first legal move the play panel offers, in clicking order."""
+    legal = str(panel.get_attribute("data-legal-moves")).split()
+    return re.split(r"[-x]", legal[0])
+
+
+def as_a_guest(page: Page) -> dict[str, str]:
+    """Play a few moves against a house bot and upload to the grader, as a browser's guest
+    does; return the pages only that guest sees (its game in play mode, its graded job)."""
+    page.goto("/")
+    form = page.locator("form.play-form")
+    form.get_by_label("Game").select_option("checkers")
+    form.get_by_label("House bot").select_option("alphabeta:depth=4")
+    form.get_by_label("Time control").select_option("5+3")
+    form.locator('input[name="colour"][value="first"]').check()
+    form.get_by_role("button", name="Play").click()
+    page.wait_for_url("**/matches/m_*")
+    game = page.url.removeprefix(page.url.split("/matches/")[0])
+    panel = page.locator("#play[data-turn=you]")
+    for played in (1, 2):
+        panel.wait_for()
+        for number in first_legal_move(panel):
+            page.locator(f'#board rect.hit[data-square="{number}"]').click()
+        page.locator("#moves li").nth(2 * played - 1).wait_for()  # the bot's answer
+    # The next move half entered: its piece chosen, the squares it may go to marked.
+    panel.wait_for()
+    page.locator(f'#board rect.hit[data-square="{first_legal_move(panel)[0]}"]').click()
+    page.goto("/grader")
+    page.set_input_files("#files", files=[str(REFERENCE)])
+    page.get_by_role("button", name="Upload and grade").click()
+    page.wait_for_url("**/grader/jobs/*")
+    job = page.url.removeprefix(page.url.split("/grader/")[0])
+    page.locator("#report .total").wait_for(timeout=120_000)
+    return {"play": game, "grader-job": job}
 
 
 def shoot(page: Page, path: str, target: Path) -> None:
@@ -202,10 +250,18 @@ def main() -> None:
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=find_chromium())
             try:
+                guest = browser.new_context(viewport=DESKTOP, base_url=base)
+                own = as_a_guest(guest.new_page())
                 for width, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-                    context = browser.new_context(viewport=viewport, base_url=base)
+                    context = (
+                        guest
+                        if viewport is DESKTOP
+                        else browser.new_context(
+                            viewport=viewport, base_url=base, storage_state=guest.storage_state()
+                        )
+                    )
                     page = context.new_page()
-                    for name, path in pages.items():
+                    for name, path in {**pages, **own}.items():
                         target = args.out / f"{name}-{width}.png"
                         shoot(page, path, target)
                         print(f"{target}: {target.stat().st_size:,} bytes")

@@ -670,7 +670,8 @@ class MoveMade(WireMessage):
 
     `ply` counts the moves played so far, this one included (the first move has ply 1).
     `position`, `to_move` and `legal_moves` describe the position after the move; a move that
-    ends the match is followed by a `match_ended` with the same `seq`.
+    ends the match is followed by a `match_ended` with the same `seq`. `elapsed_ms` (since 1.2)
+    is the mover's thinking time as the server measured it, as in the match record.
     """
 
     type: Literal["move_made"] = "move_made"
@@ -683,6 +684,11 @@ class MoveMade(WireMessage):
     to_move: Seat | None
     legal_moves: tuple[MoveText, ...] = ()
     clocks: Clocks | None = None
+    elapsed_ms: Ms | None = Field(
+        default=None,
+        json_schema_extra={SINCE: "1.2"},
+        description="The mover's thinking time, as the server measured it.",
+    )
     search: SearchField = None
 
 

@@ -90,6 +90,9 @@ def create_app(settings: Settings) -> FastAPI:
         description="Matches and tournaments between game-playing search bots over REST and "
         "WebSockets, and a hosted checkers autograder.",
         lifespan=lifespan,
+        # `/docs` is Arena's own page (server/routes/api_docs.py): FastAPI's load from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.pages = Pages()

@@ -117,6 +117,7 @@ def move_made(live: LiveMatch, accepted: match.MoveAccepted, wall_ms: int) -> wi
         to_move=referee.state.to_move if active else None,
         legal_moves=referee.legal_texts(),
         clocks=clocks,
+        elapsed_ms=accepted.elapsed_ms,
         search=search_of(live, accepted.seq),
     )
 

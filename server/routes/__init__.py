@@ -36,6 +36,7 @@ from server.routes import (
     web_play,
     ws,
 )
+from server.routes.api_docs import install_api_docs
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +168,7 @@ def install(app: FastAPI) -> None:
     app.include_router(web_play.router)
     app.include_router(grader.router)
     app.include_router(ws.router)
+    install_api_docs(app)
     app.mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static")
     app.add_exception_handler(ProtocolError, _protocol_error)
     app.add_exception_handler(RequestValidationError, _validation_error)

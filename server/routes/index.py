@@ -27,7 +27,6 @@ router = APIRouter(tags=["server"])
 
 LINKS: tuple[tuple[str, str], ...] = (
     ("/docs", "API documentation: every route, tried from the browser"),
-    ("/redoc", "the same API documentation, as one page"),
     ("/openapi.json", "the OpenAPI description of the REST API"),
     ("/protocol/schema", "the JSON Schema of every WebSocket message and REST body"),
     ("/health", "whether the server is up, and its database"),

@@ -937,14 +937,25 @@ def test_search_statistics_need_depth_and_nodes_and_refuse_non_finite_scores() -
 
 def test_clients_older_than_1_2_never_see_search_statistics() -> None:
     made = MoveMade(
-        match_id="m1", seq=2, ply=1, seat=0, move="11-15", position="", to_move=1, search=SEARCH
+        match_id="m1",
+        seq=2,
+        ply=1,
+        seat=0,
+        move="11-15",
+        position="",
+        to_move=1,
+        elapsed_ms=830,
+        search=SEARCH,
     )
-    assert json.loads(dump_server_message(made))["search"]["nodes"] == 15_234
+    newest = json.loads(dump_server_message(made))
+    assert newest["search"]["nodes"] == 15_234 and newest["elapsed_ms"] == 830
     for version in ("1.0", "1.1"):
         older = json.loads(dump_server_message(made, version))
-        assert "search" not in older
-        assert parse_server_message(json.dumps(older)) == made.model_copy(update={"search": None})
-    assert newer_fields(MoveMade, (1, 1)) == {"search": True}
+        assert "search" not in older and "elapsed_ms" not in older
+        assert parse_server_message(json.dumps(older)) == made.model_copy(
+            update={"search": None, "elapsed_ms": None}
+        )
+    assert newer_fields(MoveMade, (1, 1)) == {"elapsed_ms": True, "search": True}
     assert newer_fields(MatchRecord, (1, 1)) == {"moves": {"__all__": {"search": True}}}
     record = next(m for m in REST_EXAMPLES if isinstance(m, MatchRecord)).model_copy(
         update={"moves": (RecordedMove(ply=1, seat=0, move="9", elapsed_ms=1, search=SEARCH),)}

@@ -21,7 +21,7 @@ def test_the_index_lists_places_that_all_answer(live_server: RunningServer) -> N
         # Every REST route the index names is a route of the app (no stale link).
         openapi = client.get("/openapi.json").json()["paths"]
         for path in index["links"]:
-            assert path in openapi or path in ("/docs", "/redoc", "/openapi.json"), path
+            assert path in openapi or path in ("/docs", "/openapi.json"), path
 
 
 def test_a_browser_gets_a_page_with_links(live_server: RunningServer) -> None:

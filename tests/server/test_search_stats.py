@@ -149,7 +149,7 @@ def test_a_bad_search_is_refused_and_the_match_is_unchanged(
         assert http.get(f"/matches/{match_id}").json()["moves"] == []
 
 
-async def test_move_made_carries_the_search_to_clients_of_1_2_only(
+async def test_move_made_carries_the_search_and_time_to_clients_of_1_2_only(
     live_server: RunningServer,
 ) -> None:
     async with httpx.AsyncClient(base_url=live_server.url, timeout=30) as http:
@@ -182,6 +182,10 @@ async def test_move_made_carries_the_search_to_clients_of_1_2_only(
         watched = await receive(watcher, "move_made", "1.0")
         assert theirs["move"] == watched["move"] == "4"
         assert "search" not in theirs and "search" not in watched
+        # The mover's thinking time comes with the move since 1.2, as the record has it.
+        assert "elapsed_ms" not in theirs and "elapsed_ms" not in watched
+        recorded = (await http.get(f"/matches/{match_id}/record", headers=V12)).json()
+        assert mine["elapsed_ms"] == recorded["moves"][0]["elapsed_ms"] >= 0
         for ws in (ws_a, ws_b, watcher):
             await ws.close()
 

@@ -172,7 +172,7 @@ HEADER = [
     {"href": "/"},
     {"href": "/"},
     {"href": "/tournaments"},
-    {"href": "/grader/profiles"},
+    {"href": "/grader"},
     {"href": "/docs"},
 ]
 """The skip link, the brand and the main navigation: the first stops of every page."""

@@ -87,6 +87,10 @@ def test_a_spectator_sees_every_move_live_in_order_with_clocks(
             waiting = "bob" if mover == "ann" else "ann"
             expect(page.locator("#status")).to_have_text(f"{waiting} to move")
     expect(page.locator(f"{MOVES} .move")).to_have_text([move for move, _ in TIC_TAC_TOE])
+    # Each live move shows its thinking time as the record has it (move_made's elapsed_ms).
+    recorded = api.get(f"/matches/{match_id}/record", headers={"Arena-Protocol-Version": "1.2"})
+    times = [f"{m['elapsed_ms'] / 1000:.1f} s" for m in recorded.json()["moves"]]
+    expect(page.locator(f"{MOVES} > .meta")).to_have_text(times)
     expect(page.locator("#status")).to_contain_text("ann won")
     # Both clocks stopped: neither is marked running.
     expect(page.locator(".clock.running")).to_have_count(0)
@@ -231,6 +235,19 @@ def test_a_house_bot_answers_on_the_page(page: Page, api: httpx.Client) -> None:
     expect(page.locator("#board svg text")).to_have_count(2)
     state = api.get(f"/matches/{match_id}").json()
     expect(page.locator("#position-text")).to_have_text(state["position"])
+
+
+def test_a_long_bot_spec_wraps_at_phone_width(page: Page, api: httpx.Client) -> None:
+    tokens = players(api)
+    spec = "mcts:simulations=60,seed=3"
+    body = {"game": "tictactoe", "seats": ["ann", {"bot": spec}]}
+    created = api.post("/matches", json=body, headers=tokens["ann"])
+    assert created.status_code == 201, created.text
+    page.set_viewport_size(PHONE)
+    page.goto(f"/matches/{created.json()['match_id']}")
+    expect(page.locator("h1")).to_contain_text(spec)
+    # The title's one long word wraps instead of widening the page sideways.
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
 
 
 def test_the_replay_is_usable_by_keyboard(page: Page, api: httpx.Client) -> None:

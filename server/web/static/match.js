@@ -245,7 +245,13 @@ function handle(message) {
       break;
     }
     case "move_made":
-      addMove(message.ply, message.seat, message.move, message.position);
+      addMove(
+        message.ply,
+        message.seat,
+        message.move,
+        message.position,
+        message.elapsed_ms == null ? "" : `${(message.elapsed_ms / 1000).toFixed(1)} s`,
+      );
       article.dataset.seq = String(message.seq);
       if (status === "waiting") status = "active";
       setClocks(message.clocks);
