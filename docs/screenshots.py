@@ -34,7 +34,7 @@ from pathlib import Path
 
 import httpx
 from PIL import Image
-from playwright.sync_api import Locator, Page, ViewportSize, sync_playwright
+from playwright.sync_api import FilePayload, Locator, Page, ViewportSize, sync_playwright
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DESKTOP = ViewportSize(width=1100, height=760)
@@ -195,8 +195,8 @@ def seed(http: httpx.Client) -> dict[str, str]:
 
 def first_legal_move(panel: Locator) -> list[str]:
     """Return the squares of the first legal move the play panel offers, in clicking order."""
-    legal = str(panel.get_attribute("data-legal-moves")).split()
-    return re.split(r"[-x]", legal[0])
+    legal = panel.locator("#legal-moves option").first.get_attribute("value")
+    return re.split(r"[-x]", str(legal))
 
 
 def as_a_guest(page: Page) -> dict[str, str]:
@@ -217,11 +217,13 @@ def as_a_guest(page: Page) -> dict[str, str]:
         for number in first_legal_move(panel):
             page.locator(f'#board rect.hit[data-square="{number}"]').click()
         page.locator("#moves li").nth(2 * played - 1).wait_for()  # the bot's answer
-    # The next move half entered: its piece chosen, the squares it may go to marked.
     panel.wait_for()
-    page.locator(f'#board rect.hit[data-square="{first_legal_move(panel)[0]}"]').click()
     page.goto("/grader")
-    page.set_input_files("#files", files=[str(REFERENCE)])
+    # The assignment's program is checkers.py: the reference solver, as a student names it.
+    upload = FilePayload(
+        name="checkers.py", mimeType="text/x-python", buffer=REFERENCE.read_bytes()
+    )
+    page.set_input_files("#files", files=[upload])
     page.get_by_role("button", name="Upload and grade").click()
     page.wait_for_url("**/grader/jobs/*")
     job = page.url.removeprefix(page.url.split("/grader/")[0])
@@ -252,12 +254,13 @@ def main() -> None:
             try:
                 guest = browser.new_context(viewport=DESKTOP, base_url=base)
                 own = as_a_guest(guest.new_page())
+                cookies = guest.storage_state()
                 for width, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
                     context = (
                         guest
                         if viewport is DESKTOP
                         else browser.new_context(
-                            viewport=viewport, base_url=base, storage_state=guest.storage_state()
+                            viewport=viewport, base_url=base, storage_state=cookies
                         )
                     )
                     page = context.new_page()
