@@ -33,6 +33,7 @@ from server.deps import (
     PagesDep,
     PlayersDep,
     TournamentsDep,
+    count_guest_registration,
     limit_registration,
     limit_web_tournament_creation,
 )
@@ -132,6 +133,19 @@ async def new_guest(players: PlayerRegistry) -> tuple[Player, str]:
     """
     token, token_hash = new_token()
     return await players.register_guest(token_hash), token
+
+
+async def guest_or_new(
+    request: Request, players: PlayerRegistry, guest: Player | None
+) -> tuple[Player, str | None]:
+    """Return the browser's guest, making one when it has none (a form posted by a browser
+    without a guest: the play form, an upload), counted as a registration against its address
+    like `POST /web/guest`. The token is the new guest's, for `set_guest_cookie`; None when the
+    browser already had its guest."""
+    if guest is not None:
+        return guest, None
+    await count_guest_registration(request)
+    return await new_guest(players)
 
 
 def set_guest_cookie(response: Response, request: Request, token: str) -> None:

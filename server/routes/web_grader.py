@@ -33,18 +33,16 @@ from server.deps import (
     OptionalGuestDep,
     PagesDep,
     PlayersDep,
-    RateLimiterDep,
     SettingsDep,
     get_grading,
     get_pages,
     get_players,
-    limit_registration,
     limit_web_upload,
     optional_guest,
 )
 from server.grading import GradingService
 from server.routes.uploads import UploadLimitRoute, read_uploads
-from server.routes.web import check_origin, new_guest, set_guest_cookie
+from server.routes.web import check_origin, guest_or_new, set_guest_cookie
 from server.web.pages import Pages, wants_html
 
 
@@ -178,7 +176,6 @@ async def upload_from_form(
     grading: GradingDep,
     settings: SettingsDep,
     players: PlayersDep,
-    limiter: RateLimiterDep,
     pages: PagesDep,
     guest: OptionalGuestDep,
 ) -> Response:
@@ -198,10 +195,7 @@ async def upload_from_form(
         return grader_page(
             request, pages, grading, guest, "choose the files of your program, or one .zip", profile
         )
-    token = None
-    if guest is None:
-        await limit_registration(request, limiter)
-        guest, token = await new_guest(players)
+    guest, token = await guest_or_new(request, players, guest)
     try:
         uploads = await read_uploads(files, settings.grader_max_upload_bytes)
         job = await grading.submit(profile, uploads, guest.id)

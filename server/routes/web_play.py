@@ -38,14 +38,12 @@ from server.deps import (
     PlayersDep,
     ServiceDep,
     SettingsDep,
-    count_guest_registration,
     limit_web_match_creation,
 )
 from server.matches import MatchService
-from server.players import PlayerRegistry
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.matches import MatchPath
-from server.routes.web import check_origin, new_guest, set_guest_cookie
+from server.routes.web import check_origin, guest_or_new, set_guest_cookie
 from server.settings import Settings
 from server.web.pages import Pages
 from server.web.play import (
@@ -174,17 +172,6 @@ def _play_form_again(
     )
 
 
-async def _guest_or_new(
-    request: Request, players: PlayerRegistry, guest: Player | None
-) -> tuple[Player, str | None]:
-    """Return the browser's guest, making one (counted as a registration) when it has none;
-    the token is the new guest's, for its cookie (None: the browser has its guest)."""
-    if guest is not None:
-        return guest, None
-    await count_guest_registration(request)
-    return await new_guest(players)
-
-
 @router.post(
     "/play",
     status_code=status.HTTP_303_SEE_OTHER,
@@ -217,7 +204,7 @@ async def play_house_bot(
     except ValueError as error:
         return _play_form_again(pages, request, settings, form, str(error), guest)
     # A rate limit (429) is answered as it is, not as the form.
-    guest, token = await _guest_or_new(request, players, guest)
+    guest, token = await guest_or_new(request, players, guest)
     try:
         state = await service.create_match(asked.match_create(guest.name), creator=guest)
     except ProtocolError as error:
@@ -256,7 +243,7 @@ async def join_from_page(
     received = await request.form()
     seat_text = received.get("seat")
     seat = int(seat_text) if seat_text in ("0", "1") else None
-    guest, token = await _guest_or_new(request, players, guest)
+    guest, token = await guest_or_new(request, players, guest)
     try:
         await service.join(match_id, guest, seat)
     except ProtocolError as error:
