@@ -94,8 +94,10 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
     return "\n".join(
         [
             f"Arena on {base} (API docs at {base}/docs), database {settings.database_url}",
+            f"Open {base}/ in a browser to play a house bot, watch matches and tournaments, "
+            "and grade an assignment.",
             f"House bots: {', '.join(settings.house_bots) or 'none'} (any bot spec works).",
-            "Play checkers against a house bot: paste these lines into another terminal.",
+            "Or play checkers over REST: paste these lines into another terminal.",
             f'  BASE={base} NAME=you-$RANDOM READ="{READ_FIELD}"',
             f"  TOKEN=$(curl -s -X POST $BASE/players {json_header} "
             '-d "{\\"name\\": \\"$NAME\\"}" | python3 -c "$READ" token)',
