@@ -10,11 +10,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from protocol.messages import GradingJob, GradingProfiles
+from protocol.messages import GradingProfiles
 from server.settings import Settings
 from server.web.pages import CONTENT_SECURITY_POLICY
 from tests.server.conftest import RunningServer, start_server
-from tests.server.test_grading import grading_settings, zipped
+from tests.server.test_grading import grading_settings, wait_done, zipped
 
 HTML = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
 FAILING = b"import sys\nsys.exit(3)\n"
@@ -40,19 +40,6 @@ def form_upload(
         files=[("files", (name, data, "text/x-python")) for name, data in files.items()],
         headers={"Origin": str(client.base_url).rstrip("/"), **HTML, **headers},
     )
-
-
-def wait_finished(client: httpx.Client, job_id: str, timeout: float = 120.0) -> GradingJob:
-    """Follow the job as its page's script does (by the guest cookie) until it is finished."""
-    deadline = time.monotonic() + timeout
-    while True:
-        response = client.get(f"/web/grader/jobs/{job_id}")
-        assert response.status_code == 200, response.text
-        job = GradingJob.model_validate_json(response.text)
-        if job.status in ("done", "error"):
-            return job
-        assert time.monotonic() < deadline, f"job {job_id} still {job.status}"
-        time.sleep(0.1)
 
 
 def test_the_grader_page_shows_the_profiles_and_the_form_and_programs_get_json(
@@ -130,7 +117,7 @@ def test_who_may_upload_and_see_a_job(grader_server: RunningServer) -> None:
 
         # Before it is finished, a browser asking for the report is sent to the job's page.
         report_path = f"{job_path}/report.html"
-        job = wait_finished(uploader, job_id)
+        job = wait_done(uploader, job_id, place="/web/grader/jobs")
         assert job.status == "done" and job.score == 0 and job.max_score
 
         finished = uploader.get(job_path, headers=HTML)
