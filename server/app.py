@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
+from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
@@ -67,6 +68,7 @@ def create_app(settings: Settings) -> FastAPI:
         service.listeners.append(ratings.on_broadcast)
         grading = GradingService(app.state.sessions, settings)
         app.state.grading = grading
+        app.state.courses = CourseService(app.state.sessions, settings, grading)
         app.state.rate_limiter = RateLimiter(settings)
         try:
             await tournaments.resume()
