@@ -16,6 +16,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
@@ -56,6 +57,7 @@ LINK_COLUMNS = ("student_id", "name", "email", "role", "invite_url")
 _RELATIVE = re.compile(r"^(?P<sign>[+-])(?P<parts>(?:\d+[wdhm])+)$")
 _PART = re.compile(r"(\d+)([wdhm])")
 _UNIT_SECONDS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
+_TIME_COLUMNS = frozenset({"created", "released", "due", "submitted", "last submitted"})
 
 
 def register(app: typer.Typer) -> None:
@@ -132,11 +134,24 @@ def _when_option(option: str, text: str | None, now: datetime) -> str | None:
         raise fail(f"{option}: {error}") from None
 
 
-def format_time(ms: int | None) -> str:
-    """Return an epoch-ms time as this machine's local time with its offset, to the minute."""
+def format_time(ms: int | None, *, short: bool = False) -> str:
+    """Return an epoch-ms time in this machine's time zone, to the minute: ISO-8601 with the
+    offset, or `short` without it (for tables, whose caption names the zone once)."""
     if ms is None:
         return "-"
-    return datetime.fromtimestamp(ms / 1000, UTC).astimezone().isoformat(timespec="minutes")
+    when = datetime.fromtimestamp(ms / 1000, UTC).astimezone()
+    return when.strftime("%Y-%m-%d %H:%M") if short else when.isoformat(timespec="minutes")
+
+
+def _table(title: str, columns: Sequence[str], *, whole: Collection[str] = ()) -> Table:
+    """Return a table with `columns`; those in `whole` (ids, times) are never wrapped or cut
+    short, and a table with times says their zone in its caption."""
+    has_times = any(name in whole for name in _TIME_COLUMNS)
+    offset = datetime.now(UTC).astimezone().isoformat(timespec="minutes")[-6:]
+    table = Table(title=escape(title), caption=f"times in UTC{offset}" if has_times else None)
+    for name in columns:
+        table.add_column(name, no_wrap=name in whole, overflow="fold")
+    return table
 
 
 # Finding courses, assignments, members by name ---------------------------------------------------
@@ -228,15 +243,13 @@ def list_command(server: ServerOpt = DEFAULT_SERVER, token: TokenOpt = None) -> 
     if not courses.courses:
         console.print("you are in no course yet: `arena course create NAME` makes one")
         return
-    table = Table(title="your courses")
-    for column in ("id", "name", "your role", "created"):
-        table.add_column(column, justify="right" if column == "id" else "left")
+    table = _table("your courses", ("id", "name", "your role", "created"), whole={"id", "created"})
     for course in courses.courses:
         table.add_row(
             str(course.course_id),
             escape(course.name),
             course.role,
-            format_time(course.created_time_ms),
+            format_time(course.created_time_ms, short=True),
         )
     console.print(table)
 
@@ -454,41 +467,46 @@ def assignment_list_command(
         console.print(escape(f"{course.name} has no assignment you can see yet"))
         return
     student = course.role == "student"
-    table = Table(title=escape(f"{course.name}: assignments"))
-    columns = ["id", "name", "profile", "due", "late", "per day", "counts", "tests"]
+    columns: tuple[str, ...]
     if student:
-        columns += ["attempts", "score", "left today"]
+        columns = ("id", "name", "due", "late", "attempts", "score", "left today")
     else:
-        columns += ["released"]
-    for column in columns:
-        table.add_column(column)
+        columns = ("id", "name", "released", "due", "policies")
+    table = _table(f"{course.name}: assignments", columns, whole={"id", "due", "released", "late"})
     for assignment in listed.assignments:
         late = (
             "hard"
             if assignment.late_policy == "hard"
-            else f"-{assignment.late_penalty_per_day:g}%/day, {assignment.late_days_max} d"
+            else f"-{assignment.late_penalty_per_day:g}%/d, {assignment.late_days_max}d"
         )
-        row = [
-            str(assignment.assignment_id),
-            escape(assignment.name),
-            assignment.profile,
-            format_time(assignment.due_time_ms),
-            late,
-            str(assignment.daily_limit),
-            assignment.score_policy,
-            f"{assignment.public_tests}+{assignment.private_tests} (v{assignment.suite_version})",
-        ]
+        due_text = format_time(assignment.due_time_ms, short=True)
         if student:
             score = "-" if assignment.score is None else f"{assignment.score:g}"
             if assignment.max_score is not None and assignment.score is not None:
                 score += f" / {assignment.max_score:g}"
-            row += [
+            row = [
+                str(assignment.assignment_id),
+                escape(assignment.name),
+                due_text,
+                late,
                 str(assignment.attempts or 0),
                 score,
                 str(assignment.submissions_left_today),
             ]
         else:
-            row += [format_time(assignment.release_time_ms)]
+            policies = (
+                f"{assignment.profile}; late: {late}; {assignment.daily_limit}/day; "
+                f"{assignment.score_policy} counts; before due: {assignment.before_due}; "
+                f"tests {assignment.public_tests} public + {assignment.private_tests} private "
+                f"(v{assignment.suite_version})"
+            )
+            row = [
+                str(assignment.assignment_id),
+                escape(assignment.name),
+                format_time(assignment.release_time_ms, short=True),
+                due_text,
+                escape(policies),
+            ]
         table.add_row(*row)
     console.print(table)
 
@@ -621,9 +639,7 @@ def roster_import_command(
             doing=f"import the roster into {course.name}",
         )
     result = RosterImport.model_validate(data)
-    table = Table(title=escape(f"{course.name}: roster import"))
-    for column in ("student id", "name", "email", "role", ""):
-        table.add_column(column)
+    table = _table(f"{course.name}: roster import", ("student id", "name", "email", "role", ""))
     for invite in result.created:
         member = invite.member
         row = (member.student_id, member.name, member.email, member.role)
@@ -669,14 +685,13 @@ def roster_list_command(
     with connect(server, token) as api:
         course = find_course(api, course_ref)
         roster = _members(api, course)
-    table = Table(title=escape(f"{course.name}: roster"))
-    for column in ("student id", "name", "email", "role", "member", "status"):
-        table.add_column(column)
+    columns = ("student id", "name", "email", "role", "member", "status")
+    table = _table(f"{course.name}: roster", columns, whole={"member"})
     for member in roster.members:
         status = (
             "enrolled"
             if member.dropped_time_ms is None
-            else f"dropped {format_time(member.dropped_time_ms)}"
+            else f"dropped {format_time(member.dropped_time_ms, short=True)}"
         )
         table.add_row(
             escape(member.student_id),
@@ -772,19 +787,22 @@ def submissions_command(
             doing=f"list the submissions to {assignment.name}",
         )
     listed = SubmissionList.model_validate(data)
-    table = Table(title=escape(f"{course.name}, {assignment.name}: submissions"))
-    for column in ("submission", "student", "submitted", "status", "score", "final", "late"):
-        table.add_column(column)
+    table = _table(
+        f"{course.name}, {assignment.name}: submissions",
+        ("submission", "student", "submitted", "status", "score"),
+        whole={"submission", "submitted", "status"},
+    )
     for item in listed.submissions:
-        late = f"{item.days_late} d" if item.late else ""
+        status = item.status + (f", regraded {item.regrades}x" if item.regrades else "")
+        score = _score(item.score, item.max_score)
+        if item.late:
+            score += f", {item.days_late} d late: {_score(item.final_score, None)}"
         table.add_row(
             item.submission_id,
             escape(item.student_id),
-            format_time(item.created_time_ms),
-            item.status + (f" (regraded {item.regrades}x)" if item.regrades else ""),
-            _score(item.score, item.max_score),
-            _score(item.final_score, None),
-            late,
+            format_time(item.created_time_ms, short=True),
+            status,
+            score,
         )
     console.print(table)
 
@@ -815,9 +833,8 @@ def gradebook_command(
         if csv_out is not None:
             export = api.get_text(f"{path}.csv", doing="export the gradebook")
     title = f"{course.name}, {assignment.name}: the {book.assignment.score_policy} score counts"
-    table = Table(title=escape(title))
-    for column in ("student id", "name", "score", "late", "attempts", "last submitted"):
-        table.add_column(column)
+    columns = ("student id", "name", "score", "late", "attempts", "last submitted")
+    table = _table(title, columns, whole={"score", "last submitted"})
     for row in book.rows:
         table.add_row(
             escape(row.student_id),
@@ -825,7 +842,7 @@ def gradebook_command(
             _score(row.score, row.max_score),
             f"{row.days_late} d" if row.late else "",
             str(row.attempts),
-            format_time(row.last_submitted_time_ms),
+            format_time(row.last_submitted_time_ms, short=True),
         )
     console.print(table)
     graded = sum(1 for row in book.rows if row.score is not None)

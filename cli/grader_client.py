@@ -186,16 +186,7 @@ def _course_upload(api: Api, course_ref: str, assignment_ref: str, profile: str 
 
 
 def _course_notes(submission: dict[str, Any]) -> None:
-    """Say what the course's policies did to the grade: hidden tests, the late penalty."""
-    if submission.get("filtered"):
-        hidden = submission.get("hidden_tests") or 0
-        console.print(
-            escape(
-                "before the due date you see part of your results"
-                + (f" ({hidden} private tests: their results after the due date)" if hidden else "")
-            ),
-            soft_wrap=True,
-        )
+    """Say what the late policy did to the grade (the server's summary says what is hidden)."""
     if submission.get("late") and submission.get("final_score") is not None:
         console.print(
             escape(
