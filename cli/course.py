@@ -111,7 +111,10 @@ def parse_when(text: str, now: datetime) -> datetime:
     if relative is not None:
         seconds = sum(int(n) * _UNIT_SECONDS[unit] for n, unit in _PART.findall(text))
         sign = -1 if relative["sign"] == "-" else 1
-        return now + timedelta(seconds=sign * seconds)
+        try:
+            return now + timedelta(seconds=sign * seconds)
+        except OverflowError:
+            raise ValueError(f"{text!r} is further from now than any date") from None
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         raise ValueError(f"{text!r} is a date without a time: write {text}T23:59 (or the time)")
     try:
@@ -159,7 +162,7 @@ def _table(title: str, columns: Sequence[str], *, whole: Collection[str] = ()) -
 
 def find_course(api: Api, ref: str) -> Course:
     """Return the course `ref` names (its id, or its name among the caller's courses)."""
-    if ref.isdigit():
+    if ref.isascii() and ref.isdigit():
         return Course.model_validate(api.call("GET", f"/courses/{ref}", doing=f"show course {ref}"))
     courses = CourseList.model_validate(api.call("GET", "/courses", doing="list your courses"))
     named = [course for course in courses.courses if course.name == ref]
@@ -174,7 +177,7 @@ def find_course(api: Api, ref: str) -> Course:
 def find_assignment(api: Api, course: Course, ref: str) -> Assignment:
     """Return the assignment `ref` names in `course` (its id, or its name)."""
     base = f"/courses/{course.course_id}/assignments"
-    if ref.isdigit():
+    if ref.isascii() and ref.isdigit():
         data = api.call("GET", f"{base}/{ref}", doing=f"show assignment {ref}")
         return Assignment.model_validate(data)
     listed = AssignmentList.model_validate(
@@ -332,13 +335,24 @@ def _policies(
     return {key: value for key, value in fields.items() if value is not None}
 
 
-def _read_suite(path: Path) -> Any:
+def _read_suite(path: Path, profile: str) -> Any:
+    """Return a suite file's JSON once the grader's loader for `profile` accepts it, or exit 2
+    naming the problem (before anything is sent; the server checks it again)."""
+    from grader.agent_suite import AgentSuiteError, load_agent_suite
+    from grader.endgame_suite import PuzzleError, load_puzzles
+
     try:
+        if profile == "endgame":
+            load_puzzles(path)
+        else:
+            load_agent_suite(path)
         return json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise fail(f"cannot read {path}: {error.strerror}") from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise fail(f"{path} is not a JSON suite file: {error}") from None
+    except (PuzzleError, AgentSuiteError) as error:
+        raise fail(f"{error} (a suite of the {profile} profile is needed)") from None
+    except ValueError as error:
+        raise fail(f"{path} is not a JSON file: {error}") from None
 
 
 def _put_suite(api: Api, assignment: Assignment, suite: Any) -> Assignment:
@@ -417,7 +431,7 @@ def assignment_add_command(
         raise fail("--due is required: the due date, e.g. --due 2026-12-01T23:59 or --due +7d")
     if suite is not None and (public_count is not None or private_count is not None):
         raise fail("--suite gives the whole suite: leave out --public-count and --private-count")
-    suite_data = None if suite is None else _read_suite(suite)
+    suite_data = None if suite is None else _read_suite(suite, profile)
     body: dict[str, Any] = {"name": name, "profile": profile}
     body |= _policies(
         datetime.now(UTC),
@@ -565,10 +579,10 @@ def assignment_suite_command(
     token: TokenOpt = None,
 ) -> None:
     """Replace an assignment's suite (after a fix); then `arena course regrade` grades again."""
-    suite_data = _read_suite(suite)
     with connect(server, token) as api:
         course = find_course(api, course_ref)
-        assignment = _put_suite(api, find_assignment(api, course, assignment_ref), suite_data)
+        assignment = find_assignment(api, course, assignment_ref)
+        assignment = _put_suite(api, assignment, _read_suite(suite, assignment.profile))
     console.print(escape(describe(assignment)), soft_wrap=True)
     notes.print(
         escape(

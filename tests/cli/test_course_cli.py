@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
@@ -26,6 +27,7 @@ from tests.server.conftest import RunningServer, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
+PUBLIC = ROOT / "grader" / "examples" / "endgame-puzzles.json"
 GRADEBOOK_COLUMNS = [
     "student_id",
     "name",
@@ -207,19 +209,20 @@ def test_late_work_is_penalised_and_a_hard_deadline_refuses(
         row = next(r for r in csv.DictReader(handle) if r["student_id"] == "s1")
     assert float(row["score"]) == 1.5 and row["days_late"] == "1"
 
-    ok(
-        arena(
-            server,
-            staff,
-            "course",
-            "assignment",
-            "update",
-            "Search 101",
-            "hw",
-            "--late-policy",
-            "hard",
-        )
-    )
+    # A new suite (the 5 public examples), then the submission graded again with it.
+    replace = ("course", "assignment", "suite", "Search 101", "hw", str(PUBLIC))
+    assert "suite version 2: 5 public and 0 private tests" in ok(arena(server, staff, *replace))
+    submission = re.search(r"submission (\S+) queued", output)
+    assert submission is not None
+    regrade = ("course", "regrade", "Search 101", "hw", "--submission", submission[1], "--wait")
+    assert "1 graded, 0 failed" in ok(arena(server, staff, *regrade))
+    ok(arena(server, staff, "course", "gradebook", "Search 101", "hw", "--csv", str(export)))
+    with export.open(newline="") as handle:
+        row = next(r for r in csv.DictReader(handle) if r["student_id"] == "s1")
+    assert (float(row["score"]), float(row["max_score"])) == (3.75, 5)
+
+    hard = ("course", "assignment", "update", "Search 101", "hw", "--late-policy", "hard")
+    ok(arena(server, staff, *hard))
     refused = submit(server, invites["s2"], tmp_path)
     assert refused.exit_code == 2, refused.output
     assert "DEADLINE_PASSED" in refused.output
@@ -236,6 +239,14 @@ def test_a_reissued_link_replaces_the_old_one(server: RunningServer, tmp_path: P
     roster = ok(arena(server, staff, "course", "roster", "list", "Search 101"))
     assert "2 students enrolled" in roster
 
+    # A dropped student's link stops working; their place on the roster says so.
+    drop = ("course", "roster", "drop", "Search 101", "s1")
+    assert "no longer works" in ok(arena(server, staff, *drop))
+    dropped = arena(server, invites["s1"], "course", "list")
+    assert dropped.exit_code == 2 and "UNAUTHORIZED" in dropped.output
+    roster = ok(arena(server, staff, "course", "roster", "list", "Search 101"))
+    assert "1 student enrolled" in roster and "dropped" in roster
+
 
 def test_a_bad_roster_is_refused_whole_naming_the_line(
     server: RunningServer, tmp_path: Path
@@ -250,6 +261,18 @@ def test_a_bad_roster_is_refused_whole_naming_the_line(
     assert "0 students enrolled" in ok(
         arena(server, staff, "course", "roster", "list", "Search 101")
     )
+
+
+def test_a_suite_of_another_profile_is_refused_before_anything_is_sent(
+    server: RunningServer,
+) -> None:
+    staff = register(server, "prof")
+    ok(arena(server, staff, "course", "create", "Search 101"))
+    add = ("course", "assignment", "add", "Search 101", "hw", "--due", "+1d", "--profile", "agent")
+    refused = arena(server, staff, *add, "--suite", str(PUBLIC))
+    assert refused.exit_code == 2
+    assert "not an agent suite" in refused.output
+    assert "no assignment" in ok(arena(server, staff, "course", "assignment", "list", "Search 101"))
 
 
 def test_an_unknown_course_name_says_how_to_list_yours(server: RunningServer) -> None:
@@ -295,7 +318,12 @@ def test_a_date_without_a_zone_is_local_time() -> None:
 
 @pytest.mark.parametrize(
     ("text", "says"),
-    [("2026-12-01", "without a time"), ("next friday", "ISO-8601"), ("+7x", "ISO-8601")],
+    [
+        ("2026-12-01", "without a time"),
+        ("next friday", "ISO-8601"),
+        ("+7x", "ISO-8601"),
+        ("+99999999999w", "further from now than any date"),
+    ],
 )
 def test_an_unreadable_date_is_refused_saying_what_is_accepted(text: str, says: str) -> None:
     with pytest.raises(ValueError, match=says):
