@@ -4,8 +4,9 @@ A REST client of the server's course routes (docs/COURSE.md; the bodies are
 protocol/courses.py). COURSE is a course's id or its name, ASSIGNMENT an assignment's id or its
 name in the course, STUDENT_ID a roster's student id. Every command takes --server (or
 ARENA_SERVER) and --token (or ARENA_TOKEN). Exit status: 0 when done; 1 when `regrade --wait`
-ends with gradings that failed or runs out of time; 2 for a usage error, a refusal by the
-server (its code and message are printed) or a server that cannot be reached.
+ends with gradings that failed, or a wait (for a regrade, for a generated suite) runs out of
+time; 2 for a usage error, a refusal by the server (its code and message are printed) or a
+server that cannot be reached.
 """
 
 from __future__ import annotations
@@ -381,9 +382,15 @@ def describe(assignment: Assignment) -> str:
         f"{format_time(assignment.due_time_ms)}; {late}; "
         f"{plural(assignment.daily_limit, 'submission')} per student in any 24 hours; the "
         f"{assignment.score_policy} score counts; before the due date students see {seen}; "
-        f"suite version {assignment.suite_version}: {assignment.public_tests} public and "
-        f"{assignment.private_tests} private tests"
+        + _suite_text(assignment)
     )
+
+
+def _suite_text(assignment: Assignment) -> str:
+    tests = f"{assignment.public_tests} public and {assignment.private_tests} private tests"
+    if assignment.suite_version == 0:
+        return f"its suite of {tests} is being generated (submissions wait for it)"
+    return f"suite version {assignment.suite_version}: {tests}"
 
 
 def assignment_add_command(
@@ -418,14 +425,25 @@ def assignment_add_command(
         int | None,
         typer.Option("--private-count", help="Private tests of the generated suite (default 10)."),
     ] = None,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait/--no-wait",
+            help="Wait until the generated suite is ready (submissions are refused until then).",
+        ),
+    ] = True,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds to wait for the suite.")
+    ] = 3600.0,
     server: ServerOpt = DEFAULT_SERVER,
     token: TokenOpt = None,
 ) -> None:
     """Add an assignment with its dates and policies; the server generates its private suite.
 
     Defaults (the server's): released now, hard deadline, 10 submissions a day, the best score
-    counts, students see the public tests only before the due date. Generating the suite may
-    take a minute for the endgame profile (each puzzle is solved).
+    counts, students see the public tests only before the due date. An endgame suite takes
+    seconds per puzzle to generate (each is solved), in the background: the command waits for
+    it unless --no-wait, and exits 1 if it is not ready in --timeout seconds.
     """
     if due is None:
         raise fail("--due is required: the due date, e.g. --due 2026-12-01T23:59 or --due +7d")
@@ -445,23 +463,49 @@ def assignment_add_command(
         before_due,
     )
     if suite_data is not None:
-        # The generated suite is replaced at once: ask for the smallest one.
-        body |= {"public_count": 1, "private_count": 0}
+        body["suite"] = suite_data
     else:
         body |= {
             key: value
             for key, value in (("public_count", public_count), ("private_count", private_count))
             if value is not None
         }
-    with connect(server, token, timeout=600.0) as api:
+    with connect(server, token) as api:
         course = find_course(api, course_ref)
         path = f"/courses/{course.course_id}/assignments"
-        with notes.status("adding the assignment and generating its suite"):
-            data = api.call("POST", path, json=body, doing="add the assignment", expect=201)
+        data = api.call("POST", path, json=body, doing="add the assignment", expect=201)
         assignment = Assignment.model_validate(data)
-        if suite_data is not None:
-            assignment = _put_suite(api, assignment, suite_data)
+        if wait and assignment.suite_version == 0:
+            assignment = _wait_for_suite(api, assignment, timeout)
     console.print(escape(describe(assignment)), soft_wrap=True)
+
+
+def _wait_for_suite(api: Api, assignment: Assignment, timeout: float) -> Assignment:
+    """Poll the assignment until its generated suite is ready; exit 1 on timeout."""
+    path = f"/courses/{assignment.course_id}/assignments/{assignment.assignment_id}"
+    deadline = time.monotonic() + timeout
+    started = time.monotonic()
+    tests = assignment.public_tests + assignment.private_tests
+    with notes.status("") as status:
+        while assignment.suite_version == 0:
+            if time.monotonic() > deadline:
+                notes.print(
+                    escape(
+                        f"the suite of {assignment.name} is still being generated after "
+                        f"{timeout:g} s (the server's log says why if it failed); "
+                        "submissions are refused until it is ready"
+                    ),
+                    soft_wrap=True,
+                )
+                raise typer.Exit(1)
+            status.update(
+                f"generating the suite of {plural(tests, 'test')} "
+                f"({time.monotonic() - started:.0f} s)"
+            )
+            time.sleep(1.0)
+            data = api.call("GET", path, doing=f"show {assignment.name}")
+            assignment = Assignment.model_validate(data)
+    return assignment
 
 
 def assignment_list_command(
@@ -512,7 +556,11 @@ def assignment_list_command(
                 f"{assignment.profile}; late: {late}; {assignment.daily_limit}/day; "
                 f"{assignment.score_policy} counts; before due: {assignment.before_due}; "
                 f"tests {assignment.public_tests} public + {assignment.private_tests} private "
-                f"(v{assignment.suite_version})"
+                + (
+                    f"(v{assignment.suite_version})"
+                    if assignment.suite_version
+                    else "(being generated)"
+                )
             )
             row = [
                 str(assignment.assignment_id),
