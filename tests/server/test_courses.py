@@ -481,7 +481,7 @@ def test_an_assignment_is_hidden_from_students_until_released(course_server: Run
 
 
 @sandboxed
-def test_a_restart_grades_the_course_jobs_it_was_given(tmp_path: Path) -> None:
+def test_a_restart_grades_the_course_jobs_and_regrades_it_was_given(tmp_path: Path) -> None:
     settings = course_settings(
         Settings(
             database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
@@ -497,6 +497,9 @@ def test_a_restart_grades_the_course_jobs_it_was_given(tmp_path: Path) -> None:
         slow = b"import time, sys\ntime.sleep(5)\nsys.exit(1)\n"
         ids = [ada.submit(cid, aid, slow)["submission_id"] for _ in range(2)]
         ada_token = ada.http.headers["Authorization"]
+        # A regrade asked for before the stop is finished after the start.
+        regrade = prof.call("POST", f"/courses/{cid}/assignments/{aid}/regrade", 202)
+        assert regrade["total"] == 2
         # A suite being generated when the server stops is generated at the next start.
         generated = add_assignment(prof, cid, suite=None, public_count=1, private_count=0)
         assert generated["suite_version"] == 0
@@ -507,8 +510,10 @@ def test_a_restart_grades_the_course_jobs_it_was_given(tmp_path: Path) -> None:
         ada = Client(running.url, ada_token.removeprefix("Bearer "))
         for sid in ids:
             graded = ada.wait(cid, sid)
-            assert graded.status == "done" and graded.score == 0
+            assert graded.status == "done" and graded.score == 0 and graded.regrades == 1
         prof = Client(running.url, prof.http.headers["Authorization"].removeprefix("Bearer "))
+        progress = prof.call("GET", f"/courses/{cid}/regrades/{regrade['regrade_id']}", 200)
+        assert (progress["total"], progress["done"]) == (2, 2)
         path = f"/courses/{cid}/assignments/{generated['assignment_id']}"
         deadline = time.monotonic() + 300
         while prof.call("GET", path, 200)["suite_version"] == 0:
