@@ -59,6 +59,8 @@ _RELATIVE = re.compile(r"^(?P<sign>[+-])(?P<parts>(?:\d+[wdhm])+)$")
 _PART = re.compile(r"(\d+)([wdhm])")
 _UNIT_SECONDS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
 _TIME_COLUMNS = frozenset({"created", "released", "due", "submitted", "last submitted"})
+_TABLE_ROWS = 50
+"""Rows of a roster import's table (its links are all written or printed, whatever the count)."""
 
 
 def register(app: typer.Typer) -> None:
@@ -702,13 +704,13 @@ def roster_import_command(
         )
     result = RosterImport.model_validate(data)
     table = _table(f"{course.name}: roster import", ("student id", "name", "email", "role", ""))
-    for invite in result.created:
-        member = invite.member
+    changes = [(invite.member, "new") for invite in result.created]
+    changes += [(member, "updated") for member in result.updated]
+    for member, change in changes[:_TABLE_ROWS]:
         row = (member.student_id, member.name, member.email, member.role)
-        table.add_row(*map(escape, row), "new")
-    for member in result.updated:
-        row = (member.student_id, member.name, member.email, member.role)
-        table.add_row(*map(escape, row), "updated")
+        table.add_row(*map(escape, row), change)
+    if len(changes) > _TABLE_ROWS:
+        table.caption = f"the first {_TABLE_ROWS} of {len(changes):,}"
     console.print(table)
     console.print(
         f"{plural(len(result.created), 'new member')}, {len(result.updated):,} updated",
