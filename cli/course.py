@@ -20,7 +20,7 @@ import time
 from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -30,24 +30,16 @@ from rich.table import Table
 
 from cli.common import fail, plural
 from cli.rest import DEFAULT_SERVER, Api, ServerOpt, TokenOpt, connect
-from protocol.courses import (
-    Assignment,
-    AssignmentList,
-    AssignmentProfile,
-    BeforeDue,
-    Course,
-    CourseCreated,
-    CourseList,
-    Gradebook,
-    Invite,
-    LatePolicy,
-    Member,
-    MemberList,
-    Regrade,
-    RosterImport,
-    ScorePolicy,
-    SubmissionList,
-)
+
+if TYPE_CHECKING:
+    from protocol.courses import Assignment, Course, Invite, Member, MemberList, Regrade
+
+# The choices of the course bodies (protocol/courses.py), repeated so that `arena --help` does
+# not import pydantic; tests/cli/test_course_cli.py checks that they agree.
+AssignmentProfile = Literal["endgame", "agent"]
+LatePolicy = Literal["hard", "penalty"]
+ScorePolicy = Literal["best", "last"]
+BeforeDue = Literal["public", "score", "full"]
 
 console = Console(highlight=False)
 notes = Console(highlight=False, stderr=True)
@@ -165,6 +157,8 @@ def _table(title: str, columns: Sequence[str], *, whole: Collection[str] = ()) -
 
 def find_course(api: Api, ref: str) -> Course:
     """Return the course `ref` names (its id, or its name among the caller's courses)."""
+    from protocol.courses import Course, CourseList
+
     if ref.isascii() and ref.isdigit():
         return Course.model_validate(api.call("GET", f"/courses/{ref}", doing=f"show course {ref}"))
     courses = CourseList.model_validate(api.call("GET", "/courses", doing="list your courses"))
@@ -179,6 +173,8 @@ def find_course(api: Api, ref: str) -> Course:
 
 def find_assignment(api: Api, course: Course, ref: str) -> Assignment:
     """Return the assignment `ref` names in `course` (its id, or its name)."""
+    from protocol.courses import Assignment, AssignmentList
+
     base = f"/courses/{course.course_id}/assignments"
     if ref.isascii() and ref.isdigit():
         data = api.call("GET", f"{base}/{ref}", doing=f"show assignment {ref}")
@@ -208,6 +204,8 @@ def find_member(api: Api, course: Course, student_id: str) -> Member:
 
 
 def _members(api: Api, course: Course) -> MemberList:
+    from protocol.courses import MemberList
+
     data = api.call(
         "GET", f"/courses/{course.course_id}/members", doing=f"list the roster of {course.name}"
     )
@@ -225,6 +223,8 @@ def create_command(
     token: TokenOpt = None,
 ) -> None:
     """Create a course; you become its instructor. Prints your sign-in link for the web once."""
+    from protocol.courses import CourseCreated
+
     with connect(server, token) as api:
         created = CourseCreated.model_validate(
             api.call("POST", "/courses", json={"name": name}, doing="create the course", expect=201)
@@ -244,6 +244,8 @@ def create_command(
 
 def list_command(server: ServerOpt = DEFAULT_SERVER, token: TokenOpt = None) -> None:
     """List your courses and your role in each."""
+    from protocol.courses import CourseList
+
     with connect(server, token) as api:
         courses = CourseList.model_validate(api.call("GET", "/courses", doing="list your courses"))
     if not courses.courses:
@@ -359,6 +361,8 @@ def _read_suite(path: Path, profile: str) -> Any:
 
 
 def _put_suite(api: Api, assignment: Assignment, suite: Any) -> Assignment:
+    from protocol.courses import Assignment
+
     path = f"/courses/{assignment.course_id}/assignments/{assignment.assignment_id}/suite"
     data = api.call("PUT", path, json=suite, doing=f"take the suite of {assignment.name}")
     return Assignment.model_validate(data)
@@ -447,6 +451,8 @@ def assignment_add_command(
     seconds per puzzle to generate (each is solved), in the background: the command waits for
     it unless --no-wait, and exits 1 if it is not ready in --timeout seconds.
     """
+    from protocol.courses import Assignment
+
     if due is None:
         raise fail("--due is required: the due date, e.g. --due 2026-12-01T23:59 or --due +7d")
     if suite is not None and (public_count is not None or private_count is not None):
@@ -484,6 +490,8 @@ def assignment_add_command(
 
 def _wait_for_suite(api: Api, assignment: Assignment, timeout: float) -> Assignment:
     """Poll the assignment until its generated suite is ready; exit 1 on timeout."""
+    from protocol.courses import Assignment
+
     path = f"/courses/{assignment.course_id}/assignments/{assignment.assignment_id}"
     deadline = time.monotonic() + timeout
     started = time.monotonic()
@@ -514,6 +522,8 @@ def assignment_list_command(
     course_ref: CourseArg, server: ServerOpt = DEFAULT_SERVER, token: TokenOpt = None
 ) -> None:
     """List a course's assignments (a student sees the released ones, with their standing)."""
+    from protocol.courses import AssignmentList
+
     with connect(server, token) as api:
         course = find_course(api, course_ref)
         listed = AssignmentList.model_validate(
@@ -595,6 +605,8 @@ def assignment_update_command(
     Late penalties and counted scores are computed when read: a change applies at once to
     every submission already made (no regrade needed).
     """
+    from protocol.courses import Assignment
+
     body = _policies(
         datetime.now(UTC),
         release,
@@ -689,6 +701,8 @@ def roster_import_command(
     `arena course invite` (which makes the old one stop working). A file with a bad line is
     refused whole, with the line and column named.
     """
+    from protocol.courses import RosterImport
+
     try:
         content = roster.read_bytes()
     except OSError as error:
@@ -800,6 +814,8 @@ def invite_command(
     token: TokenOpt = None,
 ) -> None:
     """Issue a member a new invite link; their previous link stops working at once."""
+    from protocol.courses import Invite
+
     with connect(server, token) as api:
         course = find_course(api, course_ref)
         member = find_member(api, course, student_id)
@@ -838,6 +854,8 @@ def submissions_command(
     token: TokenOpt = None,
 ) -> None:
     """List an assignment's submissions: a student's own, or everyone's for staff."""
+    from protocol.courses import SubmissionList
+
     with connect(server, token) as api:
         course = find_course(api, course_ref)
         assignment = find_assignment(api, course, assignment_ref)
@@ -886,6 +904,8 @@ def gradebook_command(
     token: TokenOpt = None,
 ) -> None:
     """Show an assignment's gradebook (staff): each student's counted score, lateness, attempts."""
+    from protocol.courses import Gradebook
+
     with connect(server, token) as api:
         course = find_course(api, course_ref)
         assignment = find_assignment(api, course, assignment_ref)
@@ -943,6 +963,8 @@ def regrade_command(
     Regrades bypass the daily limit and count toward no one's attempts. With --wait, exits 1
     if a grading failed (the grader's fault, not the student's) or the time ran out.
     """
+    from protocol.courses import Regrade
+
     with connect(server, token) as api:
         course = find_course(api, course_ref)
         assignment = find_assignment(api, course, assignment_ref)
@@ -975,6 +997,8 @@ def regrade_command(
 
 def _follow_regrade(api: Api, regrade: Regrade, timeout: float) -> Regrade:
     """Poll the regrade until every job is graded, drawing its progress; exit 1 on timeout."""
+    from protocol.courses import Regrade
+
     deadline = time.monotonic() + timeout
     path = f"/courses/{regrade.course_id}/regrades/{regrade.regrade_id}"
     columns = (

@@ -15,11 +15,14 @@ import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import get_args
 
 import httpx
 import pytest
 from typer.testing import CliRunner, Result
 
+import cli.course
+import protocol.courses
 from cli.course import LINK_COLUMNS, parse_when
 from cli.main import create_cli
 from server.settings import Settings
@@ -328,3 +331,9 @@ def test_a_date_without_a_zone_is_local_time() -> None:
 def test_an_unreadable_date_is_refused_saying_what_is_accepted(text: str, says: str) -> None:
     with pytest.raises(ValueError, match=says):
         parse_when(text, NOW)
+
+
+@pytest.mark.parametrize("name", ["AssignmentProfile", "LatePolicy", "ScorePolicy", "BeforeDue"])
+def test_the_options_choices_are_the_protocols(name: str) -> None:
+    """The command repeats the protocol's choices so that `arena --help` needs no pydantic."""
+    assert get_args(getattr(cli.course, name)) == get_args(getattr(protocol.courses, name))
