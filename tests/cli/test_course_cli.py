@@ -103,19 +103,8 @@ def set_up_course(
     roster = tmp_path / "roster.csv"
     roster.write_text(ROSTER)
     links = tmp_path / "links.csv"
-    ok(
-        arena(
-            server,
-            staff,
-            "course",
-            "roster",
-            "import",
-            "Search 101",
-            str(roster),
-            "--links",
-            str(links),
-        )
-    )
+    command = ("course", "roster", "import", "Search 101", str(roster), "--links", str(links))
+    ok(arena(server, staff, *command))
     with links.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     return staff, {row["student_id"]: row["invite_url"].rsplit("/join/", 1)[1] for row in rows}
