@@ -13,6 +13,7 @@ import json
 import logging
 import secrets
 import shutil
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +45,8 @@ class GradingService:
         self._workers = GradingWorkers(settings, self._store, self._files)
         self._admitting = 0
         """Uploads past the queue check and not yet queued or refused: they hold their place."""
+        self._admitting_by: Counter[int | None] = Counter()
+        """The same, per uploader."""
 
     async def start(self) -> int:
         """Re-queue the jobs a previous run left queued or running; start the workers.
@@ -51,8 +54,8 @@ class GradingService:
         Returns the number of jobs re-queued. Makes no directory until a job needs one.
         """
         pending = await self._store.requeue_unfinished()
-        for job_id in pending:
-            self._workers.enqueue(job_id)
+        for job_id, owner in pending:
+            self._workers.enqueue(job_id, owner)
         self._workers.start()
         if pending:
             log.info("re-queued %d grading jobs", len(pending))
@@ -74,7 +77,8 @@ class GradingService:
         `player_id` None is an anonymous upload, which the route accepts only when
         `grader_allow_anonymous` is set; such a job is read by anyone holding its id. Raises
         ProtocolError: VALIDATION_ERROR for an unknown profile, BAD_SUBMISSION or
-        SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full. Nothing is
+        SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full or the player
+        has `grader_max_queued_per_player` jobs waiting already. Nothing is
         stored or queued when it raises; once it returns, the job survives a restart.
         """
         if profile not in MAIN_FILES:
@@ -100,11 +104,26 @@ class GradingService:
                 "most this server queues; nothing was queued: retry in a few minutes",
                 {"queue_limit": self._settings.grader_max_queued},
             )
+        per_player = self._settings.grader_max_queued_per_player
+        if (
+            player_id is not None
+            and self._workers.waiting_of(player_id) + self._admitting_by[player_id] >= per_player
+        ):
+            raise ProtocolError(
+                ErrorCode.QUEUE_FULL,
+                f"you have {per_player} submissions waiting to be graded, the most one player "
+                "may have waiting; nothing was queued: upload again once one of them is graded",
+                {"player_queue_limit": per_player},
+            )
         self._admitting += 1
+        self._admitting_by[player_id] += 1
         try:
             return await self._admit(profile, uploads, player_id)
         finally:
             self._admitting -= 1
+            self._admitting_by[player_id] -= 1
+            if not self._admitting_by[player_id]:
+                del self._admitting_by[player_id]
 
     async def _admit(
         self, profile: str, uploads: Sequence[Upload], player_id: int | None
@@ -130,7 +149,7 @@ class GradingService:
         except BaseException:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
             raise
-        self._workers.enqueue(job_id)
+        self._workers.enqueue(job_id, player_id)
         return self._view(row)
 
     async def job(self, job_id: str, viewer: int | None) -> GradingJob:

@@ -29,26 +29,26 @@ class JobStore:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
 
-    async def requeue_unfinished(self) -> list[str]:
-        """Store every job left `queued` or `running` as `queued`; return their ids, oldest first.
+    async def requeue_unfinished(self) -> list[tuple[str, int | None]]:
+        """Store every job left `queued` or `running` as `queued`; return them oldest first,
+        each as (job id, uploader's player id or None).
 
         A job that was running is graded again from the start.
         """
         async with self._sessions() as session:
-            rows = (
-                await session.execute(
-                    select(JobRow.id)
-                    .where(JobRow.status.in_(("queued", "running")))
-                    .order_by(JobRow.created_at, JobRow.id)
-                )
-            ).scalars()
-            pending = list(rows)
+            rows = await session.execute(
+                select(JobRow.id, JobRow.player_id)
+                .where(JobRow.status.in_(("queued", "running")))
+                .order_by(JobRow.created_at, JobRow.id)
+            )
+            unfinished = [(job_id, player_id) for job_id, player_id in rows]
+            pending = [job_id for job_id, _ in unfinished]
             if pending:
                 await session.execute(
                     update(JobRow).where(JobRow.id.in_(pending)).values(status="queued")
                 )
                 await session.commit()
-        return pending
+        return unfinished
 
     async def add(
         self, job_id: str, profile: str, files: list[str], player_id: int | None
