@@ -99,6 +99,8 @@ class Attempt:
 
     number: int
     kind: Kind
+    token: str = ""
+    """The token of the student who uploads it (one student, one upload)."""
     started: float = 0.0
     """time.monotonic() when the request was sent."""
     status: int | None = None
@@ -121,6 +123,7 @@ def send(client: httpx.Client, attempt: Attempt) -> None:
             "/grader/jobs",
             data={"profile": "endgame"},
             files=[("files", (n, d, "text/x-python")) for n, d in attempt.files().items()],
+            headers={"Authorization": f"Bearer {attempt.token}"},
         )
     except httpx.TransportError:
         return
@@ -185,9 +188,9 @@ def wait_for(what: str, condition: Callable[[], bool], timeout: float = 60.0) ->
         time.sleep(0.1)
 
 
-def upload_all(base: str, headers: dict[str, str], pending: Iterator[Attempt]) -> None:
+def upload_all(base: str, pending: Iterator[Attempt]) -> None:
     """Upload attempts from `pending` one after another until it is empty (one thread's share)."""
-    with httpx.Client(base_url=base, headers=headers, timeout=10) as client:
+    with httpx.Client(base_url=base, timeout=10) as client:
         for attempt in pending:
             send(client, attempt)
             time.sleep(0.05)
@@ -246,8 +249,9 @@ def test_a_server_killed_mid_burst_grades_every_accepted_upload_once_after_resta
         arena_serve(url, port=port, **env) as (process, base),
         httpx.Client(base_url=base, timeout=10) as client,
     ):
-        token = client.post("/players", json={"name": "deadline"}).json()["token"]
-        client.headers["Authorization"] = f"Bearer {token}"
+        for attempt in attempts.values():
+            response = client.post("/players", json={"name": f"student-{attempt.number}"})
+            attempt.token = response.json()["token"]
         for attempt in first:
             send(client, attempt)
         wait_for(
@@ -262,10 +266,7 @@ def test_a_server_killed_mid_burst_grades_every_accepted_upload_once_after_resta
         )
         # Both workers are busy: the burst fills the queue, then meets QUEUE_FULL.
         shared = Shared(burst)
-        threads = [
-            threading.Thread(target=upload_all, args=(base, dict(client.headers), shared))
-            for _ in range(3)
-        ]
+        threads = [threading.Thread(target=upload_all, args=(base, shared)) for _ in range(3)]
         for thread in threads:
             thread.start()
         wait_for(
@@ -298,7 +299,7 @@ def test_a_server_killed_mid_burst_grades_every_accepted_upload_once_after_resta
 
     with (
         arena_serve(url, port=port, **env) as (_process, base),
-        httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as client,
+        httpx.Client(base_url=base) as client,
     ):
         wait_for(
             "every stored job is graded",
@@ -309,7 +310,8 @@ def test_a_server_killed_mid_burst_grades_every_accepted_upload_once_after_resta
         accepted = [a for a in attempts.values() if a.status == 202]
         for attempt in accepted:
             assert attempt.job_id is not None
-            job = client.get(f"/grader/jobs/{attempt.job_id}").json()
+            auth = {"Authorization": f"Bearer {attempt.token}"}
+            job = client.get(f"/grader/jobs/{attempt.job_id}", headers=auth).json()
             assert (job["status"], job["score"], job["max_score"]) == (
                 "done",
                 attempt.kind.score,
