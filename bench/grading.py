@@ -390,7 +390,6 @@ async def bench_arena(args: argparse.Namespace, burst: list[Kind], tmp: Path) ->
         "ARENA_GRADER_DIR": str(tmp / "grader"),
         "ARENA_GRADER_WORKERS": str(args.workers),
         "ARENA_GRADER_UID_BASE": str(args.uid_base),
-        "ARENA_GRADER_MAX_QUEUED": str(args.max_queued or len(burst) + 10),
         "ARENA_GRADER_ENDGAME_SUITE": str(SUITES["endgame"]),
         "ARENA_GRADER_AGENT_SUITE": str(SUITES["agent"]),
         # One address registers every student and uploads for all of them: lift the
@@ -398,6 +397,8 @@ async def bench_arena(args: argparse.Namespace, burst: list[Kind], tmp: Path) ->
         "ARENA_RATE_REGISTRATIONS_PER_ADDRESS": "1000000/minute",
         "ARENA_RATE_UPLOADS_PER_ADDRESS": "1000000/minute",
     }
+    if args.max_queued:
+        env["ARENA_GRADER_MAX_QUEUED"] = str(args.max_queued)
     arena = Path(sys.executable).parent / "arena"
     log_file = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
@@ -638,7 +639,7 @@ def main() -> None:
         "--concurrency", type=int, default=64, help="uploads in flight at once (64)"
     )
     parser.add_argument(
-        "--max-queued", type=int, default=0, help="the server's queue limit (default: the burst)"
+        "--max-queued", type=int, default=0, help="the server's queue limit (default: its own)"
     )
     parser.add_argument("--uid-base", type=int, default=UID_BASE, help="sandbox uid of slot 0")
     parser.add_argument("--seed", type=int, default=1, help="seed of the upload order")
