@@ -124,6 +124,13 @@ def when(time_ms: int | None) -> str:
     return moment.strftime("%a %d %b %Y, %H:%M UTC")
 
 
+def short(time_ms: int | None) -> str:
+    """Return a time (epoch ms) in a table's few characters, in UTC: `23 Nov 14:05`."""
+    if time_ms is None:
+        return ""
+    return datetime.fromtimestamp(time_ms / 1000, UTC).strftime("%d %b %H:%M")
+
+
 def duration(ms: int) -> str:
     """Return a positive span of time, roughly: `3 days 4 h`, `2 h 5 min`, `12 min`."""
     minutes = max(1, math.ceil(ms / 60_000))
@@ -161,6 +168,15 @@ def late_policy(assignment: Assignment) -> str:
     )
 
 
+def late_short(assignment: Assignment) -> str:
+    """Say the late policy in a table's few words: `none accepted`, `-10% a day, 3 days`."""
+    if assignment.late_policy == "hard" or assignment.late_days_max == 0:
+        return "none accepted"
+    days = assignment.late_days_max
+    penalty = points(assignment.late_penalty_per_day)
+    return f"-{penalty}% a day, up to {days} day{'s' if days != 1 else ''}"
+
+
 BEFORE_DUE: Mapping[str, str] = {
     "public": "students see the public tests' results; the private tests' results come after "
     "the due date",
@@ -196,7 +212,7 @@ def hidden_note(submission: Submission) -> str | None:
         tests = "test" if submission.hidden_tests == 1 else "tests"
         return (
             f"{submission.hidden_tests} private {tests}: results after the due date. The score "
-            "above counts the tests shown."
+            "counts the tests shown."
         )
     return "The private tests' names and explanations are shown after the due date."
 
@@ -208,8 +224,10 @@ def _context(request: Request, viewer: Player | None, **values: Any) -> dict[str
         "protocol_version": PROTOCOL_VERSION,
         "viewer": viewer,
         "when": when,
+        "short": short,
         "points": points,
         "late_policy": late_policy,
+        "late_short": late_short,
         "now_ms": _now_ms(),
         **values,
     }
