@@ -105,11 +105,30 @@ class CourseUploadRoute(UploadLimitRoute):
         )
 
 
+class RosterFormRoute(UploadLimitRoute):
+    """The roster import's form: its body (a CSV file and pasted lines) cut off at the
+    upload limit while it is read, and a body past it answered with the roster saying so."""
+
+    requires_token = False
+
+    async def refuse(self, request: Request, error: ProtocolError) -> Response:
+        viewer = await optional_guest(request, await get_players(request))
+        courses, pages = await get_courses(request), await get_pages(request)
+        course_id = int(request.path_params["course_id"])
+        return await roster_page(request, pages, courses, viewer, course_id, error=error)
+
+
+SUBMISSIONS_FORM = "/web/courses/{course_id}/assignments/{assignment_id}/submissions"
+ROSTER_FORM = "/web/courses/{course_id}/members"
+BODY_LIMIT_EXEMPT = (("POST", SUBMISSIONS_FORM), ("POST", ROSTER_FORM))
+"""The forms that read their bodies under their own limit (the grader's upload limit)."""
+
 pages_router = APIRouter(tags=["web pages"], route_class=PageRoute, include_in_schema=False)
 router = APIRouter(tags=["web pages"], include_in_schema=False)
 uploads_router = APIRouter(
     tags=["web pages"], route_class=CourseUploadRoute, include_in_schema=False
 )
+roster_router = APIRouter(tags=["web pages"], route_class=RosterFormRoute, include_in_schema=False)
 
 # -- how the pages say things -------------------------------------------------------------------
 
@@ -613,7 +632,7 @@ async def show_roster(
 
 
 @uploads_router.post(
-    "/web/courses/{course_id}/assignments/{assignment_id}/submissions",
+    SUBMISSIONS_FORM,
     status_code=status.HTTP_303_SEE_OTHER,
     response_class=RedirectResponse,
     dependencies=[Depends(check_origin), Depends(limit_web_upload)],
@@ -713,8 +732,8 @@ async def _roster_file(request: Request) -> tuple[bytes, str]:
     return text.encode(), text
 
 
-@router.post(
-    "/web/courses/{course_id}/members",
+@roster_router.post(
+    ROSTER_FORM,
     response_class=HTMLResponse,
     dependencies=[Depends(check_origin)],
 )
@@ -859,3 +878,4 @@ async def gradebook_csv(
 
 router.include_router(pages_router)
 router.include_router(uploads_router)
+router.include_router(roster_router)
