@@ -10,7 +10,7 @@ fields with the scores a student may see (before the due date, filtered by the a
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AwareDatetime, Field, Strict, model_validator
 
@@ -173,9 +173,10 @@ class _AssignmentPolicies(WireModel):
 class AssignmentCreate(_AssignmentPolicies):
     """Create an assignment (request body).
 
-    Its suite is generated from a random seed: `public_count` public examples (visible to
-    students at once) and `private_count` private tests, unless a suite file is given later
-    (`PUT .../suite`). `release_at` defaults to now.
+    Its suite is `suite`, a suite file's JSON object (docs/GRADER.md) when given; otherwise
+    it is generated from a random seed: `public_count` public examples (visible to students
+    at once) and `private_count` private tests. `PUT .../suite` replaces it later.
+    `release_at` defaults to now.
     """
 
     type: Literal["assignment_create"] = "assignment_create"
@@ -191,10 +192,11 @@ class AssignmentCreate(_AssignmentPolicies):
     before_due: BeforeDue = "public"
     public_count: SuiteCount = 3
     private_count: SuiteCount = 10
+    suite: dict[str, Any] | None = None
 
     @model_validator(mode="after")
     def _some_tests(self) -> Self:
-        if self.public_count + self.private_count == 0:
+        if self.suite is None and self.public_count + self.private_count == 0:
             raise ValueError("a suite needs at least one test: public_count + private_count > 0")
         return self
 

@@ -26,6 +26,7 @@ from server.players import PlayerRegistry
 from server.ratelimit import RateLimitedError, RateLimiter, rate_limited_response
 from server.ratings import RatingService
 from server.routes import install
+from server.routes.courses import BODY_LIMIT_EXEMPT as COURSE_BODY_LIMIT_EXEMPT
 from server.settings import Settings
 from server.tournaments import TournamentService
 from server.web.pages import Pages
@@ -33,9 +34,13 @@ from server.web.security import NoSniff
 
 API_VERSION = "0.1.0"
 
-BODY_LIMIT_EXEMPT = (("POST", "/grader/jobs"), ("POST", "/web/grader/jobs"))
+BODY_LIMIT_EXEMPT = (
+    ("POST", "/grader/jobs"),
+    ("POST", "/web/grader/jobs"),
+    *COURSE_BODY_LIMIT_EXEMPT,
+)
 """The routes that take bodies over `max_body_bytes`: the grader's uploads (REST and the page's
-form), with their own limit."""
+form) and the course routes' uploads and roster imports, with their own limits."""
 
 
 def create_app(settings: Settings) -> FastAPI:

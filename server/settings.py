@@ -149,12 +149,6 @@ class Settings(BaseSettings):
         le=16 * 1024 * 1024,
         description="largest roster CSV (or JSON) imported at once, in bytes",
     )
-    course_max_suite_bytes: int = Field(
-        1024 * 1024,
-        ge=1024,
-        le=16 * 1024 * 1024,
-        description="largest suite file an instructor may give an assignment, in bytes",
-    )
     # --- limits: rates ---
     rate_limits_enabled: bool = Field(
         True,
