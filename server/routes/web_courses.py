@@ -223,19 +223,6 @@ def regrade_text(regrade: Regrade) -> str:
     )
 
 
-def hidden_note(submission: Submission) -> str | None:
-    """Say what a student's report leaves out before the due date, None when it is whole."""
-    if not submission.filtered:
-        return None
-    if submission.hidden_tests:
-        tests = "test" if submission.hidden_tests == 1 else "tests"
-        return (
-            f"{submission.hidden_tests} private {tests}: results after the due date. The score "
-            "counts the tests shown."
-        )
-    return "The private tests' names and explanations are shown after the due date."
-
-
 def _context(request: Request, viewer: Player | None, **values: Any) -> dict[str, Any]:
     return {
         "section": "courses",
@@ -315,6 +302,20 @@ def _signed_in(viewer: Player | None) -> Player:
 # -- signing in -------------------------------------------------------------------------------
 
 
+def check_join_origin(request: Request) -> None:
+    """Refuse a sign-in form posted from another site's page (FORBIDDEN), as `check_origin`.
+
+    The join page's `Referrer-Policy: no-referrer` makes the browser send its form with
+    `Origin: null`, so a null origin is taken when the browser's own Fetch Metadata says the
+    form came from this server's page (`Sec-Fetch-Site: same-origin`). Signing a browser in
+    from another site would let that site choose whose account the person works in.
+    """
+    origin = request.headers.get("origin")
+    if origin == "null" and request.headers.get("sec-fetch-site") == "same-origin":
+        return
+    check_origin(request)
+
+
 @router.get("/join/{token}")
 async def join_page(
     request: Request,
@@ -347,7 +348,7 @@ async def join_page(
     "/web/join",
     status_code=status.HTTP_303_SEE_OTHER,
     response_class=RedirectResponse,
-    dependencies=[Depends(check_origin)],
+    dependencies=[Depends(check_join_origin)],
 )
 async def join(request: Request, courses: CoursesDep, pages: PagesDep) -> Response:
     """Sign this browser in with an invite token (form field `token`): the cookie holds it;
@@ -521,7 +522,6 @@ async def submission_page(
             staff=staff,
             # report_body escapes every text it shows.
             report_html=None if report is None else Markup(report_body(report)),
-            hidden_note=hidden_note(submission),
         ),
     )
     response.headers.update(NO_STORE)

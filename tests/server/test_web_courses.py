@@ -116,10 +116,18 @@ def test_an_invite_link_signs_a_browser_in(course_server: RunningServer) -> None
             "/web/join", data={"token": token}, headers={"Origin": "https://evil.example"}
         )
         assert foreign.status_code == 403 and "set-cookie" not in foreign.headers
+        # The join page's no-referrer policy makes a browser send its form with `Origin: null`:
+        # taken only when the browser's Fetch Metadata says the form is this server's.
+        for site in ("cross-site", "same-site", None):
+            metadata = {"Sec-Fetch-Site": site} if site else {}
+            unsure = client.post(
+                "/web/join", data={"token": token}, headers={"Origin": "null", **metadata}
+            )
+            assert unsure.status_code == 403 and "set-cookie" not in unsure.headers, site
         signed = client.post(
             "/web/join",
             data={"token": token},
-            headers={"Origin": course_server.url, **HTML},
+            headers={"Origin": "null", "Sec-Fetch-Site": "same-origin", **HTML},
         )
         assert signed.status_code == 303
         assert signed.headers["location"] == f"/courses/{course.course_id}"
