@@ -87,6 +87,13 @@ class PageRoute(APIRoute):
         return super().matches(scope)
 
 
+def _path_id(request: Request, name: str) -> int | None:
+    """Return the id `name` of a request's path, None when it is not one (a refusal raised
+    before the route's own parameters are checked)."""
+    text = str(request.path_params.get(name, ""))
+    return int(text) if text.isdigit() and len(text) <= 10 else None
+
+
 class CourseUploadRoute(UploadLimitRoute):
     """The submission form's upload: the grader's upload limit on the raw body, no bearer
     token asked (the cookie says who submits), and an upload past the limit answered with the
@@ -98,8 +105,12 @@ class CourseUploadRoute(UploadLimitRoute):
         viewer = await optional_guest(request, await get_players(request))
         courses, grading = await get_courses(request), await get_grading(request)
         pages = await get_pages(request)
-        course_id = int(request.path_params["course_id"])
-        assignment_id = int(request.path_params["assignment_id"])
+        course_id, assignment_id = (
+            _path_id(request, "course_id"),
+            _path_id(request, "assignment_id"),
+        )
+        if course_id is None or assignment_id is None:
+            raise error
         return await assignment_page(
             request, pages, courses, grading, viewer, course_id, assignment_id, error
         )
@@ -114,7 +125,9 @@ class RosterFormRoute(UploadLimitRoute):
     async def refuse(self, request: Request, error: ProtocolError) -> Response:
         viewer = await optional_guest(request, await get_players(request))
         courses, pages = await get_courses(request), await get_pages(request)
-        course_id = int(request.path_params["course_id"])
+        course_id = _path_id(request, "course_id")
+        if course_id is None:
+            raise error
         return await roster_page(request, pages, courses, viewer, course_id, error=error)
 
 
@@ -131,8 +144,6 @@ uploads_router = APIRouter(
 roster_router = APIRouter(tags=["web pages"], route_class=RosterFormRoute, include_in_schema=False)
 
 # -- how the pages say things -------------------------------------------------------------------
-
-MS_PER_DAY = 24 * 3600 * 1000
 
 
 def when(time_ms: int | None) -> str:

@@ -27,7 +27,9 @@ WHO = ("anonymous", "submitter", "classmate", "outsider", "ta", "instructor")
 
 @pytest.fixture
 def course_server(server_settings: Settings) -> Iterator[RunningServer]:
-    running = start_server(grading_settings(server_settings, grader_workers=1))
+    running = start_server(
+        grading_settings(server_settings, grader_workers=1, grader_max_upload_bytes=4096)
+    )
     try:
         yield running
     finally:
@@ -303,3 +305,23 @@ def test_programs_get_json_at_the_pages_urls(course_server: RunningServer) -> No
         document: dict[str, Any] = client.get("/openapi.json").json()
         assert "/courses/{course_id}/roster" not in document["paths"]
         assert not any(path.startswith("/web/courses") for path in document["paths"])
+
+
+def test_an_upload_too_large_comes_back_on_the_assignments_page(
+    course_server: RunningServer,
+) -> None:
+    with httpx.Client(base_url=course_server.url, timeout=60) as client:
+        course = make_course(client, "yul", "student_id,name,email\ns1,Ann,ann@x.edu\n")
+        token = course.tokens["s1"]
+        # Past the files' limit (4096 bytes), and past the body's (the limit and 64 KiB).
+        for size in (5_000, 200_000):
+            answer = form_submit(client, course, token, b"#" * size)
+            assert answer.status_code == 413, (size, answer.text)
+            assert answer.headers["content-type"].startswith("text/html")
+            assert "Not submitted:" in answer.text and "4096 bytes" in answer.text
+            assert 'id="files"' in answer.text  # the form, to choose again
+        listed = client.get(
+            f"/courses/{course.course_id}/assignments/{course.assignment_id}/submissions",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert listed.json()["submissions"] == []
