@@ -269,7 +269,7 @@ def as_a_student(page: Page, course: dict[str, str]) -> dict[str, str]:
     submission = page.url.removeprefix(page.url.split("/courses/")[0])
     page.locator("#report .total").wait_for(timeout=120_000)
     return {
-        "course-student": course["course"],
+        "course": course["course"],
         "course-assignment-student": course["assignment"],
         "course-submission": submission,
     }
