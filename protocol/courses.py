@@ -10,9 +10,10 @@ fields with the scores a student may see (before the due date, filtered by the a
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import AwareDatetime, Field, Strict, model_validator
+from pydantic import AwareDatetime, BeforeValidator, Field, Strict, model_validator
 
 from protocol.messages import EpochMs, GradingProfileName, JobId, JobStatus, WireModel
 
@@ -56,10 +57,24 @@ StudentId = Annotated[
 Url = Annotated[str, Field(max_length=2048)]
 InviteToken = Annotated[str, Field(min_length=16, max_length=256)]
 Score = Annotated[float, Field(ge=0)]
-Percent = Annotated[float, Field(ge=0, le=100)]
+Percent = Annotated[float, Strict(), Field(ge=0, le=100)]
 LateDays = Annotated[int, Strict(), Field(ge=0, le=30)]
 DailyLimit = Annotated[int, Strict(), Field(ge=1, le=100)]
 SuiteCount = Annotated[int, Strict(), Field(ge=0, le=MAX_SUITE_TESTS)]
+
+
+def _date_text(value: Any) -> Any:
+    """Take a date-time as ISO-8601 text only (not a number of seconds, as pydantic would)."""
+    if not isinstance(value, str | datetime):
+        raise ValueError("a date-time is ISO-8601 text with a time zone")
+    return value
+
+
+DateTime = Annotated[
+    AwareDatetime,
+    BeforeValidator(_date_text),
+    Field(description="An ISO-8601 date-time with a time zone: 2026-12-01T23:59:00+01:00."),
+]
 
 
 class CourseCreate(WireModel):
@@ -182,8 +197,8 @@ class AssignmentCreate(_AssignmentPolicies):
     type: Literal["assignment_create"] = "assignment_create"
     name: CourseName
     profile: AssignmentProfile
-    release_at: AwareDatetime | None = None
-    due_at: AwareDatetime
+    release_at: DateTime | None = None
+    due_at: DateTime
     late_policy: LatePolicy = "hard"
     late_penalty_per_day: Percent = 0.0
     late_days_max: LateDays = 0
@@ -210,8 +225,8 @@ class AssignmentUpdate(_AssignmentPolicies):
 
     type: Literal["assignment_update"] = "assignment_update"
     name: CourseName | None = None
-    release_at: AwareDatetime | None = None
-    due_at: AwareDatetime | None = None
+    release_at: DateTime | None = None
+    due_at: DateTime | None = None
     late_policy: LatePolicy | None = None
     late_penalty_per_day: Percent | None = None
     late_days_max: LateDays | None = None
@@ -239,8 +254,11 @@ class Assignment(WireModel):
     daily_limit: DailyLimit
     score_policy: ScorePolicy
     before_due: BeforeDue
-    suite_version: Annotated[int, Strict(), Field(ge=1)]
+    suite_version: Annotated[int, Strict(), Field(ge=0)]
+    """1 for the first suite, one more at each change; 0 while a generated suite is being made
+    (submissions wait for it)."""
     public_tests: Annotated[int, Strict(), Field(ge=0)]
+    """The tests students see before the due date (while generated: the count asked for)."""
     private_tests: Annotated[int, Strict(), Field(ge=0)]
     released: bool
     attempts: Annotated[int, Strict(), Field(ge=0)] | None = None

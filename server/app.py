@@ -76,7 +76,8 @@ def create_app(settings: Settings) -> FastAPI:
         service.listeners.append(ratings.on_broadcast)
         grading = GradingService(app.state.sessions, settings)
         app.state.grading = grading
-        app.state.courses = CourseService(app.state.sessions, settings, grading)
+        courses = CourseService(app.state.sessions, settings, grading)
+        app.state.courses = courses
         app.state.rate_limiter = RateLimiter(settings)
         try:
             await tournaments.resume()
@@ -84,8 +85,10 @@ def create_app(settings: Settings) -> FastAPI:
             await ratings.resume()
             service.start_ticker()
             await grading.start()
+            await courses.start()
             yield
         finally:
+            await courses.close()
             await grading.close()
             await app.state.rate_limiter.close()
             await tournaments.close()

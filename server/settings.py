@@ -149,6 +149,13 @@ class Settings(BaseSettings):
         le=16 * 1024 * 1024,
         description="largest roster CSV (or JSON) imported at once, in bytes",
     )
+    course_suite_timeout_s: float = Field(
+        1800.0,
+        gt=0,
+        le=86_400,
+        description="longest a generated assignment suite may take (an endgame puzzle takes "
+        "seconds to certify); suites are generated one at a time, each in a child process",
+    )
     # --- limits: rates ---
     rate_limits_enabled: bool = Field(
         True,

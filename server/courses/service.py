@@ -12,10 +12,13 @@ cookie) first and answers protocol models (protocol.courses) or raises ProtocolE
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
+import logging
 import math
 import re
+import sys
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,6 +60,8 @@ from server.db.models import GradingJob as JobRow
 from server.grading import GradingService, Upload
 from server.grading.files import GraderFiles
 from server.settings import Settings
+
+log = logging.getLogger(__name__)
 
 STAFF = ("instructor", "ta")
 _FILENAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -114,6 +119,28 @@ class CourseService:
         self._files = GraderFiles(settings)
         self._submitting: dict[tuple[int, int], asyncio.Lock] = {}
         """One lock per (member, assignment): a student's submissions are counted one by one."""
+        self._suite_lock = asyncio.Lock()
+        """Held while an assignment's suite file and its row change together."""
+        self._generator = asyncio.Semaphore(1)
+        """Suites are generated one at a time: each keeps a CPU busy for minutes."""
+        self._generations: set[asyncio.Task[None]] = set()
+        self._children: set[asyncio.subprocess.Process] = set()
+
+    async def start(self) -> int:
+        """Generate the suites a previous run left ungenerated; return how many."""
+        pending = await self._store.generating()
+        for row in pending:
+            self._generate_later(row)
+        return len(pending)
+
+    async def close(self) -> None:
+        """Stop the suites' generation (what is unfinished is generated at the next start)."""
+        for child in list(self._children):
+            with contextlib.suppress(ProcessLookupError):
+                child.kill()
+        for task in list(self._generations):
+            task.cancel()
+        await asyncio.gather(*self._generations, return_exceptions=True)
 
     # -- courses -----------------------------------------------------------------------------
 
@@ -290,7 +317,11 @@ class CourseService:
         self, player: Player, course_id: int, body: AssignmentCreate
     ) -> Assignment:
         """Create an assignment (instructor) with its suite: the one given, or a generated one
-        of public and private tests (generation takes seconds per endgame puzzle).
+        of public and private tests.
+
+        An endgame suite takes seconds per puzzle to generate: the assignment is answered at
+        once with `suite_version` 0, and the suite is generated in the background (one at a
+        time, resumed after a restart); submissions wait for it (GRADER_UNAVAILABLE).
 
         QUOTA_EXCEEDED past `course_max_assignments`; VALIDATION_ERROR for a name the course
         already has.
@@ -300,6 +331,7 @@ class CourseService:
         if await self._store.count_assignments(course_id) >= limit:
             raise _quota(f"the course already has {limit} assignments, the most allowed", limit)
         now = _now()
+        generated_later = body.suite is None and body.profile == "endgame"
         fields = {
             "course_id": course_id,
             "name": body.name.strip(),
@@ -312,19 +344,23 @@ class CourseService:
             "daily_limit": body.daily_limit,
             "score_policy": body.score_policy,
             "before_due": body.before_due,
-            "suite_version": 1,
-            "public_tests": 0,
-            "private_tests": 0,
+            # 0 while the suite is generated; the counts asked for until then.
+            "suite_version": 0 if generated_later else 1,
+            "public_tests": body.public_count,
+            "private_tests": body.private_count,
         }
         row = await self._store.add_assignment(fields)
         if row is None:
             raise _name_taken(body.name)
+        if generated_later:
+            self._generate_later(row)
+            return _assignment(row, now)
         path = self._files.assignment_suite_path(row.id)
         try:
             if body.suite is not None:
                 given = json.dumps(body.suite).encode("utf-8")
                 summary = await asyncio.to_thread(suites.install_suite, body.profile, path, given)
-            else:
+            else:  # an agent suite is made in a moment
                 summary = await asyncio.to_thread(
                     suites.generate_suite,
                     body.profile,
@@ -376,15 +412,18 @@ class CourseService:
         _, me = await self._instructor(player, course_id)
         row = await self._assignment_row(me, assignment_id, _now())
         path = self._files.assignment_suite_path(row.id)
-        summary = await asyncio.to_thread(suites.install_suite, row.profile, path, suite)
-        stored = await self._store.update_assignment(
-            row.id,
-            {
-                "public_tests": summary.public_tests,
-                "private_tests": summary.private_tests,
-                "suite_version": row.suite_version + 1,
-            },
-        )
+        async with self._suite_lock:
+            summary = await asyncio.to_thread(suites.install_suite, row.profile, path, suite)
+            current = await self._store.assignment(course_id, row.id)
+            assert current is not None  # assignments are never deleted once made
+            stored = await self._store.update_assignment(
+                row.id,
+                {
+                    "public_tests": summary.public_tests,
+                    "private_tests": summary.private_tests,
+                    "suite_version": current.suite_version + 1,
+                },
+            )
         assert stored is not None  # found above
         return _assignment(stored, _now())
 
@@ -402,6 +441,12 @@ class CourseService:
         """
         _, me = await self._member(player, course_id)
         row = await self._assignment_row(me, assignment_id, _now())
+        if row.suite_version == 0:
+            raise ProtocolError(
+                ErrorCode.GRADER_UNAVAILABLE,
+                f"the suite of {row.name[:100]} is still being generated; nothing was queued: "
+                "submit again in a few minutes",
+            )
         if me.role in STAFF:
             job = await self._grading.submit(
                 row.profile, uploads, player.id, assignment_id=row.id, member_id=me.id
@@ -593,6 +638,69 @@ class CourseService:
         )
 
     # -- the rooms' helpers ------------------------------------------------------------------
+
+    def _generate_later(self, row: AssignmentRow) -> None:
+        """Generate an assignment's suite in the background (`_generate`)."""
+        task = asyncio.create_task(
+            self._generate(row.id, row.profile, row.public_tests, row.private_tests),
+            name=f"suite-{row.id}",
+        )
+        self._generations.add(task)
+        task.add_done_callback(self._generations.discard)
+
+    async def _generate(self, assignment_id: int, profile: str, public: int, private: int) -> None:
+        """Generate a suite in a child process, then make it the assignment's (unless a suite
+        was given meanwhile). A failure is logged; the assignment waits for a given suite or
+        the next start."""
+        path = self._files.assignment_suite_path(assignment_id)
+        generated = path.with_name(path.name + ".generated")
+        async with self._generator:
+            child = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "server.courses.suites",
+                profile,
+                str(generated),
+                str(public),
+                str(private),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            self._children.add(child)
+            try:
+                out, err = await asyncio.wait_for(
+                    child.communicate(), self._settings.course_suite_timeout_s
+                )
+            except TimeoutError:
+                child.kill()
+                await child.wait()
+                log.error("the suite of assignment %d took too long to generate", assignment_id)
+                return
+            finally:
+                self._children.discard(child)
+        if child.returncode != 0:
+            log.error(
+                "the suite of assignment %d could not be generated: %s",
+                assignment_id,
+                err.decode("utf-8", "replace")[-2000:],
+            )
+            return
+        summary = json.loads(out)
+        async with self._suite_lock:
+            row = await self._store.assignment_by_id(assignment_id)
+            if row is None or row.suite_version != 0:
+                generated.unlink(missing_ok=True)  # a suite was given meanwhile
+                return
+            generated.replace(path)
+            await self._store.update_assignment(
+                assignment_id,
+                {
+                    "public_tests": summary["public_tests"],
+                    "private_tests": summary["private_tests"],
+                    "suite_version": 1,
+                },
+            )
 
     def _invite_url(self, base_url: str, token: str) -> str:
         base = self._settings.public_url or base_url.rstrip("/")

@@ -217,6 +217,11 @@ class CourseStore:
             row = await session.get(Assignment, assignment_id)
             return row if row is not None and row.course_id == course_id else None
 
+    async def assignment_by_id(self, assignment_id: int) -> Assignment | None:
+        """Return an assignment, or None."""
+        async with self._sessions() as session:
+            return await session.get(Assignment, assignment_id)
+
     async def count_assignments(self, course_id: int) -> int:
         """Return how many assignments a course has."""
         async with self._sessions() as session:
@@ -253,6 +258,14 @@ class CourseStore:
             except IntegrityError:
                 return None
             return row
+
+    async def generating(self) -> list[Assignment]:
+        """Return the assignments whose suite is still to be generated (`suite_version` 0)."""
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(Assignment).where(Assignment.suite_version == 0).order_by(Assignment.id)
+            )
+            return list(rows)
 
     async def delete_assignment(self, assignment_id: int) -> None:
         """Remove an assignment that has no submission (its suite could not be made)."""

@@ -7,7 +7,10 @@ private ones (`after_published`), each certified by the solver. An agent suite i
 whole (its parts span every position), so a generated one is public when it has no private
 positions and private otherwise, with `public_count + private_count` legal-move positions.
 
-Everything here blocks (the solver, the disk): the service runs it in a thread.
+Everything here blocks (the solver, the disk). An endgame suite takes seconds per puzzle, so
+the service generates it in a child process of its own (`python -m server.courses.suites
+PROFILE PATH PUBLIC PRIVATE`, see `main`), which a timeout or a shutdown can kill; the rest runs
+in a thread.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,3 +130,27 @@ def _write(path: Path, writer: Callable[[Path], None], profile: str) -> SuiteSum
 
 def _bad_suite(message: str) -> ProtocolError:
     return ProtocolError(ErrorCode.VALIDATION_ERROR, message[:500], {"suite": "not a suite"})
+
+
+def main(argv: list[str]) -> int:
+    """Generate a suite: `PROFILE PATH PUBLIC_COUNT PRIVATE_COUNT`; print its summary as JSON.
+
+    Exit status 0 when written, 1 (the reason on stderr) when the grader cannot make it, 2 for
+    bad arguments.
+    """
+    if len(argv) != 4 or not argv[2].isdigit() or not argv[3].isdigit():
+        print("usage: python -m server.courses.suites PROFILE PATH PUBLIC PRIVATE", file=sys.stderr)
+        return 2
+    try:
+        summary = generate_suite(argv[0], Path(argv[1]), int(argv[2]), int(argv[3]))
+    except ProtocolError as error:
+        print(error.message, file=sys.stderr)
+        return 1
+    print(
+        json.dumps({"public_tests": summary.public_tests, "private_tests": summary.private_tests})
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

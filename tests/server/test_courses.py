@@ -248,12 +248,32 @@ def test_a_generated_suite_has_public_and_private_tests(
 ) -> None:
     prof, cid = new_course(course_server.url)
     made = add_assignment(prof, cid, suite=None, public_count=1, private_count=1)
-    assert (made["public_tests"], made["private_tests"]) == (1, 1)
-    path = server_settings.grader_dir / "suites" / f"assignment-{made['assignment_id']}.json"
+    aid = made["assignment_id"]
+    # An endgame suite is generated in the background; submissions wait for it.
+    assert made["suite_version"] == 0
+    ada = students(prof, course_server.url, cid, "s1")["s1"]
+    deadline = time.monotonic() + 300
+    while (made := prof.call("GET", f"/courses/{cid}/assignments/{aid}", 200))[
+        "suite_version"
+    ] == 0:
+        ada.error(
+            "POST",
+            f"/courses/{cid}/assignments/{aid}/submissions",
+            503,
+            ErrorCode.GRADER_UNAVAILABLE,
+            files=[("files", ("checkers.py", b"", "text/x-python"))],
+        )
+        assert time.monotonic() < deadline, "the suite was not generated"
+        time.sleep(0.5)
+    assert (made["suite_version"], made["public_tests"], made["private_tests"]) == (1, 1, 1)
+    path = server_settings.grader_dir / "suites" / f"assignment-{aid}.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     puzzles = json.loads(path.read_text())["puzzles"]
     assert [(p["name"], p["public"]) for p in puzzles] == [("example 1", True), ("puzzle 1", False)]
+    # An agent suite is made at once: private as a whole when it has private positions.
     agent = add_assignment(prof, cid, profile="agent", suite=None, public_count=2, private_count=8)
+    assert agent["suite_version"] == 1
     assert agent["public_tests"] == 0 and agent["private_tests"] > 0
 
 
@@ -461,7 +481,7 @@ def test_an_assignment_is_hidden_from_students_until_released(course_server: Run
 
 
 @sandboxed
-def test_a_restart_grades_the_course_jobs_it_was_given(tmp_path: Path) -> None:
+def test_a_restart_grades_the_course_jobs_and_regrades_it_was_given(tmp_path: Path) -> None:
     settings = course_settings(
         Settings(
             database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
@@ -477,6 +497,12 @@ def test_a_restart_grades_the_course_jobs_it_was_given(tmp_path: Path) -> None:
         slow = b"import time, sys\ntime.sleep(5)\nsys.exit(1)\n"
         ids = [ada.submit(cid, aid, slow)["submission_id"] for _ in range(2)]
         ada_token = ada.http.headers["Authorization"]
+        # A regrade asked for before the stop is finished after the start.
+        regrade = prof.call("POST", f"/courses/{cid}/assignments/{aid}/regrade", 202)
+        assert regrade["total"] == 2
+        # A suite being generated when the server stops is generated at the next start.
+        generated = add_assignment(prof, cid, suite=None, public_count=1, private_count=0)
+        assert generated["suite_version"] == 0
     finally:
         running.stop()
     running = start_server(settings)
@@ -484,6 +510,15 @@ def test_a_restart_grades_the_course_jobs_it_was_given(tmp_path: Path) -> None:
         ada = Client(running.url, ada_token.removeprefix("Bearer "))
         for sid in ids:
             graded = ada.wait(cid, sid)
-            assert graded.status == "done" and graded.score == 0
+            assert graded.status == "done" and graded.score == 0 and graded.regrades == 1
+        prof = Client(running.url, prof.http.headers["Authorization"].removeprefix("Bearer "))
+        progress = prof.call("GET", f"/courses/{cid}/regrades/{regrade['regrade_id']}", 200)
+        assert (progress["total"], progress["done"]) == (2, 2)
+        path = f"/courses/{cid}/assignments/{generated['assignment_id']}"
+        deadline = time.monotonic() + 300
+        while prof.call("GET", path, 200)["suite_version"] == 0:
+            assert time.monotonic() < deadline, "the suite was not generated after the restart"
+            time.sleep(0.5)
+        assert prof.call("GET", path, 200)["public_tests"] == 1
     finally:
         running.stop()
