@@ -229,10 +229,16 @@ def seed_course(http: httpx.Client) -> dict[str, str]:
             "private_count": 3,
         },
         headers=owner,
-        timeout=300,
     )
     assignment.raise_for_status()
     assignment_id = assignment.json()["assignment_id"]
+    # The suite is generated in the background; submissions wait for it.
+    deadline = time.monotonic() + 600
+    path = f"/courses/{course_id}/assignments/{assignment_id}"
+    while http.get(path, headers=owner).json()["suite_version"] == 0:
+        if time.monotonic() > deadline:
+            sys.exit("the assignment's suite was not generated within 600 s")
+        time.sleep(0.5)
     imported = http.post(
         f"/courses/{course_id}/members",
         content=COURSE_ROSTER.encode(),

@@ -6,6 +6,7 @@ URLs."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -22,6 +23,8 @@ from tests.server.test_grading import grading_settings
 HTML = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
 FAILING = b"import sys\nsys.exit(3)\n"
 """A checkers.py failing every puzzle at once: the quickest real grading."""
+SUITE_WAIT_S = 180.0
+"""Long enough to generate a few puzzles on a busy machine."""
 WHO = ("anonymous", "submitter", "classmate", "outsider", "ta", "instructor")
 
 
@@ -34,6 +37,15 @@ def course_server(server_settings: Settings) -> Iterator[RunningServer]:
         yield running
     finally:
         running.stop()
+
+
+def wait_for_suite(client: httpx.Client, owner: dict[str, str], path: str) -> None:
+    """Wait until an assignment's suite is generated (in the background: `suite_version` 0
+    until then, and submissions are refused)."""
+    until = time.monotonic() + SUITE_WAIT_S
+    while client.get(path, headers=owner).json()["suite_version"] == 0:
+        assert time.monotonic() < until, f"the suite of {path} was not generated"
+        time.sleep(0.2)
 
 
 def register(client: httpx.Client, name: str) -> dict[str, str]:
@@ -79,6 +91,7 @@ def make_course(client: httpx.Client, owner_name: str, roster: str) -> Course:
     )
     assert assignment.status_code == 201, assignment.text
     course = Course(course_id, assignment.json()["assignment_id"], owner)
+    wait_for_suite(client, owner, f"/courses/{course_id}/assignments/{course.assignment_id}")
     course.tokens["instructor"] = body["invite_token"]
     course.members["instructor"] = body["course"]["member_id"]
     imported = client.post(
@@ -325,3 +338,33 @@ def test_an_upload_too_large_comes_back_on_the_assignments_page(
             headers={"Authorization": f"Bearer {token}"},
         )
         assert listed.json()["submissions"] == []
+
+
+def test_while_the_suite_is_generated_the_page_says_so_and_a_submission_waits(
+    course_server: RunningServer,
+) -> None:
+    with httpx.Client(base_url=course_server.url, timeout=60) as client:
+        course = make_course(client, "zoe", "student_id,name,email\ns1,Ann,ann@x.edu\n")
+        # Sixty puzzles take minutes to generate: the suite is still being made below (the
+        # server stops its generation when the test ends).
+        now = datetime.now(UTC)
+        slow = client.post(
+            f"/courses/{course.course_id}/assignments",
+            json={
+                "name": "Big suite",
+                "profile": "endgame",
+                "due_at": (now + timedelta(days=1)).isoformat(),
+                "public_count": 30,
+                "private_count": 30,
+            },
+            headers=course.owner,
+        )
+        assert slow.status_code == 201 and slow.json()["suite_version"] == 0, slow.text
+        course.assignment_id = slow.json()["assignment_id"]
+        token = course.tokens["s1"]
+        path = f"/courses/{course.course_id}/assignments/{course.assignment_id}"
+        page = client.get(path, headers={**HTML, **cookie(token)})
+        assert page.status_code == 200 and "being generated" in page.text
+        refused = form_submit(client, course, token, FAILING)
+        assert refused.status_code == 503
+        assert "Not submitted:" in refused.text and "still being generated" in refused.text

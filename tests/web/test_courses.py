@@ -24,6 +24,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
+from tests.server.test_web_courses import wait_for_suite
 from tests.web.conftest import DESKTOP, PHONE, Problems, settle
 from tests.web.test_lobby import register
 
@@ -105,7 +106,9 @@ def add_assignment(api: httpx.Client, course: CourseSetUp, name: str, **policy: 
     }
     created = api.post(f"/courses/{course.course_id}/assignments", json=body, headers=course.owner)
     assert created.status_code == 201, created.text
-    return int(created.json()["assignment_id"])
+    assignment_id = int(created.json()["assignment_id"])
+    wait_for_suite(api, course.owner, f"/courses/{course.course_id}/assignments/{assignment_id}")
+    return assignment_id
 
 
 def import_roster(api: httpx.Client, course: CourseSetUp, roster: str) -> dict[str, str]:
