@@ -368,3 +368,56 @@ def test_while_the_suite_is_generated_the_page_says_so_and_a_submission_waits(
         refused = form_submit(client, course, token, FAILING)
         assert refused.status_code == 503
         assert "Not submitted:" in refused.text and "still being generated" in refused.text
+
+
+def test_a_hard_deadline_and_a_drop_are_shown_with_the_services_words(
+    course_server: RunningServer,
+) -> None:
+    with httpx.Client(base_url=course_server.url, timeout=60) as client:
+        course = make_course(
+            client, "ada", "student_id,name,email\ns1,Ann,ann@x.edu\ns2,Bob,bob@x.edu\n"
+        )
+        now = datetime.now(UTC)
+        closed = client.post(
+            f"/courses/{course.course_id}/assignments",
+            json={
+                "name": "Closed",
+                "profile": "endgame",
+                "release_at": (now - timedelta(days=2)).isoformat(),
+                "due_at": (now - timedelta(days=1)).isoformat(),
+                "late_policy": "hard",
+                "public_count": 1,
+                "private_count": 0,
+            },
+            headers=course.owner,
+        )
+        assert closed.status_code == 201, closed.text
+        course.assignment_id = closed.json()["assignment_id"]
+        path = f"/courses/{course.course_id}/assignments/{course.assignment_id}"
+        wait_for_suite(client, course.owner, path)
+        page = client.get(path, headers={**HTML, **cookie(course.tokens["s1"])})
+        assert "not accepted after the due date" in page.text and "passed 1 day ago" in page.text
+        late = form_submit(client, course, course.tokens["s1"], FAILING)
+        assert late.status_code == 403
+        assert "Not submitted:" in late.text and "DEADLINE_PASSED" not in late.text
+        assert "due" in late.text.split("Not submitted:")[1][:300]
+
+        # The instructor drops Bob: the roster says so, and Bob's link signs in no more.
+        instructor = {"Origin": course_server.url, **HTML, **cookie(course.tokens["instructor"])}
+        dropped = client.post(
+            f"/web/courses/{course.course_id}/members/{course.members['s2']}/drop",
+            headers=instructor,
+        )
+        assert dropped.status_code == 303
+        assert dropped.headers["location"] == f"/courses/{course.course_id}/roster?dropped=s2"
+        roster = client.get(dropped.headers["location"], headers=instructor)
+        assert "s2 is dropped: their link no longer signs in" in roster.text
+        assert 'class="dropped"' in roster.text
+        gone = client.get(path, headers={**HTML, **cookie(course.tokens["s2"])})
+        assert gone.status_code == 401 and "Not signed in" in gone.text
+        # Dropping yourself is the service's refusal, shown as a page.
+        self_drop = client.post(
+            f"/web/courses/{course.course_id}/members/{course.members['instructor']}/drop",
+            headers=instructor,
+        )
+        assert self_drop.status_code == 403 and 'id="refusal"' in self_drop.text

@@ -358,6 +358,20 @@ def test_regrade_all_shows_its_progress_to_the_end_and_the_gradebook_exports(
     assert float(by_id["r1"]["score"]) == 4 and float(by_id["r1"]["max_score"]) == 4
     assert float(by_id["r2"]["score"]) == 0 and by_id["r2"]["attempts"] == "1"
 
+    # One student's history: their submission's report, files and its own regrade.
+    page.get_by_role("link", name="r2", exact=True).click()
+    page.wait_for_url(re.compile(rf"/courses/{course.course_id}/students/\d+$"))
+    expect(page.locator("h1")).to_have_text("Eve")
+    expect(page.locator("table.history tbody tr")).to_have_count(1)
+    page.get_by_role("button", name=re.compile("^Regrade the submission of")).click()
+    page.wait_for_url(re.compile(r"\?regraded=1$"))
+    expect(page.locator("#notice")).to_contain_text("queued to be graded again")
+    expect(page.locator("table.history .job-status")).to_have_text(
+        "Graded.", timeout=GRADED_WAIT_MS
+    )
+    settle(page)
+    shoot(page, screenshots, "student-history")
+
 
 def refused(page: Page, path: str, status: int, problems: Problems) -> None:
     """Open `path`, which must answer the page refusing it with `status`."""
