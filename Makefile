@@ -1,5 +1,7 @@
 # Arena: `make run` starts Arena's main job, `make test` runs every check. Both set up .venv first.
 PYTHON ?= python3
+# pytest workers in `make test` (pytest-xdist); 0 runs the suite in this one process.
+PYTEST_WORKERS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -37,7 +39,7 @@ imports: $(DEV_STAMP)
 	$(BIN)/lint-imports
 
 pytest: $(DEV_STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS)
 
 ## test-slow: only the tests marked slow (deep perft, whole data files).
 test-slow: $(DEV_STAMP)

@@ -175,8 +175,12 @@ class Referee:
             effects.append(self._finish(Result(None, ResultCode.PLY_CAP, "ply cap"), now_ms))
         return effects
 
-    def move(self, player: int, text: str, now_ms: int) -> list[Effect]:
-        """Play `player`'s move written as `text`, arriving at `now_ms`."""
+    def move(self, player: int, text: str, now_ms: int, *, counted: bool = True) -> list[Effect]:
+        """Play `player`'s move written as `text`, arriving at `now_ms`.
+
+        A refused move counts toward `max_illegal_moves` (the forfeit) unless `counted` is
+        False: a person typing on a page, whose slips are not a program's bug or an attack.
+        """
         effects = self._prepare(player, now_ms)
         refusal = self._refuse_unless_active(player, "move", text)
         if refusal is not None:
@@ -188,7 +192,7 @@ class Referee:
             reason = f"it is {self._name(state.to_move)}'s turn, not {self._name(player)}'s"
             return [
                 *effects,
-                *self._reject_move(player, ErrorCode.NOT_YOUR_TURN, reason, text, now_ms),
+                *self._reject_move(player, ErrorCode.NOT_YOUR_TURN, reason, text, now_ms, counted),
             ]
         try:
             move = self._legal_moves().get(text)
@@ -197,13 +201,15 @@ class Referee:
         except InvalidMoveError as error:
             return [
                 *effects,
-                *self._reject_move(player, ErrorCode.INVALID_MOVE, str(error), text, now_ms),
+                *self._reject_move(
+                    player, ErrorCode.INVALID_MOVE, str(error), text, now_ms, counted
+                ),
             ]
         except IllegalMoveError as error:
             reason = f"illegal move {error.move}: {error.reason}"
             return [
                 *effects,
-                *self._reject_move(player, ErrorCode.ILLEGAL_MOVE, reason, text, now_ms),
+                *self._reject_move(player, ErrorCode.ILLEGAL_MOVE, reason, text, now_ms, counted),
             ]
         elapsed = now_ms - self._turn_started
         if self._clocks is not None:
@@ -508,12 +514,13 @@ class Referee:
         return Rejected(player, action, code, reason, legal, text, self._illegal[player])
 
     def _reject_move(
-        self, player: int, code: ErrorCode, reason: str, text: str, now_ms: int
+        self, player: int, code: ErrorCode, reason: str, text: str, now_ms: int, counted: bool
     ) -> list[Effect]:
-        self._illegal[player] += 1
+        if counted:
+            self._illegal[player] += 1
         rejected = self._reject(player, "move", code, reason, text)
         limit = self.config.max_illegal_moves
-        if self._illegal[player] < limit:
+        if not counted or self._illegal[player] < limit:
             return [rejected]
         event = self._accept(EventKind.FORFEIT, player, now_ms, text)
         why = f"{self._name(player)} forfeits after {limit} rejected moves (the limit is {limit})"

@@ -283,8 +283,31 @@ class MatchService:
         """Play `player`'s move; raise MatchError for a refused move (the match is unchanged).
 
         `search` (the bot's search statistics, as it reported them) is stored with the move
-        and shown with it.
+        and shown with it. A refused move counts toward the forfeit (`max_illegal_moves`).
         """
+        return await self._move(match_id, player, text, expected_seq, search, counted=True)
+
+    async def move_by_hand(
+        self, match_id: str, player: Player, text: str, expected_seq: int | None
+    ) -> MoveMade:
+        """Play a move a person entered on a match page; as `move`, but a refused move is
+        only explained, never counted toward the forfeit.
+
+        The page offers only the legal moves; what it refuses is a person's slip in the text
+        box, not a bot's bug, and losing a match to three typos would be the server's fault.
+        """
+        return await self._move(match_id, player, text, expected_seq, None, counted=False)
+
+    async def _move(
+        self,
+        match_id: str,
+        player: Player,
+        text: str,
+        expected_seq: int | None,
+        search: SearchInfo | None,
+        *,
+        counted: bool,
+    ) -> MoveMade:
         live = await self.store.load(match_id)
         async with live.lock:
             seat = match_setup.seat_of(live, player)
@@ -296,7 +319,7 @@ class MatchService:
                     match_id=match_id,
                     details={"seq": live.referee.seq},
                 )
-            effects = live.referee.move(seat, text, self.now_ms())
+            effects = live.referee.move(seat, text, self.now_ms(), counted=counted)
             live.note_search(effects, translation.search_record(search))
             published = await self.run(live, effects)
             accepted = next(e for e in effects if isinstance(e, MoveAccepted))

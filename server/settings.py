@@ -70,7 +70,17 @@ class Settings(BaseSettings):
         "must belong to nothing else on the host (RLIMIT_NPROC counts per uid)",
     )
     grader_max_queued: int = Field(
-        100, ge=1, description="jobs that may wait at once; more uploads get QUEUE_FULL"
+        1000,
+        ge=1,
+        description="jobs that may wait at once; more uploads get QUEUE_FULL. A course's "
+        "deadline brings every student at once: each waiting job holds at most "
+        "grader_max_upload_bytes of disk",
+    )
+    grader_max_queued_per_player: int = Field(
+        5,
+        ge=1,
+        description="jobs one player may have waiting at once; more of theirs get QUEUE_FULL "
+        "(one token cannot fill the queue; regrades are not counted)",
     )
     grader_max_upload_bytes: int = Field(
         2 * 1024 * 1024, ge=1024, description="largest upload (all files, unzipped), in bytes"

@@ -17,6 +17,7 @@ import io
 import json
 import logging
 import math
+import os
 import re
 import sys
 import zipfile
@@ -28,6 +29,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from grader.results import GradeReport
+from grader.sandbox import SETPRIV
 from protocol.courses import (
     Assignment,
     AssignmentCreate,
@@ -646,7 +648,12 @@ class CourseService:
             name=f"suite-{row.id}",
         )
         self._generations.add(task)
-        task.add_done_callback(self._generations.discard)
+        task.add_done_callback(self._generation_ended)
+
+    def _generation_ended(self, task: asyncio.Task[None]) -> None:
+        self._generations.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("generating a suite failed", exc_info=task.exception())
 
     async def _generate(self, assignment_id: int, profile: str, public: int, private: int) -> None:
         """Generate a suite in a child process, then make it the assignment's (unless a suite
@@ -655,7 +662,7 @@ class CourseService:
         path = self._files.assignment_suite_path(assignment_id)
         generated = path.with_name(path.name + ".generated")
         async with self._generator:
-            child = await asyncio.create_subprocess_exec(
+            command = [
                 sys.executable,
                 "-m",
                 "server.courses.suites",
@@ -663,6 +670,12 @@ class CourseService:
                 str(generated),
                 str(public),
                 str(private),
+            ]
+            if os.path.exists(SETPRIV):
+                # It dies with the server, even one killed outright: the next start begins anew.
+                command = [SETPRIV, "--pdeathsig", "KILL", "--", *command]
+            child = await asyncio.create_subprocess_exec(
+                *command,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,

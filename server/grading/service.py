@@ -13,6 +13,7 @@ import json
 import logging
 import secrets
 import shutil
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +45,8 @@ class GradingService:
         self._workers = GradingWorkers(settings, self._store, self._files)
         self._admitting = 0
         """Uploads past the queue check and not yet queued or refused: they hold their place."""
+        self._admitting_by: Counter[int | None] = Counter()
+        """The same, per uploader."""
 
     async def start(self) -> int:
         """Re-queue the jobs a previous run left queued or running; start the workers.
@@ -51,8 +54,8 @@ class GradingService:
         Returns the number of jobs re-queued. Makes no directory until a job needs one.
         """
         pending = await self._store.requeue_unfinished()
-        for job_id in pending:
-            self._workers.enqueue(job_id)
+        for job_id, owner in pending:
+            self._workers.enqueue(job_id, owner)
         self._workers.start()
         if pending:
             log.info("re-queued %d grading jobs", len(pending))
@@ -82,7 +85,8 @@ class GradingService:
         submission (server.courses, which decides its policies first) names its assignment,
         whose suite grades it, and its member; it is read through its course only. Raises
         ProtocolError: VALIDATION_ERROR for an unknown profile, BAD_SUBMISSION or
-        SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full. Nothing is
+        SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full or the player
+        has `grader_max_queued_per_player` jobs waiting already. Nothing is
         stored or queued when it raises; once it returns, the job survives a restart.
         """
         if profile not in MAIN_FILES:
@@ -108,11 +112,26 @@ class GradingService:
                 "most this server queues; nothing was queued: retry in a few minutes",
                 {"queue_limit": self._settings.grader_max_queued},
             )
+        per_player = self._settings.grader_max_queued_per_player
+        if (
+            player_id is not None
+            and self._workers.waiting_of(player_id) + self._admitting_by[player_id] >= per_player
+        ):
+            raise ProtocolError(
+                ErrorCode.QUEUE_FULL,
+                f"you have {per_player} submissions waiting to be graded, the most one player "
+                "may have waiting; nothing was queued: upload again once one of them is graded",
+                {"player_queue_limit": per_player},
+            )
         self._admitting += 1
+        self._admitting_by[player_id] += 1
         try:
             return await self._admit(profile, uploads, player_id, assignment_id, member_id)
         finally:
             self._admitting -= 1
+            self._admitting_by[player_id] -= 1
+            if not self._admitting_by[player_id]:
+                del self._admitting_by[player_id]
 
     async def _admit(
         self,
@@ -145,19 +164,19 @@ class GradingService:
         except BaseException:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
             raise
-        self._workers.enqueue(job_id)
+        self._workers.enqueue(job_id, player_id)
         return self._view(row)
 
     async def regrade(self, job_ids: Sequence[str]) -> list[str]:
         """Grade jobs again from the start (a course's regrade, which decides who may): their
-        results are cleared and they are queued last, past the queue's limit; a grading of
-        theirs still running is stopped. Returns the ids found. Durable: once it returns, a
-        restart grades them."""
+        results are cleared and they are queued as background work (after every fresh upload,
+        server.grading.queue), past the queue's limits; a grading of theirs still running is
+        stopped. Returns the ids found. Durable: once it returns, a restart grades them."""
         found = await self._store.requeue(job_ids)
-        for job_id in found:
+        for job_id, owner in found:
             self._workers.stop_grading(job_id)
-            self._workers.enqueue(job_id)
-        return found
+            self._workers.enqueue(job_id, owner, background=True)
+        return [job_id for job_id, _ in found]
 
     def queue_position(self, job_id: str) -> int | None:
         """Return a job's place in the queue, from 1; None when it waits for no worker."""

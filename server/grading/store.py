@@ -41,26 +41,26 @@ class JobStore:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
 
-    async def requeue_unfinished(self) -> list[str]:
-        """Store every job left `queued` or `running` as `queued`; return their ids, oldest first.
+    async def requeue_unfinished(self) -> list[tuple[str, int | None]]:
+        """Store every job left `queued` or `running` as `queued`; return them oldest first,
+        each as (job id, uploader's player id or None).
 
         A job that was running is graded again from the start.
         """
         async with self._sessions() as session:
-            rows = (
-                await session.execute(
-                    select(JobRow.id)
-                    .where(JobRow.status.in_(("queued", "running")))
-                    .order_by(JobRow.created_at, JobRow.id)
-                )
-            ).scalars()
-            pending = list(rows)
+            rows = await session.execute(
+                select(JobRow.id, JobRow.player_id)
+                .where(JobRow.status.in_(("queued", "running")))
+                .order_by(JobRow.created_at, JobRow.id)
+            )
+            unfinished = [(job_id, player_id) for job_id, player_id in rows]
+            pending = [job_id for job_id, _ in unfinished]
             if pending:
                 await session.execute(
                     update(JobRow).where(JobRow.id.in_(pending)).values(status="queued")
                 )
                 await session.commit()
-        return pending
+        return unfinished
 
     async def add(
         self,
@@ -112,16 +112,18 @@ class JobStore:
             await session.commit()
             return Attempt(row.profile, row.attempts, row.assignment_id)
 
-    async def requeue(self, job_ids: Sequence[str]) -> list[str]:
+    async def requeue(self, job_ids: Sequence[str]) -> list[tuple[str, int | None]]:
         """Store finished or running jobs `queued` again, their results cleared, one more
-        regrade each; return the ids found (a regrade: an attempt still running is dropped
-        when it ends, see `store_report`)."""
+        regrade each; return those found, each as (job id, uploader's player id or None). An
+        attempt still running is dropped when it ends (see `store_report`)."""
         if not job_ids:
             return []
         async with self._sessions() as session:
-            found = list(
-                (await session.execute(select(JobRow.id).where(JobRow.id.in_(job_ids)))).scalars()
+            rows = await session.execute(
+                select(JobRow.id, JobRow.player_id).where(JobRow.id.in_(job_ids))
             )
+            owners = [(job_id, player_id) for job_id, player_id in rows]
+            found = [job_id for job_id, _ in owners]
             if found:
                 await session.execute(
                     update(JobRow)
@@ -139,7 +141,7 @@ class JobStore:
                     )
                 )
                 await session.commit()
-        return found
+        return owners
 
     async def course_of(self, assignment_id: int) -> int | None:
         """Return the course of an assignment (for the course job's address)."""

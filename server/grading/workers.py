@@ -1,7 +1,8 @@
 """The grading queue and its workers: jobs graded in order, each in a child process.
 
-`settings.grader_workers` worker tasks take jobs in order; a course submission is graded with
-its assignment's suite, any other job with its profile's; worker slot i runs its sandboxes as
+`settings.grader_workers` worker tasks take jobs in the queue's order (server.grading.queue:
+round robin between uploaders, fresh uploads before regrades); a course submission is graded
+with its assignment's suite, any other job with its profile's; worker slot i runs its sandboxes as
 uid `grader_uid_base + i` (RLIMIT_NPROC counts per uid, so concurrent gradings must not share
 one). Each grading runs in a child process, `python -m grader.job JOB_DIR` (see grader/job.py),
 under `grader_job_timeout_s`; the child writes results.json, which is then stored in the job's
@@ -25,6 +26,7 @@ from grader.job import JOB_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, failure_repo
 from grader.results import GradeReport
 from protocol.messages import JobStatus
 from server.grading.files import GraderFiles
+from server.grading.queue import FairQueue
 from server.grading.store import JobStore
 from server.settings import Settings
 
@@ -34,14 +36,15 @@ _MAX_LOG_BYTES: Final = 65_536
 
 
 class GradingWorkers:
-    """The jobs waiting to be graded, in order, and the worker tasks that grade them."""
+    """The jobs waiting to be graded, in their order, and the worker tasks that grade them."""
 
     def __init__(self, settings: Settings, store: JobStore, files: GraderFiles) -> None:
         self._settings = settings
         self._store = store
         self._files = files
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
-        self._waiting: list[str] = []
+        self._queue = FairQueue()
+        self._ready = asyncio.Event()
+        """Set when a job was queued; a worker that finds the queue empty clears it and waits."""
         self._workers: list[asyncio.Task[None]] = []
         self._children: set[asyncio.subprocess.Process] = set()
         self._running: dict[Path, asyncio.subprocess.Process] = {}
@@ -50,20 +53,24 @@ class GradingWorkers:
     @property
     def waiting(self) -> int:
         """Return how many jobs wait for a worker."""
-        return len(self._waiting)
+        return len(self._queue)
+
+    def waiting_of(self, owner: int | None) -> int:
+        """Return how many jobs uploaded by player `owner` (None: anonymous) wait."""
+        return self._queue.waiting_of(owner)
 
     def position(self, job_id: str) -> int | None:
         """Return the job's place in the queue, from 1; None when it waits for no worker."""
-        if job_id in self._waiting:
-            return self._waiting.index(job_id) + 1
-        return None
+        return self._queue.position(job_id)
 
-    def enqueue(self, job_id: str) -> None:
-        """Put the job last in the queue (a job already waiting keeps its place)."""
-        if job_id in self._waiting:
-            return
-        self._waiting.append(job_id)
-        self._queue.put_nowait(job_id)
+    def enqueue(self, job_id: str, owner: int | None, *, background: bool = False) -> None:
+        """Queue a job uploaded by player `owner` (None: anonymous); `background` for a regrade.
+
+        It waits behind the jobs before it of the same uploader and takes turns with the other
+        uploaders' (server.grading.queue).
+        """
+        self._queue.push(job_id, owner, background=background)
+        self._ready.set()
 
     def stop_grading(self, job_id: str) -> None:
         """Kill the grading of job `job_id` if one runs (a regrade: its result would be stale)."""
@@ -89,9 +96,11 @@ class GradingWorkers:
 
     async def _work(self, slot: int) -> None:
         while True:
-            job_id = await self._queue.get()
-            if job_id in self._waiting:
-                self._waiting.remove(job_id)
+            job_id = self._queue.pop()
+            if job_id is None:
+                self._ready.clear()
+                await self._ready.wait()
+                continue
             try:
                 await self._grade(job_id, slot)
             except asyncio.CancelledError:

@@ -305,8 +305,9 @@ async def play_move_from_page(
     match_id: MatchPath, body: MoveRequest, service: ServiceDep, guest: GuestDep
 ) -> MoveMade:
     """Play the guest's move (as `POST /matches/{id}/moves`): a refused move leaves the match
-    unchanged, and its error names why and the legal moves."""
-    return await service.move(match_id, guest, body.move, body.expected_seq)
+    unchanged, its error names why and the legal moves, and it does not count toward the
+    forfeit (a person's typo)."""
+    return await service.move_by_hand(match_id, guest, body.move, body.expected_seq)
 
 
 @router.post("/matches/{match_id}/resign", responses=ERRORS)

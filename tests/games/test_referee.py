@@ -413,6 +413,18 @@ def test_a_limit_of_one_forfeits_at_the_first_rejected_move() -> None:
     assert only(ref.move(1, "11-15", 1), MatchEnded).result.winner == 0
 
 
+def test_uncounted_rejections_never_forfeit_and_leave_the_count_alone() -> None:
+    ref = referee(max_illegal=1)
+    for text in ("12-17", "xx", "22-18"):
+        rejected = only(ref.move(0, text, 0, counted=False), Rejected)
+        assert rejected.rejections == 0
+    assert only(ref.move(1, "22-18", 0, counted=False), Rejected).code is ErrorCode.NOT_YOUR_TURN
+    assert ref.status is Status.ACTIVE
+    assert ref.view(0).illegal_counts == (0, 0)
+    # A counted one still forfeits at the limit.
+    assert only(ref.move(0, "xx", 1), MatchEnded).result.winner == 1
+
+
 # -- clocks --------------------------------------------------------------------------------------
 
 

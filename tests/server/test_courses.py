@@ -522,3 +522,56 @@ def test_a_restart_grades_the_course_jobs_and_regrades_it_was_given(tmp_path: Pa
         assert prof.call("GET", path, 200)["public_tests"] == 1
     finally:
         running.stop()
+
+
+def test_the_count_limits_refuse_with_quota_exceeded(server_settings: Settings) -> None:
+    limits = {
+        "course_max_per_owner": 1,
+        "course_max_assignments": 1,
+        "course_max_members": 3,
+        "course_max_roster_bytes": 1024,
+    }
+    running = start_server(course_settings(server_settings, **limits))
+    try:
+        prof, cid = new_course(running.url)
+        refused = prof.error(
+            "POST", "/courses", 403, ErrorCode.QUOTA_EXCEEDED, json={"name": "a second"}
+        )
+        assert refused["details"]["limit"] == 1
+        add_assignment(prof, cid)
+        prof.error(
+            "POST",
+            f"/courses/{cid}/assignments",
+            403,
+            ErrorCode.QUOTA_EXCEEDED,
+            json={
+                "name": "two",
+                "profile": "endgame",
+                "due_at": iso(datetime.now(UTC)),
+                "suite": suite_of(1, 0),
+            },
+        )
+        # The instructor and two students fill the course; a third is refused, nothing added.
+        students(prof, running.url, cid, "s1", "s2")
+        prof.error(
+            "POST",
+            f"/courses/{cid}/members",
+            403,
+            ErrorCode.QUOTA_EXCEEDED,
+            content=roster_csv(("s3", "Cy", "")),
+            headers={"Content-Type": "text/csv"},
+        )
+        # Updating who is on the roster takes no new place.
+        assert import_roster(prof, cid, roster_csv(("s2", "Bo", "")))["updated"][0]["name"] == "Bo"
+        assert len(prof.call("GET", f"/courses/{cid}/members", 200)["members"]) == 3
+        big = roster_csv(*((f"s{i}", "x" * 90, "") for i in range(20)))
+        prof.error(
+            "POST",
+            f"/courses/{cid}/members",
+            413,
+            ErrorCode.MESSAGE_TOO_LARGE,
+            content=big,
+            headers={"Content-Type": "text/csv"},
+        )
+    finally:
+        running.stop()

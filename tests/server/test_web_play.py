@@ -281,3 +281,18 @@ def test_the_play_routes_count_against_the_rest_limits(tmp_path: Path) -> None:
             assert limited.status_code == 429 and limited.json()["code"] == "RATE_LIMITED"
     finally:
         server.stop()
+
+
+def test_a_persons_slips_on_the_page_never_forfeit_the_match(server: RunningServer) -> None:
+    # max_illegal_moves is 3: a program sending three bad moves over REST forfeits, a person
+    # typing them on the page is only told why, however many there are.
+    with browser(server) as ann, httpx.Client(base_url=server.url) as nobody:
+        match_id = start(ann)
+        for text in ("x", "9", "x", "0-0", "x"):
+            refused = ann.post(f"/web/matches/{match_id}/moves", json={"move": text})
+            assert (refused.status_code, refused.json()["code"]) == (422, "INVALID_MOVE")
+            assert refused.json()["legal_moves"] == [str(cell) for cell in range(9)]
+            assert refused.json()["details"]["rejections"] == 0
+        assert nobody.get(f"/matches/{match_id}").json()["status"] == "active"
+        moved = ann.post(f"/web/matches/{match_id}/moves", json={"move": "4"})
+        assert moved.status_code == 200 and moved.json()["move"] == "4"
