@@ -133,11 +133,13 @@ def sign_in(page: Page, link: str, name: str) -> None:
     expect(page.locator("#join-name")).to_have_text(name)
     page.get_by_role("button", name=f"Sign in as {name}").click()
     page.wait_for_url(re.compile(r"/courses/\d+$"))
+    settle(page)
 
 
 def submit(page: Page, course_id: int, assignment_id: int, data: bytes) -> None:
     """Submit `data` as checkers.py from the assignment's page."""
     page.goto(f"/courses/{course_id}/assignments/{assignment_id}")
+    settle(page)
     page.set_input_files(
         "#files", files=[{"name": "checkers.py", "mimeType": "text/x-python", "buffer": data}]
     )
@@ -329,6 +331,7 @@ def test_regrade_all_shows_its_progress_to_the_end_and_the_gradebook_exports(
 
     sign_in(page, course.instructor_link, "prof")
     page.goto(f"/courses/{course.course_id}/assignments/{assignment}")
+    settle(page)
     page.get_by_role("button", name="Regrade all submissions").click()
     page.wait_for_url(re.compile(r"\?regrade=\d+"))
     status = page.locator("#regrade-status")
@@ -363,6 +366,7 @@ def test_regrade_all_shows_its_progress_to_the_end_and_the_gradebook_exports(
     page.wait_for_url(re.compile(rf"/courses/{course.course_id}/students/\d+$"))
     expect(page.locator("h1")).to_have_text("Eve")
     expect(page.locator("table.history tbody tr")).to_have_count(1)
+    settle(page)
     page.get_by_role("button", name=re.compile("^Regrade the submission of")).click()
     page.wait_for_url(re.compile(r"\?regraded=1$"))
     expect(page.locator("#notice")).to_contain_text("queued to be graded again")
