@@ -10,17 +10,20 @@ fields with the scores a student may see (before the due date, filtered by the a
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import AwareDatetime, BeforeValidator, Field, Strict, model_validator
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field, Strict, model_validator
 
 from protocol.messages import EpochMs, GradingProfileName, JobId, JobStatus, WireModel
 
 MAX_COURSE_MEMBERS = 10_000
 """Most members a course's lists carry on the wire (the server's own limit is lower)."""
 MAX_ASSIGNMENTS = 1_000
+MAX_COURSES = 1_000
+"""Most courses a course list carries (the newest)."""
 MAX_SUBMISSIONS = 10_000
+"""Most submissions a list carries (the newest)."""
 MAX_SUITE_TESTS = 30
 """Most public or private tests a generated suite may have (generation must stay bounded)."""
 
@@ -70,9 +73,22 @@ def _date_text(value: Any) -> Any:
     return value
 
 
+def _plausible(value: datetime) -> datetime:
+    """Take a date-time between the years 2000 and 2999 (UTC): room for late days, and an
+    epoch time in milliseconds for every answer."""
+    try:
+        year = value.astimezone(UTC).year
+    except OverflowError:
+        year = value.year
+    if not 2000 <= year <= 2999:
+        raise ValueError("a date-time between the years 2000 and 2999")
+    return value
+
+
 DateTime = Annotated[
     AwareDatetime,
     BeforeValidator(_date_text),
+    AfterValidator(_plausible),
     Field(description="An ISO-8601 date-time with a time zone: 2026-12-01T23:59:00+01:00."),
 ]
 
@@ -101,7 +117,7 @@ class CourseList(WireModel):
     """The courses the player who asked is a member of (not dropped), newest first."""
 
     type: Literal["course_list"] = "course_list"
-    courses: Annotated[tuple[Course, ...], Field(max_length=MAX_ASSIGNMENTS)]
+    courses: Annotated[tuple[Course, ...], Field(max_length=MAX_COURSES)]
 
 
 class CourseCreated(WireModel):

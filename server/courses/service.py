@@ -31,6 +31,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from grader.results import GradeReport
 from grader.sandbox import SETPRIV
 from protocol.courses import (
+    MAX_COURSES,
+    MAX_SUBMISSIONS,
     Assignment,
     AssignmentCreate,
     AssignmentList,
@@ -166,8 +168,9 @@ class CourseService:
         )
 
     async def list_courses(self, player: Player) -> CourseList:
-        """Return the courses `player` is a member of (not dropped), with their role."""
-        found = await self._store.courses_of(player.id)
+        """Return the courses `player` is a member of (not dropped, the newest `MAX_COURSES`),
+        with their role."""
+        found = await self._store.courses_of(player.id, MAX_COURSES)
         return CourseList(courses=tuple(_course(course, member) for course, member in found))
 
     async def course(self, player: Player, course_id: int) -> Course:
@@ -474,7 +477,8 @@ class CourseService:
     async def submissions(
         self, player: Player, course_id: int, assignment_id: int, member_id: int | None = None
     ) -> SubmissionList:
-        """Return an assignment's submissions: a student's own; staff's all, or `member_id`'s."""
+        """Return an assignment's submissions, newest first (at most `MAX_SUBMISSIONS`): a
+        student's own; staff's all, or `member_id`'s."""
         _, me = await self._member(player, course_id)
         now = _now()
         row = await self._assignment_row(me, assignment_id, now)
@@ -483,7 +487,7 @@ class CourseService:
             member_id = me.id
         elif member_id is not None:
             await self._member_row(course_id, member_id)
-        jobs = await self._store.jobs([row.id], member_id)
+        jobs = await self._store.jobs([row.id], member_id, MAX_SUBMISSIONS)
         members = await self._members_by_id(course_id)
         return SubmissionList(
             submissions=tuple(
@@ -499,7 +503,7 @@ class CourseService:
         await self._staff(player, course_id)
         member = await self._member_row(course_id, member_id)
         rows = {row.id: row for row in await self._store.assignments(course_id)}
-        jobs = await self._store.jobs(list(rows), member.id)
+        jobs = await self._store.jobs(list(rows), member.id, MAX_SUBMISSIONS)
         now = _now()
         return SubmissionList(
             submissions=tuple(

@@ -88,14 +88,15 @@ class CourseStore:
             ).first()
             return None if found is None else (found[0], found[1])
 
-    async def courses_of(self, player_id: int) -> list[tuple[Course, CourseMember]]:
-        """Return the courses `player_id` is an enrolled member of, newest first."""
+    async def courses_of(self, player_id: int, limit: int) -> list[tuple[Course, CourseMember]]:
+        """Return the newest `limit` courses `player_id` is an enrolled member of."""
         async with self._sessions() as session:
             rows = await session.execute(
                 select(Course, CourseMember)
                 .join(CourseMember, CourseMember.course_id == Course.id)
                 .where(CourseMember.player_id == player_id, CourseMember.dropped_at.is_(None))
                 .order_by(Course.created_at.desc(), Course.id.desc())
+                .limit(limit)
             )
             return [(course, member) for course, member in rows]
 
@@ -278,17 +279,23 @@ class CourseStore:
     # -- submissions and regrades ------------------------------------------------------------
 
     async def jobs(
-        self, assignment_ids: Sequence[int], member_id: int | None = None
+        self,
+        assignment_ids: Sequence[int],
+        member_id: int | None = None,
+        limit: int | None = None,
     ) -> list[JobRow]:
-        """Return the submissions to the assignments (of one member, if given), newest first."""
+        """Return the submissions to the assignments (of one member, if given), newest first
+        (the newest `limit` only, if given)."""
         if not assignment_ids:
             return []
         query = select(JobRow).where(JobRow.assignment_id.in_(assignment_ids))
         if member_id is not None:
             query = query.where(JobRow.member_id == member_id)
+        query = query.order_by(JobRow.created_at.desc(), JobRow.id)
+        if limit is not None:
+            query = query.limit(limit)
         async with self._sessions() as session:
-            rows = await session.scalars(query.order_by(JobRow.created_at.desc(), JobRow.id))
-            return list(rows)
+            return list(await session.scalars(query))
 
     async def job(self, job_id: str) -> JobRow | None:
         """Return a course submission's row, or None (also for a job of no course)."""

@@ -474,6 +474,8 @@ def test_an_assignment_is_hidden_from_students_until_released(course_server: Run
     assert [
         a["released"] for a in prof.call("GET", f"/courses/{cid}/assignments", 200)["assignments"]
     ] == [False]
+    # Staff are exempt from the release date.
+    assert prof.submit(cid, aid, CRASH.read_bytes())["status"] == "queued"
     # A stranger learns nothing of the course.
     stranger = register(url)
     stranger.error("GET", f"/courses/{cid}", 404, ErrorCode.UNKNOWN_COURSE)
@@ -575,3 +577,24 @@ def test_the_count_limits_refuse_with_quota_exceeded(server_settings: Settings) 
         )
     finally:
         running.stop()
+
+
+@sandboxed
+def test_before_due_score_shows_the_total_and_hides_the_private_tests(
+    course_server: RunningServer,
+) -> None:
+    url = course_server.url
+    prof, cid = new_course(url)
+    aid = add_assignment(prof, cid, suite=suite_of(1, 1), before_due="score")["assignment_id"]
+    ada = students(prof, url, cid, "s1")["s1"]
+    done = ada.wait(cid, ada.submit(cid, aid, REFERENCE.read_bytes())["submission_id"])
+    assert done.filtered and done.hidden_tests == 1
+    results = ada.call("GET", f"/courses/{cid}/submissions/{done.submission_id}/results", 200)
+    names = [test["name"] for test in results["tests"]]
+    assert names[0].startswith("puzzle 1 ") and names[1] == "private test 1"
+    assert "Details after the due date" in results["tests"][1]["output"]
+    full = prof.call("GET", f"/courses/{cid}/submissions/{done.submission_id}", 200)
+    assert done.score == full["score"] and done.max_score == full["max_score"]
+    assert [
+        a["score"] for a in ada.call("GET", f"/courses/{cid}/assignments", 200)["assignments"]
+    ] == [full["score"]]

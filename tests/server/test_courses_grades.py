@@ -1,5 +1,6 @@
 """The course computations without a server: late days and penalties, the counted submission,
-the report a student sees before the due date, the gradebook's CSV and the roster CSV."""
+the report a student sees before the due date, the gradebook's CSV and the roster CSV; and a
+regrade's bookkeeping in the jobs' rows."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import csv
 import io
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +17,9 @@ from grader.results import GradeReport, TestResult
 from protocol.errors import ErrorCode, ProtocolError
 from server.courses import grades
 from server.courses.roster import parse_roster
+from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import Assignment, GradingJob
+from server.grading.store import JobStore
 
 DUE = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -178,3 +182,27 @@ def test_a_roster_csv_is_read_or_refused_naming_line_and_column() -> None:
         assert refused.value.code is ErrorCode.BAD_ROSTER
         assert f"roster {where}:" in refused.value.message, (data, refused.value.message)
         assert refused.value.details.get("column") == column
+
+
+async def test_a_stale_grading_never_overwrites_a_regrade(tmp_path: Path) -> None:
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}")
+    await migrate(engine)
+    store = JobStore(session_factory(engine))
+    try:
+        await store.add("j1", "endgame", ["checkers.py"], None)
+        first = await store.start_attempt("j1")
+        assert first is not None and first.number == 1
+        assert await store.start_attempt("j1") is None  # running: never started twice
+        assert await store.requeue(["j1", "not-a-job"]) == [("j1", None)]
+        # The first grading ends after the regrade queued the job again: it is dropped.
+        await store.store_report("j1", REPORT, "done", first.number)
+        row = await store.get("j1")
+        assert row is not None and row.status == "queued" and row.results is None
+        assert row.regrades == 1
+        second = await store.start_attempt("j1")
+        assert second is not None and second.number == 2
+        await store.store_report("j1", REPORT, "done", second.number)
+        row = await store.get("j1")
+        assert row is not None and row.status == "done" and row.score == REPORT.score
+    finally:
+        await engine.dispose()
