@@ -26,6 +26,7 @@ from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 from tests.server.test_web_courses import wait_for_suite
 from tests.web.conftest import DESKTOP, PHONE, Problems, settle
+from tests.web.test_grader_page import HIDE
 from tests.web.test_lobby import register
 
 pytestmark = pytest.mark.web
@@ -435,3 +436,29 @@ def test_a_student_opens_neither_another_students_submission_nor_staff_pages(
     # Nor the gradebook's export.
     csv_path = f"/web/courses/{cid}/assignments/{assignment}/gradebook.csv"
     assert page.request.get(csv_path).status == 403
+
+
+def test_a_hidden_tab_asks_nothing_until_it_is_shown(page: Page, api: httpx.Client) -> None:
+    course = create_course(api, "Quiet tabs")
+    assignment = add_assignment(api, course, "Hidden", public_count=1, private_count=1)
+    sign_in(page, course.instructor_link, "prof")
+    page.add_init_script(HIDE)
+    asked: list[str] = []
+    page.on(
+        "request",
+        lambda request: asked.append(request.url) if "/web/courses/" in request.url else None,
+    )
+    submit(page, course.course_id, assignment, BROKEN)
+    page.wait_for_url(re.compile(r"/submissions/[\w-]+$"))
+    expect(page.locator("#job-status")).to_have_attribute(
+        "data-status", re.compile("queued|running")
+    )
+    page.wait_for_timeout(2500)  # two and a half of the script's one-second ticks
+    assert [url for url in asked if "/submissions/" in url and "/assignments/" not in url] == []
+    with page.expect_request(re.compile(r"/web/courses/\d+/submissions/")):
+        page.evaluate(
+            "() => { window.__hidden = false; "
+            "document.dispatchEvent(new Event('visibilitychange')); }"
+        )
+    expect(page.locator("#job-status")).to_have_text("Graded.", timeout=GRADED_WAIT_MS)
+    settle(page)
