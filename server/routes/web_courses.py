@@ -267,7 +267,7 @@ REFUSALS: Mapping[ErrorCode, str] = {
     ErrorCode.UNKNOWN_ASSIGNMENT: "No such assignment",
     ErrorCode.UNKNOWN_MEMBER: "No such member",
     ErrorCode.UNKNOWN_JOB: "No such submission",
-    ErrorCode.FORBIDDEN: "For the course staff only",
+    ErrorCode.FORBIDDEN: "Not allowed",
     ErrorCode.DEADLINE_PASSED: "Deadline passed",
     ErrorCode.SUBMISSION_LIMIT: "Daily limit reached",
     ErrorCode.QUOTA_EXCEEDED: "Limit reached",

@@ -241,7 +241,7 @@ def test_who_may_open_what(course_server: RunningServer) -> None:
                 path, data=body, headers={**origin, **cookie(tokens["submitter"] or "")}
             )
             assert answer.status_code == 403, (path, answer.status_code)
-            assert "For the course staff only" in answer.text
+            assert "Not allowed" in answer.text
             foreign = client.post(
                 path,
                 data=body,
