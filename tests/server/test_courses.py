@@ -271,10 +271,11 @@ def test_a_generated_suite_has_public_and_private_tests(
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     puzzles = json.loads(path.read_text())["puzzles"]
     assert [(p["name"], p["public"]) for p in puzzles] == [("example 1", True), ("puzzle 1", False)]
-    # An agent suite is made at once: private as a whole when it has private positions.
+    # An agent suite is made at once: private with its private positions, its public
+    # examples one test students see (tests/server/test_courses_agent.py).
     agent = add_assignment(prof, cid, profile="agent", suite=None, public_count=2, private_count=8)
     assert agent["suite_version"] == 1
-    assert agent["public_tests"] == 0 and agent["private_tests"] > 0
+    assert agent["public_tests"] == 1 and agent["private_tests"] > 1
 
 
 # -- submissions, policies, gradebook, regrade -------------------------------------------------
