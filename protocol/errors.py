@@ -46,6 +46,13 @@ class ErrorCode(StrEnum):
     NOT_FOUND = "NOT_FOUND"
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
     UNKNOWN_PLAYER = "UNKNOWN_PLAYER"
+    UNKNOWN_COURSE = "UNKNOWN_COURSE"
+    UNKNOWN_ASSIGNMENT = "UNKNOWN_ASSIGNMENT"
+    UNKNOWN_MEMBER = "UNKNOWN_MEMBER"
+    DEADLINE_PASSED = "DEADLINE_PASSED"
+    SUBMISSION_LIMIT = "SUBMISSION_LIMIT"
+    BAD_ROSTER = "BAD_ROSTER"
+    QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
 
 
 ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
@@ -106,6 +113,19 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.METHOD_NOT_ALLOWED: "The route exists but not with this HTTP method; the "
         "`Allow` header lists the methods it takes.",
         ErrorCode.UNKNOWN_PLAYER: "No registered player has this name (since 1.1).",
+        ErrorCode.UNKNOWN_COURSE: "No course has this id, or you are not one of its members "
+        "(the two are not told apart).",
+        ErrorCode.UNKNOWN_ASSIGNMENT: "The course has no assignment with this id, or it is not "
+        "released yet.",
+        ErrorCode.UNKNOWN_MEMBER: "The course has no member with this id.",
+        ErrorCode.DEADLINE_PASSED: "The assignment takes no more submissions: its due date (hard "
+        "deadline) or its last late day has passed; `details` holds the time. Nothing was queued.",
+        ErrorCode.SUBMISSION_LIMIT: "You have used the assignment's submissions for the last 24 "
+        "hours; `details.next_allowed_time_ms` says when the next is allowed. Nothing was queued.",
+        ErrorCode.BAD_ROSTER: "The roster cannot be imported; the message names the line and the "
+        "column. Nothing was imported.",
+        ErrorCode.QUOTA_EXCEEDED: "A count limit of the server is reached (courses per owner, "
+        "assignments per course, members per course); `details.limit` holds it.",
     }
 )
 """One line per error code, for documentation and for default error messages."""
@@ -145,6 +165,13 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.NOT_FOUND: 404,
         ErrorCode.METHOD_NOT_ALLOWED: 405,
         ErrorCode.UNKNOWN_PLAYER: 404,
+        ErrorCode.UNKNOWN_COURSE: 404,
+        ErrorCode.UNKNOWN_ASSIGNMENT: 404,
+        ErrorCode.UNKNOWN_MEMBER: 404,
+        ErrorCode.DEADLINE_PASSED: 403,
+        ErrorCode.SUBMISSION_LIMIT: 429,
+        ErrorCode.BAD_ROSTER: 422,
+        ErrorCode.QUOTA_EXCEEDED: 403,
     }
 )
 """The HTTP status of a REST response carrying each error code."""

@@ -1,4 +1,5 @@
-"""One JSON Schema document for every WebSocket message and REST body."""
+"""One JSON Schema document for every WebSocket message and REST body (the course routes'
+included)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from protocol.courses import COURSE_MODELS
 from protocol.messages import CLIENT_MESSAGES, REST_MODELS, SERVER_MESSAGES, MatchState
 from protocol.version import PROTOCOL_VERSION
 
@@ -19,7 +21,12 @@ def json_schema() -> dict[str, Any]:
     `$defs/ClientMessage` and `$defs/ServerMessage` are the WebSocket unions (one of the
     messages, told apart by `type`); the document itself validates any WebSocket message.
     """
-    models: list[type[BaseModel]] = [*CLIENT_MESSAGES, *SERVER_MESSAGES, *REST_MODELS]
+    models: list[type[BaseModel]] = [
+        *CLIENT_MESSAGES,
+        *SERVER_MESSAGES,
+        *REST_MODELS,
+        *COURSE_MODELS,
+    ]
     if MatchState not in models:
         models.append(MatchState)
     mode: JsonSchemaMode = "validation"

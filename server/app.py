@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
+from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
@@ -25,6 +26,8 @@ from server.players import PlayerRegistry
 from server.ratelimit import RateLimitedError, RateLimiter, rate_limited_response
 from server.ratings import RatingService
 from server.routes import install
+from server.routes.courses import BODY_LIMIT_EXEMPT as COURSE_BODY_LIMIT_EXEMPT
+from server.routes.web_courses import BODY_LIMIT_EXEMPT as COURSE_FORMS_BODY_LIMIT_EXEMPT
 from server.settings import Settings
 from server.tournaments import TournamentService
 from server.web.pages import Pages
@@ -32,9 +35,15 @@ from server.web.security import NoSniff
 
 API_VERSION = "0.1.0"
 
-BODY_LIMIT_EXEMPT = (("POST", "/grader/jobs"), ("POST", "/web/grader/jobs"))
+BODY_LIMIT_EXEMPT = (
+    ("POST", "/grader/jobs"),
+    ("POST", "/web/grader/jobs"),
+    *COURSE_BODY_LIMIT_EXEMPT,
+    *COURSE_FORMS_BODY_LIMIT_EXEMPT,
+)
 """The routes that take bodies over `max_body_bytes`: the grader's uploads (REST and the page's
-form), with their own limit."""
+form) and the course routes' uploads and roster imports (REST and the pages' forms), with their
+own limits."""
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -67,6 +76,8 @@ def create_app(settings: Settings) -> FastAPI:
         service.listeners.append(ratings.on_broadcast)
         grading = GradingService(app.state.sessions, settings)
         app.state.grading = grading
+        courses = CourseService(app.state.sessions, settings, grading)
+        app.state.courses = courses
         app.state.rate_limiter = RateLimiter(settings)
         try:
             await tournaments.resume()
@@ -74,8 +85,10 @@ def create_app(settings: Settings) -> FastAPI:
             await ratings.resume()
             service.start_ticker()
             await grading.start()
+            await courses.start()
             yield
         finally:
+            await courses.close()
             await grading.close()
             await app.state.rate_limiter.close()
             await tournaments.close()

@@ -10,12 +10,16 @@ bodies (the grader's multipart uploads) are exempt and enforce their own limits.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from protocol.errors import ErrorCode, ProtocolError
 from server.errors import error_response
+
+_PARAMETER = re.compile(r"\\\{[^}]*\\\}")
+"""A route parameter (`{name}`) in a path escaped by `re.escape`."""
 
 
 class BodyTooLargeError(Exception):
@@ -34,9 +38,20 @@ class BodyLimit:
         self.app = app
         self.max_bytes = max_bytes
         self.exempt = frozenset(exempt)
+        self._patterns = [
+            (method, re.compile(_PARAMETER.sub("[^/]+", re.escape(path)) + "$"))
+            for method, path in self.exempt
+            if "{" in path
+        ]
+
+    def is_exempt(self, method: str, path: str) -> bool:
+        """Return whether a request of `method` on `path` takes a body of any size here."""
+        return (method, path) in self.exempt or any(
+            method == exempt and pattern.match(path) for exempt, pattern in self._patterns
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or (scope["method"], scope["path"]) in self.exempt:
+        if scope["type"] != "http" or self.is_exempt(scope["method"], scope["path"]):
             await self.app(scope, receive, send)
             return
         declared = content_length(scope)

@@ -1,5 +1,5 @@
-"""Every dependency of the routes, as `Annotated` types: settings, sessions, the services,
-the players, the hub, the web pages, the player.
+"""Every dependency of the routes, as `Annotated` types: settings, sessions, the services
+(matches, tournaments, grading, courses, ratings), the players, the hub, the web pages, the player.
 
 Everything comes from the application's state, filled by `create_app` and its lifespan;
 nothing here is a module-level global. The getters take an `HTTPConnection`, so that REST and
@@ -19,6 +19,7 @@ from starlette.requests import HTTPConnection
 
 from protocol.errors import ErrorCode
 from server.auth import hash_token
+from server.courses import CourseService
 from server.db.models import Player
 from server.errors import MatchError
 from server.grading import GradingService
@@ -82,6 +83,12 @@ async def get_grading(connection: HTTPConnection) -> GradingService:
     return service
 
 
+async def get_courses(connection: HTTPConnection) -> CourseService:
+    """Return the application's course service."""
+    service: CourseService = connection.app.state.courses
+    return service
+
+
 async def get_ratings(connection: HTTPConnection) -> RatingService:
     """Return the application's rating service."""
     service: RatingService = connection.app.state.ratings
@@ -113,6 +120,7 @@ PlayersDep = Annotated[PlayerRegistry, Depends(get_players)]
 QueriesDep = Annotated[MatchQueries, Depends(get_queries)]
 TournamentsDep = Annotated[TournamentService, Depends(get_tournaments)]
 GradingDep = Annotated[GradingService, Depends(get_grading)]
+CoursesDep = Annotated[CourseService, Depends(get_courses)]
 RatingsDep = Annotated[RatingService, Depends(get_ratings)]
 HubDep = Annotated[Hub, Depends(get_hub)]
 PagesDep = Annotated[Pages, Depends(get_pages)]

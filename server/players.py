@@ -3,6 +3,10 @@
 `PlayerRegistry` is built in the lifespan (kept on `app.state.players`) and shared with the match
 service, which finds the players a new match names. Players never change once registered, so
 they are cached by token hash and by name; the cache starts over when full.
+
+A course member's invite token (server.courses) signs its player in like the player's own
+token. Invites are rotated and revoked, so they are looked up in the database every time,
+never cached: a reissued or dropped member's old link fails at once, in every server process.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from protocol.errors import ErrorCode, ProtocolError
-from server.db.models import Player
+from server.db.models import CourseMember, Player
 
 PLAYER_CACHE = 10_000
 """Players kept in memory by token and by name (the cache starts over when full)."""
@@ -58,14 +62,24 @@ class PlayerRegistry:
         return await self.register(GUEST_PREFIX + secrets.token_hex(5), token_hash)
 
     async def by_token_hash(self, token_hash: str) -> Player | None:
-        """Return the player whose token hashes to `token_hash`, or None."""
+        """Return the player whose token hashes to `token_hash`, or None.
+
+        A player's own token first, then a course invite (of a member not dropped): the
+        invite's member's player.
+        """
         player = self._by_token.get(token_hash)
-        if player is None:
-            async with self._sessions() as session:
-                player = await session.scalar(select(Player).where(Player.token_hash == token_hash))
+        if player is not None:
+            return player
+        async with self._sessions() as session:
+            player = await session.scalar(select(Player).where(Player.token_hash == token_hash))
             if player is not None:
                 self._remember(player)
-        return player
+                return player
+            return await session.scalar(
+                select(Player)
+                .join(CourseMember, CourseMember.player_id == Player.id)
+                .where(CourseMember.invite_hash == token_hash, CourseMember.dropped_at.is_(None))
+            )
 
     async def named(self, name: str, session: AsyncSession | None = None) -> Player | None:
         """Return the registered player called `name`, or None (read in `session`, if given)."""

@@ -139,6 +139,33 @@ class Settings(BaseSettings):
         "may read it); by default POST /grader/jobs needs a token and only the uploader may read "
         "the job",
     )
+    # --- courses ---
+    public_url: str | None = Field(
+        None,
+        max_length=512,
+        description="the server's public base URL (https://arena.example.edu), used in invite "
+        "links; by default a link uses the base URL of the request that made it",
+    )
+    course_max_per_owner: int = Field(
+        20, ge=1, le=10_000, description="courses one player may create"
+    )
+    course_max_assignments: int = Field(50, ge=1, le=1000, description="assignments in one course")
+    course_max_members: int = Field(
+        2000, ge=1, le=10_000, description="members (staff and students) in one course"
+    )
+    course_max_roster_bytes: int = Field(
+        1024 * 1024,
+        ge=1024,
+        le=16 * 1024 * 1024,
+        description="largest roster CSV (or JSON) imported at once, in bytes",
+    )
+    course_suite_timeout_s: float = Field(
+        1800.0,
+        gt=0,
+        le=86_400,
+        description="longest a generated assignment suite may take (an endgame puzzle takes "
+        "seconds to certify); suites are generated one at a time, each in a child process",
+    )
     # --- limits: rates ---
     rate_limits_enabled: bool = Field(
         True,
@@ -224,6 +251,13 @@ class Settings(BaseSettings):
         if len(rates) != 1 or rates[0].amount < 1:
             raise ValueError(f"one rate of at least 1 like '50/second', not {value!r}")
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _check_public_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError(f"a public URL starts with http:// or https://, not {value!r}")
+        return value.rstrip("/") if value else None
 
     @field_validator("redis_url")
     @classmethod

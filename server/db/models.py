@@ -1,5 +1,5 @@
 """The database schema: players, matches and their accepted events, tournaments, grading jobs,
-ratings and their history.
+ratings and their history, courses with their members, assignments and regrades.
 
 A match is stored as its set-up plus the ordered list of events the referee accepted (moves
 with their elapsed time, resignations, draw offers and answers, aborts). Replaying the events
@@ -204,6 +204,19 @@ class GradingJob(Base):
         ForeignKey("players.id", name="fk_grading_jobs_player"), nullable=True
     )
     """The player who uploaded it, the only one who may read it; None for an anonymous job."""
+    assignment_id: Mapped[int | None] = mapped_column(
+        ForeignKey("assignments.id", name="fk_grading_jobs_assignment"), nullable=True, index=True
+    )
+    """The course assignment it was submitted to (graded with its suite); None outside courses.
+
+    A course job is read through the course's routes only (server.courses), never at
+    /grader/jobs, so a student's report is always filtered as the assignment says."""
+    member_id: Mapped[int | None] = mapped_column(
+        ForeignKey("course_members.id", name="fk_grading_jobs_member"), nullable=True, index=True
+    )
+    """The course member who submitted it (with `assignment_id`)."""
+    regrades: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """How many times staff had it graded again (a regrade is not a new submission)."""
 
 
 class Rating(Base):
@@ -258,3 +271,97 @@ class RatingChange(Base):
     deviation: Mapped[float] = mapped_column(Float)
     volatility: Mapped[float] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Course(Base):
+    """A course: its name and the player who created it (its first instructor)."""
+
+    __tablename__ = "courses"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    owner_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", name="fk_courses_owner"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CourseMember(Base):
+    """A player's membership of a course: role (instructor, ta, student) and roster fields.
+
+    A roster member has a player of its own, made at import; `invite_hash` is the hash of the
+    invite token that signs that player in (server.players resolves it like a player's token)
+    until it is reissued or the member is dropped (`dropped_at`). A dropped member's rows and
+    submissions are kept.
+    """
+
+    __tablename__ = "course_members"
+    __table_args__ = (
+        UniqueConstraint("course_id", "player_id", name="uq_course_members_player"),
+        UniqueConstraint("course_id", "student_id", name="uq_course_members_student"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(
+        ForeignKey("courses.id", name="fk_course_members_course"), index=True
+    )
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", name="fk_course_members_player"), index=True
+    )
+    role: Mapped[str] = mapped_column(String(16))
+    student_id: Mapped[str] = mapped_column(String(64))
+    """The roster's id of the member (the course creator: their player name)."""
+    name: Mapped[str] = mapped_column(String(100))
+    email: Mapped[str] = mapped_column(String(254), default="")
+    invite_hash: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    dropped_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class Assignment(Base):
+    """An assignment of a course: its profile, dates and policies, and its suite's version.
+
+    Its suite is a private file (server.courses.suites); `suite_version` counts its changes and
+    `public_tests`/`private_tests` summarize it. Late penalties and scores are computed when
+    read from these policies, never stored, so a policy change re-computes them.
+    """
+
+    __tablename__ = "assignments"
+    __table_args__ = (UniqueConstraint("course_id", "name", name="uq_assignments_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(
+        ForeignKey("courses.id", name="fk_assignments_course"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(100))
+    profile: Mapped[str] = mapped_column(String(32))
+    release_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    due_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    late_policy: Mapped[str] = mapped_column(String(16))
+    late_penalty_per_day: Mapped[float] = mapped_column(Float, default=0.0)
+    """Percent of the score lost per day late (penalty policy)."""
+    late_days_max: Mapped[int] = mapped_column(Integer, default=0)
+    daily_limit: Mapped[int] = mapped_column(Integer)
+    score_policy: Mapped[str] = mapped_column(String(16))
+    before_due: Mapped[str] = mapped_column(String(16))
+    suite_version: Mapped[int] = mapped_column(Integer, default=1)
+    public_tests: Mapped[int] = mapped_column(Integer, default=0)
+    private_tests: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CourseRegrade(Base):
+    """Staff's request to grade an assignment's submissions again; its progress is read from
+    the jobs' statuses."""
+
+    __tablename__ = "course_regrades"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", name="fk_course_regrades_assignment"), index=True
+    )
+    requested_by: Mapped[int] = mapped_column(
+        ForeignKey("course_members.id", name="fk_course_regrades_member")
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    job_ids: Mapped[list[str]] = mapped_column(JSON, default=list)

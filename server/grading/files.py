@@ -2,7 +2,8 @@
 
 `grader_dir` (mode 0700) holds `jobs/ID/` (the upload in `submission/`, files 0600, then the
 grading child's job.json, results.json and log) and `suites/` (the private suites, generated at
-the first job of each profile unless the settings name files). Only the server's user can read
+the first job of each profile unless the settings name files, and each course assignment's
+`assignment-ID.json`). Only the server's user can read
 any of it; student code runs as the sandbox uids.
 """
 
@@ -40,6 +41,22 @@ class GraderFiles:
         if configured is not None:
             return configured.resolve()
         return self._root / "suites" / f"{profile}.json"
+
+    def assignment_suite_path(self, assignment_id: int) -> Path:
+        """Return the private suite file of course assignment `assignment_id`."""
+        return self._root / "suites" / f"assignment-{assignment_id}.json"
+
+    def submission_files(self, job_id: str) -> dict[str, bytes]:
+        """Return a job's uploaded files (relative POSIX path -> bytes); empty when gone
+        (blocking I/O)."""
+        root = self.job_dir(job_id) / SUBMISSION_DIR
+        if not root.is_dir():
+            return {}
+        return {
+            path.relative_to(root).as_posix(): path.read_bytes()
+            for path in sorted(root.rglob("*"))
+            if path.is_file() and not path.is_symlink()
+        }
 
     def store_submission(self, job_id: str, files: dict[str, bytes]) -> Path:
         """Write a new job's uploaded files privately; return the job's directory (blocking I/O)."""

@@ -54,8 +54,9 @@ class GradingService:
         Returns the number of jobs re-queued. Makes no directory until a job needs one.
         """
         pending = await self._store.requeue_unfinished()
-        for job_id, owner in pending:
-            self._workers.enqueue(job_id, owner)
+        for job_id, owner, regrade in pending:
+            # A regrade waits behind fresh uploads after a restart as before it.
+            self._workers.enqueue(job_id, owner, background=regrade)
         self._workers.start()
         if pending:
             log.info("re-queued %d grading jobs", len(pending))
@@ -70,12 +71,20 @@ class GradingService:
         return describe_profiles(self._settings, sandboxed=can_isolate())
 
     async def submit(
-        self, profile: str, uploads: Sequence[Upload], player_id: int | None = None
+        self,
+        profile: str,
+        uploads: Sequence[Upload],
+        player_id: int | None = None,
+        *,
+        assignment_id: int | None = None,
+        member_id: int | None = None,
     ) -> GradingJob:
         """Check, store and queue an upload by `player_id`; return its job (status `queued`).
 
         `player_id` None is an anonymous upload, which the route accepts only when
-        `grader_allow_anonymous` is set; such a job is read by anyone holding its id. Raises
+        `grader_allow_anonymous` is set; such a job is read by anyone holding its id. A course
+        submission (server.courses, which decides its policies first) names its assignment,
+        whose suite grades it, and its member; it is read through its course only. Raises
         ProtocolError: VALIDATION_ERROR for an unknown profile, BAD_SUBMISSION or
         SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full or the player
         has `grader_max_queued_per_player` jobs waiting already. Nothing is
@@ -118,7 +127,7 @@ class GradingService:
         self._admitting += 1
         self._admitting_by[player_id] += 1
         try:
-            return await self._admit(profile, uploads, player_id)
+            return await self._admit(profile, uploads, player_id, assignment_id, member_id)
         finally:
             self._admitting -= 1
             self._admitting_by[player_id] -= 1
@@ -126,7 +135,12 @@ class GradingService:
                 del self._admitting_by[player_id]
 
     async def _admit(
-        self, profile: str, uploads: Sequence[Upload], player_id: int | None
+        self,
+        profile: str,
+        uploads: Sequence[Upload],
+        player_id: int | None,
+        assignment_id: int | None,
+        member_id: int | None,
     ) -> GradingJob:
         """Check, store and queue an upload that holds a place in the queue."""
         files = unpack(
@@ -145,12 +159,33 @@ class GradingService:
         job_id = secrets.token_urlsafe(16)
         job_dir = await asyncio.to_thread(self._files.store_submission, job_id, files)
         try:
-            row = await self._store.add(job_id, profile, sorted(files), player_id)
+            row = await self._store.add(
+                job_id, profile, sorted(files), player_id, assignment_id, member_id
+            )
         except BaseException:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
             raise
         self._workers.enqueue(job_id, player_id)
         return self._view(row)
+
+    async def regrade(self, job_ids: Sequence[str]) -> list[str]:
+        """Grade jobs again from the start (a course's regrade, which decides who may): their
+        results are cleared and they are queued as background work (after every fresh upload,
+        server.grading.queue), past the queue's limits; a grading of theirs still running is
+        stopped. Returns the ids found. Durable: once it returns, a restart grades them."""
+        found = await self._store.requeue(job_ids)
+        for job_id, owner in found:
+            self._workers.stop_grading(job_id)
+            self._workers.enqueue(job_id, owner, background=True)
+        return [job_id for job_id, _ in found]
+
+    def queue_position(self, job_id: str) -> int | None:
+        """Return a job's place in the queue, from 1; None when it waits for no worker."""
+        return self._workers.position(job_id)
+
+    async def uploaded_files(self, job_id: str) -> dict[str, bytes]:
+        """Return a job's uploaded files (path -> bytes); empty once they are gone."""
+        return await asyncio.to_thread(self._files.submission_files, job_id)
 
     async def job(self, job_id: str, viewer: int | None) -> GradingJob:
         """Return a job's status to player `viewer` (None: no token); see `_row` for errors."""
@@ -177,13 +212,25 @@ class GradingService:
     async def _row(self, job_id: str, viewer: int | None) -> JobRow:
         """Return the job's row if player `viewer` may read it.
 
-        UNKNOWN_JOB when no job has this id; a job uploaded by a player is theirs alone:
+        UNKNOWN_JOB when no job has this id, and for a course submission (read through its
+        course's routes only, whose policies filter what a student sees; the message names
+        that route to its uploader alone); a job uploaded by a player is theirs alone:
         UNAUTHORIZED without a token, FORBIDDEN with another player's. An anonymous job is
         read by anyone holding its id.
         """
         row = await self._store.get(job_id)
+        unknown = ProtocolError(ErrorCode.UNKNOWN_JOB, f"no grading job has the id {job_id!r}")
         if row is None:
-            raise ProtocolError(ErrorCode.UNKNOWN_JOB, f"no grading job has the id {job_id!r}")
+            raise unknown
+        if row.assignment_id is not None:
+            if viewer is None or viewer != row.player_id:
+                raise unknown
+            course_id = await self._store.course_of(row.assignment_id)
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_JOB,
+                f"{job_id} is a course submission: read it at "
+                f"/courses/{course_id}/submissions/{job_id}",
+            )
         if row.player_id is not None and viewer is None:
             raise ProtocolError(
                 ErrorCode.UNAUTHORIZED,

@@ -8,6 +8,8 @@ once, so a restart finds every job where it was.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import select, update
@@ -16,11 +18,21 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from grader.html import html_report
 from grader.results import GradeReport
 from protocol.messages import JobStatus
+from server.db.models import Assignment
 from server.db.models import GradingJob as JobRow
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One grading of a job: its profile, its attempt number, and its course assignment."""
+
+    profile: str
+    number: int
+    assignment_id: int | None
 
 
 class JobStore:
@@ -29,20 +41,20 @@ class JobStore:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
 
-    async def requeue_unfinished(self) -> list[tuple[str, int | None]]:
+    async def requeue_unfinished(self) -> list[tuple[str, int | None, bool]]:
         """Store every job left `queued` or `running` as `queued`; return them oldest first,
-        each as (job id, uploader's player id or None).
+        each as (job id, uploader's player id or None, whether it waits for a regrade).
 
         A job that was running is graded again from the start.
         """
         async with self._sessions() as session:
             rows = await session.execute(
-                select(JobRow.id, JobRow.player_id)
+                select(JobRow.id, JobRow.player_id, JobRow.regrades)
                 .where(JobRow.status.in_(("queued", "running")))
                 .order_by(JobRow.created_at, JobRow.id)
             )
-            unfinished = [(job_id, player_id) for job_id, player_id in rows]
-            pending = [job_id for job_id, _ in unfinished]
+            unfinished = [(job_id, owner, regrades > 0) for job_id, owner, regrades in rows]
+            pending = [job_id for job_id, _, _ in unfinished]
             if pending:
                 await session.execute(
                     update(JobRow).where(JobRow.id.in_(pending)).values(status="queued")
@@ -51,9 +63,18 @@ class JobStore:
         return unfinished
 
     async def add(
-        self, job_id: str, profile: str, files: list[str], player_id: int | None
+        self,
+        job_id: str,
+        profile: str,
+        files: list[str],
+        player_id: int | None,
+        assignment_id: int | None = None,
+        member_id: int | None = None,
     ) -> JobRow:
-        """Store a new job, `queued`, uploaded by `player_id` (None: anonymous); return its row."""
+        """Store a new job, `queued`, uploaded by `player_id` (None: anonymous); return its row.
+
+        A course submission names its assignment and the member who submitted it.
+        """
         row = JobRow(
             id=job_id,
             profile=profile,
@@ -61,6 +82,9 @@ class JobStore:
             files=files,
             attempts=0,
             player_id=player_id,
+            assignment_id=assignment_id,
+            member_id=member_id,
+            regrades=0,
         )
         async with self._sessions() as session:
             session.add(row)
@@ -72,27 +96,73 @@ class JobStore:
         async with self._sessions() as session:
             return await session.get(JobRow, job_id)
 
-    async def start_attempt(self, job_id: str) -> str | None:
-        """Store the job `running` (one more attempt); return its profile.
+    async def start_attempt(self, job_id: str) -> Attempt | None:
+        """Store the job `running` (one more attempt); return what the attempt grades.
 
-        None, and nothing stored, when the job is gone or no longer waits to be graded.
+        None, and nothing stored, when the job is gone or no longer waits to be graded (a
+        restart stores every unfinished job `queued` again first).
         """
         async with self._sessions() as session:
             row = await session.get(JobRow, job_id)
-            if row is None or row.status not in ("queued", "running"):
+            if row is None or row.status != "queued":
                 return None
             row.status = "running"
             row.started_at = _now()
             row.attempts += 1
             await session.commit()
-            return row.profile
+            return Attempt(row.profile, row.attempts, row.assignment_id)
 
-    async def store_report(self, job_id: str, report: GradeReport, status: JobStatus) -> None:
-        """Store the job's final status, score, results and HTML report."""
+    async def requeue(self, job_ids: Sequence[str]) -> list[tuple[str, int | None]]:
+        """Store finished or running jobs `queued` again, their results cleared, one more
+        regrade each; return those found, each as (job id, uploader's player id or None). An
+        attempt still running is dropped when it ends (see `store_report`)."""
+        if not job_ids:
+            return []
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(JobRow.id, JobRow.player_id).where(JobRow.id.in_(job_ids))
+            )
+            owners = [(job_id, player_id) for job_id, player_id in rows]
+            found = [job_id for job_id, _ in owners]
+            if found:
+                await session.execute(
+                    update(JobRow)
+                    .where(JobRow.id.in_(found))
+                    .values(
+                        status="queued",
+                        score=None,
+                        max_score=None,
+                        summary=None,
+                        results=None,
+                        report=None,
+                        started_at=None,
+                        finished_at=None,
+                        regrades=JobRow.regrades + 1,
+                    )
+                )
+                await session.commit()
+        return owners
+
+    async def course_of(self, assignment_id: int) -> int | None:
+        """Return the course of an assignment (for the course job's address)."""
+        async with self._sessions() as session:
+            course_id: int | None = await session.scalar(
+                select(Assignment.course_id).where(Assignment.id == assignment_id)
+            )
+            return course_id
+
+    async def store_report(
+        self, job_id: str, report: GradeReport, status: JobStatus, attempt: int
+    ) -> None:
+        """Store the job's final status, score, results and HTML report.
+
+        Only while the job is still `running` its `attempt`: a job queued again meanwhile (a
+        regrade) keeps waiting for its new grading.
+        """
         async with self._sessions() as session:
             await session.execute(
                 update(JobRow)
-                .where(JobRow.id == job_id)
+                .where(JobRow.id == job_id, JobRow.status == "running", JobRow.attempts == attempt)
                 .values(
                     status=status,
                     score=report.score,

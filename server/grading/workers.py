@@ -1,7 +1,8 @@
 """The grading queue and its workers: jobs graded in order, each in a child process.
 
 `settings.grader_workers` worker tasks take jobs in the queue's order (server.grading.queue:
-round robin between uploaders, fresh uploads before regrades); worker slot i runs its sandboxes as
+round robin between uploaders, fresh uploads before regrades); a course submission is graded
+with its assignment's suite, any other job with its profile's; worker slot i runs its sandboxes as
 uid `grader_uid_base + i` (RLIMIT_NPROC counts per uid, so concurrent gradings must not share
 one). Each grading runs in a child process, `python -m grader.job JOB_DIR` (see grader/job.py),
 under `grader_job_timeout_s`; the child writes results.json, which is then stored in the job's
@@ -48,6 +49,8 @@ class GradingWorkers:
         """Set when a job was queued; a worker that finds the queue empty clears it and waits."""
         self._workers: list[asyncio.Task[None]] = []
         self._children: set[asyncio.subprocess.Process] = set()
+        self._running: dict[Path, asyncio.subprocess.Process] = {}
+        """The grading child of each job directory being graded."""
 
     @property
     def waiting(self) -> int:
@@ -70,6 +73,12 @@ class GradingWorkers:
         """
         self._queue.push(job_id, owner, background=background)
         self._ready.set()
+
+    def stop_grading(self, job_id: str) -> None:
+        """Kill the grading of job `job_id` if one runs (a regrade: its result would be stale)."""
+        child = self._running.get(self._files.job_dir(job_id))
+        if child is not None:
+            _kill(child)
 
     def start(self) -> None:
         """Start the workers."""
@@ -102,19 +111,28 @@ class GradingWorkers:
                 log.exception("grading job %s failed", job_id)
 
     async def _grade(self, job_id: str, slot: int) -> None:
-        profile = await self._store.start_attempt(job_id)
-        if profile is None:
+        attempt = await self._store.start_attempt(job_id)
+        if attempt is None:
             return
         uid = self._settings.grader_uid_base + slot
+        if attempt.assignment_id is None:
+            suite = self._files.suite_path(attempt.profile)
+        else:
+            suite = self._files.assignment_suite_path(attempt.assignment_id)
         job = Job(
-            profile=profile,
-            suite=self._files.suite_path(profile),
+            profile=attempt.profile,
+            suite=suite,
             python=self._settings.grader_python,
             uid=uid,
             gid=uid,
         )
-        report, status = await self._run_child(self._files.job_dir(job_id), job)
-        await self._store.store_report(job_id, report, status)
+        if attempt.assignment_id is not None and not suite.is_file():
+            # Never the grader's own random suite in place of the one the staff set.
+            report = failure_report(attempt.profile, "the assignment's suite file is missing")
+            status: JobStatus = "error"
+        else:
+            report, status = await self._run_child(self._files.job_dir(job_id), job)
+        await self._store.store_report(job_id, report, status, attempt.number)
 
     async def _run_child(self, job_dir: Path, job: Job) -> tuple[GradeReport, JobStatus]:
         """Run the grading child; return its report and the job's final status."""
@@ -132,6 +150,7 @@ class GradingWorkers:
                 start_new_session=True,
             )
         self._children.add(child)
+        self._running[job_dir] = child
         try:
             try:
                 code = await asyncio.wait_for(
@@ -144,6 +163,8 @@ class GradingWorkers:
                 return failure_report(job.profile, why), "error"
         finally:
             self._children.discard(child)
+            if self._running.get(job_dir) is child:
+                del self._running[job_dir]
         results = job_dir / RESULTS_FILE
         if not results.is_file():
             tail = _tail(log_path)

@@ -25,6 +25,7 @@ from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from server.errors import error_response
 from server.routes import (
     challenges,
+    courses,
     grader,
     index,
     leaderboard,
@@ -32,6 +33,7 @@ from server.routes import (
     players,
     tournaments,
     web,
+    web_courses,
     web_grader,
     web_play,
     ws,
@@ -43,6 +45,9 @@ log = logging.getLogger(__name__)
 
 async def _protocol_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ProtocolError)
+    retry_after = exc.details.get("retry_after_s")
+    if exc.code is ErrorCode.SUBMISSION_LIMIT and isinstance(retry_after, int):
+        return error_response(exc, headers={"Retry-After": str(retry_after)})
     return error_response(exc)
 
 
@@ -166,7 +171,12 @@ def install(app: FastAPI) -> None:
     app.include_router(web.router)
     app.include_router(web_grader.router)
     app.include_router(web_play.router)
+    # The course pages before the course REST routes: a page at a REST resource's URL answers
+    # browsers only, and every other client falls through to the REST route.
+    app.include_router(web_courses.router)
     app.include_router(grader.router)
+    app.include_router(courses.router)
+    app.include_router(courses.uploads)
     app.include_router(ws.router)
     install_api_docs(app)
     app.mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static")

@@ -27,6 +27,7 @@ from websockets.exceptions import ConnectionClosed
 from server.app import create_app
 from server.settings import Settings
 from tests.server.conftest import RunningServer
+from tests.server.test_courses_auth import course_routes
 
 CELLS = ("none", "malformed", "other", "right")
 MALFORMED = {"Authorization": "Bearer arena_not-a-real-token"}
@@ -129,6 +130,15 @@ def drawn_offer(world: World) -> dict[str, str]:
     world.post(f"/matches/{match_id}/offer-draw", "owner")
     return {"match_id": match_id}
 
+
+COURSE_IDS = {
+    "course_id": "1",
+    "assignment_id": "1",
+    "member_id": "1",
+    "submission_id": "j_1",
+    "regrade_id": "1",
+}
+"""Ids for the course routes the cookie guards (refused before any is looked up)."""
 
 PUBLIC = (200, 200, 200, 200)
 PLAYER = (401, 401, 200, 200)
@@ -293,6 +303,33 @@ ROWS = [
         "/grader/jobs",
         (401, 401, 422, 422),
     ),
+    # The course pages and their forms (server/routes/web_courses.py) act by the browser's
+    # cookie alone, so a bearer token changes nothing: without a cookie a page or a form is
+    # refused (401), an unknown invite link is a 404 page. tests/server/test_web_courses.py
+    # has the cookie's own matrix (student, another student, TA, instructor, a non-member).
+    Row("GET", "/join/{token}", (404,) * 4, lambda w: {"token": "arena_" + "x" * 32}),
+    Row("POST", "/web/join", (404,) * 4),
+    Row("GET", "/courses/{course_id}/roster", (401,) * 4, lambda w: {"course_id": "1"}),
+    Row(
+        "GET",
+        "/courses/{course_id}/students/{member_id}",
+        (401,) * 4,
+        lambda w: {"course_id": "1", "member_id": "1"},
+    ),
+    *(
+        Row(method, path, (401,) * 4, lambda w: COURSE_IDS)
+        for method, path in (
+            ("POST", "/web/courses/{course_id}/assignments/{assignment_id}/submissions"),
+            ("POST", "/web/courses/{course_id}/assignments/{assignment_id}/regrade"),
+            ("GET", "/web/courses/{course_id}/assignments/{assignment_id}/gradebook.csv"),
+            ("POST", "/web/courses/{course_id}/members"),
+            ("POST", "/web/courses/{course_id}/members/{member_id}/invite"),
+            ("POST", "/web/courses/{course_id}/members/{member_id}/drop"),
+            ("GET", "/web/courses/{course_id}/submissions/{submission_id}"),
+            ("GET", "/web/courses/{course_id}/submissions/{submission_id}/files"),
+            ("GET", "/web/courses/{course_id}/regrades/{regrade_id}"),
+        )
+    ),
     # WebSockets: the answer is the first message, or the close code.
     Row("WS", "/ws", (4001, 4001, "welcome", "welcome")),
     Row("WS", "/ws/matches/{match_id}", ("welcome",) * 4, lambda w: {"match_id": w.match()}),
@@ -307,7 +344,9 @@ ROWS = [
 
 def test_every_route_has_a_row() -> None:
     """A new route without a row here fails: its authorization must be decided and tested."""
-    routes = app_routes(create_app(Settings()))
+    app = create_app(Settings())
+    # The course REST routes have their own matrix, by role (tests/server/test_courses_auth.py).
+    routes = app_routes(app) - course_routes(app)
     rows = {(row.method, row.path) for row in ROWS}
     assert routes - rows == set(), "routes with no row in the auth matrix"
     assert rows - routes == set(), "rows for routes that no longer exist"
