@@ -52,6 +52,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/connect4.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/web.py
+	$(BIN)/python bench/grading.py
 
 ## screenshots: redraw the pages' pictures in docs/img (docs/WEB.md) from a seeded server.
 screenshots: $(DEV_STAMP)

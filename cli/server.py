@@ -146,7 +146,10 @@ def listen(host: str, port: int) -> socket.socket:
     """Return a socket bound to (host, port), or exit with a message saying what to change.
 
     Binding before the banner is printed means a port in use is reported at once, in words,
-    and the banner shows the port actually listened on (port 0: any free port).
+    and the banner shows the port actually listened on (port 0: any free port). The socket is
+    not inheritable (Python's default): uvloop starts child processes without closing
+    inheritable descriptors, so every grading child would hold the port, and one that outlived
+    the server would keep a restarted server from listening.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -163,7 +166,6 @@ def listen(host: str, port: int) -> socket.socket:
         if error.errno == errno.EACCES:
             fail(f"not allowed to listen on port {port} (ports below 1024 need root); try --port")
         fail(f"cannot listen on {host}:{port}: {error.strerror or error} (see --host, --port)")
-    sock.set_inheritable(True)
     return sock
 
 

@@ -5,9 +5,11 @@
 Starts `arena serve` on a free port with a fresh SQLite file (the REST rate limits lifted for
 the seeding, as the benches do), fills it over REST the way users would (two players who play a
 checkers match, a Connect Four game against a house bot, a finished tic-tac-toe game, a Nim
-game, a round-robin tournament of house bots played to its end; in the browser, a guest starts
-a checkers game against a house bot from the lobby's form and uploads the reference endgame
-solver to the grader), then opens each page in
+game, a round-robin tournament of house bots played to its end, a course with an endgame
+assignment and a roster of three students; in the browser, a guest starts a checkers game
+against a house bot from the lobby's form and uploads the reference endgame solver to the
+grader, a student signs in with their invite link and submits the reference solver to the
+assignment, and the instructor signs in with theirs), then opens each page in
 Debian's Chromium (by path, as tests/web does: `ARENA_CHROMIUM` or `chromium` on PATH) and
 saves it at a desktop and a phone width. Each PNG is reduced to a 64-colour palette (Pillow,
 from the dev extras), so the committed images stay small.
@@ -193,6 +195,98 @@ def seed(http: httpx.Client) -> dict[str, str]:
     }
 
 
+COURSE_ROSTER = (
+    "student_id,name,email\n"
+    "s001,Ada Lovelace,ada@example.edu\n"
+    "s002,Alan Turing,alan@example.edu\n"
+    "s003,Grace Hopper,grace@example.edu\n"
+)
+
+
+def seed_course(http: httpx.Client) -> dict[str, str]:
+    """Make a course over REST as its instructor (`prof`) does: an endgame assignment due in
+    a week, a roster; return the instructor's and the first student's invite links and the
+    course's pages."""
+    answer = http.post("/players", json={"name": "prof"})
+    answer.raise_for_status()
+    owner = {"Authorization": f"Bearer {answer.json()['token']}"}
+    created = http.post("/courses", json={"name": "CS 1: Search and games"}, headers=owner)
+    created.raise_for_status()
+    course_id = created.json()["course"]["course_id"]
+    now = time.time()
+    assignment = http.post(
+        f"/courses/{course_id}/assignments",
+        json={
+            "name": "Endgame solver",
+            "profile": "endgame",
+            "release_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - 3600)),
+            "due_at": time.strftime("%Y-%m-%dT%H:%M:00Z", time.gmtime(now + 7 * 86400)),
+            "late_policy": "penalty",
+            "late_penalty_per_day": 10,
+            "late_days_max": 3,
+            "daily_limit": 5,
+            "public_count": 2,
+            "private_count": 3,
+        },
+        headers=owner,
+    )
+    assignment.raise_for_status()
+    assignment_id = assignment.json()["assignment_id"]
+    # The suite is generated in the background; submissions wait for it.
+    deadline = time.monotonic() + 600
+    path = f"/courses/{course_id}/assignments/{assignment_id}"
+    while http.get(path, headers=owner).json()["suite_version"] == 0:
+        if time.monotonic() > deadline:
+            sys.exit("the assignment's suite was not generated within 600 s")
+        time.sleep(0.5)
+    imported = http.post(
+        f"/courses/{course_id}/members",
+        content=COURSE_ROSTER.encode(),
+        headers={**owner, "Content-Type": "text/csv"},
+    )
+    imported.raise_for_status()
+    return {
+        "instructor": created.json()["invite_url"],
+        "student": imported.json()["created"][0]["invite_url"],
+        "course": f"/courses/{course_id}",
+        "assignment": f"/courses/{course_id}/assignments/{assignment_id}",
+        "roster": f"/courses/{course_id}/roster",
+    }
+
+
+def sign_in(page: Page, link: str) -> None:
+    """Open an invite link and press its button, as a course member does."""
+    page.goto(link)
+    page.locator("#join").click()
+    page.wait_for_url("**/courses/*")
+
+
+def as_a_student(page: Page, course: dict[str, str]) -> dict[str, str]:
+    """Sign in with the student's link and submit the reference solver to the assignment;
+    return the pages only that student sees."""
+    sign_in(page, course["student"])
+    page.goto(course["assignment"])
+    upload = FilePayload(
+        name="checkers.py", mimeType="text/x-python", buffer=REFERENCE.read_bytes()
+    )
+    page.set_input_files("#files", files=[upload])
+    page.get_by_role("button", name="Submit and grade").click()
+    page.wait_for_url("**/submissions/*")
+    submission = page.url.removeprefix(page.url.split("/courses/")[0])
+    page.locator("#report .total").wait_for(timeout=120_000)
+    return {
+        "course": course["course"],
+        "course-assignment-student": course["assignment"],
+        "course-submission": submission,
+    }
+
+
+def as_the_instructor(page: Page, course: dict[str, str]) -> dict[str, str]:
+    """Sign in with the instructor's link; return the staff's pages."""
+    sign_in(page, course["instructor"])
+    return {"course-gradebook": course["assignment"], "course-roster": course["roster"]}
+
+
 def first_legal_move(panel: Locator) -> list[str]:
     """Return the squares of the first legal move the play panel offers, in clicking order."""
     legal = panel.locator("#legal-moves option").first.get_attribute("value")
@@ -249,26 +343,32 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, arena_server(Path(tmp)) as base:
         with httpx.Client(base_url=base, timeout=30) as http:
             pages = seed(http)
+            course = seed_course(http)
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=find_chromium())
             try:
-                guest = browser.new_context(viewport=DESKTOP, base_url=base)
-                own = as_a_guest(guest.new_page())
-                cookies = guest.storage_state()
+                # Each browser (a guest, a student, the instructor) and the pages it shows.
+                people = []
+                for act, shown in (
+                    (as_a_guest, pages),
+                    (lambda page: as_a_student(page, course), {}),
+                    (lambda page: as_the_instructor(page, course), {}),
+                ):
+                    context = browser.new_context(viewport=DESKTOP, base_url=base)
+                    own = act(context.new_page())
+                    people.append((context.storage_state(), {**shown, **own}))
+                    context.close()
                 for width, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-                    context = (
-                        guest
-                        if viewport is DESKTOP
-                        else browser.new_context(
+                    for cookies, shown in people:
+                        context = browser.new_context(
                             viewport=viewport, base_url=base, storage_state=cookies
                         )
-                    )
-                    page = context.new_page()
-                    for name, path in {**pages, **own}.items():
-                        target = args.out / f"{name}-{width}.png"
-                        shoot(page, path, target)
-                        print(f"{target}: {target.stat().st_size:,} bytes")
-                    context.close()
+                        page = context.new_page()
+                        for name, path in shown.items():
+                            target = args.out / f"{name}-{width}.png"
+                            shoot(page, path, target)
+                            print(f"{target}: {target.stat().st_size:,} bytes")
+                        context.close()
             finally:
                 browser.close()
 

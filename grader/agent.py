@@ -43,7 +43,11 @@ a round of all games is one sandbox session.
 Scoring (defaults; `AgentSuite` sets them)
 ------------------------------------------
 1. ``legal moves`` (20 points): one position suite (forced captures, multi-jumps, crowning,
-   kings, both colours); points in proportion to the calls that return a legal move.
+   kings, both colours); points in proportion to the calls that return a legal move. A suite
+   with public examples (`AgentSuite.example_positions`) scores them the same way in a test
+   of their own, ``legal moves: public examples`` (`example_points`, 5), reported first and
+   always visible: students see it before the grades of a private suite are published, with
+   the board of each example their agent failed.
 2. ``exact minimax, depth d`` for d = 1, 2, 3 (10 points each): on positions reached by random
    play, half of a position's share for a move among the optimal moves of Arena's minimax
    (bots.minimax with the evaluation above), half for the exact value.
@@ -77,6 +81,7 @@ it); import time counts against the first call of each session.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
@@ -94,7 +99,7 @@ from games.checkers import (
     format_board,
     parse_board,
 )
-from grader.agent_runner import HARNESS, HARNESS_NAME, Request, Runner, read_answer
+from grader.agent_runner import HARNESS, HARNESS_NAME, Reply, Request, Runner, read_answer
 from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent
 from grader.course import (
     describe_outcome,
@@ -115,6 +120,8 @@ AGENT_SCORING: Final = Scoring(win=LOSS_VALUE, by_distance=False)
 MAX_SUBMISSION_BYTES: Final = 2 * 1024 * 1024
 MAX_LISTED: Final = 12
 """Failures listed in one test's explanation; the rest are counted."""
+EXAMPLES_TEST: Final = "legal moves: public examples"
+"""The name of the examples' test, which students see before the grades are published."""
 
 
 def material(state: State[Any]) -> float:
@@ -144,22 +151,50 @@ def _proportional(
     return TestResult(name, score, points, output)
 
 
-def _legal_part(runner: Runner, suite: AgentSuite) -> TestResult:
-    positions = suite.legal_positions or LEGAL_SUITE
-    requests = [
-        Request(board, player, suite.legal_depth, suite.time_limit)
-        for _, board, player in positions
-    ]
-    replies = runner.run(requests, [f"legal moves: {name}" for name, _, _ in positions])
+def _legal_test(
+    test: str,
+    points: float,
+    positions: Sequence[tuple[str, str, str]],
+    replies: Sequence[Reply],
+    *,
+    show_boards: bool = False,
+) -> TestResult:
+    """Score one call per position: a legal move earns it. `show_boards` lists a failed
+    position's board (public examples only: the others would be given away)."""
     lines = []
     earned = 0
     for (name, board, player), reply in zip(positions, replies, strict=True):
         answer = read_answer(_board_state(board, player), reply)
         if answer.move is not None:
             earned += 1
-        else:
-            lines.append(f"- {name} ({player} to move): {answer.problem}")
-    return _proportional("legal moves", suite.legal_points, earned, len(positions), lines)
+            continue
+        line = f"- {name} ({player} to move): {answer.problem}"
+        if show_boards:
+            line += "\n" + "\n".join(f"    {row}" for row in board.splitlines())
+        lines.append(line)
+    return _proportional(test, points, earned, len(positions), lines)
+
+
+def _legal_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
+    """Return the examples' test (when the suite has examples), then the legal-move test;
+    their calls run as one batch."""
+    examples = suite.example_positions
+    positions = suite.legal_positions or LEGAL_SUITE
+    both = [*examples, *positions]
+    requests = [
+        Request(board, player, suite.legal_depth, suite.time_limit) for _, board, player in both
+    ]
+    replies = runner.run(requests, [f"legal moves: {name}" for name, _, _ in both])
+    shown = len(examples)
+    results = [_legal_test("legal moves", suite.legal_points, positions, replies[shown:])]
+    if examples:
+        results.insert(
+            0,
+            _legal_test(
+                EXAMPLES_TEST, suite.example_points, examples, replies[:shown], show_boards=True
+            ),
+        )
+    return results
 
 
 def exact_positions(count: int, seed: int) -> list[CheckersState]:
@@ -391,7 +426,8 @@ def grade_agent(
     """Grade an agent submission (agent.py, or a directory holding it); see the module docstring.
 
     `suite` defaults to `AgentSuite()` (the hand-made `LEGAL_SUITE`); grader.agent_suite makes
-    and reads suite files. A private suite's tests are "after_published". `limits` gives the
+    and reads suite files. A private suite's tests are "after_published", except the examples'
+    test (`EXAMPLES_TEST`), which is always "visible". `limits` gives the
     sandbox's memory, process and file limits (its times are set per session from the suite);
     `isolation` the sandbox uid (distinct per concurrent grading). Never raises for anything
     the submission does.
@@ -406,12 +442,16 @@ def grade_agent(
         isolation=isolation,
         import_error=None if isinstance(files, dict) else files,
     )
-    results = [_legal_part(runner, suite)]
+    results = _legal_parts(runner, suite)
     results.extend(_exact_parts(runner, suite))
     results.extend(_games_parts(runner, suite))
     results.append(_time_part(runner, suite))
     if not suite.public:
-        results = [replace(result, visibility="after_published") for result in results]
+        # Only the examples are public: every other test waits for the grades' publication.
+        results = [
+            r if r.name == EXAMPLES_TEST else replace(r, visibility="after_published")
+            for r in results
+        ]
     report = GradeReport(profile="agent", tests=results)
     lost = [test.name for test in results if test.score < test.max_score]
     report.output = f"score {report.score:g} of {report.max_score:g}" + (

@@ -6,13 +6,17 @@ A suite file is JSON (see docs/GRADER.md, "Agent profile"):
      "exact_seed": 1804289383, "game_seed": 846930886,
      "legal_positions": [{"name": "position 1 (multi-jump)", "player": "black",
                           "board": ["........", ...8 rows, row 0 at the top...]}, ...],
+     "example_positions": [{"name": "example 1 (crowning)", "player": "red",
+                            "board": [...]}, ...], "example_points": 5.0,
      "legal_depth": 2, "exact_depths": [1, 2, 3], ..., "opponents": [{"spec": "random",
      "games": 6, "threshold": 0.8, "points": 10.0}, ...]}
 
 Every field of `AgentSuite` is written; on reading, `format`, `version`,
 `public`, `legal_positions`, `exact_seed` and `game_seed` are required and any other field
-left out takes its default. `public` says whether students may see the results before the
-grades are published (a private suite's tests are `after_published`).
+left out takes its default (a file written before `example_positions` existed has none).
+`public` says whether students may see the results before the grades are published (a private
+suite's tests are `after_published`); the `example_positions` are public legal-move examples,
+whose test students always see, also in a private suite.
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ SUITE_FORMAT: Final = "arena-agent-suite"
 SUITE_VERSION: Final = 1
 DEFAULT_COUNT: Final = 10
 """Legal-move positions in a generated suite (the hand-made default has 9)."""
+EXAMPLE_STEM: Final = "example"
+"""How a generated suite names its public examples ("example 1 (crowning)"); the graded
+positions are "position N (...)"."""
 
 FORCED_CAPTURE: Final = "forced capture"
 MULTI_JUMP: Final = "multi-jump"
@@ -89,6 +96,10 @@ class AgentSuite:
 
     legal_positions: tuple[tuple[str, str, str], ...] = ()
     """(name, course board, player); empty means `LEGAL_SUITE`."""
+    example_positions: tuple[tuple[str, str, str], ...] = ()
+    """Public legal-move examples, as `legal_positions`: their own test, always "visible"."""
+    example_points: float = 5.0
+    """What the examples' test is worth (only a suite with examples has that test)."""
     legal_depth: int = 2
     exact_depths: tuple[int, ...] = (1, 2, 3)
     exact_positions: int = 6
@@ -106,7 +117,8 @@ class AgentSuite:
     exact_points: float = 10.0
     time_points: float = 10.0
     public: bool = True
-    """Whether students see the results at once ("visible") or when published (a private suite)."""
+    """Whether students see the results at once ("visible") or when published (a private
+    suite); the examples' test is visible either way."""
 
 
 OPENING: Final = ".b.b.b.b\nb.b.b.b.\n.b.b.b.b\n........\n........\nr.r.r.r.\n.r.r.r.r\nr.r.r.r."
@@ -245,27 +257,50 @@ def _random_positions(rng: random.Random) -> list[tuple[CheckersState, frozenset
     raise AgentSuiteError(f"{MAX_GAMES} random games found no position for: {missing}")
 
 
-def _name(number: int, categories: frozenset[str]) -> str:
+def _name(stem: str, number: int, categories: frozenset[str]) -> str:
     listed = ", ".join(c for c in CATEGORIES if c in categories) or "no special rule"
-    return f"position {number} ({listed})"
+    return f"{stem} {number} ({listed})"
+
+
+def _draw_varied(
+    pool: list[tuple[CheckersState, frozenset[str]]],
+    rng: random.Random,
+    chosen: list[tuple[CheckersState, frozenset[str]]],
+    count: int,
+) -> None:
+    """Move random positions from `pool` to `chosen` until it holds `count` (or `pool` is
+    empty), taking each category (and no special rule) in turn."""
+    kinds: list[str | None] = [*CATEGORIES, None]  # None: a position with no special rule
+    while len(chosen) < count and pool:
+        kind = kinds[len(chosen) % len(kinds)]
+        fitting = [e for e in pool if (kind in e[1] if kind else not e[1])] or pool
+        pick = rng.choice(fitting)
+        chosen.append(pick)
+        pool.remove(pick)
 
 
 def make_agent_suite(
     seed: int,
     count: int = DEFAULT_COUNT,
     *,
+    examples: int = 0,
     public: bool = False,
     base: AgentSuite | None = None,
 ) -> AgentSuite:
-    """Return an agent suite drawn from `seed`: legal-move positions and fresh seeds.
+    """Return an agent suite drawn from `seed`: legal-move positions, examples and fresh seeds.
 
     The `count` legal-move positions come from seeded random games under Arena's rules: first
     the fewest positions (greedily) that together cover every category of `CATEGORIES` with
     red to move and with black to move, as certified by `position_categories`; then random
-    others, taking each category (and no special rule) in turn. `exact_seed` and `game_seed`
-    are drawn from `seed` too (the games' defaults are set so that a correct agent passes
-    with any game seed; see grader.agent); every other field comes from `base` (default
-    `AgentSuite()`). Raises AgentSuiteError if `count` positions cannot cover the categories.
+    others, taking each category (and no special rule) in turn. The `examples` public
+    examples ("example N (...)", see `AgentSuite.example_positions`) are further positions of
+    the same games, certified and named the same way, taking each category in turn from
+    forced capture on; they need not cover every category, and none is a legal-move position.
+    `exact_seed` and `game_seed` are drawn from `seed` too (the games' defaults are set so
+    that a correct agent passes with any game seed; see grader.agent); every other field comes
+    from `base` (default `AgentSuite()`). Asking for examples changes nothing else: a seed
+    gives the positions and seeds it gave before examples existed. Raises AgentSuiteError if
+    `count` positions cannot cover the categories, or if the games hold too few positions.
     """
     rng = random.Random(seed)
     exact_seed = rng.randrange(2**31)
@@ -287,22 +322,30 @@ def make_agent_suite(
             f"{count} positions cannot cover every category with both colours; "
             f"seed {seed} needs {len(chosen)}"
         )
-    kinds: list[str | None] = [*CATEGORIES, None]  # None: a position with no special rule
-    while len(chosen) < count and pool:
-        kind = kinds[len(chosen) % len(kinds)]
-        fitting = [e for e in pool if (kind in e[1] if kind else not e[1])] or pool
-        pick = rng.choice(fitting)
-        chosen.append(pick)
-        pool.remove(pick)
-    positions = tuple(
-        (_name(number, categories), format_board(state), side_to_move(state))
-        for number, (state, categories) in enumerate(chosen, 1)
-    )
+    _draw_varied(pool, rng, chosen, count)
+    game_seed = rng.randrange(2**31)  # drawn after the positions: a seed keeps what it gave
+    shown: list[tuple[CheckersState, frozenset[str]]] = []
+    _draw_varied(pool, rng, shown, examples)  # last, so that examples change nothing else
+    if len(chosen) < count or len(shown) < examples:
+        raise AgentSuiteError(
+            f"the random games of seed {seed} hold {len(chosen) + len(shown)} positions, "
+            f"fewer than the {count + examples} asked for"
+        )
+
+    def entries(
+        stem: str, drawn: list[tuple[CheckersState, frozenset[str]]]
+    ) -> tuple[tuple[str, str, str], ...]:
+        return tuple(
+            (_name(stem, number, categories), format_board(state), side_to_move(state))
+            for number, (state, categories) in enumerate(drawn, 1)
+        )
+
     return replace(
         base or AgentSuite(),
-        legal_positions=positions,
+        legal_positions=entries("position", chosen),
+        example_positions=entries(EXAMPLE_STEM, shown),
         exact_seed=exact_seed,
-        game_seed=rng.randrange(2**31),  # drawn last: a seed keeps the positions it gave before
+        game_seed=game_seed,
         public=public,
     )
 
@@ -326,10 +369,18 @@ _NUMBERS: Final = {
     "legal_points": 0.0,
     "exact_points": 0.0,
     "time_points": 0.0,
+    "example_points": 0.0,
 }
 """Number fields (seconds or points) and their least value."""
 _REQUIRED: Final = ("format", "version", "public", "legal_positions", *_SEEDS)
-_KNOWN: Final = {*_REQUIRED, *_INTEGERS, *_NUMBERS, "exact_depths", "opponents"}
+_KNOWN: Final = {
+    *_REQUIRED,
+    *_INTEGERS,
+    *_NUMBERS,
+    "exact_depths",
+    "opponents",
+    "example_positions",
+}
 
 
 def _is_int(value: Any) -> bool:
@@ -394,6 +445,19 @@ def load_agent_suite(path: Path | str) -> AgentSuite:
     fields["legal_positions"] = tuple(
         _read_position(f"{source}: position {i}", entry) for i, entry in enumerate(positions, 1)
     )
+    if "example_positions" in data:
+        examples = data["example_positions"]
+        check(isinstance(examples, list), "example_positions", "a list")
+        fields["example_positions"] = tuple(
+            _read_position(f"{source}: example {i}", entry) for i, entry in enumerate(examples, 1)
+        )
+        graded = {(b, p): i for i, (_, b, p) in enumerate(fields["legal_positions"], 1)}
+        for i, (_, board, player) in enumerate(fields["example_positions"], 1):
+            if (board, player) in graded:
+                raise AgentSuiteError(
+                    f"{source}: example {i} is position {graded[board, player]} of "
+                    "legal_positions: a public example must not give a graded position away"
+                )
     return AgentSuite(**fields)
 
 
@@ -444,6 +508,13 @@ def _opponent_json(opponent: Opponent) -> dict[str, Any]:
     }
 
 
+def _positions_json(positions: tuple[tuple[str, str, str], ...]) -> list[dict[str, Any]]:
+    return [
+        {"name": name, "player": player, "board": board.splitlines()}
+        for name, board, player in positions
+    ]
+
+
 _WRITERS: Final[Mapping[str, Callable[[Any], Any]]] = {
     "exact_depths": list,
     "opponents": lambda opponents: [_opponent_json(o) for o in opponents],
@@ -462,10 +533,8 @@ def save_agent_suite(path: Path | str, suite: AgentSuite) -> None:
         "public": suite.public,
         "exact_seed": suite.exact_seed,
         "game_seed": suite.game_seed,
-        "legal_positions": [
-            {"name": name, "player": player, "board": board.splitlines()}
-            for name, board, player in positions
-        ],
+        "legal_positions": _positions_json(positions),
+        "example_positions": _positions_json(suite.example_positions),
     }
     for key in (*_INTEGERS, *_NUMBERS, *_WRITERS):
         value = getattr(suite, key)
@@ -474,14 +543,16 @@ def save_agent_suite(path: Path | str, suite: AgentSuite) -> None:
 
 
 def describe_agent_suite(suite: AgentSuite) -> str:
-    """Return a one-line summary: positions, what they cover, seeds and visibility."""
+    """Return a one-line summary: positions, what they cover, examples, seeds and visibility."""
     positions = suite.legal_positions or LEGAL_SUITE
     states = [parse_board(GAME, board, to_move=p) for _, board, p in positions]
     covered = {(c, side_to_move(s)) for s in states for c in position_categories(s)}
     missing = [f"{c} ({p})" for c in CATEGORIES for p in PLAYERS if (c, p) not in covered]
     coverage = f"missing {', '.join(missing)}" if missing else "every category with both colours"
     kind = "public" if suite.public else "private"
+    examples = len(suite.example_positions)
+    shown = f", {examples} public example{'s' if examples != 1 else ''}" if examples else ""
     return (
-        f"{kind} agent suite: {len(states)} legal-move positions ({coverage}), "
+        f"{kind} agent suite: {len(states)} legal-move positions ({coverage}){shown}, "
         f"exact_seed {suite.exact_seed}, game_seed {suite.game_seed}"
     )

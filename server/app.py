@@ -27,6 +27,7 @@ from server.ratelimit import RateLimitedError, RateLimiter, rate_limited_respons
 from server.ratings import RatingService
 from server.routes import install
 from server.routes.courses import BODY_LIMIT_EXEMPT as COURSE_BODY_LIMIT_EXEMPT
+from server.routes.web_courses import BODY_LIMIT_EXEMPT as COURSE_FORMS_BODY_LIMIT_EXEMPT
 from server.settings import Settings
 from server.tournaments import TournamentService
 from server.web.pages import Pages
@@ -38,9 +39,11 @@ BODY_LIMIT_EXEMPT = (
     ("POST", "/grader/jobs"),
     ("POST", "/web/grader/jobs"),
     *COURSE_BODY_LIMIT_EXEMPT,
+    *COURSE_FORMS_BODY_LIMIT_EXEMPT,
 )
 """The routes that take bodies over `max_body_bytes`: the grader's uploads (REST and the page's
-form) and the course routes' uploads and roster imports, with their own limits."""
+form) and the course routes' uploads and roster imports (REST and the pages' forms), with their
+own limits."""
 
 
 def create_app(settings: Settings) -> FastAPI:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from grader.results import GradeReport, TestResult
+from grader.results import GradeReport
 from server.db.models import Assignment, GradingJob
 
 DAY: Final = timedelta(days=1)
@@ -118,8 +118,8 @@ def shown(job: GradingJob, assignment: Assignment, filtered: bool) -> Shown:
 def filtered_report(report: GradeReport, before_due: str, due: datetime) -> GradeReport:
     """Return what a student sees of `report` before the due date under `before_due`.
 
-    `public`: the visible tests only, and one line saying how many private tests wait for the
-    due date; `score`: every test's points, the private tests unnamed and unexplained; `full`:
+    `public`: the visible tests only, the summary line saying how many private tests wait for
+    the due date; `score`: every test's points, the private tests unnamed and unexplained; `full`:
     the report itself.
     """
     if before_due == "full":
@@ -129,14 +129,10 @@ def filtered_report(report: GradeReport, before_due: str, due: datetime) -> Grad
         return report
     when = f"after the due date ({due.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
     if before_due == "public":
+        # The private tests are left out, as Gradescope leaves out hidden tests; the summary
+        # line says how many there are and when they show.
         visible = [test for test in report.tests if test.visibility == "visible"]
-        note = TestResult(
-            name=f"{len(private)} private tests",
-            score=0.0,
-            max_score=0.0,
-            output=f"{len(private)} private tests: results {when}.",
-        )
-        view = GradeReport(profile=report.profile, tests=[*visible, note])
+        view = GradeReport(profile=report.profile, tests=visible)
         view.output = (
             f"score {view.score:g} of {view.max_score:g} on the {len(visible)} public tests; "
             f"{len(private)} private tests: results {when}."

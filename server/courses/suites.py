@@ -3,9 +3,12 @@
 The file is `grader_dir/suites/assignment-{id}.json` (0600, in a 0700 directory); the grading
 workers grade the assignment's submissions with it. A generated endgame suite holds
 `public_count` public puzzles (students see them before the due date) and `private_count`
-private ones (`after_published`), each certified by the solver. An agent suite is graded as a
-whole (its parts span every position), so a generated one is public when it has no private
-positions and private otherwise, with `public_count + private_count` legal-move positions.
+private ones (`after_published`), each certified by the solver. A generated agent suite with
+private positions is private, with `private_count` legal-move positions (covering every
+category with both colours) and `public_count` public examples: their test is the one students
+see before the due date (grader.agent). Without private positions it is public, with
+`public_count` legal-move positions covering the categories and no examples (every test is
+shown anyway).
 
 Everything here blocks (the solver, the disk). An endgame suite takes seconds per puzzle, so
 the service generates it in a child process of its own (`python -m server.courses.suites
@@ -41,7 +44,7 @@ def generate_suite(profile: str, path: Path, public_count: int, private_count: i
     """Generate a suite of `profile` from a random seed and write it to `path` (0600).
 
     VALIDATION_ERROR when the grader cannot make such a suite (an agent suite needs enough
-    positions to cover every category).
+    positions to cover every category: `private_count`, or `public_count` when it is 0).
     """
     seed = secrets.randbits(32)
     try:
@@ -49,7 +52,10 @@ def generate_suite(profile: str, path: Path, public_count: int, private_count: i
             public = _puzzles(seed, public_count, public=True)
             private = _puzzles(seed + 1, private_count, public=False)
             return _write(path, lambda target: save_puzzles(target, [*public, *private]), profile)
-        suite = make_agent_suite(seed, public_count + private_count, public=private_count == 0)
+        if private_count == 0:
+            suite = make_agent_suite(seed, public_count, public=True)
+        else:
+            suite = make_agent_suite(seed, private_count, examples=public_count, public=False)
         return _write(path, lambda target: _save_agent_suite(target, suite), profile)
     except (PuzzleError, AgentSuiteError) as error:
         raise ProtocolError(
@@ -88,15 +94,16 @@ def summarize(profile: str, path: Path) -> SuiteSummary:
         suite = load_agent_suite(path)
     except (PuzzleError, AgentSuiteError) as error:
         raise _bad_suite(str(error).replace(str(path), "the suite")) from None
+    examples = 1 if suite.example_positions else 0
     parts = _agent_parts(suite)
     if suite.public:
-        return SuiteSummary(public_tests=parts, private_tests=0)
-    return SuiteSummary(public_tests=0, private_tests=parts)
+        return SuiteSummary(public_tests=examples + parts, private_tests=0)
+    return SuiteSummary(public_tests=examples, private_tests=parts)
 
 
 def _agent_parts(suite: AgentSuite) -> int:
-    """Return the tests an agent suite's grading reports (grader.agent: legal moves, one per
-    exact depth, one per opponent, time)."""
+    """Return the tests an agent suite's grading reports besides its examples' test
+    (grader.agent: legal moves, one per exact depth, one per opponent, time)."""
     return 1 + len(suite.exact_depths) + len(suite.opponents) + 1
 
 

@@ -54,8 +54,9 @@ class GradingService:
         Returns the number of jobs re-queued. Makes no directory until a job needs one.
         """
         pending = await self._store.requeue_unfinished()
-        for job_id, owner in pending:
-            self._workers.enqueue(job_id, owner)
+        for job_id, owner, regrade in pending:
+            # A regrade waits behind fresh uploads after a restart as before it.
+            self._workers.enqueue(job_id, owner, background=regrade)
         self._workers.start()
         if pending:
             log.info("re-queued %d grading jobs", len(pending))

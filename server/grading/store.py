@@ -41,20 +41,20 @@ class JobStore:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
 
-    async def requeue_unfinished(self) -> list[tuple[str, int | None]]:
+    async def requeue_unfinished(self) -> list[tuple[str, int | None, bool]]:
         """Store every job left `queued` or `running` as `queued`; return them oldest first,
-        each as (job id, uploader's player id or None).
+        each as (job id, uploader's player id or None, whether it waits for a regrade).
 
         A job that was running is graded again from the start.
         """
         async with self._sessions() as session:
             rows = await session.execute(
-                select(JobRow.id, JobRow.player_id)
+                select(JobRow.id, JobRow.player_id, JobRow.regrades)
                 .where(JobRow.status.in_(("queued", "running")))
                 .order_by(JobRow.created_at, JobRow.id)
             )
-            unfinished = [(job_id, player_id) for job_id, player_id in rows]
-            pending = [job_id for job_id, _ in unfinished]
+            unfinished = [(job_id, owner, regrades > 0) for job_id, owner, regrades in rows]
+            pending = [job_id for job_id, _, _ in unfinished]
             if pending:
                 await session.execute(
                     update(JobRow).where(JobRow.id.in_(pending)).values(status="queued")

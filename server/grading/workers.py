@@ -7,7 +7,8 @@ uid `grader_uid_base + i` (RLIMIT_NPROC counts per uid, so concurrent gradings m
 one). Each grading runs in a child process, `python -m grader.job JOB_DIR` (see grader/job.py),
 under `grader_job_timeout_s`; the child writes results.json, which is then stored in the job's
 row with the HTML report made from it. A child that fails, is killed or overruns still ends its
-job: status `error` with a report saying the grader failed (never a job stuck `running`).
+job: status `error` with a report saying the grader failed (never a job stuck `running`). A
+child dies with the server, even one killed outright: the next start grades its job again.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Final
 
 from grader.job import JOB_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, failure_report
 from grader.results import GradeReport
+from grader.sandbox import SETPRIV
 from protocol.messages import JobStatus
 from server.grading.files import GraderFiles
 from server.grading.queue import FairQueue
@@ -141,10 +143,7 @@ class GradingWorkers:
         log_path = job_dir / "grader.log"
         with open(log_path, "wb") as log_file:
             child = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "grader.job",
-                str(job_dir),
+                *_grading_command(job_dir),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=log_file,
                 stderr=log_file,
@@ -174,6 +173,20 @@ class GradingWorkers:
             return failure_report(job.profile, why), "error"
         report = _read_report(results, job.profile)
         return report, "done" if code == 0 else "error"
+
+
+def _grading_command(job_dir: Path) -> list[str]:
+    """Return the command line of the child that grades `job_dir`, which dies with the server.
+
+    A grading that outlived a server killed outright (SIGKILL, a crash) would go on beside the
+    next start's, which grades the job again from the start: two runs of one job, the same
+    sandbox uid shared by two gradings, results.json written by both. `setpriv --pdeathsig`
+    SIGKILLs the child when the server dies (its sandboxes follow: their own PDEATHSIG).
+    """
+    command = [sys.executable, "-m", "grader.job", str(job_dir)]
+    if os.path.exists(SETPRIV):
+        return [SETPRIV, "--pdeathsig", "KILL", "--", *command]
+    return command
 
 
 def _read_report(path: Path, profile: str) -> GradeReport:

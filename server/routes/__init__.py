@@ -33,6 +33,7 @@ from server.routes import (
     players,
     tournaments,
     web,
+    web_courses,
     web_grader,
     web_play,
     ws,
@@ -170,6 +171,9 @@ def install(app: FastAPI) -> None:
     app.include_router(web.router)
     app.include_router(web_grader.router)
     app.include_router(web_play.router)
+    # The course pages before the course REST routes: a page at a REST resource's URL answers
+    # browsers only, and every other client falls through to the REST route.
+    app.include_router(web_courses.router)
     app.include_router(grader.router)
     app.include_router(courses.router)
     app.include_router(courses.uploads)

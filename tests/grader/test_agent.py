@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from games.checkers import Checkers, parse_board
-from grader.agent import grade_agent, reference_values
+from grader.agent import EXAMPLES_TEST, grade_agent, reference_values
 from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent, make_agent_suite
 from grader.results import TestResult
 from grader.sandbox import UNSHARE
@@ -51,6 +51,11 @@ def grade(agent: Path, tmp_path: Path, *, with_reference: bool = False) -> dict[
         shutil.copy(REFERENCE, submission / "reference.py")
     results = grade_agent(submission, python=PYTHON, suite=SUITE).tests
     return {result.name: result for result in results}
+
+
+def shown_board(board: str) -> str:
+    """A board as a failed example's explanation shows it (its rows, indented)."""
+    return "\n".join(f"    {row}" for row in board.splitlines())
 
 
 def test_reference_scores_full_marks(tmp_path: Path) -> None:
@@ -100,6 +105,58 @@ def test_a_generated_private_suite_is_graded_and_shown_after_publication() -> No
     illegal = grade_agent(AGENTS / "illegal.py", python=PYTHON, suite=suite).tests[0]
     assert illegal.score < illegal.max_score
     assert "forced capture" in illegal.output  # the generated positions' names say what they test
+
+
+def test_a_private_suites_examples_are_a_visible_test_of_their_own() -> None:
+    base = AgentSuite(exact_depths=(1,), exact_positions=1, opponents=(), example_points=6.0)
+    suite = make_agent_suite(2, count=6, examples=3, base=base, public=False)
+    report = grade_agent(REFERENCE, python=PYTHON, suite=suite)
+    assert [(r.name, r.score, r.max_score, r.visibility) for r in report.tests] == [
+        (EXAMPLES_TEST, 6.0, 6.0, "visible"),
+        ("legal moves", 20.0, 20.0, "after_published"),
+        ("exact minimax, depth 1", 10.0, 10.0, "after_published"),
+        ("time", 10.0, 10.0, "after_published"),
+    ]
+    assert report.score == report.max_score == 46.0
+    # An agent that steps where it must capture fails the forced-capture examples (the first
+    # example is one), and the failed boards are shown: the examples are public.
+    graded = grade_agent(AGENTS / "illegal.py", python=PYTHON, suite=suite)
+    illegal = {r.name: r for r in graded.tests}
+    examples = illegal[EXAMPLES_TEST]
+    assert examples.visibility == "visible"
+    failed = [name for name, _, _ in suite.example_positions if name in examples.output]
+    assert failed and suite.example_positions[0][0] in failed
+    passed = len(suite.example_positions) - len(failed)
+    assert examples.score == pytest.approx(6.0 * passed / 3)
+    assert examples.output.startswith(f"{passed}/3 earned.")
+    assert "captures are compulsory" in examples.output
+    assert shown_board(suite.example_positions[0][1]) in examples.output
+    # The graded positions' boards are not shown, even in their private test.
+    legal = illegal["legal moves"]
+    assert legal.visibility == "after_published" and legal.score < legal.max_score
+    assert "forced capture" in legal.output
+    assert not any(shown_board(board) in legal.output for _, board, _ in suite.legal_positions)
+    crash = grade_agent(AGENTS / "crash.py", python=PYTHON, suite=suite).tests[0]
+    assert (crash.name, crash.score, crash.visibility) == (EXAMPLES_TEST, 0.0, "visible")
+    assert "RuntimeError: not implemented yet" in crash.output
+
+
+def test_a_public_suites_examples_are_visible_and_a_suite_without_has_no_such_test(
+    tmp_path: Path,
+) -> None:
+    suite = AgentSuite(
+        legal_positions=LEGAL_SUITE[:2],
+        example_positions=LEGAL_SUITE[2:4],
+        exact_depths=(),
+        opponents=(),
+    )
+    results = grade_agent(REFERENCE, python=PYTHON, suite=suite).tests
+    assert [(r.name, r.score, r.visibility) for r in results] == [
+        (EXAMPLES_TEST, 5.0, "visible"),
+        ("legal moves", 20.0, "visible"),
+        ("time", 10.0, "visible"),
+    ]
+    assert EXAMPLES_TEST not in grade(REFERENCE, tmp_path)
 
 
 def test_illegal_moves_lose_legal_exact_and_games(tmp_path: Path) -> None:

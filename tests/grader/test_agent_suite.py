@@ -122,6 +122,31 @@ def test_too_few_positions_cannot_cover_the_categories() -> None:
         make_agent_suite(5, count=1)
 
 
+def test_examples_are_other_certified_positions_and_change_nothing_else(
+    generated: AgentSuite,
+) -> None:
+    suite = make_agent_suite(5, examples=4, public=False)
+    assert replace(suite, example_positions=()) == generated
+    assert len(suite.example_positions) == 4
+    graded = {(board, player) for _, board, player in suite.legal_positions}
+    for number, (name, board, player) in enumerate(suite.example_positions, 1):
+        assert (board, player) not in graded
+        categories = position_categories(parse_board(GAME, board, player))
+        listed = ", ".join(c for c in CATEGORIES if c in categories) or "no special rule"
+        assert name == f"example {number} ({listed})"
+    # Each category in turn: the first example must capture, the second has a multi-jump.
+    first, second = (parse_board(GAME, b, p) for _, b, p in suite.example_positions[:2])
+    assert FORCED_CAPTURE in position_categories(first)
+    assert MULTI_JUMP in position_categories(second)
+    assert "4 public examples" in describe_agent_suite(suite)
+    assert "example" not in describe_agent_suite(generated)
+
+
+def test_more_positions_than_the_games_hold_cannot_be_drawn() -> None:
+    with pytest.raises(AgentSuiteError, match="fewer than the 100010 asked for"):
+        make_agent_suite(5, examples=100_000)
+
+
 def test_base_sets_the_other_fields() -> None:
     base = AgentSuite(opponents=(Opponent("random", 2, 0.5),), time_limit=1.0)
     suite = make_agent_suite(5, count=8, base=base, public=True)
@@ -144,6 +169,25 @@ def test_save_then_load_round_trips_and_private_files_are_owner_only(
     save_agent_suite(public, changed)
     assert load_agent_suite(public) == changed
     assert public.stat().st_mode & 0o777 == 0o644
+
+
+def test_examples_round_trip_and_a_file_without_them_loads_with_none(tmp_path: Path) -> None:
+    suite = make_agent_suite(7, count=6, examples=2, public=False)
+    suite = replace(suite, example_points=2.5)
+    path = tmp_path / "examples.json"
+    save_agent_suite(path, suite)
+    saved = json.loads(path.read_text())
+    assert [e["name"] for e in saved["example_positions"]] == [
+        name for name, _, _ in suite.example_positions
+    ]
+    assert load_agent_suite(path) == suite
+    # The shipped example predates examples: it has no such field, and loads with none.
+    assert "example_positions" not in _valid() and "example_points" not in _valid()
+    shipped = load_agent_suite(PUBLIC_SUITE)
+    assert shipped.example_positions == () and shipped.example_points == AgentSuite().example_points
+    save_agent_suite(path, shipped)
+    assert json.loads(path.read_text())["example_positions"] == []
+    assert load_agent_suite(path) == shipped
 
 
 def test_saving_an_existing_public_file_as_private_makes_it_owner_only(
@@ -189,6 +233,12 @@ def _position(**changes: Any) -> dict[str, Any]:
     return _edited(legal_positions=[position])
 
 
+def _example(**changes: Any) -> dict[str, Any]:
+    example = dict(_valid()["legal_positions"][1])
+    example.update(changes)
+    return _edited(example_positions=[example])
+
+
 def _without(key: str) -> dict[str, Any]:
     data = _valid()
     del data[key]
@@ -212,6 +262,15 @@ def _without(key: str) -> dict[str, Any]:
         (_position(player="white"), 'position 1: "player" must be "red" or "black"'),
         (_position(board=["rrrrrrrr"]), "position 1: the board is not a course board"),
         (_position(board=["........"] * 8), "position 1: black has no legal move"),
+        (_edited(example_positions={}), '"example_positions" must be a list'),
+        (_edited(example_points=-1), '"example_points" must be a number >= 0'),
+        (_example(player="white"), 'example 1: "player" must be "red" or "black"'),
+        (_example(name=" "), 'example 1: "name" must be a non-empty string'),
+        (_example(board=["rrrrrrrr"]), "example 1: the board is not a course board"),
+        (
+            _edited(example_positions=_valid()["legal_positions"][2:3]),
+            "example 1 is position 3 of legal_positions: a public example must not give",
+        ),
         (
             _edited(opponents=[{"spec": "nobot", "games": 2, "threshold": 0.5, "points": 10}]),
             "opponent 1: unknown bot",

@@ -46,8 +46,11 @@ def sqlite_server(root: Path) -> Iterator[RunningServer]:
 
 
 @contextmanager
-def arena_serve(database_url: str, **env: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """Run `arena serve` as a process on a free port, `env` added to its environment.
+def arena_serve(
+    database_url: str, port: int | None = None, **env: str
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Run `arena serve` as a process on `port` (default: a free one), `env` added to its
+    environment.
 
     Yield the process and its base URL once it answers /health; kill it on the way out (a test
     that stops it itself, with SIGTERM or SIGKILL, finds it already gone).
@@ -55,7 +58,7 @@ def arena_serve(database_url: str, **env: str) -> Iterator[tuple[subprocess.Pope
     exe = shutil.which("arena", path=str(Path(sys.executable).parent))
     if exe is None:
         pytest.skip("the arena console script is not installed in this environment")
-    port = free_port()
+    port = free_port() if port is None else port
     process = subprocess.Popen(
         [exe, "serve", "--port", str(port), "--database", database_url],
         stdout=subprocess.DEVNULL,

@@ -131,6 +131,15 @@ def drawn_offer(world: World) -> dict[str, str]:
     return {"match_id": match_id}
 
 
+COURSE_IDS = {
+    "course_id": "1",
+    "assignment_id": "1",
+    "member_id": "1",
+    "submission_id": "j_1",
+    "regrade_id": "1",
+}
+"""Ids for the course routes the cookie guards (refused before any is looked up)."""
+
 PUBLIC = (200, 200, 200, 200)
 PLAYER = (401, 401, 200, 200)
 OWN_MATCH = (401, 401, 403, 200)
@@ -293,6 +302,33 @@ ROWS = [
         "POST",
         "/grader/jobs",
         (401, 401, 422, 422),
+    ),
+    # The course pages and their forms (server/routes/web_courses.py) act by the browser's
+    # cookie alone, so a bearer token changes nothing: without a cookie a page or a form is
+    # refused (401), an unknown invite link is a 404 page. tests/server/test_web_courses.py
+    # has the cookie's own matrix (student, another student, TA, instructor, a non-member).
+    Row("GET", "/join/{token}", (404,) * 4, lambda w: {"token": "arena_" + "x" * 32}),
+    Row("POST", "/web/join", (404,) * 4),
+    Row("GET", "/courses/{course_id}/roster", (401,) * 4, lambda w: {"course_id": "1"}),
+    Row(
+        "GET",
+        "/courses/{course_id}/students/{member_id}",
+        (401,) * 4,
+        lambda w: {"course_id": "1", "member_id": "1"},
+    ),
+    *(
+        Row(method, path, (401,) * 4, lambda w: COURSE_IDS)
+        for method, path in (
+            ("POST", "/web/courses/{course_id}/assignments/{assignment_id}/submissions"),
+            ("POST", "/web/courses/{course_id}/assignments/{assignment_id}/regrade"),
+            ("GET", "/web/courses/{course_id}/assignments/{assignment_id}/gradebook.csv"),
+            ("POST", "/web/courses/{course_id}/members"),
+            ("POST", "/web/courses/{course_id}/members/{member_id}/invite"),
+            ("POST", "/web/courses/{course_id}/members/{member_id}/drop"),
+            ("GET", "/web/courses/{course_id}/submissions/{submission_id}"),
+            ("GET", "/web/courses/{course_id}/submissions/{submission_id}/files"),
+            ("GET", "/web/courses/{course_id}/regrades/{regrade_id}"),
+        )
     ),
     # WebSockets: the answer is the first message, or the close code.
     Row("WS", "/ws", (4001, 4001, "welcome", "welcome")),

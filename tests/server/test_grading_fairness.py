@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import httpx
+from sqlalchemy import update
 
+from server.db.engine import create_engine, migrate, session_factory
+from server.db.models import GradingJob as JobRow
+from server.grading import GradingService, Upload
 from server.settings import Settings
 from tests.server.conftest import start_server
 from tests.server.test_grading import grading_settings, upload, wait_done
@@ -61,3 +66,32 @@ def test_a_flooding_player_waits_behind_others_and_is_capped(server_settings: Se
         flood[1]["job_id"],
         flood[2]["job_id"],
     ]
+
+
+async def test_after_a_restart_regrades_still_wait_behind_fresh_uploads(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "grader",
+        grader_allow_unsandboxed=True,
+    )
+    engine = create_engine(settings.database_url)
+    await migrate(engine)
+    try:
+        first = GradingService(session_factory(engine), settings)
+        older = await first.submit("endgame", [Upload("checkers.py", b"pass\n")], None)
+        fresh = await first.submit("endgame", [Upload("checkers.py", b"pass\n")], None)
+        # The older job is being regraded when the server stops.
+        async with session_factory(engine)() as session:
+            await session.execute(
+                update(JobRow).where(JobRow.id == older.job_id).values(regrades=1)
+            )
+            await session.commit()
+        again = GradingService(session_factory(engine), settings)
+        assert await again.start() == 2
+        try:
+            assert again.queue_position(fresh.job_id) == 1
+            assert again.queue_position(older.job_id) == 2
+        finally:
+            await again.close()
+    finally:
+        await engine.dispose()

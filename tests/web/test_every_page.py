@@ -29,6 +29,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, Response, WebSock
 
 from tests.server.conftest import RunningServer
 from tests.web.conftest import DESKTOP, PHONE, Problems, settle
+from tests.web.test_courses import add_assignment, create_course, import_roster
 from tests.web.test_match_page import OPENINGS
 
 pytestmark = pytest.mark.web
@@ -465,3 +466,131 @@ def test_names_with_markup_from_the_match_socket_stay_text(
     expect(page.locator("#status")).to_have_text(f"{MARKUP} to move")
     assert page.locator("#match script, #match img").count() == 0
     check_document(page)
+
+
+COURSE_NAME = "Search <b>& games</b>"
+"""A course named like markup (a course's name is free text)."""
+COURSE_ROSTER = (
+    f"student_id,name,email\ns1,{NAMES[0]},one@example.edu\ns2,{IMAGE},two@example.edu\n"
+)
+
+
+def test_the_course_pages(
+    page: Page, api: httpx.Client, web_server: RunningServer, screenshots: Path
+) -> None:
+    """Every course page, as the instructor and as a student: names with markup stay text,
+    the keyboard reaches each control in order, and a phone's width holds each."""
+    course = create_course(api, COURSE_NAME, owner_name=NAMES[1])
+    assignment = add_assignment(api, course, MARKUP, public_count=1, private_count=1)
+    links = import_roster(api, course, COURSE_ROSTER)
+    cid = course.course_id
+
+    # The student: the invite page, the course, the assignment, a submission and its report.
+    visit(page, links["s2"].removeprefix(web_server.url))
+    check_document(page)
+    expect(page.locator("#join-name")).to_have_text(IMAGE)
+    in_order(walk(page), [*HEADER, {"id": "join"}])
+    screenshots_at_both_widths(page, screenshots, "course-join")
+    page.locator("#join").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(rf"/courses/{cid}$"))
+    settle(page)
+    for path, label, controls in (
+        ("/courses", "courses", [{"href": f"/courses/{cid}"}]),
+        (
+            f"/courses/{cid}",
+            "course-student",
+            [{"href": f"/courses/{cid}/assignments/{assignment}"}],
+        ),
+    ):
+        visit(page, path)
+        check_document(page)
+        expect(page.get_by_text(COURSE_NAME, exact=True).first).to_be_visible()
+        in_order(
+            walk(page),
+            [*HEADER, {"href": "/courses"}, *controls]
+            if path != "/courses"
+            else [*HEADER, *controls],
+        )
+        screenshots_at_both_widths(page, screenshots, label)
+    visit(page, f"/courses/{cid}/assignments/{assignment}")
+    check_document(page)
+    expect(page.locator("h1")).to_have_text(MARKUP)
+    in_order(
+        walk(page),
+        [
+            *HEADER,
+            {"href": "/courses"},
+            {"href": f"/courses/{cid}"},
+            {"id": "files"},
+            {"text": "Submit and grade"},
+        ],
+    )
+    page.set_input_files(
+        "#files",
+        files=[
+            {
+                "name": "checkers.py",
+                "mimeType": "text/x-python",
+                "buffer": b"import sys\nsys.exit(3)\n",
+            }
+        ],
+    )
+    page.locator("#files").focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/submissions/[\w-]+$"))
+    expect(page.locator("#job-status")).to_have_text("Graded.", timeout=120_000)
+    settle(page)
+    check_document(page)
+    in_order(walk(page), [*HEADER, {"id": "download"}])
+    screenshots_at_both_widths(page, screenshots, "course-submission")
+    visit(page, f"/courses/{cid}/assignments/{assignment}")
+    screenshots_at_both_widths(page, screenshots, "course-assignment-student")
+
+    # The instructor: the course, the gradebook, the roster and a student's history.
+    visit(page, course.instructor_link.removeprefix(web_server.url))
+    page.locator("#join").click()
+    page.wait_for_url(re.compile(rf"/courses/{cid}$"))
+    settle(page)
+    visit(page, f"/courses/{cid}/assignments/{assignment}")
+    check_document(page)
+    for name in (NAMES[0], IMAGE):
+        expect(page.locator("#gradebook").get_by_text(name, exact=True)).to_have_count(1)
+    in_order(
+        walk(page),
+        [
+            *HEADER,
+            {"id": "export"},
+            {"id": "regrade-all"},
+            {"text": "s1"},
+            {"text": "s2"},
+            {"id": "files"},
+        ],
+    )
+    screenshots_at_both_widths(page, screenshots, "course-gradebook")
+    visit(page, f"/courses/{cid}/roster")
+    check_document(page)
+    for name in NAMES[0], NAMES[1], IMAGE:  # the students and the instructor
+        expect(page.locator("#roster").get_by_text(name, exact=True).first).to_be_visible()
+    stops = walk(page)
+    in_order(
+        stops,
+        [
+            *HEADER,
+            {"text": "s1"},
+            {"text": "New link"},
+            {"text": "Drop"},
+            {"id": "roster-file"},
+            {"id": "roster-text"},
+            {"id": "import-button"},
+        ],
+    )
+    screenshots_at_both_widths(page, screenshots, "course-roster")
+    page.get_by_role("link", name="s2").click()
+    page.wait_for_url(re.compile(rf"/courses/{cid}/students/\d+$"))
+    settle(page)
+    check_document(page)
+    expect(page.locator("h1")).to_have_text(IMAGE)
+    in_order(walk(page), [*HEADER, {"text": "report"}, {"text": "zip"}, {"text": "Regrade"}])
+    screenshots_at_both_widths(page, screenshots, "course-student")
