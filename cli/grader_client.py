@@ -6,17 +6,16 @@ import io
 import json
 import time
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from cli.common import fail
-
-if TYPE_CHECKING:
-    import httpx
+from cli.rest import DEFAULT_SERVER, Api, ServerOpt, connect
 
 console = Console(highlight=False, stderr=True)
 
@@ -50,12 +49,17 @@ def _files_of(paths: list[Path]) -> list[tuple[str, bytes]]:
     return files
 
 
-def _error_text(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-        return f"{body['code']}: {body['message']}"
-    except (ValueError, KeyError, TypeError):
-        return f"HTTP {response.status_code}: {response.text[:200]}"
+@dataclass(frozen=True)
+class _Upload:
+    """Where an upload goes, and how its job is followed to its results."""
+
+    path: str
+    form: dict[str, str]
+    profile: str
+    id_key: str
+    follow: str
+    """The status path, `{id}` standing for the new job's id (a Location header wins)."""
+    noun: str = "job"
 
 
 def submit_command(
@@ -64,18 +68,29 @@ def submit_command(
         typer.Argument(help="The program and its modules, one folder, or one .zip."),
     ],
     profile: Annotated[
-        str, typer.Option("--profile", help="The assignment profile: endgame or agent.")
-    ] = "endgame",
-    server: Annotated[
-        str, typer.Option("--server", help="The Arena server's base URL.")
-    ] = "http://127.0.0.1:8000",
+        str | None,
+        typer.Option(
+            "--profile",
+            help="The assignment profile: endgame (the default) or agent; a course assignment "
+            "has its own.",
+        ),
+    ] = None,
+    course: Annotated[
+        str | None,
+        typer.Option("--course", help="Submit to a course assignment: the course's id or name."),
+    ] = None,
+    assignment: Annotated[
+        str | None,
+        typer.Option("--assignment", help="The course assignment: its id or name (--course)."),
+    ] = None,
+    server: ServerOpt = DEFAULT_SERVER,
     token: Annotated[
         str | None,
         typer.Option(
             "--token",
             envvar="ARENA_TOKEN",
-            help="Your player's API token (from POST /players): the server needs it to accept "
-            "the upload, and only it reads the job.",
+            help="Your token (or ARENA_TOKEN): a player's API token from POST /players, or for "
+            "a course the invite token of your link (.../join/TOKEN). Only it reads the job.",
         ),
     ] = None,
     wait: Annotated[
@@ -94,43 +109,49 @@ def submit_command(
 ) -> None:
     """Upload a submission to a hosted autograder, wait for it to be graded, show the grade.
 
-    Uploads as the player whose token is given (--token or ARENA_TOKEN). Exits 0 once the
+    Uploads as the player whose token is given (--token or ARENA_TOKEN). With --course and
+    --assignment the upload is a submission to that course assignment, under its deadline and
+    daily limit, and the grade shown is what the course lets you see now. Exits 0 once the
     submission is graded (whatever the score), 1 if the grader failed or the wait timed out, 2
-    for a usage error or a refused upload.
+    for a usage error or a refused upload (the server's code and message are printed).
     """
-    import httpx
-
     from cli.grade_report import print_report
     from grader.html import html_report
     from grader.results import GradeReport
 
+    if (course is None) != (assignment is None):
+        fail("--course and --assignment go together: the course, and the assignment in it")
     files = _files_of(paths)
-    base = server.rstrip("/")
-    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-    try:
-        with httpx.Client(base_url=base, timeout=60.0, headers=headers) as client:
-            response = client.post(
+    with connect(server, token) as api:
+        upload = (
+            _Upload(
                 "/grader/jobs",
-                data={"profile": profile},
-                files=[("files", (name, data)) for name, data in files],
+                {"profile": profile or "endgame"},
+                profile or "endgame",
+                "job_id",
+                "/grader/jobs/{id}",
             )
-            if response.status_code == 401 and token is None:
-                fail(
-                    f"the server refused the upload: {_error_text(response)}; pass your "
-                    "player's token with --token TOKEN (or ARENA_TOKEN)"
-                )
-            if response.status_code != 202:
-                fail(f"the server refused the upload: {_error_text(response)}")
-            job: dict[str, Any] = response.json()
-            console.print(f"job {job['job_id']} queued")
-            if not wait:
-                print(job["job_id"])
-                return
-            job = _wait(client, job, timeout)
-            results_data = client.get(job["results_url"]).json()
-    except httpx.HTTPError as error:
-        fail(f"cannot reach {base}: {error}")
-    report = GradeReport.from_json(results_data, profile)
+            if course is None or assignment is None
+            else _course_upload(api, course, assignment, profile)
+        )
+        response = api.request(
+            "POST",
+            upload.path,
+            data=upload.form,
+            files=[("files", (name, data)) for name, data in files],
+            doing="take the upload",
+            expect=202,
+        )
+        job: dict[str, Any] = response.json()
+        ident = str(job[upload.id_key])
+        console.print(escape(f"{upload.noun} {ident} queued"))
+        if not wait:
+            print(ident)
+            return
+        follow = response.headers.get("Location") or upload.follow.format(id=ident)
+        job = _wait(api, follow, job, ident, timeout)
+        results_data = api.call("GET", job["results_url"], doing="show the results")
+    report = GradeReport.from_json(results_data, upload.profile)
     try:
         if results is not None:
             results.write_text(json.dumps(results_data, indent=2) + "\n", encoding="utf-8")
@@ -142,27 +163,55 @@ def submit_command(
         print(json.dumps(results_data, indent=2))
     else:
         print_report(report)
+    if course is not None:
+        _course_notes(job)
     if job["status"] == "error":
         raise typer.Exit(1)
 
 
-def _wait(client: httpx.Client, job: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """Poll the job until it is done or failed, showing its place in the queue."""
+def _course_upload(api: Api, course_ref: str, assignment_ref: str, profile: str | None) -> _Upload:
+    """Return the upload to a course assignment, found by id or name with the caller's token."""
+    from cli.course import find_assignment, find_course
+
+    course = find_course(api, course_ref)
+    assignment = find_assignment(api, course, assignment_ref)
+    if profile is not None and profile != assignment.profile:
+        fail(
+            f"{assignment.name} is an assignment of the {assignment.profile} profile, not "
+            f"{profile}: leave out --profile"
+        )
+    path = f"/courses/{course.course_id}/assignments/{assignment.assignment_id}/submissions"
+    follow = f"/courses/{course.course_id}/submissions/{{id}}"
+    return _Upload(path, {}, assignment.profile, "submission_id", follow, "submission")
+
+
+def _course_notes(submission: dict[str, Any]) -> None:
+    """Say what the late policy did to the grade (the server's summary says what is hidden)."""
+    if submission.get("late") and submission.get("final_score") is not None:
+        console.print(
+            escape(
+                f"submitted {submission['days_late']} day(s) late: counted "
+                f"{submission['final_score']:g} of {submission['max_score']:g} after the late "
+                "penalty"
+            ),
+            soft_wrap=True,
+        )
+
+
+def _wait(api: Api, path: str, job: dict[str, Any], ident: str, timeout: float) -> dict[str, Any]:
+    """Poll the job at `path` until it is done or failed, showing its place in the queue."""
     deadline = time.monotonic() + timeout
     started = time.monotonic()
     with console.status("waiting") as status:
         while job["status"] in ("queued", "running"):
             if time.monotonic() > deadline:
-                console.print(f"still {job['status']} after {timeout:g} s; its id: {job['job_id']}")
+                console.print(escape(f"still {job['status']} after {timeout:g} s; its id: {ident}"))
                 raise typer.Exit(1)
             if job["status"] == "queued":
                 status.update(f"queued, position {job.get('queue_position') or '?'}")
             else:
                 status.update(f"being graded ({time.monotonic() - started:.0f} s)")
             time.sleep(1.0)
-            response = client.get(f"/grader/jobs/{job['job_id']}")
-            if response.status_code != 200:
-                fail(f"cannot follow the job: {_error_text(response)}")
-            job = response.json()
+            job = api.call("GET", path, doing="let the job be followed")
     console.print(escape(f"{job['status']}: {job.get('summary') or ''}"))
     return job

@@ -16,6 +16,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "cli.bot": ("bot",),
     "cli.tournament": ("tournament",),
     "cli.grader": ("grade", "grader"),
+    "cli.course": ("course",),
 }
 """Each command module, in the order `arena --help` lists them, and the commands it adds."""
 
