@@ -1,6 +1,7 @@
 # Arena: `make run` starts Arena's main job, `make test` runs every check. Both set up .venv first.
 PYTHON ?= python3
-# pytest workers in `make test` (pytest-xdist); 0 runs the suite in this one process.
+# pytest workers in `make test` (pytest-xdist, each given whole files: the README's blocks run in
+# order); 0 runs the suite in this one process.
 PYTEST_WORKERS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
@@ -39,7 +40,7 @@ imports: $(DEV_STAMP)
 	$(BIN)/lint-imports
 
 pytest: $(DEV_STAMP)
-	$(BIN)/pytest -n $(PYTEST_WORKERS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 ## test-slow: only the tests marked slow (deep perft, whole data files).
 test-slow: $(DEV_STAMP)

@@ -115,6 +115,8 @@ def test_readme_has_runnable_blocks() -> None:
 
 
 @pytest.mark.timeout(900)
+# The blocks build on each other in one working directory (a folder one makes, another grades):
+# they run in order in one process (`make test` gives each xdist worker whole files).
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"line {b.line}" for b in BLOCKS])
 def test_readme_block_runs(block: Block, workdir: Path, request: pytest.FixtureRequest) -> None:
     text = block.text
