@@ -115,6 +115,11 @@ def shown(job: GradingJob, assignment: Assignment, filtered: bool) -> Shown:
     )
 
 
+def _tests(count: int, kind: str) -> str:
+    """Return e.g. "1 private test", "3 public tests"."""
+    return f"{count} {kind} test{'' if count == 1 else 's'}"
+
+
 def filtered_report(report: GradeReport, before_due: str, due: datetime) -> GradeReport:
     """Return what a student sees of `report` before the due date under `before_due`.
 
@@ -134,8 +139,8 @@ def filtered_report(report: GradeReport, before_due: str, due: datetime) -> Grad
         visible = [test for test in report.tests if test.visibility == "visible"]
         view = GradeReport(profile=report.profile, tests=visible)
         view.output = (
-            f"score {view.score:g} of {view.max_score:g} on the {len(visible)} public tests; "
-            f"{len(private)} private tests: results {when}."
+            f"score {view.score:g} of {view.max_score:g} on the "
+            f"{_tests(len(visible), 'public')}; {_tests(len(private), 'private')}: results {when}."
         )
         return view
     numbers = iter(range(1, len(private) + 1))
@@ -147,8 +152,8 @@ def filtered_report(report: GradeReport, before_due: str, due: datetime) -> Grad
     ]
     view = GradeReport(profile=report.profile, tests=tests)
     view.output = (
-        f"score {view.score:g} of {view.max_score:g}; the {len(private)} private tests' "
-        f"details {when}."
+        f"score {view.score:g} of {view.max_score:g}; details of the "
+        f"{_tests(len(private), 'private')} {when}."
     )
     return view
 

@@ -311,7 +311,7 @@ def test_students_submit_under_the_policies_and_staff_grade(
     results = ada.call("GET", f"/courses/{cid}/submissions/{done.submission_id}/results", 200)
     names = [test["name"] for test in results["tests"]]
     assert len(names) == 1 and names[0].startswith("puzzle 1 ")
-    assert "1 private tests: results after the due date" in results["output"]
+    assert "1 private test: results after the due date" in results["output"]
     assert done.score == results["score"] and done.max_score == results["max_score"] > 0
     report = ada.call("GET", f"/courses/{cid}/submissions/{done.submission_id}/report", 200)
     assert "puzzle 2" not in report.text and "private" in report.text
