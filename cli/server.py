@@ -113,6 +113,8 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
             f"  {arena} grader starter --out my-solution",
             f"  {arena} grader submit my-solution/checkers.py --profile endgame --server $BASE "
             "--token $TOKEN",
+            "Run the assignment for a course: students, deadlines, a gradebook (docs/COURSE.md):",
+            f'  {arena} course create "My course" --server $BASE --token $TOKEN',
             "Bots in any language: docs/PROTOCOL.md. Every setting: "
             f"{arena} serve --help. Stop with Ctrl-C.",
         ]

@@ -65,5 +65,6 @@ def test_the_banner_names_arena_as_the_user_can_run_it(monkeypatch: pytest.Monke
     expected = str(exe.relative_to(exe.parents[2]))
     assert arena_command() == expected
     assert f"{expected} grader starter --out my-solution" in quick_start(Settings())
+    assert f'{expected} course create "My course" --server $BASE' in quick_start(Settings())
     monkeypatch.setenv("PATH", f"{exe.parent}:/usr/bin:/bin")
     assert arena_command() == "arena"
