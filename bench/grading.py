@@ -42,7 +42,6 @@ import os
 import random
 import resource
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -58,6 +57,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(REPO_ROOT))
 
+from local import free_port, wait_http  # noqa: E402 - bench/ is put on the path above
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 SUBMISSIONS = REPO_ROOT / "tests" / "grader" / "submissions"
@@ -196,28 +196,6 @@ def burst_of(every: list[Kind], count: int, timeouts: int, seed: int) -> list[Ki
     chosen += [limit_bound[i % len(limit_bound)] for i in range(timeouts)] if limit_bound else []
     random.Random(seed).shuffle(chosen)
     return chosen
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-async def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    """Wait until `url` answers (the server started) or fail."""
-    deadline = time.monotonic() + timeout
-    async with httpx.AsyncClient() as http:
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the server exited with {process.returncode}")
-            with contextlib.suppress(httpx.HTTPError):
-                if (await http.get(url)).status_code < 500:
-                    return
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{url} did not answer within {timeout} s")
-            await asyncio.sleep(0.1)
 
 
 def rss_kb(pid: int) -> int:
@@ -411,7 +389,7 @@ async def bench_arena(args: argparse.Namespace, burst: list[Kind], tmp: Path) ->
     stop = asyncio.Event()
     try:
         base = f"http://127.0.0.1:{port}"
-        await wait_http(f"{base}/health", process)
+        await wait_http(f"{base}/health", process, timeout=60)
         limits = httpx.Limits(max_connections=args.concurrency)
         async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as http:
             uploads = [Upload(kind) for kind in burst]

@@ -46,7 +46,6 @@ import gc
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -64,6 +63,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(REPO_ROOT))
 
+from local import free_port, wait_http  # noqa: E402 - bench/ is put on the path above
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 PACED_RATE = 1_500.0
@@ -80,13 +80,6 @@ CLOCK = {"base_ms": 600_000, "increment_ms": 1_000}
 """Every bench match is timed, so the server keeps and checks both clocks on every move."""
 
 HELLO = json.dumps({"type": "hello", "protocol_version": "1.0", "client": "bench"})
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def rss_mb(pid: int) -> float:
@@ -224,21 +217,6 @@ class Player:
         text = {"type": "move", "match_id": match_id, "move": move, "expected_seq": seq}
         with contextlib.suppress(ConnectionClosed):  # the run ended
             await ws.send(json.dumps(text))
-
-
-async def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    """Wait until `url` answers (the server started) or fail with the server's output."""
-    deadline = time.monotonic() + timeout
-    async with httpx.AsyncClient() as http:
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the server exited with {process.returncode}")
-            with contextlib.suppress(httpx.HTTPError):
-                if (await http.get(url)).status_code < 500:
-                    return
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{url} did not answer within {timeout} s")
-            await asyncio.sleep(0.1)
 
 
 async def drive(

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(REPO_ROOT))
 
+from local import free_port  # noqa: E402 - bench/ is put on the path above
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 from tournament.openings import default_openings  # noqa: E402
@@ -71,12 +71,6 @@ def local(spec: TournamentSpec, workers: int) -> dict[str, Any]:
         "seconds_per_game": seconds / len(records),
         "moves": {r.index: list(r.moves) for r in records},
     }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def server(spec: TournamentSpec) -> dict[str, Any]:

@@ -38,7 +38,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -56,6 +55,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(REPO_ROOT))
 
+from local import free_port, wait_http_blocking  # noqa: E402 - bench/ is put on the path above
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 RENDER_TARGET_MS = 20.0
@@ -104,13 +104,6 @@ WATCH_MOVES = """
 """
 
 
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def find_chromium() -> str | None:
     """Return the Chromium to drive: ARENA_CHROMIUM, else the first on PATH (as tests/web)."""
     named = os.environ.get("ARENA_CHROMIUM")
@@ -157,7 +150,7 @@ def arena_server() -> Iterator[tuple[str, int]]:
             )
             try:
                 base = f"http://127.0.0.1:{port}"
-                wait_http(f"{base}/health", process)
+                wait_http_blocking(f"{base}/health", process)
                 yield base, process.pid
             finally:
                 process.terminate()
@@ -165,22 +158,6 @@ def arena_server() -> Iterator[tuple[str, int]]:
                     process.wait(10)
                 except subprocess.TimeoutExpired:
                     process.kill()
-
-
-def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    """Wait until `url` answers (the server started) or fail."""
-    deadline = time.monotonic() + timeout
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}")
-        try:
-            if httpx.get(url).status_code < 500:
-                return
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{url} did not answer within {timeout} s")
-        time.sleep(0.1)
 
 
 @dataclass
