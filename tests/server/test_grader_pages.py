@@ -23,7 +23,7 @@ FAILING = b"import sys\nsys.exit(3)\n"
 
 @pytest.fixture
 def grader_server(server_settings: Settings) -> Iterator[RunningServer]:
-    running = start_server(grading_settings(server_settings, rate_uploads_per_address="8/minute"))
+    running = start_server(grading_settings(server_settings, rate_uploads_per_address="8/day"))
     try:
         yield running
     finally:
@@ -161,8 +161,8 @@ def test_a_bad_upload_comes_back_in_the_form_saying_what_was_wrong(
     settings = grading_settings(
         server_settings,
         grader_max_upload_bytes=4096,
-        rate_uploads_per_address="6/minute",
-        rate_registrations_per_address="1/minute",
+        rate_uploads_per_address="6/day",
+        rate_registrations_per_address="1/day",
     )
     running = start_server(settings)
     try:
@@ -184,7 +184,7 @@ def test_a_bad_upload_comes_back_in_the_form_saying_what_was_wrong(
                 assert "<b>chess</b>" not in answer.text
                 if index == 0:
                     # The guest was made at the first post (and is kept through refusals):
-                    # a registration, of which this address has no more this minute.
+                    # a registration, of which this address has no more today.
                     assert client.cookies["arena_guest"].startswith("arena_")
                     registering = form_upload(second, "endgame", {"checkers.py": FAILING})
                     assert registering.status_code == 429, registering.text

@@ -290,7 +290,7 @@ def test_a_browser_guest_creates_a_tournament_from_the_form(tmp_path: Path) -> N
     settings = Settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
         grader_dir=tmp_path / "g",
-        rate_tournaments_per_player="3/minute",
+        rate_tournaments_per_player="3/day",
     )
     server = start_server(settings)
     try:
@@ -342,7 +342,7 @@ def test_a_browser_guest_creates_a_tournament_from_the_form(tmp_path: Path) -> N
             assert 'role="alert"' in bad.text and "&lt;b&gt;nobody&lt;/b&gt;" in bad.text
             assert "<b>nobody</b>" not in bad.text
 
-            # The form counts against the same limits as POST /tournaments (3 a minute here,
+            # The form counts against the same limits as POST /tournaments (3 a day here,
             # the refused one above included).
             limited = client.post("/web/tournaments", data=body)
             assert limited.status_code == 429, limited.text

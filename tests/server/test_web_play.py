@@ -56,7 +56,7 @@ def server(server_settings: Settings) -> Iterator[RunningServer]:
     settings = server_settings.model_copy(
         update={
             "rate_registrations_per_address": "1000/minute",
-            "rate_matches_per_player": "6/minute",
+            "rate_matches_per_player": "6/day",
         }
     )
     running = start_server(settings)
@@ -253,8 +253,8 @@ def test_the_play_routes_count_against_the_rest_limits(tmp_path: Path) -> None:
     settings = Settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
         grader_dir=tmp_path / "g",
-        rate_registrations_per_address="2/minute",
-        rate_matches_per_player="3/minute",
+        rate_registrations_per_address="2/day",
+        rate_matches_per_player="3/day",
     )
     server = start_server(settings)
     try:
@@ -274,7 +274,7 @@ def test_the_play_routes_count_against_the_rest_limits(tmp_path: Path) -> None:
     try:
         with browser(server) as ann:
             assert ann.post("/web/guest").status_code == 303
-            # The same counts as POST /matches: 3 a minute for a player.
+            # The same counts as POST /matches: 3 a day for a player.
             for _ in range(3):
                 assert ann.post("/web/play", data=PLAY).status_code == 303
             limited = ann.post("/web/play", data=PLAY)
