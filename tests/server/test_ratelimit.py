@@ -67,6 +67,16 @@ def new_match(http: httpx.Client, auth: dict[str, str]) -> httpx.Response:
     return http.post("/matches", json=body, headers=auth)
 
 
+def fresh_window(period: float) -> None:
+    """Sleep until just after the next start of a `period`-second window.
+
+    The counts are kept per fixed window (aligned on the epoch); the sliding window counter
+    lets a request through just after a window ends (its documented up-to-2N), so a test that
+    counts to a limit starts at a window's beginning and stays within one window.
+    """
+    time.sleep(period - time.time() % period + 0.01)
+
+
 def assert_rate_limited(response: httpx.Response, scope: str, limit: str) -> float:
     """Check a 429 as PROTOCOL.md documents it; return the seconds it says to wait."""
     assert response.status_code == 429, response.text
@@ -83,6 +93,7 @@ def assert_rate_limited(response: httpx.Response, scope: str, limit: str) -> flo
 def test_registrations_are_limited_per_address(make_server: Any) -> None:
     server = make_server(rate_registrations_per_address="3/2 seconds")
     with client(server) as http, client(server, "127.0.0.2") as other:
+        fresh_window(2)
         for name in ("a1", "a2", "a3"):
             register(http, name)
         refused = http.post("/players", json={"name": "a4"})
@@ -101,6 +112,7 @@ def test_match_creation_is_limited_per_token_and_per_address(make_server: Any) -
     )
     with client(server) as http, client(server, "127.0.0.2") as other:
         alice, bob, carol = register(http, "alice"), register(http, "bob"), register(other, "c")
+        fresh_window(2)
         started = time.monotonic()
         for _ in range(3):
             assert new_match(http, alice).status_code == 201
@@ -125,6 +137,7 @@ def test_tournament_creation_is_limited_per_token(make_server: Any) -> None:
     body = {"game": "tictactoe", "bots": ["random", "greedy"], "games_per_pairing": 2}
     with client(server) as http:
         alice, bob = register(http, "alice"), register(http, "bob")
+        fresh_window(2)
         for _ in range(2):
             assert http.post("/tournaments", json=body, headers=alice).status_code == 201
         refused = http.post("/tournaments", json=body, headers=alice)
@@ -140,6 +153,7 @@ def test_tournament_creation_is_limited_per_address(make_server: Any) -> None:
     body = {"game": "tictactoe", "bots": ["random", "greedy"], "games_per_pairing": 2}
     with client(server) as http, client(server, "127.0.0.2") as other:
         alice, bob = register(http, "alice"), register(other, "bob")
+        fresh_window(2)
         for _ in range(2):
             assert http.post("/tournaments", json=body, headers=alice).status_code == 201
         refused = http.post("/tournaments", json=body, headers=alice)
@@ -162,6 +176,7 @@ def test_grader_uploads_are_limited_per_token_and_per_address(make_server: Any) 
 
     with client(server) as http, client(server, "127.0.0.2") as other:
         alice = register(http, "alice")
+        fresh_window(2)
         assert upload(http, alice).status_code == 422
         assert upload(http, alice).status_code == 422
         assert_rate_limited(upload(http, alice), "token", "2 per 2 second")
@@ -351,6 +366,7 @@ def test_redis_shares_the_counts_between_servers(make_server: Any) -> None:
     shared = {**limits, "redis_url": REDIS_URL, "redis_key_prefix": f"test-{uuid.uuid4().hex}"}
     servers = [make_server(**shared) for _ in range(2)]
     with client(servers[0]) as first, client(servers[1]) as second:
+        fresh_window(10)
         alice = register(first, "r1")
         register(first, "r2")
         register(second, "r3")
