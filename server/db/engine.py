@@ -7,7 +7,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import (
@@ -69,8 +69,17 @@ def alembic_config() -> Config:
     return config
 
 
+_MIGRATE_LOCK = 0x4152454E41
+"""The advisory lock key that serializes migrations on PostgreSQL ("ARENA" in hex)."""
+
+
 async def migrate(engine: AsyncEngine, revision: str = "head") -> None:
-    """Bring the schema of `engine`'s database up to `revision` (alembic upgrade)."""
+    """Bring the schema of `engine`'s database up to `revision` (alembic upgrade).
+
+    On PostgreSQL the upgrade holds a transaction-level advisory lock: several server processes
+    starting at once on an empty database (a cluster, server.cluster) migrate one after the
+    other, and the later ones find the schema at `revision` already.
+    """
 
     def upgrade(connection: Connection) -> None:
         config = alembic_config()
@@ -78,4 +87,8 @@ async def migrate(engine: AsyncEngine, revision: str = "head") -> None:
         command.upgrade(config, revision)
 
     async with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            await connection.execute(
+                text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATE_LOCK}
+            )
         await connection.run_sync(upgrade)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -72,6 +73,28 @@ async def test_migrating_twice_is_harmless(engine: AsyncEngine) -> None:
 
     assert version == ScriptDirectory.from_config(alembic_config()).get_current_head()
     assert version is not None and int(version) >= 4
+
+
+async def test_processes_migrating_an_empty_database_at_once_take_turns(
+    engine: AsyncEngine,
+) -> None:
+    """Cluster processes starting together on an empty database all start (server.db.engine)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite is one process")
+    await _drop_everything(engine)
+    others = [create_engine(POSTGRES or "") for _ in range(3)]
+    try:
+        await asyncio.gather(*(migrate(other) for other in others))
+    finally:
+        for other in others:
+            await other.dispose()
+    async with engine.connect() as connection:
+        versions = (await connection.execute(text("SELECT version_num FROM alembic_version"))).all()
+    from alembic.script import ScriptDirectory
+
+    assert [v for (v,) in versions] == [
+        ScriptDirectory.from_config(alembic_config()).get_current_head()
+    ]
 
 
 async def test_a_match_is_stored_as_its_events(engine: AsyncEngine) -> None:
