@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -93,6 +93,8 @@ class MatchStore:
         self._load_lock = asyncio.Lock()
         self.leases = leases
         """Claims the matches loaded, in a cluster (server.cluster.leases); None: one process."""
+        self.on_claim: Callable[[LiveMatch], Awaitable[None]] | None = None
+        """Awaited with each match claimed, before anyone else can use it (in a cluster)."""
 
     def live_matches(self) -> list[LiveMatch]:
         """Return every match held in memory (a copy: the caller may await while iterating)."""
@@ -179,6 +181,8 @@ class MatchStore:
                     epoch, downtime_ms = claim.epoch, claim.downtime_ms
             live = await self._read(match_id, downtime_ms)
             live.epoch = epoch
+            if epoch is not None and self.on_claim is not None:
+                await self.on_claim(live)
             # A match over never changes again: it is read and let go, never held for good.
             if live.referee.status not in (Status.FINISHED, Status.ABORTED):
                 self._live[match_id] = live

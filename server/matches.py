@@ -90,7 +90,7 @@ from server.housebots import HouseBots
 from server.live import LiveMatch
 from server.match_store import RETRY_AFTER_MS, UNFINISHED, FencedMatchError, MatchStore
 from server.players import PlayerRegistry
-from server.publisher import Publisher
+from server.publisher import Broadcast, Publisher
 from server.searches import SearchPool
 from server.settings import Settings
 
@@ -161,6 +161,7 @@ class MatchService:
         self._bots = HouseBots(self, self.store, settings, pool)
         self._ticker = Ticker(self, self.store)
         self._publisher = Publisher(self.now_ms, self.wall_ms)
+        self.store.on_claim = self._announce_claim
         self.listeners = self._publisher.listeners
         """Awaited with a `Broadcast` after every commit of accepted events (see the module)."""
 
@@ -215,6 +216,16 @@ class MatchService:
                 return False
             self._bots.schedule(live)
         return True
+
+    async def _announce_claim(self, live: LiveMatch) -> None:
+        """Send everyone following a match just claimed its state as stored.
+
+        Its previous owner may have stored events it never published (it died in between):
+        the state shows them to the players and spectators, on every process, so none waits
+        for a `move_made` that will never come (a connection drops a state it is ahead of).
+        """
+        state = self._match_state(live, None)
+        await self._publisher.publish(Broadcast(live.id, live.recipients(), (state,)))
 
     def held_ids(self) -> list[str]:
         """Return the ids of the matches held in memory (in a cluster: owned here)."""

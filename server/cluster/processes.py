@@ -1,9 +1,10 @@
 """The processes of a cluster: each one's row, its heartbeat, and the reaper of dead ones' matches.
 
-Every clustered `arena serve` process has an id (`new_process_id`: host, pid and a random part,
-fresh at every start) and a row in `arena_processes` whose `heartbeat_at` it renews every
-`heartbeat_ms` with PostgreSQL's now(): one UPDATE per process, whatever its number of matches.
-A process whose heartbeat is older than `lease_ttl_ms` is dead (server.cluster.leases).
+Every clustered `arena serve` process has an id (server.cluster.bus.new_process_id: host, pid
+and a random part, fresh at every start; the bus addresses the process by the same id) and a
+row in `arena_processes` whose `heartbeat_at` it renews every `heartbeat_ms` with PostgreSQL's
+now(): one UPDATE per process, whatever its number of matches. A process whose heartbeat is
+older than `lease_ttl_ms` is dead (server.cluster.leases).
 
 `Membership` runs two tasks in each process:
 
@@ -34,7 +35,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import secrets
 import socket
 import time
 from collections.abc import Sequence
@@ -54,12 +54,6 @@ FORGET_AFTER = timedelta(minutes=10)
 
 FORGET_EVERY = 30
 """Reaper rounds between two deletions of long-dead processes' rows."""
-
-
-def new_process_id() -> str:
-    """Return a fresh process id: `host-pid-random` (unique for every start)."""
-    host = socket.gethostname()[:80] or "host"
-    return f"{host}-{os.getpid()}-{secrets.token_hex(4)}"
 
 
 class ProcessTable:
