@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from limits import parse_many
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from grader.profiles import DEFAULT_PYTHON
@@ -44,6 +44,22 @@ class Settings(BaseSettings):
         ge=0,
         le=100,
         description="how long the database writer waits for more moves to join a commit",
+    )
+    # --- cluster: match ownership (server.cluster.leases) ---
+    lease_ttl_ms: int = Field(
+        5000,
+        ge=200,
+        le=600_000,
+        description="clustered: a server process whose last heartbeat is older than this is "
+        "dead, and its matches are taken over by the live ones (within lease_ttl_ms plus "
+        "heartbeat_ms)",
+    )
+    heartbeat_ms: int = Field(
+        1000,
+        ge=50,
+        le=60_000,
+        description="clustered: how often each server process renews its heartbeat and looks "
+        "for matches of dead processes to take over; keep it well under lease_ttl_ms",
     )
     ws_compression: bool = Field(
         False,
@@ -251,6 +267,16 @@ class Settings(BaseSettings):
         if len(rates) != 1 or rates[0].amount < 1:
             raise ValueError(f"one rate of at least 1 like '50/second', not {value!r}")
         return value
+
+    @model_validator(mode="after")
+    def _check_lease(self) -> Settings:
+        """Refuse a heartbeat that a live process could miss for a whole lease."""
+        if self.heartbeat_ms * 2 > self.lease_ttl_ms:
+            raise ValueError(
+                f"heartbeat_ms ({self.heartbeat_ms}) must be at most half of lease_ttl_ms "
+                f"({self.lease_ttl_ms}): a live process must renew its lease in time"
+            )
+        return self
 
     @field_validator("public_url")
     @classmethod
