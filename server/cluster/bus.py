@@ -26,7 +26,8 @@ Redis server, not to one of its databases: the prefix keeps deployments and test
 Outages: a lost Redis never raises into the server's own work. The reader reconnects with
 backoff (50 ms doubling up to `bus_reconnect_max_s`), logs one warning per outage and one line
 when Redis is back, then awaits each `on_reconnect` handler (broadcasts may have been missed in
-between: the bridge resends the state of every match followed here). `publish_match` only
+between: the bridge resends the state of every match followed here); also when Redis was away
+as the bus started and came later. `publish_match` only
 queues: a sender task publishes in order, so a slow or absent Redis never holds a match's lock.
 `request` and `publish` raise `BusUnavailable` when Redis cannot be reached.
 
@@ -345,7 +346,7 @@ class Bus:
     async def _read(self) -> None:
         """Subscribe, hand out what arrives; on a lost Redis, wait and subscribe again."""
         delay = BACKOFF_MIN_S
-        reconnecting = False
+        missed = False  # broadcasts may have been lost (an outage, or Redis away at start)
         while True:
             pubsub: PubSub = self._sub.pubsub()
             try:
@@ -364,13 +365,14 @@ class Bus:
                             self._subscribed.set()
                             self._back()
                             delay = BACKOFF_MIN_S
-                            if reconnecting:
+                            if missed:
+                                missed = False
                                 self._spawn(self._reconnected())
-                            reconnecting = True
                         continue
                     await self._dispatch(message)
             except (RedisError, OSError) as error:
                 self._lost(error)
+                missed = True
             finally:
                 self._subscribed.clear()
                 self._fail_pending("the bus lost Redis")

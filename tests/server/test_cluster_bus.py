@@ -235,6 +235,32 @@ async def test_a_redis_restart_is_survived_and_lost_broadcasts_are_announced() -
             assert await owner.request("p1", {"x": 2}) == {"x": 2, "by": "p0"}
 
 
+@needs_redis
+async def test_a_bus_started_while_redis_is_away_connects_when_it_comes() -> None:
+    with own_redis() as (url, (start, stop)):
+        stop()
+        settings = bus_settings(f"test-{uuid.uuid4().hex}", url).model_copy(
+            update={"bus_rpc_timeout_s": 0.3}
+        )
+        bus = Bus(settings, process_id="late")
+        reconnects: list[int] = []
+        bus.on_reconnect(lambda: _append(reconnects, 1))
+        try:
+            await bus.start()  # does not fail
+            assert not bus.connected
+            with pytest.raises(BusUnavailable, match="not connected"):
+                await bus.request("late", {})
+            await bus.publish_match(offer("m_1", 1))  # noted, not raised
+            start()
+            assert await bus.wait_connected(10)
+            # Broadcasts may have been missed before: the handlers resync as after an outage.
+            await until(lambda: reconnects == [1])
+            bus.serve(_echo)
+            assert await bus.request("late", {"x": 3}) == {"x": 3, "by": "p0"}
+        finally:
+            await bus.close()
+
+
 # -- the bridge ------------------------------------------------------------------------------
 
 
