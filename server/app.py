@@ -93,7 +93,7 @@ def create_app(settings: Settings) -> FastAPI:
             # Several processes: this one's broadcasts go to the others' hubs, and theirs to ours.
             bus = Bus(settings, process_id)
             bridge = MatchBridge(hub, service)
-            bus.on_match(bridge.deliver)
+            bus.on_match(bridge.deliver, bridge.wanted)
             bus.on_reconnect(bridge.resync_all)
             service.listeners.append(bus.publish_match)
             # Calls on matches owned elsewhere go to their owner; theirs on ours come here.

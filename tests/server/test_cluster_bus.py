@@ -765,3 +765,19 @@ async def test_a_game_across_two_processes_survives_a_redis_restart(
         record = await stored_moves(http, first, match_id)
         assert len(record) == 40  # played to the ply cap: nobody was stuck
         check_against_record(followers, record)
+
+
+async def test_the_bridge_wants_only_followed_matches_but_counts_the_others() -> None:
+    alice, watcher = _Follower(1), _Follower(None)
+    bridge, service = bridge_with(alice)
+    assert bridge.wanted("m_1", (1, 2), (1, 1))  # alice plays it
+    assert bridge.wanted("m_2", (2, 1), None)  # a challenge for alice
+    assert not bridge.wanted("m_9", (7, 8), (1, 1))
+    assert not bridge.wanted("m_9", (7, 8), (2, 2))
+    bridge._hub.watch("m_9", watcher)  # type: ignore[arg-type]
+    assert bridge.wanted("m_9", (7, 8), (4, 4))
+    # 3 was lost: the counted seq shows the gap, and the state is sent.
+    service.seq = 4
+    await bridge.deliver(Broadcast("m_9", (7, 8), (DrawDeclined(match_id="m_9", seq=4, seat=1),)))
+    await until(lambda: watcher.sent == [("state:None", 4)])
+    await bridge.close()
