@@ -335,7 +335,7 @@ class Bus:
         """Log the first failure of an outage."""
         if not self._down:
             self._down = True
-            log.warning("the bus lost Redis at %s: %r; retrying", self._url, error)
+            log.warning("the bus lost Redis (%r); retrying", error)
 
     def _back(self) -> None:
         if self._down:

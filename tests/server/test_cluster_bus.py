@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -203,7 +204,10 @@ def own_redis() -> Iterator[tuple[str, Any]]:
 
 
 @needs_redis
-async def test_a_redis_restart_is_survived_and_lost_broadcasts_are_announced() -> None:
+async def test_a_redis_restart_is_survived_and_lost_broadcasts_are_announced(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="server.cluster.bus")
     with own_redis() as (url, (start, stop)):
         async with buses(2, url) as (owner, follower):
             got: list[Broadcast | MatchNotice] = []
@@ -233,6 +237,11 @@ async def test_a_redis_restart_is_survived_and_lost_broadcasts_are_announced() -
             await until(lambda: len(got) == 4)
             assert got[3] == offer("m_1", 5)
             assert await owner.request("p1", {"x": 2}) == {"x": 2, "by": "p0"}
+    # One warning when Redis went away and one when it came back, per bus: not one per failure.
+    logged = [r.getMessage().split(" (")[0] for r in caplog.records]
+    assert sorted(logged) == ["the bus lost Redis"] * 2 + ["the bus reached Redis again"] * 2, (
+        logged
+    )
 
 
 @needs_redis
