@@ -248,7 +248,7 @@ async def test_takeover_shares_a_dead_process_matches_among_the_live_ones() -> N
                 taken[self.leases.process_id].append(match_id)
                 return True
 
-            def held_ids(self) -> list[str]:
+            def owned_ids(self) -> list[str]:
                 return taken[self.leases.process_id]
 
             def drop_all(self) -> int:
@@ -313,7 +313,7 @@ async def test_a_match_unclaimed_for_a_round_is_taken_by_anyone_alive() -> None:
                 claimed.append(match_id)
                 return True
 
-            def held_ids(self) -> list[str]:
+            def owned_ids(self) -> list[str]:
                 return claimed
 
             def drop_all(self) -> int:
@@ -402,7 +402,7 @@ async def test_a_process_that_cannot_renew_its_lease_drops_its_matches() -> None
             async def take_over(self, match_id: str) -> bool:
                 return False
 
-            def held_ids(self) -> list[str]:
+            def owned_ids(self) -> list[str]:
                 return [] if dropped else ["m_1"]
 
             def drop_all(self) -> int:
@@ -592,18 +592,47 @@ class Spectator:
 
 
 @needs_cluster
-def test_a_killed_process_matches_are_taken_over_and_finished(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill", "term"])
+def test_a_killed_process_matches_are_taken_over_and_finished(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    """SIGKILL: the matches wait for the lease to expire; SIGTERM: the process stores what
+    it has, releases its matches and the other takes them at its next reaper round."""
     assert DATABASE_URL is not None
     asyncio.run(_reset_database(DATABASE_URL))
     prefix = f"test-{uuid.uuid4().hex}"
     with (
         cluster_process(tmp_path, "a", prefix) as (first, first_url),
-        cluster_process(tmp_path, "b", prefix) as (_second, second_url),
+        cluster_process(tmp_path, "b", prefix) as (second, second_url),
     ):
-        asyncio.run(_play_and_kill(first, first_url, second_url))
+        match_ids = asyncio.run(_play_and_stop(first, first_url, second_url, stop))
+        asyncio.run(_check_owners(match_ids, first.pid, second.pid, stop))
 
 
-async def _play_and_kill(first: Any, first_url: str, second_url: str) -> None:
+async def _check_owners(match_ids: list[str], first: int, second: int, stop: int) -> None:
+    """Every match was taken over by the second process; the first's row is gone after a
+    clean stop, kept (dead) after a kill."""
+    assert DATABASE_URL is not None
+    engine = create_engine(DATABASE_URL)
+    try:
+        async with engine.connect() as connection:
+            rows = (await connection.execute(select(ArenaProcess.id, ArenaProcess.pid))).all()
+            owners = (
+                await connection.execute(
+                    select(Match.owner_id, Match.owner_epoch).where(Match.id.in_(match_ids))
+                )
+            ).all()
+    finally:
+        await engine.dispose()
+    pids = {process_id: pid for process_id, pid in rows}
+    assert (first in pids.values()) == (stop == signal.SIGKILL)
+    assert {pids.get(owner or "") for owner, _ in owners} == {second}
+    assert all(epoch >= 2 for _, epoch in owners)
+
+
+async def _play_and_stop(
+    first: Any, first_url: str, second_url: str, stop: signal.Signals
+) -> list[str]:
     async with httpx.AsyncClient(timeout=30) as http:
         tokens = {}
         for name in ("alice", "bob"):
@@ -646,8 +675,8 @@ async def _play_and_kill(first: Any, first_url: str, second_url: str) -> None:
             assert not any(task.done() for task in playing), [t.exception() for t in playing]
             await asyncio.sleep(0.05)
         unfinished_at_kill = sum(1 for m in match_ids if m not in alice.ended)
-        os.kill(first.pid, signal.SIGKILL)
-        first.wait(timeout=10)
+        os.kill(first.pid, stop)
+        first.wait(timeout=20)
 
         await asyncio.wait_for(asyncio.gather(*playing), timeout=45)
         await asyncio.wait_for(asyncio.gather(*watching), timeout=15)
@@ -669,3 +698,4 @@ async def _play_and_kill(first: Any, first_url: str, second_url: str) -> None:
         assert spectator.problems == []
         assert spectator.moves == finals[spectator.match_id]["moves"]
         assert spectator.ended == 1
+    return match_ids
