@@ -15,10 +15,14 @@ process published and hands it to the local `Hub`, in seq order per match:
   delivered resyncs the match the same way;
 - messages without a seq (a challenge) pass as they come.
 
-A match nobody here follows is never resynced (its broadcasts are counted, not fetched).
+A match nobody here follows is never resynced, and its broadcasts are not even parsed
+(`wanted`, the bus's filter): only their seqs are counted.
 After the bus reconnects (`resync_all`, a `Bus.on_reconnect` handler) every match followed here
 is resynced: the matches of each local player (`MatchStore.held_ids`), each watched match, and
 each match seen unfinished before the outage (it may have ended meanwhile).
+
+One connection per player across processes (`OnePerPlayer`): as in one process, a player's
+newer connection replaces the older (4002) wherever it is.
 
 Each connection also drops events its own state already showed (server.hub,
 `Connection.deliver`): a spectator who joins on one process reads the state from the database,
@@ -28,14 +32,15 @@ and the owner's broadcast of that same event may arrive after.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from protocol.messages import MatchEnded, MatchState
 from server import translation
-from server.cluster.bus import MatchNotice, broadcast_seqs
-from server.hub import Hub
+from server.cluster.bus import Bus, BusUnavailable, MatchNotice, Seats, broadcast_seqs
+from server.hub import Connection, Hub
 from server.live import LiveMatch
 from server.match_store import UNFINISHED
 from server.publisher import Broadcast
@@ -47,8 +52,6 @@ log = logging.getLogger(__name__)
 
 MAX_TRACKED = 100_000
 """The most matches whose last delivered seq is remembered (the oldest are forgotten)."""
-
-Seats = tuple[int | None, int | None]
 
 
 class MatchBridge:
@@ -64,6 +67,16 @@ class MatchBridge:
         self._resyncing: dict[str, list[Broadcast | MatchNotice]] = {}
         """The broadcasts waiting for each match being resynced."""
         self._tasks: set[asyncio.Task[None]] = set()
+
+    def wanted(self, match_id: str, players: Seats, seqs: tuple[int, int] | None) -> bool:
+        """Return True when `deliver` needs this broadcast (a `Bus.on_match` filter): a local
+        connection follows the match, or it is being resynced. The seq of one nobody here
+        follows is still counted, so a follower who comes later has its gaps noticed."""
+        if match_id in self._resyncing or self._is_followed(match_id, players):
+            return True
+        if seqs is not None and seqs[1] > self._last.get(match_id, -1):
+            self._count(match_id, seqs[1])
+        return False
 
     async def deliver(self, item: Broadcast | MatchNotice) -> None:
         """Hand one broadcast (or notice) of another process to the hub, in seq order."""
@@ -117,11 +130,15 @@ class MatchBridge:
             pid is not None and pid in self._hub.players for pid in players
         )
 
-    def _remember(self, match_id: str, seq: int, players: Seats, *, ended: bool) -> None:
+    def _count(self, match_id: str, seq: int) -> None:
+        """Remember `seq` as the match's last delivered (the newest match last)."""
         self._last.pop(match_id, None)
         self._last[match_id] = seq
         if len(self._last) > MAX_TRACKED:
             del self._last[next(iter(self._last))]
+
+    def _remember(self, match_id: str, seq: int, players: Seats, *, ended: bool) -> None:
+        self._count(match_id, seq)
         if ended:
             self._unfinished.pop(match_id, None)
         elif self._is_followed(match_id, players):
@@ -170,3 +187,53 @@ class MatchBridge:
 
 def _ends(broadcast: Broadcast) -> bool:
     return any(isinstance(message, MatchEnded) for message in broadcast.messages)
+
+
+PLAYERS_TOPIC = "player_connections"
+"""The bus topic on which each process announces the player connections it makes current."""
+
+
+class OnePerPlayer:
+    """Closes a player's connection (4002) when a newer one is opened in another process.
+
+    Each process announces every player connection it makes current on the bus topic
+    PLAYERS_TOPIC, and every process (the announcing one too) hears every announcement in the
+    one order Redis gives them. A connection counts as announced once its own announcement
+    comes back; an announcement of another connection of the same player heard after that
+    replaces it. A connection whose announcement is still on its way is the newer one and
+    stays, so exactly one survives however close together two connections were made. While
+    Redis is away nothing is announced, and connections in two processes may both stay.
+    """
+
+    def __init__(self, hub: Hub, bus: Bus) -> None:
+        self._hub = hub
+        self._bus = bus
+        self._tasks: set[asyncio.Task[None]] = set()
+        hub.attach_listeners.append(self._attached)
+        bus.subscribe(PLAYERS_TOPIC, self._heard)
+
+    def _attached(self, connection: Connection) -> None:
+        payload = {"player_id": connection.player_id, "connection": connection.key}
+        task = asyncio.create_task(self._announce(payload))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _announce(self, payload: dict[str, Any]) -> None:
+        with contextlib.suppress(BusUnavailable):  # logged by the bus; it stays unannounced
+            await self._bus.publish(PLAYERS_TOPIC, payload)
+
+    async def _heard(self, payload: dict[str, Any]) -> None:
+        player_id = payload["player_id"]
+        here = self._hub.players.get(player_id)
+        if here is None:
+            return
+        if here.key == payload["connection"]:
+            here.announced = True
+        elif here.announced:
+            self._hub.replace_player(player_id)
+
+    async def close(self) -> None:
+        """Stop the announcements under way."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
