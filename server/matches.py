@@ -306,10 +306,12 @@ class MatchService:
         if live.is_ready():
             effects = live.referee.start(self.now_ms())
         async with live.lock:
+            # Held before it is stored (a failed commit drops it): in a cluster, a stored
+            # match this process owns but does not hold would be resumed as an orphan.
+            self.store.add(live)
             await self.store.commit(
                 live, _events(effects), new_match=match_setup.new_match_row(live, body)
             )
-            self.store.add(live)
             await self._publisher.publish_effects(live, effects)
             await self._publisher.publish_challenges(live)
             self._bots.schedule(live)

@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -433,6 +433,41 @@ async def test_a_process_that_cannot_renew_its_lease_drops_its_matches() -> None
         async with sessions() as session:
             ids = set((await session.scalars(select(ArenaProcess.id))).all())
         assert ids == {"p1-forgotten"}  # a clean stop deletes its row
+
+
+@needs_postgres
+async def test_matches_dropped_with_the_lease_are_resumed_once_it_is_back() -> None:
+    """A process taken for dead drops its matches; alive again, it resumes those nobody
+    claimed meanwhile (its own, in the database): none is left unplayed."""
+    async with database() as (engine, sessions):
+        alice, bob = await add_player(sessions, "alice"), await add_player(sessions, "bob")
+        service = service_of(engine, sessions, "p1")
+        leases = service.store.leases
+        assert leases is not None
+        table = ProcessTable(sessions, "p1", "server", 400)
+        member = Membership(table, leases, service, lease_ttl_ms=400, heartbeat_ms=100)
+        await member.start()
+        try:
+            body = {"game": "connect4", "seats": ["alice", "bob"]}
+            created = await service.create_match(MatchCreate.model_validate(body), creator=alice)
+            match_id = created.match_id
+            await service.accept(match_id, bob)
+            first_copy = service.store.in_memory(match_id)
+            assert first_copy is not None and first_copy.epoch == 1
+            async with sessions() as session, session.begin():
+                await session.execute(delete(ArenaProcess))  # taken for dead, long ago
+            for _ in range(100):
+                again = service.store.in_memory(match_id)
+                if again is not None and again is not first_copy:
+                    break
+                await asyncio.sleep(0.05)
+            again = service.store.in_memory(match_id)
+            assert again is not None and again is not first_copy and again.epoch == 2
+            made = await service.move(match_id, alice, "4", None)
+            assert made.ply == 1
+        finally:
+            await service.close()
+            await member.close()
 
 
 # -- two real processes, one killed --------------------------------------------------------------
