@@ -19,7 +19,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -31,6 +31,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from protocol.errors import ErrorCode
 from protocol.messages import MatchCreate, TimeControl
 from server.auth import new_token
+from server.cluster.bus import Bus
+from server.cluster.forwarding import BusRemote, decode_error
 from server.cluster.leases import Leases, NotOwnerError, share
 from server.cluster.processes import Membership, ProcessTable
 from server.db.engine import create_engine, migrate, session_factory
@@ -58,6 +60,50 @@ UNIT_TTL_MS = 60_000
 
 LONG_AGO = timedelta(minutes=10)
 """How long ago a dead process's last heartbeat was."""
+
+
+# -- forwarding, without a network ---------------------------------------------------------------
+
+
+async def test_an_owner_runs_a_forwarded_call_once_however_often_it_is_sent() -> None:
+    """A retried call (its answer lost, or late) gets the first answer; it is not run again."""
+    runs: list[str] = []
+
+    class Owner:
+        async def serve_forwarded(self, op: str, call: dict[str, Any]) -> Any:
+            runs.append(call["call_id"])
+            await asyncio.sleep(0.05)
+            if call["text"] == "9":
+                raise MatchError(ErrorCode.INVALID_MOVE, "no column 9", legal_moves=["1", "2"])
+            return {"ply": len(runs)}
+
+    remote = BusRemote(cast(Bus, None), cast(MatchService, Owner()))
+
+    def request(call_id: str, text: str = "4") -> dict[str, Any]:
+        call = {"match_id": "m_1", "call_id": call_id, "text": text}
+        return {"kind": "match_call", "op": "move", "call": call}
+
+    first, again = await asyncio.gather(remote.handle(request("c1")), remote.handle(request("c1")))
+    later = await remote.handle(request("c1"))
+    assert first == again == later == {"result": {"ply": 1}}
+    assert await remote.handle(request("c2")) == {"result": {"ply": 2}}
+    refused = await remote.handle(request("c3", "9"))
+    assert await remote.handle(request("c3", "9")) == refused
+    assert refused == {
+        "error": {
+            "code": "INVALID_MOVE",
+            "message": "no column 9",
+            "details": {},
+            "legal_moves": ["1", "2"],
+        }
+    }
+    assert runs == ["c1", "c2", "c3"]
+    error = decode_error(refused["error"], "m_1")
+    assert (error.code, error.legal_moves, error.match_id) == (
+        ErrorCode.INVALID_MOVE,
+        ("1", "2"),
+        "m_1",
+    )
 
 
 # -- in one test process, on PostgreSQL --------------------------------------------------------
