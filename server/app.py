@@ -2,6 +2,14 @@
 
 Nothing is created at import time: the database engine and session maker live on
 `app.state`, made in the lifespan and disposed when the server stops.
+
+Clustered (`Settings.clustered`), the lifespan also builds the Redis bus (`app.state.bus`,
+server.cluster.bus): this process's match broadcasts are published to the others, and theirs
+reach this process's hub through the bridge (server.cluster.bridge). Each match is owned by
+one process (server.cluster.leases): the match service forwards calls on matches owned
+elsewhere to their owner over the bus (server.cluster.forwarding), and the membership
+(server.cluster.processes) keeps this process's heartbeat and takes over the matches of dead
+processes. Not clustered, `app.state.bus` is None and nothing else changes.
 """
 
 from __future__ import annotations
@@ -14,6 +22,11 @@ from fastapi import FastAPI
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
+from server.cluster.bridge import MatchBridge, OnePerPlayer
+from server.cluster.bus import Bus, new_process_id
+from server.cluster.forwarding import BusRemote
+from server.cluster.leases import Leases
+from server.cluster.processes import Membership, ProcessTable
 from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
@@ -57,17 +70,48 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.sessions = session_factory(engine)
         players = PlayerRegistry(app.state.sessions)
         app.state.players = players
+        process_id = new_process_id()
+        leases = None
+        if settings.clustered:
+            leases = Leases(app.state.sessions, process_id, settings.lease_ttl_ms)
         service = MatchService(
             app.state.sessions,
             settings,
             writer=BatchWriter(engine, commit_delay=settings.commit_delay_ms / 1000),
             players=players,
+            leases=leases,
         )
         app.state.service = service
         app.state.queries = MatchQueries(service)
         hub = Hub()
         app.state.hub = hub
         service.listeners.append(hub.publish)
+        bus: Bus | None = None
+        bridge: MatchBridge | None = None
+        one_per_player: OnePerPlayer | None = None
+        membership: Membership | None = None
+        if leases is not None:
+            # Several processes: this one's broadcasts go to the others' hubs, and theirs to ours.
+            bus = Bus(settings, process_id)
+            bridge = MatchBridge(hub, service)
+            bus.on_match(bridge.deliver, bridge.wanted)
+            one_per_player = OnePerPlayer(hub, bus)
+            bus.on_reconnect(bridge.resync_all)
+            service.listeners.append(bus.publish_match)
+            # Calls on matches owned elsewhere go to their owner; theirs on ours come here.
+            remote = BusRemote(bus, service)
+            service.remote = remote
+            bus.serve(remote.handle)
+            table = ProcessTable(app.state.sessions, process_id, "server", settings.lease_ttl_ms)
+            membership = Membership(
+                table,
+                leases,
+                service,
+                lease_ttl_ms=settings.lease_ttl_ms,
+                heartbeat_ms=settings.heartbeat_ms,
+            )
+        app.state.bus = bus
+        app.state.membership = membership
         tournaments = TournamentService(app.state.sessions, service)
         app.state.tournaments = tournaments
         service.listeners.append(tournaments.on_broadcast)
@@ -80,8 +124,12 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.courses = courses
         app.state.rate_limiter = RateLimiter(settings)
         try:
+            if bus is not None:
+                await bus.start()
             await tournaments.resume()
             await service.resume()
+            if membership is not None:
+                await membership.start()  # takes over its share of matches without an owner
             await ratings.resume()
             service.start_ticker()
             await grading.start()
@@ -94,6 +142,14 @@ def create_app(settings: Settings) -> FastAPI:
             await tournaments.close()
             await hub.close()
             await service.close()
+            if membership is not None:
+                await membership.close()  # hands its matches over (after storing them)
+            if bridge is not None:
+                await bridge.close()
+            if one_per_player is not None:
+                await one_per_player.close()
+            if bus is not None:
+                await bus.close()
             await ratings.close()
             await engine.dispose()
 

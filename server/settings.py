@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from limits import parse_many
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from grader.profiles import DEFAULT_PYTHON
@@ -44,6 +44,22 @@ class Settings(BaseSettings):
         ge=0,
         le=100,
         description="how long the database writer waits for more moves to join a commit",
+    )
+    # --- cluster: match ownership (server.cluster.leases) ---
+    lease_ttl_ms: int = Field(
+        5000,
+        ge=200,
+        le=600_000,
+        description="clustered: a server process whose last heartbeat is older than this is "
+        "dead, and its matches are taken over by the live ones (within lease_ttl_ms plus "
+        "heartbeat_ms)",
+    )
+    heartbeat_ms: int = Field(
+        1000,
+        ge=50,
+        le=60_000,
+        description="clustered: how often each server process renews its heartbeat and looks "
+        "for matches of dead processes to take over; keep it well under lease_ttl_ms",
     )
     ws_compression: bool = Field(
         False,
@@ -175,13 +191,16 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         None,
         description="redis://HOST:PORT/DB (or rediss://): keep the rate-limit counts in Redis, "
-        "shared by every server process using it; none: in this process's memory",
+        "shared by every server process using it; none: in this process's memory. With a "
+        "PostgreSQL database, also the bus between server processes sharing the matches "
+        "(clustered); keep this Redis private: whoever reaches it can act for any player",
     )
     redis_key_prefix: str = Field(
         "arena",
         min_length=1,
         max_length=64,
-        description="prefix of every rate-limit key in Redis (one per deployment sharing it)",
+        description="prefix of every rate-limit key and bus channel in Redis (one per "
+        "deployment sharing it: channels are not separated by Redis database numbers)",
     )
     rate_registrations_per_address: str = Field(
         "10/minute",
@@ -251,6 +270,16 @@ class Settings(BaseSettings):
         if len(rates) != 1 or rates[0].amount < 1:
             raise ValueError(f"one rate of at least 1 like '50/second', not {value!r}")
         return value
+
+    @model_validator(mode="after")
+    def _check_lease(self) -> Settings:
+        """Refuse a heartbeat that a live process could miss for a whole lease."""
+        if self.heartbeat_ms * 2 > self.lease_ttl_ms:
+            raise ValueError(
+                f"heartbeat_ms ({self.heartbeat_ms}) must be at most half of lease_ttl_ms "
+                f"({self.lease_ttl_ms}): a live process must renew its lease in time"
+            )
+        return self
 
     @field_validator("public_url")
     @classmethod
@@ -324,6 +353,28 @@ class Settings(BaseSettings):
     nim_max_heap: int = Field(
         64, ge=1, le=10**6, description="most objects in one heap of a Nim game on the server"
     )
+    # --- cluster: the bus between server processes (server.cluster.bus) ---
+    bus_rpc_timeout_s: float = Field(
+        2.0,
+        gt=0,
+        le=60,
+        description="clustered: how long a request to another server process over the Redis "
+        "bus waits for its answer before it counts as unanswered",
+    )
+    bus_reconnect_max_s: float = Field(
+        2.0,
+        gt=0,
+        le=60,
+        description="clustered: the longest wait between two attempts to reach Redis again "
+        "after the bus lost it (the wait doubles from 50 ms up to this)",
+    )
+
+    @property
+    def clustered(self) -> bool:
+        """Return True when several server processes may share the matches: a Redis URL and a
+        PostgreSQL database (SQLite is one process's file; with SQLite, Redis only keeps the
+        rate-limit counts)."""
+        return bool(self.redis_url) and self.database_url.startswith("postgresql")
 
 
 def get_settings() -> Settings:
