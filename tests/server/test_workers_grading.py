@@ -4,7 +4,9 @@ score its kind earns; the shared queue keeps uploaders in turn and the per-playe
 
 Real processes: one `arena serve` with ARENA_ROLE=server and two `arena worker`s on one
 PostgreSQL database (ARENA_TEST_DATABASE_URL) and one grader directory. The workers claim
-their sandbox uids themselves (server.jobs.worker): the test only gives the base.
+their sandbox uids themselves (server.jobs.worker): the test only gives the base. The tests
+without workers drive GradingService with the shared queue directly: places, limits (also
+racing through two services), regrades and lost jobs.
 """
 
 from __future__ import annotations
@@ -402,3 +404,51 @@ def test_a_regrade_stops_a_stale_grading_and_a_stopped_worker_hands_its_job_on(
         # The next worker finds the job without a queued grading and grades it.
         with arena_worker(DATABASE, env, tmp_path / "worker-2.log"):
             wait_for("the job is graded again", lambda: row(job_id) == ("running", 3, 1))
+
+
+async def test_concurrent_uploads_to_two_servers_never_overfill_the_shared_queue(
+    tmp_path: Path,
+) -> None:
+    """The queue's limit is one count in the database: uploads racing through two servers'
+    services (each with its own engine and queue connection) take exactly the places left."""
+    assert DATABASE is not None
+    await _reset(DATABASE)
+    settings = Settings(
+        database_url=DATABASE,
+        role="server",
+        grader_dir=tmp_path / "grader",
+        grader_allow_unsandboxed=True,
+        grader_max_queued=4,
+    )
+    engines = [create_engine(DATABASE) for _ in range(2)]
+    await migrate(engines[0])
+    await ensure_schema(settings)
+    queues = [build_queue(settings) for _ in range(2)]
+    for queue in queues:
+        await queue.open_async()
+    try:
+        players = PlayerRegistry(session_factory(engines[0]))
+        ids = [(await players.register(f"student-{n}", f"hash-{n}")).id for n in range(12)]
+        services = [
+            GradingService(session_factory(engine), settings, queue)
+            for engine, queue in zip(engines, queues, strict=True)
+        ]
+        source = [Upload("checkers.py", b"pass\n")]
+        results = await asyncio.gather(
+            *(services[n % 2].submit("endgame", source, player) for n, player in enumerate(ids)),
+            return_exceptions=True,
+        )
+        accepted = [r for r in results if not isinstance(r, BaseException)]
+        refused = [r for r in results if isinstance(r, ProtocolError)]
+        assert len(accepted) == 4 and len(refused) == 8
+        assert all(error.details == {"queue_limit": 4} for error in refused)
+        places = sorted([await services[0].position(job.job_id) for job in accepted])
+        assert places == [1, 2, 3, 4]
+        async with engines[1].connect() as connection:
+            stored = await connection.scalar(text("SELECT count(*) FROM grading_jobs"))
+        assert stored == 4, "a refused upload was stored"
+    finally:
+        for queue in queues:
+            await queue.close_async()
+        for engine in engines:
+            await engine.dispose()
