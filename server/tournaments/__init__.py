@@ -12,6 +12,7 @@ Its rooms, each importing only those below it (an import-linter contract):
 - `runner`: the task that plays a tournament's games as matches, with their ply cap;
 - `store`: the tournament's and its games' rows;
 - `tournament`: a tournament held in memory, its state and its watchers;
+- `played`: one house-bot game played in-process (on a worker) as the finished match to store;
 - `planning`: a request checked against the server's maxima, its spec and schedule;
 - `wire`: tournament.standings' tables as protocol models.
 
