@@ -19,6 +19,8 @@ from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
 from server.hub import Hub
+from server.jobs.queue import build_queue, ensure_schema
+from server.jobs.tournament_games import TournamentGameQueue
 from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.openapi import install_openapi
@@ -68,7 +70,18 @@ def create_app(settings: Settings) -> FastAPI:
         hub = Hub()
         app.state.hub = hub
         service.listeners.append(hub.publish)
-        tournaments = TournamentService(app.state.sessions, service)
+        # Role server: house-bot tournaments' games go to the queue for `arena worker`s.
+        queue = None
+        if settings.role == "server":
+            await ensure_schema(settings)
+            queue = build_queue(settings)
+            await queue.open_async()
+        app.state.queue = queue
+        tournaments = TournamentService(
+            app.state.sessions,
+            service,
+            games=None if queue is None else TournamentGameQueue(queue),
+        )
         app.state.tournaments = tournaments
         service.listeners.append(tournaments.on_broadcast)
         ratings = RatingService(app.state.sessions)
@@ -92,6 +105,8 @@ def create_app(settings: Settings) -> FastAPI:
             await grading.close()
             await app.state.rate_limiter.close()
             await tournaments.close()
+            if queue is not None:
+                await queue.close_async()
             await hub.close()
             await service.close()
             await ratings.close()

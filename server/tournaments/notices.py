@@ -20,6 +20,9 @@ from protocol.messages import TournamentGame
 TOPIC: Final = "tournaments"
 """The bus topic of tournament notices (the bus prefixes it with the Redis key prefix)."""
 
+ENDED: Final = ("finished", "cancelled", "failed")
+"""The statuses of a tournament over."""
+
 
 @dataclass(frozen=True)
 class Notice:

@@ -42,7 +42,7 @@ from protocol.messages import (
 from server.db.models import Player
 from server.matches import MatchService
 from server.publisher import Broadcast
-from server.tournaments.notices import ended_notice, parse_notice
+from server.tournaments.notices import ENDED, ended_notice, parse_notice
 from server.tournaments.planning import check_maxima, plan, validation_error
 from server.tournaments.played import is_house_bot_only
 from server.tournaments.runner import TournamentRunner
@@ -54,9 +54,6 @@ log = logging.getLogger(__name__)
 
 FOLLOW_S = 5.0
 """Seconds between two reads of the running worker tournaments held (lost notices)."""
-
-ENDED = ("finished", "cancelled", "failed")
-"""The statuses of a tournament over."""
 
 
 class GameQueue(Protocol):
@@ -110,9 +107,9 @@ class TournamentService:
         ids = await self._store.running_ids()
         for tournament_id in ids:
             tournament = await self._get(tournament_id)
-            if self._on_workers(tournament):
-                await self._defer_unplayed(tournament)
-            else:
+            # The workers queue again the games of theirs that have no job (a crash between
+            # the start and the jobs): server.jobs.tournament_games.
+            if not self._on_workers(tournament):
                 await self._runner.launch(tournament)
         if self._games is not None and self._follower is None:
             self._follower = asyncio.create_task(self._follow(), name="arena-tournament-follower")

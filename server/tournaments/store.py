@@ -89,6 +89,36 @@ class TournamentStore:
             games={g.game_index: _wire_game(g) for g in games},
         )
 
+    async def spec(self, tournament_id: str) -> tuple[TournamentCreate, int | None] | None:
+        """Return the tournament's set-up and owner's id; None if there is none."""
+        async with self._sessions() as session:
+            row = (
+                await session.execute(
+                    select(TournamentRow.spec, TournamentRow.created_by).where(
+                        TournamentRow.id == tournament_id
+                    )
+                )
+            ).one_or_none()
+        if row is None:
+            return None
+        return TournamentCreate.model_validate(row[0]), row[1]
+
+    async def game(
+        self, tournament_id: str, index: int
+    ) -> tuple[str | None, TournamentGame | None]:
+        """Return the tournament's status (None: no such tournament) and its game `index` as
+        stored (None: not begun)."""
+        async with self._sessions() as session:
+            status = await session.scalar(
+                select(TournamentRow.status).where(TournamentRow.id == tournament_id)
+            )
+            stored = await session.scalar(
+                select(GameRow).where(
+                    GameRow.tournament_id == tournament_id, GameRow.game_index == index
+                )
+            )
+            return status, _game(stored)
+
     async def add(self, tournament: HostedTournament) -> None:
         """Store a new tournament (its set-up, status, owner and invitations)."""
         async with self._sessions() as session:
