@@ -313,11 +313,13 @@ class TournamentService:
             log.exception("could not publish a tournament notice")
 
     async def _follow(self) -> None:
-        """Every `follow_s`, read back the running worker tournaments held (lost notices)."""
+        """Every `follow_s`, read back the worker tournaments held that have not ended (lost
+        notices, a start on another process)."""
         while True:
             await asyncio.sleep(self._follow_s)
             for tournament in list(self._loaded.values()):
-                if tournament.status == "running" and self._on_workers(tournament):
+                # Created ones too: another process may have started it.
+                if tournament.status not in ENDED and self._on_workers(tournament):
                     try:
                         await self._sync(tournament)
                     except Exception:
@@ -332,6 +334,8 @@ class TournamentService:
             game = stored.games[index]
             if game.result is not None:
                 self._record(tournament, game)
+        if stored.status == "running" and tournament.status == "created":
+            tournament.status = "running"  # started by another process
         if stored.status in ENDED and tournament.status not in ENDED:
             tournament.status = stored.status
             tournament.reason = stored.reason

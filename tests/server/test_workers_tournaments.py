@@ -4,14 +4,24 @@ finished once; then (with PostgreSQL and Redis) `arena serve` and two `arena wor
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 import pytest_asyncio
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
+from websockets.asyncio.client import connect
 
 from protocol.messages import TournamentCreate
 from server.db.engine import create_engine, migrate, session_factory
@@ -23,7 +33,7 @@ from server.tournaments.planning import plan
 from server.tournaments.played import PlayedGame, play_game
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament
-from tests.server.conftest import _reset_database
+from tests.server.conftest import _reset_database, arena_serve
 from tournament.runner import GameTask
 from tournament.runner import play_game as play_locally
 
@@ -176,3 +186,169 @@ async def test_concurrent_records_count_each_game_once_and_finish_once(world: Wo
     loaded = await world.store.load(tournament.id)
     assert loaded is not None and loaded.status == "finished"
     assert loaded.done == len(tasks)
+
+
+# -- real processes: `arena serve` (role server) and two `arena worker`s ------------------------
+
+REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
+POSTGRES_URL = os.environ.get("ARENA_TEST_DATABASE_URL") or ""
+CLUSTER = pytest.mark.skipif(
+    not (REDIS_URL and POSTGRES_URL.startswith("postgresql")),
+    reason="ARENA_TEST_DATABASE_URL (PostgreSQL) and ARENA_TEST_REDIS_URL are not set",
+)
+CONNECT4 = {
+    "game": "connect4",
+    "bots": ["alphabeta:depth=6", "alphabeta:depth=5", "mcts:simulations=300", "greedy"],
+    "games_per_pairing": 4,
+    "seed": 3,
+    "ply_cap": 42,
+}
+WORKER_ENV = {
+    # A killed worker's job is queued again within stalled + heartbeat + poll seconds.
+    "ARENA_WORKER_STALLED_S": "2",
+    "ARENA_WORKER_HEARTBEAT_S": "0.5",
+    "ARENA_WORKER_POLL_S": "0.5",
+}
+HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
+TIMEOUT = 60.0
+
+
+@contextmanager
+def arena_worker(database_url: str, log: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """Run `arena worker` (2 jobs at once), its log to `log`; kill it on the way out."""
+    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("the arena console script is not installed in this environment")
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [exe, "worker", "--database", database_url, "--concurrency", "2"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env},
+        )
+        try:
+            yield process
+        finally:
+            if process.poll() is None:
+                process.kill()
+            process.wait(timeout=10)
+
+
+async def watch(url: str, received: list[dict[str, Any]], ready: asyncio.Event) -> None:
+    """Collect a tournament socket's messages until `tournament_finished`."""
+    async with connect(url) as ws:
+        await ws.send(json.dumps(HELLO))
+        while not received or received[-1]["type"] != "tournament_finished":
+            received.append(json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT)))
+            if received[-1]["type"] == "tournament_state":
+                ready.set()
+
+
+def check_watched(received: list[dict[str, Any]], total: int) -> dict[str, Any]:
+    """Each game was told once, in games_done order, then the end once; return the end."""
+    assert [m["type"] for m in received[:2]] == ["welcome", "tournament_state"]
+    games = [m for m in received if m["type"] == "tournament_game_finished"]
+    assert sorted(m["game"]["index"] for m in games) == list(range(total))
+    assert [m["games_done"] for m in games] == list(range(1, total + 1))
+    ends = [m for m in received if m["type"] == "tournament_finished"]
+    assert len(ends) == 1 and received[-1] is ends[0] and ends[0]["games_done"] == total
+    return ends[0]
+
+
+async def doing_jobs(url: str) -> int:
+    """Return how many procrastinate jobs are running now."""
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as connection:
+            count = await connection.scalar(
+                text("SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing'")
+            )
+            return int(count or 0)
+    finally:
+        await engine.dispose()
+
+
+@CLUSTER
+def test_a_tournament_on_two_workers_survives_a_killed_worker(tmp_path: Path) -> None:
+    asyncio.run(_reset_database(POSTGRES_URL))
+    assert REDIS_URL is not None
+    env = {
+        "ARENA_ROLE": "server",
+        "ARENA_REDIS_URL": REDIS_URL,
+        "ARENA_REDIS_KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+        "ARENA_GRADER_DIR": str(tmp_path / "grader"),
+        **WORKER_ENV,
+    }
+    with (
+        arena_serve(POSTGRES_URL, **env) as (_first, first_url),
+        arena_serve(POSTGRES_URL, **env) as (_second, second_url),
+        arena_worker(POSTGRES_URL, tmp_path / "doomed.log", **env) as doomed,
+        arena_worker(POSTGRES_URL, tmp_path / "survivor.log", **env),
+    ):
+        asyncio.run(_play_and_kill(first_url, second_url, doomed))
+        survivor_log = (tmp_path / "survivor.log").read_text()
+    # The killed worker was playing: its game was queued again and played by the other.
+    assert "arena.tournament_game) of a dead worker is queued again" in survivor_log
+
+
+async def _play_and_kill(first_url: str, second_url: str, doomed: subprocess.Popen[bytes]) -> None:
+    async with (
+        httpx.AsyncClient(base_url=first_url, timeout=30) as first,
+        httpx.AsyncClient(base_url=second_url, timeout=30) as second,
+    ):
+        token = (await first.post("/players", json={"name": "organiser"})).json()["token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        created = await first.post("/tournaments", json=CONNECT4, headers=headers)
+        assert created.status_code == 201, created.text
+        tournament_id, total = created.json()["tournament_id"], created.json()["games_total"]
+        assert total == 24
+        # A watcher on each server process: the one that starts it and the other.
+        watched: list[list[dict[str, Any]]] = [[], []]
+        watchers = []
+        for url, received in zip((first_url, second_url), watched, strict=True):
+            ready = asyncio.Event()
+            socket_url = url.replace("http", "ws", 1) + f"/ws/tournaments/{tournament_id}"
+            watchers.append(asyncio.create_task(watch(socket_url, received, ready)))
+            await asyncio.wait_for(ready.wait(), TIMEOUT)
+        started = await first.post(f"/tournaments/{tournament_id}/start", headers=headers)
+        assert started.status_code == 200, started.text
+        # Kill a worker in the middle of its games (both workers busy).
+        deadline = time.monotonic() + TIMEOUT
+        while await doing_jobs(POSTGRES_URL) < 3:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        doomed.send_signal(signal.SIGKILL)
+        await asyncio.wait_for(asyncio.gather(*watchers), 2 * TIMEOUT)
+        ends = [check_watched(received, total) for received in watched]
+        for http in (first, second):
+            state = (await http.get(f"/tournaments/{tournament_id}")).json()
+            assert state["status"] == "finished"
+            assert state["games_done"] == total == len(state["games"])
+            # The standings are the stored games' results.
+            assert state["standings"]["points"] == ends[0]["standings"]["points"]
+            points = dict.fromkeys(CONNECT4["bots"], 0.0)
+            for game in state["games"]:
+                points[game["first"]] += game["result"]
+                points[game["second"]] += 1 - game["result"]
+            assert {row["bot"]: row["points"] for row in state["standings"]["points"]} == points
+            for game in state["games"]:
+                match = (await http.get(f"/matches/{game['match_id']}")).json()
+                assert match["status"] == "finished"
+                assert [seat["bot"] for seat in match["seats"]] == [game["first"], game["second"]]
+                assert game["reason"] == match["result"]["description"]
+    # Each game counted once: one game row and one stored match per game, nothing more.
+    engine = create_engine(POSTGRES_URL)
+    try:
+        async with engine.connect() as connection:
+            rows = (
+                await connection.execute(
+                    select(GameRow.game_index, GameRow.match_id).where(
+                        GameRow.tournament_id == tournament_id
+                    )
+                )
+            ).all()
+            assert sorted(index for index, _ in rows) == list(range(total))
+            matches = await connection.scalar(select(func.count()).select_from(Match))
+            assert matches == total
+    finally:
+        await engine.dispose()
