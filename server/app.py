@@ -2,10 +2,16 @@
 
 Nothing is created at import time: the database engine and session maker live on
 `app.state`, made in the lifespan and disposed when the server stops.
+
+Clustered (`Settings.clustered`), the lifespan also builds the Redis bus (`app.state.bus`,
+server.cluster.bus): this process's match broadcasts are published to the others, and theirs
+reach this process's hub through the bridge (server.cluster.bridge). Not clustered,
+`app.state.bus` is None and nothing else changes.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,6 +20,8 @@ from fastapi import FastAPI
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
+from server.cluster.bridge import MatchBridge
+from server.cluster.bus import Bus
 from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
@@ -32,6 +40,7 @@ from server.routes.courses import BODY_LIMIT_EXEMPT as COURSE_BODY_LIMIT_EXEMPT
 from server.routes.web_courses import BODY_LIMIT_EXEMPT as COURSE_FORMS_BODY_LIMIT_EXEMPT
 from server.settings import Settings
 from server.tournaments import TournamentService
+from server.tournaments.notices import TOPIC as TOURNAMENT_TOPIC
 from server.web.pages import Pages
 from server.web.security import NoSniff
 
@@ -70,6 +79,16 @@ def create_app(settings: Settings) -> FastAPI:
         hub = Hub()
         app.state.hub = hub
         service.listeners.append(hub.publish)
+        bus: Bus | None = None
+        bridge: MatchBridge | None = None
+        if settings.clustered:
+            # Several processes: this one's broadcasts go to the others' hubs, and theirs to ours.
+            bus = Bus(settings)
+            bridge = MatchBridge(hub, service)
+            bus.on_match(bridge.deliver)
+            bus.on_reconnect(bridge.resync_all)
+            service.listeners.append(bus.publish_match)
+        app.state.bus = bus
         # Role server: house-bot tournaments' games go to the queue for `arena worker`s.
         queue = None
         if settings.role == "server":
@@ -81,7 +100,10 @@ def create_app(settings: Settings) -> FastAPI:
             app.state.sessions,
             service,
             games=None if queue is None else TournamentGameQueue(queue),
+            notify=None if bus is None else functools.partial(bus.publish, TOURNAMENT_TOPIC),
         )
+        if bus is not None:
+            bus.subscribe(TOURNAMENT_TOPIC, tournaments.on_notice)
         app.state.tournaments = tournaments
         service.listeners.append(tournaments.on_broadcast)
         ratings = RatingService(app.state.sessions)
@@ -93,6 +115,8 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.courses = courses
         app.state.rate_limiter = RateLimiter(settings)
         try:
+            if bus is not None:
+                await bus.start()
             await tournaments.resume()
             await service.resume()
             await ratings.resume()
@@ -109,6 +133,10 @@ def create_app(settings: Settings) -> FastAPI:
                 await queue.close_async()
             await hub.close()
             await service.close()
+            if bridge is not None:
+                await bridge.close()
+            if bus is not None:
+                await bus.close()
             await ratings.close()
             await engine.dispose()
 

@@ -13,7 +13,9 @@ may be a long game's `match_state`): a client that lets more than `max_queued_by
 While a connection is being brought up to date (`Connection.syncing`), events are held back;
 `Connection.sync` records the seq of each `match_state` sent, and `Connection.end_sync` then
 sends only the held events that are newer, so a client sees each match's state and then every
-later event exactly once.
+later event exactly once. Later events the last state sent already shows are dropped too (with
+several server processes, server.cluster, a state read from the database may be ahead of the
+owner's broadcast, and a resync sends a fresh state at any time).
 
 Versions: each connection is sent what the protocol version its `hello` named knows
 (`Connection.version`): a message is written once per version among its receivers.
@@ -104,7 +106,15 @@ class Connection:
                 self._put(text)
 
     def deliver(self, match_id: str, seq: int, text: str) -> None:
-        """Queue (or, while syncing, hold) the text of one event of `match_id`."""
+        """Queue (or, while syncing, hold) the text of one event of `match_id`; an event the
+        state sent (`sync`) shows already is dropped.
+
+        (In one process a state is read under the match's lock, so it never shows an event
+        still to be delivered; with several processes, a state read from the database can
+        be ahead of the owner's broadcast: server.cluster.bridge.)
+        """
+        if 0 <= seq <= self._synced.get(match_id, -1):
+            return
         if self._held is not None:
             if not self._count(text):
                 self._held.append((match_id, seq, text))

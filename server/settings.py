@@ -365,6 +365,28 @@ class Settings(BaseSettings):
     nim_max_heap: int = Field(
         64, ge=1, le=10**6, description="most objects in one heap of a Nim game on the server"
     )
+    # --- cluster: the bus between server processes (server.cluster.bus) ---
+    bus_rpc_timeout_s: float = Field(
+        2.0,
+        gt=0,
+        le=60,
+        description="clustered: how long a request to another server process over the Redis "
+        "bus waits for its answer before it counts as unanswered",
+    )
+    bus_reconnect_max_s: float = Field(
+        2.0,
+        gt=0,
+        le=60,
+        description="clustered: the longest wait between two attempts to reach Redis again "
+        "after the bus lost it (the wait doubles from 50 ms up to this)",
+    )
+
+    @property
+    def clustered(self) -> bool:
+        """Return True when several server processes may share the matches: a Redis URL and a
+        PostgreSQL database (SQLite is one process's file; with SQLite, Redis only keeps the
+        rate-limit counts)."""
+        return bool(self.redis_url) and self.database_url.startswith("postgresql")
 
 
 def get_settings() -> Settings:
