@@ -197,6 +197,15 @@ class Settings(BaseSettings):
         description="seconds between a worker's looks for queued jobs when no notification "
         "wakes it (a job put back by the stalled-job check wakes no one)",
     )
+    # --- scale-out: tournaments on workers (server.tournaments.service) ---
+    tournament_follow_s: float = Field(
+        5.0,
+        gt=0,
+        le=3600,
+        description="role server: seconds between two reads of the house-bot tournaments "
+        "being played by workers that this process shows (their notices come over Redis at "
+        "once; this read catches a lost notice, or serves without Redis)",
+    )
     # --- limits: rates ---
     rate_limits_enabled: bool = Field(
         True,

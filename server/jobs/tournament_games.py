@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import threading
 from collections import OrderedDict
@@ -41,9 +42,10 @@ from procrastinate.exceptions import AlreadyEnqueued
 from sqlalchemy import text
 
 from protocol.messages import TournamentCreate
+from server.cluster.bus import Bus
 from server.jobs.registry import JobRuntime
 from server.matches import new_match_id
-from server.tournaments.notices import ENDED, ended_notice, game_notice
+from server.tournaments.notices import ENDED, TOPIC, ended_notice, game_notice
 from server.tournaments.planning import plan
 from server.tournaments.played import is_house_bot_only, play_game
 from server.tournaments.store import TournamentStore
@@ -237,7 +239,12 @@ class GamePlayer:
 
 def register(app: procrastinate.App, runtime: JobRuntime) -> None:
     """Add the tournament-game task to a worker's `app`, and its orphan check."""
-    player = GamePlayer(runtime, None)
+    notify: Notify | None = None
+    if runtime.settings.clustered:
+        bus = Bus(runtime.settings)  # publishing only: nothing to start
+        notify = functools.partial(bus.publish, TOPIC)
+        runtime.closing.append(bus.close)
+    player = GamePlayer(runtime, notify)
 
     @app.task(name=TASK, queue=QUEUE, pass_context=True)
     async def tournament_game(

@@ -11,7 +11,7 @@ and the last one finishes the tournament (TournamentStore.record_game), and each
 notice (server.tournaments.notices) that every server process hands to `on_notice`. The
 tournament's `concurrency` is ignored there: the workers' own concurrency bounds the games in
 play. A game is shown once it has its result (it has no live match to watch while played). A
-notice may be lost (Redis restarted) or come twice: every `follow_s` the service also reads
+notice may be lost (Redis restarted) or come twice: every `tournament_follow_s` the service reads
 the running worker tournaments it holds from the database (`_follow`), and it tells its
 watchers of each game once and of the end once, whichever comes first. A tournament with a
 registered player among its participants is played as today, by the runner of the process
@@ -52,9 +52,6 @@ from tournament.runner import player_name
 
 log = logging.getLogger(__name__)
 
-FOLLOW_S = 5.0
-"""Seconds between two reads of the running worker tournaments held (lost notices)."""
-
 
 class GameQueue(Protocol):
     """Where the games of a tournament between house bots go to be played by workers."""
@@ -84,7 +81,6 @@ class TournamentService:
         wall: Callable[[], float] = time.time,
         games: GameQueue | None = None,
         notify: Notify | None = None,
-        follow_s: float = FOLLOW_S,
     ) -> None:
         self._matches = matches
         self._wall = wall
@@ -94,7 +90,7 @@ class TournamentService:
         self._load_lock = asyncio.Lock()
         self._games = games
         self._notify = notify
-        self._follow_s = follow_s
+        self._follow_s = matches.settings.tournament_follow_s
         self._follower: asyncio.Task[None] | None = None
 
     # -- life cycle ----------------------------------------------------------------------------
@@ -313,8 +309,8 @@ class TournamentService:
             log.exception("could not publish a tournament notice")
 
     async def _follow(self) -> None:
-        """Every `follow_s`, read back the worker tournaments held that have not ended (lost
-        notices, a start on another process)."""
+        """Every `tournament_follow_s`, read back the worker tournaments held that have not
+        ended (lost notices, a start on another process)."""
         while True:
             await asyncio.sleep(self._follow_s)
             for tournament in list(self._loaded.values()):

@@ -192,10 +192,6 @@ async def test_concurrent_records_count_each_game_once_and_finish_once(world: Wo
 
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
 POSTGRES_URL = os.environ.get("ARENA_TEST_DATABASE_URL") or ""
-CLUSTER = pytest.mark.skipif(
-    not (REDIS_URL and POSTGRES_URL.startswith("postgresql")),
-    reason="ARENA_TEST_DATABASE_URL (PostgreSQL) and ARENA_TEST_REDIS_URL are not set",
-)
 CONNECT4 = {
     "game": "connect4",
     "bots": ["alphabeta:depth=6", "alphabeta:depth=5", "mcts:simulations=300", "greedy"],
@@ -268,17 +264,31 @@ async def doing_jobs(url: str) -> int:
         await engine.dispose()
 
 
-@CLUSTER
-def test_a_tournament_on_two_workers_survives_a_killed_worker(tmp_path: Path) -> None:
-    asyncio.run(_reset_database(POSTGRES_URL))
-    assert REDIS_URL is not None
+@pytest.mark.parametrize("notices", ["bus", "database"])
+def test_a_tournament_on_two_workers_survives_a_killed_worker(tmp_path: Path, notices: str) -> None:
+    """Two role-server processes and two workers; a worker is SIGKILLed in the middle.
+
+    `bus`: the watchers learn everything from the notices over Redis (the servers' own reads of
+    the database are an hour apart). `database`: no Redis at all; the servers read the
+    database every half second.
+    """
+    if not POSTGRES_URL.startswith("postgresql"):
+        pytest.skip("ARENA_TEST_DATABASE_URL (PostgreSQL) is not set")
     env = {
         "ARENA_ROLE": "server",
-        "ARENA_REDIS_URL": REDIS_URL,
-        "ARENA_REDIS_KEY_PREFIX": f"test-{uuid.uuid4().hex}",
         "ARENA_GRADER_DIR": str(tmp_path / "grader"),
+        "ARENA_TOURNAMENT_FOLLOW_S": "0.5",
         **WORKER_ENV,
     }
+    if notices == "bus":
+        if not REDIS_URL:
+            pytest.skip("ARENA_TEST_REDIS_URL is not set")
+        env |= {
+            "ARENA_REDIS_URL": REDIS_URL,
+            "ARENA_REDIS_KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+            "ARENA_TOURNAMENT_FOLLOW_S": "3600",
+        }
+    asyncio.run(_reset_database(POSTGRES_URL))
     with (
         arena_serve(POSTGRES_URL, **env) as (_first, first_url),
         arena_serve(POSTGRES_URL, **env) as (_second, second_url),
