@@ -27,7 +27,7 @@ from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
 from server.hub import Hub
-from server.jobs.queue import build_queue, ensure_schema
+from server.jobs import build_queue, ensure_schema
 from server.jobs.tournament_games import TournamentGameQueue
 from server.match_queries import MatchQueries
 from server.matches import MatchService
@@ -89,7 +89,8 @@ def create_app(settings: Settings) -> FastAPI:
             bus.on_reconnect(bridge.resync_all)
             service.listeners.append(bus.publish_match)
         app.state.bus = bus
-        # Role server: house-bot tournaments' games go to the queue for `arena worker`s.
+        # Role `server`: grading jobs and house-bot tournaments' games go to the queue in
+        # PostgreSQL for `arena worker`s.
         queue = None
         if settings.role == "server":
             await ensure_schema(settings)
@@ -109,7 +110,7 @@ def create_app(settings: Settings) -> FastAPI:
         ratings = RatingService(app.state.sessions)
         app.state.ratings = ratings
         service.listeners.append(ratings.on_broadcast)
-        grading = GradingService(app.state.sessions, settings)
+        grading = GradingService(app.state.sessions, settings, queue)
         app.state.grading = grading
         courses = CourseService(app.state.sessions, settings, grading)
         app.state.courses = courses
@@ -127,10 +128,10 @@ def create_app(settings: Settings) -> FastAPI:
         finally:
             await courses.close()
             await grading.close()
-            await app.state.rate_limiter.close()
-            await tournaments.close()
             if queue is not None:
                 await queue.close_async()
+            await app.state.rate_limiter.close()
+            await tournaments.close()
             await hub.close()
             await service.close()
             if bridge is not None:
