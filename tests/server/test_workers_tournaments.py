@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,12 +23,14 @@ import pytest_asyncio
 from sqlalchemy import func, select, text
 from websockets.asyncio.client import connect
 
-from protocol.messages import TournamentCreate
+from protocol.messages import ServerMessage, TournamentCreate
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import Match, MatchEvent
 from server.db.models import TournamentGame as GameRow
 from server.matches import MatchService, new_match_id
 from server.settings import Settings
+from server.tournaments import TournamentService
+from server.tournaments.notices import ended_notice, game_notice
 from server.tournaments.planning import plan
 from server.tournaments.played import PlayedGame, play_game
 from server.tournaments.store import TournamentStore
@@ -37,6 +39,8 @@ from tests.server.conftest import _reset_database, arena_serve
 from tournament.runner import GameTask
 from tournament.runner import play_game as play_locally
 
+HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
+TIMEOUT = 60.0
 TICTACTOE = {
     "game": "tictactoe",
     "bots": ["alphabeta:depth=2", "alphabeta:depth=9", "greedy"],
@@ -188,6 +192,108 @@ async def test_concurrent_records_count_each_game_once_and_finish_once(world: Wo
     assert loaded.done == len(tasks)
 
 
+class FakeQueue:
+    """A game queue that only remembers what was deferred."""
+
+    def __init__(self) -> None:
+        self.deferred: list[tuple[str, list[int]]] = []
+
+    async def defer(self, tournament_id: str, indexes: Sequence[int]) -> None:
+        self.deferred.append((tournament_id, list(indexes)))
+
+
+async def test_a_server_defers_the_games_and_tells_each_notice_once(world: World) -> None:
+    queue = FakeQueue()
+    service = TournamentService(world.sessions, world.matches, games=queue)
+    await service.resume()
+    try:
+        owner = await world.matches.players.register("organiser", "0" * 64)
+        state = await service.create(
+            TournamentCreate.model_validate(TICTACTOE | {"bots": ["greedy", "random"]}), owner
+        )
+        tournament_id = state.tournament_id
+        received: list[ServerMessage] = []
+        await service.watch(tournament_id, received.append)
+        started = await service.start(tournament_id, owner)
+        assert started.status == "running" and started.games == ()
+        assert queue.deferred == [(tournament_id, [0, 1])]
+        assert world.matches.store.live_matches() == []  # nothing is played here
+        _spec, tasks = plan(TournamentCreate.model_validate(started.spec.model_dump()))
+        for task in tasks:
+            played = play_game(
+                tournament_id, started.spec, task, world.settings, match_id=new_match_id()
+            )
+            recorded = await world.store.record_game(played)
+            assert recorded.game is not None
+            # A notice may come twice (a job re-run): the watcher is told once.
+            for _ in range(2):
+                await service.on_notice(game_notice(tournament_id, recorded.game))
+        assert recorded.finished
+        for _ in range(2):
+            await service.on_notice(ended_notice(tournament_id))
+        kinds = [type(message).__name__ for message in received]
+        assert kinds == [
+            "TournamentState",
+            "TournamentGameFinished",
+            "TournamentGameFinished",
+            "TournamentFinished",
+        ]
+        assert [m.games_done for m in received[1:3]] == [1, 2]  # type: ignore[attr-defined]
+        final = await service.state(tournament_id)
+        assert final.status == "finished" and final.games_done == 2
+        assert await service.resume() == 0  # nothing running to resume
+    finally:
+        await service.close()
+
+
+async def test_a_lost_notice_is_read_back_from_the_database(world: World) -> None:
+    service = TournamentService(world.sessions, world.matches, games=FakeQueue())
+    await service.resume()
+    try:
+        owner = await world.matches.players.register("organiser", "1" * 64)
+        body = TournamentCreate.model_validate(TICTACTOE | {"bots": ["greedy", "random"]})
+        tournament_id = (await service.create(body, owner)).tournament_id
+        received: list[ServerMessage] = []
+        await service.watch(tournament_id, received.append)
+        await service.start(tournament_id, owner)
+        _spec, tasks = plan(body)
+        for task in tasks:
+            played = play_game(tournament_id, body, task, world.settings, match_id=new_match_id())
+            await world.store.record_game(played)
+        # No notice at all: the end's notice alone (or the follower) reads every game back.
+        await service.on_notice(ended_notice(tournament_id))
+        assert [type(m).__name__ for m in received] == [
+            "TournamentState",
+            "TournamentGameFinished",
+            "TournamentGameFinished",
+            "TournamentFinished",
+        ]
+    finally:
+        await service.close()
+
+
+async def test_with_a_player_the_tournament_is_played_here_not_deferred(world: World) -> None:
+    queue = FakeQueue()
+    service = TournamentService(world.sessions, world.matches, games=queue)
+    await service.resume()
+    try:
+        owner = await world.matches.players.register("organiser", "2" * 64)
+        body = TournamentCreate.model_validate(
+            TICTACTOE | {"bots": ["player:organiser", "random"], "concurrency": 1}
+        )
+        tournament_id = (await service.create(body, owner)).tournament_id
+        await service.start(tournament_id, owner)
+        assert queue.deferred == []
+        # Its games are live matches of this process: the player is seated in the first.
+        deadline = time.monotonic() + TIMEOUT
+        while not await world.matches.store.held_ids(owner.id):
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        await service.cancel(tournament_id, owner)
+    finally:
+        await service.close()
+
+
 # -- real processes: `arena serve` (role server) and two `arena worker`s ------------------------
 
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
@@ -205,8 +311,6 @@ WORKER_ENV = {
     "ARENA_WORKER_HEARTBEAT_S": "0.5",
     "ARENA_WORKER_POLL_S": "0.5",
 }
-HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
-TIMEOUT = 60.0
 
 
 @contextmanager
