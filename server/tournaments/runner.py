@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from protocol.messages import (
 )
 from server.matches import MatchService, new_match_id
 from server.publisher import Broadcast
+from server.tournaments.notices import ended_notice, game_notice
 from server.tournaments.planning import plan
 from server.tournaments.played import match_body, match_owner
 from server.tournaments.store import TournamentStore
@@ -37,6 +38,9 @@ from server.tournaments.wire import score_of_first
 from tournament.runner import GameTask
 
 log = logging.getLogger(__name__)
+
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+"""Publishes a notice (server.tournaments.notices) to every server process."""
 
 
 @dataclass
@@ -49,12 +53,17 @@ class _Watch:
 class TournamentRunner:
     """Plays running tournaments' games through the match service, and ends tournaments.
 
-    Register `on_broadcast` as a `MatchService` listener before the first `launch`.
+    Register `on_broadcast` as a `MatchService` listener before the first `launch`. With
+    `notify`, each game recorded and each end is also published to the other server
+    processes (their watchers are told too: `TournamentService.on_notice`).
     """
 
-    def __init__(self, store: TournamentStore, matches: MatchService) -> None:
+    def __init__(
+        self, store: TournamentStore, matches: MatchService, notify: Notify | None = None
+    ) -> None:
         self._store = store
         self._matches = matches
+        self._notify = notify
         self._watches: dict[str, _Watch] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -103,6 +112,16 @@ class TournamentRunner:
             if isinstance(message, MatchEnded) and not watch.future.done():
                 watch.future.set_result(message.result)
 
+    async def tell(self, payload: dict[str, Any]) -> None:
+        """Publish a notice to the other server processes, if any; a failure is logged (they
+        read the tournaments they show back from the database)."""
+        if self._notify is None:
+            return
+        try:
+            await self._notify(payload)
+        except Exception:
+            log.exception("could not publish a tournament notice")
+
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
@@ -142,6 +161,7 @@ class TournamentRunner:
         except Exception:
             log.exception("could not store that tournament %s failed", tournament.id)
         await self._end_early(tournament, "the tournament failed")
+        await self.tell(ended_notice(tournament.id))
 
     async def _play(
         self,
@@ -172,6 +192,7 @@ class TournamentRunner:
                     points=tournament.points(),
                 )
             )
+            await self.tell(game_notice(tournament.id, game))
         finally:
             slots.release()
 
@@ -230,6 +251,7 @@ class TournamentRunner:
         tournament.status = "finished"
         await self._store.store_status(tournament)
         await self._publish_finished(tournament)
+        await self.tell(ended_notice(tournament.id))
 
     async def _end_early(self, tournament: HostedTournament, why: str) -> None:
         """Stop the unfinished games' matches (adjudicated with `why`), then tell the watchers."""

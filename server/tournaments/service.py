@@ -25,7 +25,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -45,7 +45,7 @@ from server.publisher import Broadcast
 from server.tournaments.notices import ENDED, ended_notice, parse_notice
 from server.tournaments.planning import check_maxima, plan, validation_error
 from server.tournaments.played import is_house_bot_only
-from server.tournaments.runner import TournamentRunner
+from server.tournaments.runner import Notify, TournamentRunner
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament, Watcher
 from tournament.runner import player_name
@@ -58,10 +58,6 @@ class GameQueue(Protocol):
 
     async def defer(self, tournament_id: str, indexes: Sequence[int]) -> None:
         """Queue a job per game index (a game queued already is not queued twice)."""
-
-
-Notify = Callable[[dict[str, Any]], Awaitable[None]]
-"""Publishes a notice (server.tournaments.notices) to every server process."""
 
 
 class TournamentService:
@@ -85,11 +81,10 @@ class TournamentService:
         self._matches = matches
         self._wall = wall
         self._store = TournamentStore(sessions)
-        self._runner = TournamentRunner(self._store, matches)
+        self._runner = TournamentRunner(self._store, matches, notify)
         self._loaded: dict[str, HostedTournament] = {}
         self._load_lock = asyncio.Lock()
         self._games = games
-        self._notify = notify
         self._follow_s = matches.settings.tournament_follow_s
         self._follower: asyncio.Task[None] | None = None
 
@@ -204,8 +199,7 @@ class TournamentService:
         tournament.reason = f"cancelled by {player.name}"
         await self._store.store_status(tournament)
         await self._runner.stop(tournament, "the tournament was cancelled")
-        if self._notify is not None:
-            await self._tell(ended_notice(tournament.id))
+        await self._runner.tell(ended_notice(tournament.id))
         return await tournament.state()
 
     async def answer(self, tournament_id: str, player: Player, accept: bool) -> TournamentState:
@@ -298,15 +292,6 @@ class TournamentService:
             self._record(tournament, notice.game)
         else:
             await self._sync(tournament)
-
-    async def _tell(self, payload: dict[str, Any]) -> None:
-        """Publish a notice to the other server processes; a failure is logged (they follow
-        the database anyway)."""
-        assert self._notify is not None
-        try:
-            await self._notify(payload)
-        except Exception:
-            log.exception("could not publish a tournament notice")
 
     async def _follow(self) -> None:
         """Every `tournament_follow_s`, read back the worker tournaments held that have not

@@ -294,6 +294,33 @@ async def test_with_a_player_the_tournament_is_played_here_not_deferred(world: W
         await service.close()
 
 
+async def test_a_tournament_played_here_tells_the_other_processes_too(world: World) -> None:
+    notices: list[dict[str, Any]] = []
+
+    async def notify(payload: dict[str, Any]) -> None:
+        notices.append(payload)
+
+    # No game queue (role all, or a tournament with players): the runner plays it here.
+    service = TournamentService(world.sessions, world.matches, notify=notify)
+    world.matches.listeners.append(service.on_broadcast)
+    await service.resume()
+    try:
+        owner = await world.matches.players.register("organiser", "3" * 64)
+        body = TournamentCreate.model_validate(TICTACTOE)
+        tournament_id = (await service.create(body, owner)).tournament_id
+        await service.start(tournament_id, owner)
+        deadline = time.monotonic() + TIMEOUT
+        while (await service.state(tournament_id)).status != "finished":
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        games = [n["game"]["index"] for n in notices if n["kind"] == "game"]
+        assert sorted(games) == list(range(6))
+        assert notices[-1] == ended_notice(tournament_id)
+        assert sum(n["kind"] == "ended" for n in notices) == 1
+    finally:
+        await service.close()
+
+
 # -- real processes: `arena serve` (role server) and two `arena worker`s ------------------------
 
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
