@@ -14,7 +14,9 @@ its games as live matches in the server process. A worker's job:
    server process: the game, and the end if the tournament is over.
 
 A killed worker's job is queued again by the stalled-job check (server.jobs.worker) and played
-from the start elsewhere; the store's fence makes any re-run harmless. Each job carries the
+from the start elsewhere; the store's fence makes any re-run harmless. A job that raises (the
+database away) is tried again `RETRIES` times; then the tournament fails, with the error as its
+reason, as when a game raises in the server's runner. Each job carries the
 lock `tournament-game:<id>:<index>`, so two jobs of one game never run at once, and its
 queueing lock, so a game waits in the queue once. Every heartbeat a worker also queues again
 the unplayed games of running worker tournaments that have no job (a server that died between
@@ -59,6 +61,9 @@ QUEUE: Final = "tournaments"
 """The procrastinate queue of tournament games."""
 PRIORITY: Final = -10_000_000
 """Below every grading job's priority (server.grading: fresh uploads, then regrades)."""
+RETRIES: Final = 3
+"""Times a job that raised is tried again (1, 2, 3 s later); after the last, the tournament
+fails, as one whose game raised in the server's runner does."""
 PLANS_KEPT: Final = 16
 """Tournament schedules a worker keeps planned (a schedule plays every opening once)."""
 
@@ -194,6 +199,13 @@ class GamePlayer:
             "recorded" if recorded.recorded else "not recorded: " + str(recorded.status),
         )
 
+    async def fail(self, tournament_id: str, game_index: int, error: BaseException) -> None:
+        """End the tournament as failed after its game's job raised on its last try."""
+        log.error("tournament %s game %d failed: %r", tournament_id, game_index, error)
+        why = f"the tournament stopped on an error: game {game_index}: {type(error).__name__}: "
+        if await self._store.fail(tournament_id, f"{why}{error}"):
+            await self._tell(ended_notice(tournament_id))
+
     async def requeue_orphans(self, app: procrastinate.App) -> int:
         """Queue again the unplayed games of running worker tournaments that have no job."""
         async with self._runtime.sessions() as session:
@@ -246,11 +258,21 @@ def register(app: procrastinate.App, runtime: JobRuntime) -> None:
         runtime.closing.append(bus.close)
     player = GamePlayer(runtime, notify)
 
-    @app.task(name=TASK, queue=QUEUE, pass_context=True)
+    @app.task(
+        name=TASK,
+        queue=QUEUE,
+        pass_context=True,
+        retry=procrastinate.RetryStrategy(max_attempts=RETRIES, linear_wait=1),
+    )
     async def tournament_game(
         context: procrastinate.JobContext, tournament_id: str, game_index: int
     ) -> None:
-        await player.play(tournament_id, game_index)
+        try:
+            await player.play(tournament_id, game_index)
+        except Exception as error:
+            if context.job.attempts >= RETRIES:  # the last try: procrastinate gives up
+                await player.fail(tournament_id, game_index, error)
+            raise
 
     async def requeue() -> None:
         await player.requeue_orphans(app)

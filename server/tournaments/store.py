@@ -160,6 +160,18 @@ class TournamentStore:
             )
             await session.commit()
 
+    async def fail(self, tournament_id: str, reason: str) -> bool:
+        """Store a running tournament `failed` with `reason`; return False if it was not running
+        (a conditional update: the tournament ends once)."""
+        async with self._sessions() as session:
+            ended = await session.execute(
+                update(TournamentRow)
+                .where(TournamentRow.id == tournament_id, TournamentRow.status == "running")
+                .values(status="failed", reason=reason[:500], updated_at=datetime.now(UTC))
+            )
+            await session.commit()
+            return bool(ended.rowcount)  # type: ignore[attr-defined]
+
     async def add_game(self, tournament_id: str, game: TournamentGame) -> None:
         """Store a game begun: its place in the schedule, its players, opening and match id."""
         async with self._sessions() as session:

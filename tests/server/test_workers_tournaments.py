@@ -23,10 +23,12 @@ import pytest_asyncio
 from sqlalchemy import func, select, text
 from websockets.asyncio.client import connect
 
-from protocol.messages import ServerMessage, TournamentCreate
+from protocol.messages import ServerMessage, TournamentCreate, TournamentGame
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import Match, MatchEvent
 from server.db.models import TournamentGame as GameRow
+from server.jobs import JobRuntime, build_queue, ensure_schema
+from server.jobs.tournament_games import TASK, GamePlayer, defer_games
 from server.matches import MatchService, new_match_id
 from server.settings import Settings
 from server.tournaments import TournamentService
@@ -319,6 +321,64 @@ async def test_a_tournament_played_here_tells_the_other_processes_too(world: Wor
         assert sum(n["kind"] == "ended" for n in notices) == 1
     finally:
         await service.close()
+
+
+async def test_a_worker_job_plays_records_and_tells(world: World) -> None:
+    notices: list[dict[str, Any]] = []
+
+    async def notify(payload: dict[str, Any]) -> None:
+        notices.append(payload)
+
+    runtime = JobRuntime(world.settings, world.engine, world.sessions, 1, 64000)
+    player = GamePlayer(runtime, notify)
+    tournament, _tasks = await world.tournament(bots=["alphabeta:depth=2", "greedy"])
+    await player.play(tournament.id, 0)
+    assert [n["kind"] for n in notices] == ["game"]
+    first = notices[0]["game"]
+    # A job run again (its first run's notice lost, say) tells the stored game again.
+    await player.play(tournament.id, 0)
+    assert notices[1:] == [game_notice(tournament.id, TournamentGame.model_validate(first))]
+    await player.play(tournament.id, 1)
+    assert [n["kind"] for n in notices[2:]] == ["game", "ended"]
+    loaded = await world.store.load(tournament.id)
+    assert loaded is not None and loaded.status == "finished" and loaded.done == 2
+    # A job whose last try raised fails the tournament once.
+    other, _ = await world.tournament(bots=["alphabeta:depth=2", "greedy"])
+    notices.clear()
+    for _ in range(2):
+        await player.fail(other.id, 1, RuntimeError("the database is away"))
+    assert notices == [ended_notice(other.id)]
+    failed = await world.store.load(other.id)
+    assert failed is not None and failed.status == "failed"
+    assert failed.reason is not None and "RuntimeError: the database is away" in failed.reason
+    await player.play(other.id, 0)  # not running: not played
+    assert (await world.store.game(other.id, 0)) == ("failed", None)
+
+
+async def test_a_worker_queues_again_the_games_without_a_job(world: World) -> None:
+    if world.engine.dialect.name != "postgresql":
+        pytest.skip("the job queue lives in PostgreSQL")
+    await ensure_schema(world.settings)
+    runtime = JobRuntime(world.settings, world.engine, world.sessions, 1, 64000)
+    player = GamePlayer(runtime, None)
+    tournament, tasks = await world.tournament(bots=["alphabeta:depth=2", "greedy"])
+    await world.store.record_game(world.play(tournament, tasks[1]))
+    with_player, _ = await world.tournament(bots=["player:someone", "greedy"])
+    app = build_queue(world.settings)
+    async with app.open_async():
+        # Only the worker tournament's unplayed game: one with a player is played by a server.
+        assert await player.requeue_orphans(app) == 1
+        assert await player.requeue_orphans(app) == 0  # it has a job now
+        jobs = await app.job_manager.list_jobs_async(task=TASK, status="todo")
+        mine = [j.task_kwargs for j in jobs if j.task_kwargs["tournament_id"] == tournament.id]
+        assert mine == [{"tournament_id": tournament.id, "game_index": 0}]
+        assert not [j for j in jobs if j.task_kwargs["tournament_id"] == with_player.id]
+        # Deferring it again (a server's start racing the check) queues nothing twice.
+        assert await defer_games(app, tournament.id, [0]) == 0
+        async with world.engine.begin() as connection:
+            await connection.execute(
+                text("DELETE FROM procrastinate_jobs WHERE task_name = :task"), {"task": TASK}
+            )
 
 
 # -- real processes: `arena serve` (role server) and two `arena worker`s ------------------------
