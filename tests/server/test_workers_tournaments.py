@@ -388,7 +388,7 @@ POSTGRES_URL = os.environ.get("ARENA_TEST_DATABASE_URL") or ""
 CONNECT4 = {
     "game": "connect4",
     "bots": ["alphabeta:depth=6", "alphabeta:depth=5", "mcts:simulations=300", "greedy"],
-    "games_per_pairing": 4,
+    "games_per_pairing": 2,
     "seed": 3,
     "ply_cap": 42,
 }
@@ -502,7 +502,7 @@ async def _play_and_kill(first_url: str, second_url: str, doomed: subprocess.Pop
         created = await first.post("/tournaments", json=CONNECT4, headers=headers)
         assert created.status_code == 201, created.text
         tournament_id, total = created.json()["tournament_id"], created.json()["games_total"]
-        assert total == 24
+        assert total == 12
         # A watcher on each server process: the one that starts it and the other.
         watched: list[list[dict[str, Any]]] = [[], []]
         watchers = []
@@ -521,8 +521,10 @@ async def _play_and_kill(first_url: str, second_url: str, doomed: subprocess.Pop
         doomed.send_signal(signal.SIGKILL)
         await asyncio.wait_for(asyncio.gather(*watchers), 2 * TIMEOUT)
         ends = [check_watched(received, total) for received in watched]
+        shown = []
         for http in (first, second):
             state = (await http.get(f"/tournaments/{tournament_id}")).json()
+            shown.append({g["index"]: (g["match_id"], g["result"]) for g in state["games"]})
             assert state["status"] == "finished"
             assert state["games_done"] == total == len(state["games"])
             # The standings are the stored games' results.
@@ -543,12 +545,14 @@ async def _play_and_kill(first_url: str, second_url: str, doomed: subprocess.Pop
         async with engine.connect() as connection:
             rows = (
                 await connection.execute(
-                    select(GameRow.game_index, GameRow.match_id).where(
+                    select(GameRow.game_index, GameRow.match_id, GameRow.result).where(
                         GameRow.tournament_id == tournament_id
                     )
                 )
             ).all()
-            assert sorted(index for index, _ in rows) == list(range(total))
+            assert sorted(index for index, _, _ in rows) == list(range(total))
+            stored = {index: (match_id, result) for index, match_id, result in rows}
+            assert shown == [stored, stored]  # what both servers show is what is stored
             matches = await connection.scalar(select(func.count()).select_from(Match))
             assert matches == total
     finally:
