@@ -15,7 +15,12 @@ notice may be lost (Redis restarted) or come twice: every `tournament_follow_s` 
 the running worker tournaments it holds from the database (`_follow`), and it tells its
 watchers of each game once and of the end once, whichever comes first. A tournament with a
 registered player among its participants is played as today, by the runner of the process
-that started it (its games are live matches: the players connect to play them).
+that started it (its games are live matches: the players connect to play them); its games and
+end are published on the bus too, so watchers on other processes follow it. Its limit with
+several server processes: it has no owner among them yet, so after a restart every process
+that starts resumes its runner (two runners of one tournament fail on the game rows' unique
+index); until tournaments get owners (`tournaments.owner_id`, migration 0010), restart one
+server process at a time while such a tournament runs, or run it on a single process.
 """
 
 from __future__ import annotations
@@ -289,6 +294,8 @@ class TournamentService:
         if tournament is None:
             return
         if notice.game is not None:
+            if tournament.status == "created":
+                tournament.status = "running"  # started by another process: games come in
             self._record(tournament, notice.game)
         else:
             await self._sync(tournament)
