@@ -17,10 +17,12 @@ watchers of each game once and of the end once, whichever comes first. A tournam
 registered player among its participants is played as today, by the runner of the process
 that started it (its games are live matches: the players connect to play them); its games and
 end are published on the bus too, so watchers on other processes follow it. Its limit with
-several server processes: it has no owner among them yet, so after a restart every process
-that starts resumes its runner (two runners of one tournament fail on the game rows' unique
-index); until tournaments get owners (`tournaments.owner_id`, migration 0010), restart one
-server process at a time while such a tournament runs, or run it on a single process.
+several server processes: such a tournament has no owner among them yet, so every server
+process that starts resumes its runner, even while another process runs it (two runners of
+one tournament fail on the game rows' unique index), and if the process running it dies, its
+matches taken over elsewhere end unseen by any runner. Until tournaments get owners
+(`tournaments.owner_id`, migration 0010) and their runners follow matches over the bus, run
+tournaments with players on one server process, and start no other while one runs.
 """
 
 from __future__ import annotations
