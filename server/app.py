@@ -59,6 +59,8 @@ own limits."""
 
 def create_app(settings: Settings) -> FastAPI:
     """Return the Arena server application for `settings` (migrates its database on start)."""
+    if settings.role == "worker":
+        raise ValueError("ARENA_ROLE=worker runs queued jobs with `arena worker`, not a server")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
