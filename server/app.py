@@ -5,8 +5,11 @@ Nothing is created at import time: the database engine and session maker live on
 
 Clustered (`Settings.clustered`), the lifespan also builds the Redis bus (`app.state.bus`,
 server.cluster.bus): this process's match broadcasts are published to the others, and theirs
-reach this process's hub through the bridge (server.cluster.bridge). Not clustered,
-`app.state.bus` is None and nothing else changes.
+reach this process's hub through the bridge (server.cluster.bridge). Each match is owned by
+one process (server.cluster.leases): the match service forwards calls on matches owned
+elsewhere to their owner over the bus (server.cluster.forwarding), and the membership
+(server.cluster.processes) keeps this process's heartbeat and takes over the matches of dead
+processes. Not clustered, `app.state.bus` is None and nothing else changes.
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
 from server.cluster.bridge import MatchBridge
-from server.cluster.bus import Bus
+from server.cluster.bus import Bus, new_process_id
+from server.cluster.forwarding import BusRemote
+from server.cluster.leases import Leases
+from server.cluster.processes import Membership, ProcessTable
 from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
@@ -70,11 +76,16 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.sessions = session_factory(engine)
         players = PlayerRegistry(app.state.sessions)
         app.state.players = players
+        process_id = new_process_id()
+        leases = None
+        if settings.clustered:
+            leases = Leases(app.state.sessions, process_id, settings.lease_ttl_ms)
         service = MatchService(
             app.state.sessions,
             settings,
             writer=BatchWriter(engine, commit_delay=settings.commit_delay_ms / 1000),
             players=players,
+            leases=leases,
         )
         app.state.service = service
         app.state.queries = MatchQueries(service)
@@ -83,14 +94,28 @@ def create_app(settings: Settings) -> FastAPI:
         service.listeners.append(hub.publish)
         bus: Bus | None = None
         bridge: MatchBridge | None = None
-        if settings.clustered:
+        membership: Membership | None = None
+        if leases is not None:
             # Several processes: this one's broadcasts go to the others' hubs, and theirs to ours.
-            bus = Bus(settings)
+            bus = Bus(settings, process_id)
             bridge = MatchBridge(hub, service)
-            bus.on_match(bridge.deliver)
+            bus.on_match(bridge.deliver, bridge.wanted)
             bus.on_reconnect(bridge.resync_all)
             service.listeners.append(bus.publish_match)
+            # Calls on matches owned elsewhere go to their owner; theirs on ours come here.
+            remote = BusRemote(bus, service)
+            service.remote = remote
+            bus.serve(remote.handle)
+            table = ProcessTable(app.state.sessions, process_id, "server", settings.lease_ttl_ms)
+            membership = Membership(
+                table,
+                leases,
+                service,
+                lease_ttl_ms=settings.lease_ttl_ms,
+                heartbeat_ms=settings.heartbeat_ms,
+            )
         app.state.bus = bus
+        app.state.membership = membership
         # Role `server`: grading jobs and house-bot tournaments' games go to the queue in
         # PostgreSQL for `arena worker`s.
         queue = None
@@ -122,6 +147,8 @@ def create_app(settings: Settings) -> FastAPI:
                 await bus.start()
             await tournaments.resume()
             await service.resume()
+            if membership is not None:
+                await membership.start()  # takes over its share of matches without an owner
             await ratings.resume()
             service.start_ticker()
             await grading.start()
@@ -136,6 +163,8 @@ def create_app(settings: Settings) -> FastAPI:
             await tournaments.close()
             await hub.close()
             await service.close()
+            if membership is not None:
+                await membership.close()  # hands its matches over (after storing them)
             if bridge is not None:
                 await bridge.close()
             if bus is not None:

@@ -46,6 +46,22 @@ class Settings(BaseSettings):
         le=100,
         description="how long the database writer waits for more moves to join a commit",
     )
+    # --- cluster: match ownership (server.cluster.leases) ---
+    lease_ttl_ms: int = Field(
+        5000,
+        ge=200,
+        le=600_000,
+        description="clustered: a server process whose last heartbeat is older than this is "
+        "dead, and its matches are taken over by the live ones (within lease_ttl_ms plus "
+        "heartbeat_ms)",
+    )
+    heartbeat_ms: int = Field(
+        1000,
+        ge=50,
+        le=60_000,
+        description="clustered: how often each server process renews its heartbeat and looks "
+        "for matches of dead processes to take over; keep it well under lease_ttl_ms",
+    )
     ws_compression: bool = Field(
         False,
         description="offer per-message deflate on WebSockets (Arena's messages are small: "
@@ -299,6 +315,16 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"role {self.role!r} needs a PostgreSQL database (postgresql+asyncpg://...), "
                 "where the job queue lives; use role 'all' with SQLite"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _check_lease(self) -> Settings:
+        """Refuse a heartbeat that a live process could miss for a whole lease."""
+        if self.heartbeat_ms * 2 > self.lease_ttl_ms:
+            raise ValueError(
+                f"heartbeat_ms ({self.heartbeat_ms}) must be at most half of lease_ttl_ms "
+                f"({self.lease_ttl_ms}): a live process must renew its lease in time"
             )
         return self
 

@@ -6,7 +6,8 @@ Clustered (`Settings.clustered`: a Redis URL and a PostgreSQL database), each pr
 - `Bus(settings, process_id=None)`; `process_id` (default `new_process_id()`: host-pid-random)
   addresses requests to this process; `start()`, `close()`; `connected`, `wait_connected(s)`.
 - `publish_match(broadcast)`: a MatchService listener (never blocks: it queues); every other
-  process hands the broadcast to its `on_match(handler)` handlers, in publication order.
+  process hands the broadcast to its `on_match(handler, wanted=None)` handlers, in publication
+  order (`wanted(match_id, players, seqs)` may decline it before it is parsed).
 - `on_reconnect(handler)`: awaited after the bus reached Redis again following an outage.
 - `request(process_id, payload, timeout_s=None) -> dict` and `serve(handler)`: a request
   addressed to one process, answered by its handler (JSON objects both ways). Raises
@@ -19,6 +20,11 @@ Clustered (`Settings.clustered`: a Redis URL and a PostgreSQL database), each pr
 seq order per match (duplicates dropped; a gap, a lost broadcast's `MatchNotice` or a reconnect
 resends the state). The app (server.app) wires both when clustered; without a bus the server is
 the single process it always was.
+
+Match ownership (server.cluster.leases, .processes, .forwarding): each unfinished match is
+played by one live process, its owner (a PostgreSQL lease with fencing); calls on it from
+other processes are forwarded to the owner over the bus, and a dead owner's matches are taken
+over by the live processes.
 
 Import from the modules (`from server.cluster.bus import Bus`): this package imports nothing,
 so server.matches may use the bus without an import cycle through the bridge.

@@ -15,7 +15,8 @@ process published and hands it to the local `Hub`, in seq order per match:
   delivered resyncs the match the same way;
 - messages without a seq (a challenge) pass as they come.
 
-A match nobody here follows is never resynced (its broadcasts are counted, not fetched).
+A match nobody here follows is never resynced, and its broadcasts are not even parsed
+(`wanted`, the bus's filter): only their seqs are counted.
 After the bus reconnects (`resync_all`, a `Bus.on_reconnect` handler) every match followed here
 is resynced: the matches of each local player (`MatchStore.held_ids`), each watched match, and
 each match seen unfinished before the outage (it may have ended meanwhile).
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.messages import MatchEnded, MatchState
 from server import translation
-from server.cluster.bus import MatchNotice, broadcast_seqs
+from server.cluster.bus import MatchNotice, Seats, broadcast_seqs
 from server.hub import Hub
 from server.live import LiveMatch
 from server.match_store import UNFINISHED
@@ -47,8 +48,6 @@ log = logging.getLogger(__name__)
 
 MAX_TRACKED = 100_000
 """The most matches whose last delivered seq is remembered (the oldest are forgotten)."""
-
-Seats = tuple[int | None, int | None]
 
 
 class MatchBridge:
@@ -64,6 +63,16 @@ class MatchBridge:
         self._resyncing: dict[str, list[Broadcast | MatchNotice]] = {}
         """The broadcasts waiting for each match being resynced."""
         self._tasks: set[asyncio.Task[None]] = set()
+
+    def wanted(self, match_id: str, players: Seats, seqs: tuple[int, int] | None) -> bool:
+        """Return True when `deliver` needs this broadcast (a `Bus.on_match` filter): a local
+        connection follows the match, or it is being resynced. The seq of one nobody here
+        follows is still counted, so a follower who comes later has its gaps noticed."""
+        if match_id in self._resyncing or self._is_followed(match_id, players):
+            return True
+        if seqs is not None and seqs[1] > self._last.get(match_id, -1):
+            self._count(match_id, seqs[1])
+        return False
 
     async def deliver(self, item: Broadcast | MatchNotice) -> None:
         """Hand one broadcast (or notice) of another process to the hub, in seq order."""
@@ -117,11 +126,15 @@ class MatchBridge:
             pid is not None and pid in self._hub.players for pid in players
         )
 
-    def _remember(self, match_id: str, seq: int, players: Seats, *, ended: bool) -> None:
+    def _count(self, match_id: str, seq: int) -> None:
+        """Remember `seq` as the match's last delivered (the newest match last)."""
         self._last.pop(match_id, None)
         self._last[match_id] = seq
         if len(self._last) > MAX_TRACKED:
             del self._last[next(iter(self._last))]
+
+    def _remember(self, match_id: str, seq: int, players: Seats, *, ended: bool) -> None:
+        self._count(match_id, seq)
         if ended:
             self._unfinished.pop(match_id, None)
         elif self._is_followed(match_id, players):

@@ -26,7 +26,8 @@ Redis server, not to one of its databases: the prefix keeps deployments and test
 Outages: a lost Redis never raises into the server's own work. The reader reconnects with
 backoff (50 ms doubling up to `bus_reconnect_max_s`), logs one warning per outage and one line
 when Redis is back, then awaits each `on_reconnect` handler (broadcasts may have been missed in
-between: the bridge resends the state of every match followed here). `publish_match` only
+between: the bridge resends the state of every match followed here); also when Redis was away
+as the bus started and came later. `publish_match` only
 queues: a sender task publishes in order, so a slow or absent Redis never holds a match's lock.
 `request` and `publish` raise `BusUnavailable` when Redis cannot be reached.
 
@@ -111,6 +112,14 @@ class MatchNotice:
 MatchHandler = Callable[[Broadcast | MatchNotice], Awaitable[None]]
 """Awaited with each other process's broadcast or notice, in order; must not block."""
 
+Seats = tuple[int | None, int | None]
+"""Each seat's player id, as in a Broadcast."""
+
+MatchFilter = Callable[[str, Seats, tuple[int, int] | None], bool]
+"""Told a broadcast's match id, seats' players and lowest and highest event seq (None: no event)
+before it is parsed; False when its handler does not need it: it is then neither parsed nor
+handed over (most broadcasts concern matches nobody follows in a given process)."""
+
 RequestHandler = Callable[[JSON], Awaitable[JSON]]
 """Answers a request addressed to this process; what it raises reaches the asker as
 RemoteError."""
@@ -141,7 +150,7 @@ def broadcast_seqs(broadcast: Broadcast) -> tuple[int, int] | None:
     return (min(seqs), max(seqs)) if seqs else None
 
 
-def _players(value: Any) -> tuple[int | None, int | None]:
+def _players(value: Any) -> Seats:
     first, second = value
     return (first, second)
 
@@ -172,7 +181,7 @@ class Bus:
         self._rpc_channel = self._rpc_channel_of(self.process_id)
         self._reply_channel = self._prefix + "reply:" + self.process_id
         self._topic_prefix = self._prefix + "topic:"
-        self._match_handlers: list[MatchHandler] = []
+        self._match_handlers: list[tuple[MatchHandler, MatchFilter | None]] = []
         self._reconnect_handlers: list[ReconnectHandler] = []
         self._topics: dict[str, list[TopicCallback]] = {}
         self._server: RequestHandler | None = None
@@ -240,9 +249,10 @@ class Bus:
         """Queue `broadcast` for the other processes (a MatchService listener; never blocks)."""
         self._outbox.put_nowait(broadcast)
 
-    def on_match(self, handler: MatchHandler) -> None:
-        """Hand every other process's match broadcast (or notice) to `handler`, in order."""
-        self._match_handlers.append(handler)
+    def on_match(self, handler: MatchHandler, wanted: MatchFilter | None = None) -> None:
+        """Hand every other process's match broadcast (or notice) to `handler`, in order;
+        with `wanted`, only the broadcasts it wants (notices always)."""
+        self._match_handlers.append((handler, wanted))
 
     def on_reconnect(self, handler: ReconnectHandler) -> None:
         """Await `handler` each time the bus reaches Redis again after an outage."""
@@ -325,7 +335,7 @@ class Bus:
         """Log the first failure of an outage."""
         if not self._down:
             self._down = True
-            log.warning("the bus lost Redis at %s: %r; retrying", self._url, error)
+            log.warning("the bus lost Redis (%r); retrying", error)
 
     def _back(self) -> None:
         if self._down:
@@ -345,7 +355,7 @@ class Bus:
     async def _read(self) -> None:
         """Subscribe, hand out what arrives; on a lost Redis, wait and subscribe again."""
         delay = BACKOFF_MIN_S
-        reconnecting = False
+        missed = False  # broadcasts may have been lost (an outage, or Redis away at start)
         while True:
             pubsub: PubSub = self._sub.pubsub()
             try:
@@ -364,13 +374,14 @@ class Bus:
                             self._subscribed.set()
                             self._back()
                             delay = BACKOFF_MIN_S
-                            if reconnecting:
+                            if missed:
+                                missed = False
                                 self._spawn(self._reconnected())
-                            reconnecting = True
                         continue
                     await self._dispatch(message)
             except (RedisError, OSError) as error:
                 self._lost(error)
+                missed = True
             finally:
                 self._subscribed.clear()
                 self._fail_pending("the bus lost Redis")
@@ -418,10 +429,20 @@ class Bus:
         envelope = json.loads(data)
         if envelope["origin"] == self.process_id or not self._match_handlers:
             return
+        match_id, players = envelope["match_id"], _players(envelope["players"])
         item: Broadcast | MatchNotice
+        handlers = [handler for handler, _ in self._match_handlers]
         if "seq" in envelope:
-            item = MatchNotice(envelope["match_id"], _players(envelope["players"]), envelope["seq"])
+            item = MatchNotice(match_id, players, envelope["seq"])
         else:
+            seqs = None if envelope["seqs"] is None else (envelope["seqs"][0], envelope["seqs"][1])
+            handlers = [
+                handler
+                for handler, wanted in self._match_handlers
+                if wanted is None or wanted(match_id, players, seqs)
+            ]
+            if not handlers:
+                return
             try:
                 messages = tuple(parse_server_message(text) for text in envelope["messages"])
             except ProtocolError as error:
@@ -430,8 +451,8 @@ class Bus:
                     "a broadcast of match %s is unreadable: %s", envelope["match_id"], error
                 )
                 return
-            item = Broadcast(envelope["match_id"], _players(envelope["players"]), messages)
-        for handler in list(self._match_handlers):
+            item = Broadcast(match_id, players, messages)
+        for handler in handlers:
             try:
                 await handler(item)
             except Exception:
@@ -521,11 +542,13 @@ class Bus:
                 del self._unpublished[match_id]
 
     def _encode(self, broadcast: Broadcast) -> str:
+        seqs = broadcast_seqs(broadcast)
         return json.dumps(
             {
                 "origin": self.process_id,
                 "match_id": broadcast.match_id,
                 "players": list(broadcast.players),
+                "seqs": None if seqs is None else list(seqs),
                 "messages": [dump_server_message(m) for m in broadcast.messages],
             }
         )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import logging
 import os
 import shutil
 import subprocess
@@ -202,7 +204,10 @@ def own_redis() -> Iterator[tuple[str, Any]]:
 
 
 @needs_redis
-async def test_a_redis_restart_is_survived_and_lost_broadcasts_are_announced() -> None:
+async def test_a_redis_restart_is_survived_and_lost_broadcasts_are_announced(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="server.cluster.bus")
     with own_redis() as (url, (start, stop)):
         async with buses(2, url) as (owner, follower):
             got: list[Broadcast | MatchNotice] = []
@@ -232,6 +237,37 @@ async def test_a_redis_restart_is_survived_and_lost_broadcasts_are_announced() -
             await until(lambda: len(got) == 4)
             assert got[3] == offer("m_1", 5)
             assert await owner.request("p1", {"x": 2}) == {"x": 2, "by": "p0"}
+    # One warning when Redis went away and one when it came back, per bus: not one per failure.
+    logged = [r.getMessage().split(" (")[0] for r in caplog.records]
+    assert sorted(logged) == ["the bus lost Redis"] * 2 + ["the bus reached Redis again"] * 2, (
+        logged
+    )
+
+
+@needs_redis
+async def test_a_bus_started_while_redis_is_away_connects_when_it_comes() -> None:
+    with own_redis() as (url, (start, stop)):
+        stop()
+        settings = bus_settings(f"test-{uuid.uuid4().hex}", url).model_copy(
+            update={"bus_rpc_timeout_s": 0.3}
+        )
+        bus = Bus(settings, process_id="late")
+        reconnects: list[int] = []
+        bus.on_reconnect(lambda: _append(reconnects, 1))
+        try:
+            await bus.start()  # does not fail
+            assert not bus.connected
+            with pytest.raises(BusUnavailable, match="not connected"):
+                await bus.request("late", {})
+            await bus.publish_match(offer("m_1", 1))  # noted, not raised
+            start()
+            assert await bus.wait_connected(10)
+            # Broadcasts may have been missed before: the handlers resync as after an outage.
+            await until(lambda: reconnects == [1])
+            bus.serve(_echo)
+            assert await bus.request("late", {"x": 3}) == {"x": 3, "by": "p0"}
+        finally:
+            await bus.close()
 
 
 # -- the bridge ------------------------------------------------------------------------------
@@ -351,4 +387,406 @@ async def test_the_bridge_resyncs_on_a_notice_or_a_reconnect_only_what_is_follow
     service.seq = 4
     await bridge.resync_all()
     assert alice.sent[3:] == [("state:0", 4)]
+    await bridge.close()
+
+
+# -- two real `arena serve` processes ----------------------------------------------------------
+
+needs_cluster = pytest.mark.skipif(
+    not (REDIS_URL and DATABASE_URL),
+    reason="ARENA_TEST_REDIS_URL and ARENA_TEST_DATABASE_URL are needed",
+)
+
+GAME_TIMEOUT_S = 45.0
+RETRYABLE = {"UNAVAILABLE", "INTERNAL_ERROR"}
+"""Errors after which a player sends its move again (with the same expected_seq: a move that
+was played after all is then refused as STALE_SEQ, never played twice)."""
+
+
+@contextlib.contextmanager
+def two_servers(redis_url: str | None = None) -> Iterator[tuple[str, str]]:
+    """Run two `arena serve` processes on one fresh PostgreSQL database and one Redis (a fresh
+    key prefix); yield their base URLs."""
+    from tests.server.conftest import _reset_database, arena_serve
+
+    assert DATABASE_URL is not None
+    asyncio.run(_reset_database(DATABASE_URL))
+    env = {
+        "ARENA_REDIS_URL": redis_url or REDIS_URL or "",
+        "ARENA_REDIS_KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+        "ARENA_RATE_LIMITS_ENABLED": "false",
+        "ARENA_BUS_RECONNECT_MAX_S": "0.2",
+    }
+    with contextlib.ExitStack() as stack:
+        # One after the other: the first migrates the database.
+        _, first = stack.enter_context(arena_serve(DATABASE_URL, **env))
+        _, second = stack.enter_context(arena_serve(DATABASE_URL, **env))
+        yield first, second
+
+
+@pytest.fixture
+def cluster() -> Iterator[tuple[str, str]]:
+    """Two `arena serve` processes sharing PostgreSQL and the test Redis."""
+    with two_servers() as urls:
+        yield urls
+
+
+def ws_url(base: str) -> str:
+    return base.replace("http://", "ws://")
+
+
+class Follower:
+    """A WebSocket client following one match (a player, or a spectator when `seat` is None).
+
+    A player plays the `pick`ed legal move whenever it is to move. Every message is checked
+    as it comes: after a `match_state`, each `move_made` must be the next seq and ply (no gap,
+    no duplicate), and a later `match_state` must agree with every move seen; what breaks
+    that is recorded in `problems`.
+    """
+
+    def __init__(
+        self, name: str, base: str, match_id: str, token: str | None = None, seat: int | None = None
+    ) -> None:
+        self.name = name
+        self.base = base
+        self.match_id = match_id
+        self.token = token
+        self.seat = seat
+        self.moves: list[str] = []
+        self.seq = -1
+        self.to_move: int | None = None
+        self.legal: list[str] = []
+        self.ended: dict[str, Any] | None = None
+        self.states = 0
+        self.acknowledged: list[tuple[int, str]] = []
+        """(ply, move) of each of this player's moves the server announced as played."""
+        self.problems: list[str] = []
+        self.errors: list[dict[str, Any]] = []
+        self._sent_at_seq: int | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def wait_ended(self) -> None:
+        assert self._task is not None
+        await asyncio.wait_for(asyncio.shield(self._task), GAME_TIMEOUT_S)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    def report(self) -> str:
+        return (
+            f"{self.name}: seq {self.seq}, {len(self.moves)} moves, states {self.states}, "
+            f"ended {self.ended is not None}, errors {self.errors[-3:]}, problems {self.problems}"
+        )
+
+    async def _run(self) -> None:
+        from websockets.asyncio.client import connect
+
+        if self.seat is None:
+            url, headers = f"{ws_url(self.base)}/ws/matches/{self.match_id}", {}
+        else:
+            url, headers = f"{ws_url(self.base)}/ws", {"Authorization": f"Bearer {self.token}"}
+        async with connect(url, additional_headers=headers) as ws:
+            await ws.send(json.dumps({"type": "hello", "protocol_version": "1.2", "client": "t"}))
+            while self.ended is None:
+                try:
+                    text = await asyncio.wait_for(ws.recv(), 0.3)
+                except TimeoutError:
+                    text = None
+                if text is not None:
+                    self._take(json.loads(text))
+                if self._is_my_turn():
+                    self._sent_at_seq = self.seq
+                    move = self.legal[(len(self.moves) * 7) % len(self.legal)]
+                    await ws.send(
+                        json.dumps(
+                            {
+                                "type": "move",
+                                "match_id": self.match_id,
+                                "move": move,
+                                "expected_seq": self.seq,
+                            }
+                        )
+                    )
+
+    def _is_my_turn(self) -> bool:
+        return (
+            self.seat is not None
+            and self.ended is None
+            and self.seq >= 0
+            and self.to_move == self.seat
+            and self._sent_at_seq != self.seq
+            and bool(self.legal)
+        )
+
+    def _take(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "error":
+            self.errors.append(message)
+            if message["code"] in RETRYABLE:
+                self._sent_at_seq = None  # send it again
+            return
+        if message.get("match_id") != self.match_id:
+            return
+        if kind == "match_state":
+            self.states += 1
+            if message["moves"][: len(self.moves)] != self.moves:
+                self.problems.append(f"a state contradicts the moves seen at seq {self.seq}")
+            if message["seq"] < self.seq:
+                self.problems.append(f"a state went back from seq {self.seq} to {message['seq']}")
+            self.moves = list(message["moves"])
+            self.seq = message["seq"]
+            self.to_move, self.legal = message["to_move"], list(message["legal_moves"])
+            if message["status"] in ("finished", "aborted"):
+                self.ended = message
+        elif kind == "move_made":
+            if self.seq < 0:
+                self.problems.append("a move before any state")
+            if message["seq"] != self.seq + 1 or message["ply"] != len(self.moves) + 1:
+                self.problems.append(
+                    f"move_made seq {message['seq']} ply {message['ply']} after seq {self.seq} "
+                    f"and {len(self.moves)} moves"
+                )
+            self.moves.append(message["move"])
+            self.seq = message["seq"]
+            self.to_move, self.legal = message["to_move"], list(message["legal_moves"])
+            if message["seat"] == self.seat:
+                self.acknowledged.append((message["ply"], message["move"]))
+        elif kind == "match_ended":
+            if message["seq"] != self.seq:
+                self.problems.append(f"match_ended seq {message['seq']} after seq {self.seq}")
+            self.ended = message
+
+
+async def register_at(http: Any, base: str, name: str) -> str:
+    response = await http.post(f"{base}/players", json={"name": name})
+    assert response.status_code == 201, response.text
+    token: str = response.json()["token"]
+    return token
+
+
+async def new_game(http: Any, base: str, creator: str, invited: str, names: list[str]) -> str:
+    """Create a checkers match on `base` challenging the other player, who accepts there too;
+    it ends at 40 plies at the latest."""
+    body = {"game": "checkers", "seats": names, "max_plies": 40}
+    created = await http.post(
+        f"{base}/matches", json=body, headers={"Authorization": f"Bearer {creator}"}
+    )
+    assert created.status_code == 201, created.text
+    match_id: str = created.json()["match_id"]
+    accepted = await http.post(
+        f"{base}/matches/{match_id}/accept", headers={"Authorization": f"Bearer {invited}"}
+    )
+    assert accepted.status_code == 200, accepted.text
+    return match_id
+
+
+async def stored_moves(http: Any, base: str, match_id: str) -> list[str]:
+    response = await http.get(f"{base}/matches/{match_id}")
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "finished", response.text
+    moves: list[str] = response.json()["moves"]
+    return moves
+
+
+def check_against_record(followers: list[Follower], record: list[str]) -> None:
+    """Each follower saw the whole game in order, and each player's acknowledged moves are
+    the record's."""
+    for follower in followers:
+        assert follower.problems == [], follower.report()
+        assert follower.ended is not None, follower.report()
+        assert follower.moves == record, follower.report()
+        for ply, move in follower.acknowledged:
+            assert record[ply - 1] == move, follower.report()
+
+
+@needs_cluster
+async def test_spectators_on_another_process_see_every_move_of_a_match_in_order(
+    cluster: tuple[str, str],
+) -> None:
+    import httpx
+
+    first, second = cluster
+    if True:
+        async with httpx.AsyncClient(timeout=30) as http:
+            alice = await register_at(http, first, "alice")
+            bob = await register_at(http, first, "bob")
+            match_id = await new_game(http, first, alice, bob, ["alice", "bob"])
+            early = Follower("early", second, match_id)
+            early.start()
+            await until(lambda: early.states == 1)
+            players = [
+                Follower("alice", first, match_id, alice, 0),
+                Follower("bob", first, match_id, bob, 1),
+            ]
+            for player in players:
+                player.start()
+            await until(lambda: len(early.moves) >= 10, GAME_TIMEOUT_S)
+            late = Follower("late", second, match_id)
+            late.start()
+            try:
+                for follower in (*players, early, late):
+                    await follower.wait_ended()
+            finally:
+                for follower in (*players, early, late):
+                    await follower.stop()
+            record = await stored_moves(http, first, match_id)
+            assert len(record) > 10
+            check_against_record([*players, early, late], record)
+            assert early.states == 1  # nothing was lost: no resync was needed
+
+
+@needs_cluster
+async def test_players_on_two_processes_play_a_game_watched_from_both(
+    cluster: tuple[str, str],
+) -> None:
+    import httpx
+
+    first, second = cluster
+    async with httpx.AsyncClient(timeout=30) as http:
+        alice = await register_at(http, first, "alice")
+        bob = await register_at(http, second, "bob")
+        # Created on the first process (its owner), accepted on the second (forwarded).
+        body = {"game": "checkers", "seats": ["alice", "bob"], "max_plies": 40}
+        created = await http.post(
+            f"{first}/matches", json=body, headers={"Authorization": f"Bearer {alice}"}
+        )
+        assert created.status_code == 201, created.text
+        match_id = created.json()["match_id"]
+        accepted = await http.post(
+            f"{second}/matches/{match_id}/accept", headers={"Authorization": f"Bearer {bob}"}
+        )
+        assert accepted.status_code == 200, accepted.text
+        assert accepted.json()["your_seat"] == 1 and accepted.json()["status"] == "active"
+        followers = [
+            Follower("alice on the first", first, match_id, alice, 0),
+            Follower("bob on the second", second, match_id, bob, 1),
+            Follower("watcher on the second", second, match_id),
+            Follower("watcher on the first", first, match_id),
+        ]
+        for follower in followers:
+            follower.start()
+        try:
+            for follower in followers:
+                await follower.wait_ended()
+        finally:
+            for follower in followers:
+                await follower.stop()
+        record = await stored_moves(http, first, match_id)
+        assert await stored_moves(http, second, match_id) == record
+        check_against_record(followers, record)
+        assert followers[0].acknowledged and followers[1].acknowledged
+
+
+@needs_cluster
+async def test_rest_moves_sent_to_either_process_are_played_once_in_order(
+    cluster: tuple[str, str],
+) -> None:
+    import httpx
+
+    first, second = cluster
+    async with httpx.AsyncClient(timeout=30) as http:
+        tokens = [await register_at(http, first, "alice"), await register_at(http, second, "bob")]
+        match_id = await new_game(http, second, tokens[0], tokens[1], ["alice", "bob"])
+        watchers = [
+            Follower("on the first", first, match_id),
+            Follower("on the second", second, match_id),
+        ]
+        for watcher in watchers:
+            watcher.start()
+        await until(lambda: all(w.states == 1 for w in watchers))
+        played: list[str] = []
+        try:
+            for ply in range(1, 41):
+                # Each player sends to both processes in turn; reads go to the other one.
+                to, other = (first, second) if (ply // 2) % 2 else (second, first)
+                state = (await http.get(f"{other}/matches/{match_id}")).json()
+                if state["status"] != "active":
+                    break
+                assert state["moves"] == played and state["seq"] == ply
+                move = state["legal_moves"][(ply * 7) % len(state["legal_moves"])]
+                response = await http.post(
+                    f"{to}/matches/{match_id}/moves",
+                    json={"move": move, "expected_seq": state["seq"]},
+                    headers={"Authorization": f"Bearer {tokens[state['to_move']]}"},
+                )
+                assert response.status_code == 200, response.text
+                made = response.json()
+                assert (made["ply"], made["move"], made["seq"]) == (ply, move, ply + 1)
+                played.append(move)
+                # The same move again (the same expected_seq) is refused, not played twice.
+                again = await http.post(
+                    f"{other}/matches/{match_id}/moves",
+                    json={"move": move, "expected_seq": state["seq"]},
+                    headers={"Authorization": f"Bearer {tokens[state['to_move']]}"},
+                )
+                assert again.status_code == 409 and again.json()["code"] == "STALE_SEQ", again.text
+            for watcher in watchers:
+                await watcher.wait_ended()
+        finally:
+            for watcher in watchers:
+                await watcher.stop()
+        record = await stored_moves(http, first, match_id)
+        assert record == played
+        check_against_record(watchers, record)
+
+
+@pytest.fixture
+def cluster_on_own_redis() -> Iterator[tuple[str, str, Any]]:
+    """Two `arena serve` processes on a Redis of their own; yield its (start, stop) too."""
+    with own_redis() as (url, control), two_servers(url) as (first, second):
+        yield first, second, control
+
+
+@needs_cluster
+async def test_a_game_across_two_processes_survives_a_redis_restart(
+    cluster_on_own_redis: tuple[str, str, Any],
+) -> None:
+    import httpx
+
+    first, second, (start_redis, stop_redis) = cluster_on_own_redis
+    async with httpx.AsyncClient(timeout=30) as http:
+        alice = await register_at(http, first, "alice")
+        bob = await register_at(http, second, "bob")
+        match_id = await new_game(http, first, alice, bob, ["alice", "bob"])
+        followers = [
+            Follower("alice on the first", first, match_id, alice, 0),
+            Follower("bob on the second", second, match_id, bob, 1),
+            Follower("watcher on the second", second, match_id),
+        ]
+        for follower in followers:
+            follower.start()
+        try:
+            await until(lambda: len(followers[2].moves) >= 10, GAME_TIMEOUT_S)
+            stop_redis()
+            await asyncio.sleep(1.0)  # moves go on meanwhile where the owner can play them
+            start_redis()
+            for follower in followers:
+                await follower.wait_ended()
+        finally:
+            for follower in followers:
+                await follower.stop()
+        record = await stored_moves(http, first, match_id)
+        assert len(record) == 40  # played to the ply cap: nobody was stuck
+        check_against_record(followers, record)
+
+
+async def test_the_bridge_wants_only_followed_matches_but_counts_the_others() -> None:
+    alice, watcher = _Follower(1), _Follower(None)
+    bridge, service = bridge_with(alice)
+    assert bridge.wanted("m_1", (1, 2), (1, 1))  # alice plays it
+    assert bridge.wanted("m_2", (2, 1), None)  # a challenge for alice
+    assert not bridge.wanted("m_9", (7, 8), (1, 1))
+    assert not bridge.wanted("m_9", (7, 8), (2, 2))
+    bridge._hub.watch("m_9", watcher)  # type: ignore[arg-type]
+    assert bridge.wanted("m_9", (7, 8), (4, 4))
+    # 3 was lost: the counted seq shows the gap, and the state is sent.
+    service.seq = 4
+    await bridge.deliver(Broadcast("m_9", (7, 8), (DrawDeclined(match_id="m_9", seq=4, seat=1),)))
+    await until(lambda: watcher.sent == [("state:None", 4)])
     await bridge.close()
