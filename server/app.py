@@ -23,7 +23,7 @@ from fastapi import FastAPI
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
-from server.cluster.bridge import MatchBridge
+from server.cluster.bridge import MatchBridge, OnePerPlayer
 from server.cluster.bus import Bus, new_process_id
 from server.cluster.forwarding import BusRemote
 from server.cluster.leases import Leases
@@ -94,12 +94,14 @@ def create_app(settings: Settings) -> FastAPI:
         service.listeners.append(hub.publish)
         bus: Bus | None = None
         bridge: MatchBridge | None = None
+        one_per_player: OnePerPlayer | None = None
         membership: Membership | None = None
         if leases is not None:
             # Several processes: this one's broadcasts go to the others' hubs, and theirs to ours.
             bus = Bus(settings, process_id)
             bridge = MatchBridge(hub, service)
             bus.on_match(bridge.deliver, bridge.wanted)
+            one_per_player = OnePerPlayer(hub, bus)
             bus.on_reconnect(bridge.resync_all)
             service.listeners.append(bus.publish_match)
             # Calls on matches owned elsewhere go to their owner; theirs on ours come here.
@@ -167,6 +169,8 @@ def create_app(settings: Settings) -> FastAPI:
                 await membership.close()  # hands its matches over (after storing them)
             if bridge is not None:
                 await bridge.close()
+            if one_per_player is not None:
+                await one_per_player.close()
             if bus is not None:
                 await bus.close()
             await ratings.close()

@@ -21,6 +21,9 @@ After the bus reconnects (`resync_all`, a `Bus.on_reconnect` handler) every matc
 is resynced: the matches of each local player (`MatchStore.held_ids`), each watched match, and
 each match seen unfinished before the outage (it may have ended meanwhile).
 
+One connection per player across processes (`OnePerPlayer`): as in one process, a player's
+newer connection replaces the older (4002) wherever it is.
+
 Each connection also drops events its own state already showed (server.hub,
 `Connection.deliver`): a spectator who joins on one process reads the state from the database,
 and the owner's broadcast of that same event may arrive after.
@@ -29,14 +32,15 @@ and the owner's broadcast of that same event may arrive after.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from protocol.messages import MatchEnded, MatchState
 from server import translation
-from server.cluster.bus import MatchNotice, Seats, broadcast_seqs
-from server.hub import Hub
+from server.cluster.bus import Bus, BusUnavailable, MatchNotice, Seats, broadcast_seqs
+from server.hub import Connection, Hub
 from server.live import LiveMatch
 from server.match_store import UNFINISHED
 from server.publisher import Broadcast
@@ -183,3 +187,53 @@ class MatchBridge:
 
 def _ends(broadcast: Broadcast) -> bool:
     return any(isinstance(message, MatchEnded) for message in broadcast.messages)
+
+
+PLAYERS_TOPIC = "player_connections"
+"""The bus topic on which each process announces the player connections it makes current."""
+
+
+class OnePerPlayer:
+    """Closes a player's connection (4002) when a newer one is opened in another process.
+
+    Each process announces every player connection it makes current on the bus topic
+    PLAYERS_TOPIC, and every process (the announcing one too) hears every announcement in the
+    one order Redis gives them. A connection counts as announced once its own announcement
+    comes back; an announcement of another connection of the same player heard after that
+    replaces it. A connection whose announcement is still on its way is the newer one and
+    stays, so exactly one survives however close together two connections were made. While
+    Redis is away nothing is announced, and connections in two processes may both stay.
+    """
+
+    def __init__(self, hub: Hub, bus: Bus) -> None:
+        self._hub = hub
+        self._bus = bus
+        self._tasks: set[asyncio.Task[None]] = set()
+        hub.attach_listeners.append(self._attached)
+        bus.subscribe(PLAYERS_TOPIC, self._heard)
+
+    def _attached(self, connection: Connection) -> None:
+        payload = {"player_id": connection.player_id, "connection": connection.key}
+        task = asyncio.create_task(self._announce(payload))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _announce(self, payload: dict[str, Any]) -> None:
+        with contextlib.suppress(BusUnavailable):  # logged by the bus; it stays unannounced
+            await self._bus.publish(PLAYERS_TOPIC, payload)
+
+    async def _heard(self, payload: dict[str, Any]) -> None:
+        player_id = payload["player_id"]
+        here = self._hub.players.get(player_id)
+        if here is None:
+            return
+        if here.key == payload["connection"]:
+            here.announced = True
+        elif here.announced:
+            self._hub.replace_player(player_id)
+
+    async def close(self) -> None:
+        """Stop the announcements under way."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -404,16 +404,18 @@ was played after all is then refused as STALE_SEQ, never played twice)."""
 
 
 @contextlib.contextmanager
-def two_servers(redis_url: str | None = None) -> Iterator[tuple[str, str]]:
+def two_servers(
+    redis_url: str | None = None, prefix: str | None = None
+) -> Iterator[tuple[str, str]]:
     """Run two `arena serve` processes on one fresh PostgreSQL database and one Redis (a fresh
-    key prefix); yield their base URLs."""
+    key prefix unless `prefix`); yield their base URLs."""
     from tests.server.conftest import _reset_database, arena_serve
 
     assert DATABASE_URL is not None
     asyncio.run(_reset_database(DATABASE_URL))
     env = {
         "ARENA_REDIS_URL": redis_url or REDIS_URL or "",
-        "ARENA_REDIS_KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+        "ARENA_REDIS_KEY_PREFIX": prefix or f"test-{uuid.uuid4().hex}",
         "ARENA_RATE_LIMITS_ENABLED": "false",
         "ARENA_BUS_RECONNECT_MAX_S": "0.2",
     }
@@ -790,3 +792,52 @@ async def test_the_bridge_wants_only_followed_matches_but_counts_the_others() ->
     await bridge.deliver(Broadcast("m_9", (7, 8), (DrawDeclined(match_id="m_9", seq=4, seat=1),)))
     await until(lambda: watcher.sent == [("state:None", 4)])
     await bridge.close()
+
+
+@pytest.fixture
+def cluster_and_prefix() -> Iterator[tuple[str, str, str]]:
+    """Two `arena serve` processes sharing the test Redis, and their Redis key prefix."""
+    prefix = f"test-{uuid.uuid4().hex}"
+    with two_servers(prefix=prefix) as (first, second):
+        yield first, second, prefix
+
+
+@needs_cluster
+async def test_a_newer_connection_in_another_process_replaces_a_players_older_one(
+    cluster_and_prefix: tuple[str, str, str],
+) -> None:
+    import httpx
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    from server.cluster.bridge import PLAYERS_TOPIC
+
+    first, second, prefix = cluster_and_prefix
+    async with httpx.AsyncClient(timeout=30) as http:
+        token = await register_at(http, first, "alice")
+    heard: list[Any] = []
+    async with contextlib.AsyncExitStack() as stack:
+        listener = Bus(bus_settings(prefix), process_id="listener")
+        await listener.start()
+        stack.push_async_callback(listener.close)
+        listener.subscribe(PLAYERS_TOPIC, lambda payload: _append(heard, payload))
+        headers = {"Authorization": f"Bearer {token}"}
+        hello = json.dumps({"type": "hello", "protocol_version": "1.2", "client": "t"})
+        connections = []
+        for base in (first, second, first):
+            ws = await stack.enter_async_context(
+                connect(f"{ws_url(base)}/ws", additional_headers=headers)
+            )
+            await ws.send(hello)
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
+            connections.append(ws)
+            # Wait for its announcement to reach every process (it then counts as older).
+            await until(lambda: len(heard) == len(connections))
+        for older in connections[:2]:
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await asyncio.wait_for(older.recv(), 10)
+            assert older.close_code == 4002
+        newest = connections[2]
+        await newest.send(json.dumps({"type": "ping", "time_ms": 5}))
+        assert json.loads(await asyncio.wait_for(newest.recv(), 10))["time_ms"] == 5
