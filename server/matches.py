@@ -157,6 +157,7 @@ class MatchService:
         """The matches in memory and in the database (server.match_store)."""
         self.remote: Remote | None = None
         """In a cluster: sends calls to the owners of matches held elsewhere (see the module)."""
+        self._closing = False
         self._owners: dict[str, tuple[str, float]] = {}
         self._bots = HouseBots(self, self.store, settings, pool)
         self._ticker = Ticker(self, self.store)
@@ -225,9 +226,10 @@ class MatchService:
         for a `move_made` that will never come (a connection drops a state it is ahead of).
         """
         state = self._match_state(live, None)
-        await self._publisher.publish(Broadcast(live.id, live.recipients(), (state,)))
+        seated = (live.players[0], live.players[1])  # not a challenged player: not seated yet
+        await self._publisher.publish(Broadcast(live.id, seated, (state,)))
 
-    def held_ids(self) -> list[str]:
+    def owned_ids(self) -> list[str]:
         """Return the ids of the matches held in memory (in a cluster: owned here)."""
         return [live.id for live in self.store.live_matches()]
 
@@ -253,6 +255,7 @@ class MatchService:
         promptly; moves already acknowledged are stored (commit before acknowledge), and a
         move a stopped search had not played is searched again after a restart.
         """
+        self._closing = True
         for live in self.store.live_matches():
             live.stop.set()
         await self._ticker.close()
@@ -665,13 +668,27 @@ class MatchService:
     async def serve_forwarded(self, op: str, call: dict[str, Any]) -> Any:
         """Run a call another process sent here as the match's owner; return its result as
         JSON. Never forwarded again: raises NotOwnerError when another live process owns the
-        match, and the call's MatchError when refused."""
+        match, and the call's MatchError when refused.
+
+        Once this process is stopping, raises UnansweredError: the call is not run (or, caught
+        by the closed writer, stored nothing), and the asking process tries again until this
+        one has released its matches (server.cluster.processes), then claims the match."""
+        if self._closing:
+            raise UnansweredError(self._process_id(), "stopping")
         token = _HERE_ONLY.set(True)
         try:
             result = await self._forwarded(op, call)
+        except MatchError as error:
+            if self._closing and error.code is ErrorCode.INTERNAL_ERROR:
+                raise UnansweredError(self._process_id(), "stopping") from None
+            raise
         finally:
             _HERE_ONLY.reset(token)
         return None if result is None else result.model_dump(mode="json")
+
+    def _process_id(self) -> str:
+        leases = self.store.leases
+        return "this process" if leases is None else leases.process_id
 
     async def _forwarded(
         self, op: str, call: dict[str, Any]

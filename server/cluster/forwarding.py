@@ -9,7 +9,8 @@ so and the asking process looks the owner up again.
 
 Request: `{"kind": "match_call", "op": ..., "call": {"match_id": ..., ...}}`; answer: one of
 `{"result": <JSON>}`, `{"error": {"code", "message", "details", "legal_moves"}}`,
-`{"not_owner": <process id>}`.
+`{"not_owner": <process id>}`, `{"unanswered": <why>}` (the owner is stopping: the call was
+not carried out; asked again, it is run once the stopping process has released the match).
 
 A request that gets no answer (the owner is dead or cut off from Redis; `BusUnavailable`) may or
 may not have been carried out: the service retries after checking the owner's lease. A move
@@ -57,6 +58,8 @@ class BusRemote:
             ) from error
         if "not_owner" in reply:
             raise NotOwnerError(str(payload.get("match_id")), str(reply["not_owner"]))
+        if "unanswered" in reply:
+            raise UnansweredError(owner_id, str(reply["unanswered"]))
         if "error" in reply:
             raise decode_error(reply["error"], payload.get("match_id"))
         return reply.get("result")
@@ -69,6 +72,8 @@ class BusRemote:
             result = await self._service.serve_forwarded(str(request["op"]), request["call"])
         except NotOwnerError as error:
             return {"not_owner": error.owner_id}
+        except UnansweredError as error:
+            return {"unanswered": str(error)}
         except ProtocolError as error:
             return {"error": encode_error(error)}
         return {"result": result}

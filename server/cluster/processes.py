@@ -32,7 +32,6 @@ reapers, no time charged, as a restart) and deletes its row.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
@@ -132,7 +131,7 @@ class Host(Protocol):
     async def take_over(self, match_id: str) -> bool:
         """Claim and resume a match whose owner is dead or none; False if another took it."""
 
-    def held_ids(self) -> list[str]:
+    def owned_ids(self) -> list[str]:
         """Return the ids of the matches held (owned) in memory."""
 
     def drop_all(self) -> int:
@@ -186,9 +185,14 @@ class Membership:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        with contextlib.suppress(Exception):
-            await self._leases.release(self._host.held_ids())
+        try:
+            await self._leases.release(self._host.owned_ids())
+        except Exception:
+            log.exception("process %s could not release its matches", self.process_id)
+        try:
             await self.table.unregister()
+        except Exception:
+            log.exception("process %s could not delete its row", self.process_id)
 
     async def _beat_forever(self) -> None:
         while True:
@@ -211,7 +215,7 @@ class Membership:
                         dropped,
                     )
                 self._renewed_at = sent
-            if time.monotonic() - self._renewed_at > self._ttl and self._host.held_ids():
+            if time.monotonic() - self._renewed_at > self._ttl and self._host.owned_ids():
                 dropped = self._host.drop_all()
                 log.error(
                     "process %s could not renew its lease for %.1f s: dropped its %d matches",
@@ -229,6 +233,15 @@ class Membership:
             except Exception:
                 log.exception("the reaper of %s failed; trying again", self.process_id)
 
+    async def _take_over(self, match_id: str) -> bool:
+        """Take one match over; a match that cannot be rebuilt is logged, never stops the
+        round (the others are taken over all the same)."""
+        try:
+            return await self._host.take_over(match_id)
+        except Exception:
+            log.exception("process %s could not take match %s over", self.process_id, match_id)
+            return False
+
     async def reap(self) -> int:
         """Take over this process's share of the matches without a live owner; return how
         many were taken over."""
@@ -241,7 +254,7 @@ class Membership:
             mine = set(share(candidates, live, self.process_id))
             mine |= self._previous.intersection(candidates)  # unclaimed for a whole round
             for match_id in candidates:
-                if match_id in mine and await self._host.take_over(match_id):
+                if match_id in mine and await self._take_over(match_id):
                     taken += 1
         self._previous = set(candidates)
         self.taken_over += taken
