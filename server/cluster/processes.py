@@ -18,7 +18,9 @@ older than `lease_ttl_ms` is dead (server.cluster.leases).
   the live ids, `leases.share`, plus any still unclaimed since its previous round, so none is
   stranded when two processes disagree for a moment on who lives) and taken over: claimed
   (epoch + 1), rebuilt from the database, ticked, house bots scheduled. Rows of processes dead
-  for long (`FORGET_AFTER`) that own no unfinished match are deleted.
+  for long (`FORGET_AFTER`) that own no unfinished match are deleted. Then each of `also` is
+  awaited: others' owned things taken over the same way (the tournaments' runners,
+  server.tournaments.owners), within the same bound.
 
 Takeover bound: a killed process's matches are played again within `lease_ttl_ms` (until it
 counts as dead) plus `heartbeat_ms` (the next reaper round), plus the time to rebuild them; one
@@ -36,7 +38,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Protocol
 
@@ -162,6 +164,8 @@ class Membership:
         self._failing = False
         self.taken_over = 0
         """Matches this process has taken over from dead (or no) owners."""
+        self.also: list[Callable[[], Awaitable[object]]] = []
+        """Awaited at each reaper round after the matches (a failure is logged)."""
 
     @property
     def process_id(self) -> str:
@@ -260,6 +264,11 @@ class Membership:
         self.taken_over += taken
         if taken:
             log.info("process %s took over %d matches", self.process_id, taken)
+        for reaper in self.also:
+            try:
+                await reaper()
+            except Exception:
+                log.exception("a reaper of %s failed; trying again", self.process_id)
         self._rounds += 1
         if self._rounds % FORGET_EVERY == 0:
             await self.table.forget_dead()
