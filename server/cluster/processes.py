@@ -165,6 +165,7 @@ class Membership:
         self._previous: set[str] = set()
         self._rounds = 0
         self._orphans = False
+        self._joined = False
         self._failing = False
         self.taken_over = 0
         """Matches this process has taken over from dead (or no) owners."""
@@ -176,10 +177,18 @@ class Membership:
         """This process's id."""
         return self.table.process_id
 
+    async def join(self) -> None:
+        """Insert this process's row: from now on it counts as alive (call before it serves,
+        or a match it claims would look ownerless to the others)."""
+        if not self._joined:
+            self._renewed_at = time.monotonic()
+            await self.table.register()
+            self._joined = True
+
     async def start(self) -> None:
-        """Register, take over this process's share of ownerless matches, start the tasks."""
-        self._renewed_at = time.monotonic()
-        await self.table.register()
+        """Join (if not yet), take over this process's share of the matches without a live
+        owner, and start the heartbeat and the reaper."""
+        await self.join()
         await self.reap()
         self._tasks = [
             asyncio.create_task(self._beat_forever(), name="arena-heartbeat"),
