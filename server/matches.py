@@ -224,10 +224,13 @@ class MatchService:
         Its previous owner may have stored events it never published (it died in between):
         the state shows them to the players and spectators, on every process, so none waits
         for a `move_made` that will never come (a connection drops a state it is ahead of).
+        A house bot to move plays (claimed on first touch, say a player's `state` read, the
+        match would otherwise wait for a move nobody makes).
         """
         state = self._match_state(live, None)
         seated = (live.players[0], live.players[1])  # not a challenged player: not seated yet
         await self._publisher.publish(Broadcast(live.id, seated, (state,)))
+        self._bots.schedule(live)  # its task starts once the match is held
 
     def owned_ids(self) -> list[str]:
         """Return the ids of the matches held in memory (in a cluster: owned here)."""
