@@ -154,6 +154,11 @@ async def test_a_tournament_has_one_owner_and_a_stale_runner_is_fenced() -> None
         await second.release(["t_1"])
         assert await first.claimable() == ["t_1"]  # no owner: anyone alive may claim it
         assert await first.claim("t_1") == 3
+        # Cancelled (on any process): its owner's runner stores no result of a stopped game.
+        assert await store.end("t_1", "cancelled", "cancelled by organiser", epoch=3)
+        with pytest.raises(FencedTournamentError):
+            await store.store_result("t_1", scored.model_copy(update={"index": 1}), epoch=3)
+        assert await first.claim("t_1") is None and await first.claimable() == []
         loaded = await store.load("t_1")
         assert loaded is not None and [g.result for g in loaded.ordered_games()] == [1.0]
 
