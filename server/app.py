@@ -14,6 +14,7 @@ processes. Not clustered, `app.state.bus` is None and nothing else changes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -33,6 +34,7 @@ from server.db.writer import BatchWriter
 from server.grading import GradingService
 from server.hub import Hub
 from server.jobs import build_queue, ensure_schema
+from server.jobs.tournament_games import TournamentGameQueue
 from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.openapi import install_openapi
@@ -44,6 +46,8 @@ from server.routes.courses import BODY_LIMIT_EXEMPT as COURSE_BODY_LIMIT_EXEMPT
 from server.routes.web_courses import BODY_LIMIT_EXEMPT as COURSE_FORMS_BODY_LIMIT_EXEMPT
 from server.settings import Settings
 from server.tournaments import TournamentService
+from server.tournaments.notices import TOPIC as TOURNAMENT_TOPIC
+from server.tournaments.owners import TournamentOwners
 from server.web.pages import Pages
 from server.web.security import NoSniff
 
@@ -115,24 +119,42 @@ def create_app(settings: Settings) -> FastAPI:
             )
         app.state.bus = bus
         app.state.membership = membership
-        tournaments = TournamentService(app.state.sessions, service)
-        app.state.tournaments = tournaments
-        service.listeners.append(tournaments.on_broadcast)
-        ratings = RatingService(app.state.sessions)
-        app.state.ratings = ratings
-        service.listeners.append(ratings.on_broadcast)
-        # Role `server`: grading jobs go to the queue in PostgreSQL for `arena worker`s.
+        # Role `server`: grading jobs and house-bot tournaments' games go to the queue in
+        # PostgreSQL for `arena worker`s.
         queue = None
         if settings.role == "server":
             await ensure_schema(settings)
             queue = build_queue(settings)
             await queue.open_async()
+        app.state.queue = queue
+        tournaments = TournamentService(
+            app.state.sessions,
+            service,
+            games=None if queue is None else TournamentGameQueue(queue),
+            notify=None if bus is None else functools.partial(bus.publish, TOURNAMENT_TOPIC),
+            owners=None
+            if leases is None
+            else TournamentOwners(app.state.sessions, process_id, settings.lease_ttl_ms),
+        )
+        if bus is not None:
+            bus.subscribe(TOURNAMENT_TOPIC, tournaments.on_notice)
+            # A tournament's runner sees the ends of its matches played by other processes.
+            bus.on_match(tournaments.on_remote_match, tournaments.wants_match)
+        if membership is not None:
+            membership.also.append(tournaments.reap)  # one owner runs each tournament's runner
+        app.state.tournaments = tournaments
+        service.listeners.append(tournaments.on_broadcast)
+        ratings = RatingService(app.state.sessions)
+        app.state.ratings = ratings
+        service.listeners.append(ratings.on_broadcast)
         grading = GradingService(app.state.sessions, settings, queue)
         app.state.grading = grading
         courses = CourseService(app.state.sessions, settings, grading)
         app.state.courses = courses
         app.state.rate_limiter = RateLimiter(settings)
         try:
+            if membership is not None:
+                await membership.join()  # alive before it serves a call or claims a match
             if bus is not None:
                 await bus.start()
             await tournaments.resume()

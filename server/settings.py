@@ -213,6 +213,17 @@ class Settings(BaseSettings):
         description="seconds between a worker's looks for queued jobs when no notification "
         "wakes it (a job put back by the stalled-job check wakes no one)",
     )
+    # --- scale-out: tournaments on workers (server.tournaments.service) ---
+    tournament_follow_s: float = Field(
+        5.0,
+        gt=0,
+        le=3600,
+        description="seconds between two reads of the database for tournaments played "
+        "elsewhere (role server: the house-bot tournaments played by workers; in a cluster: "
+        "those run by another server process) that this process shows, and, in a cluster, of "
+        "the state of each match a tournament runner here waits for that another process "
+        "plays (notices and match ends come over Redis at once; this read catches a lost one)",
+    )
     # --- limits: rates ---
     rate_limits_enabled: bool = Field(
         True,
@@ -303,22 +314,22 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
-    def _check_lease(self) -> Settings:
-        """Refuse a heartbeat that a live process could miss for a whole lease."""
-        if self.heartbeat_ms * 2 > self.lease_ttl_ms:
-            raise ValueError(
-                f"heartbeat_ms ({self.heartbeat_ms}) must be at most half of lease_ttl_ms "
-                f"({self.lease_ttl_ms}): a live process must renew its lease in time"
-            )
-        return self
-
-    @model_validator(mode="after")
     def _check_role(self) -> Self:
         """Refuse a clustered role without PostgreSQL: the queue lives in the database."""
         if self.role != "all" and not self.database_url.startswith("postgresql"):
             raise ValueError(
                 f"role {self.role!r} needs a PostgreSQL database (postgresql+asyncpg://...), "
                 "where the job queue lives; use role 'all' with SQLite"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _check_lease(self) -> Settings:
+        """Refuse a heartbeat that a live process could miss for a whole lease."""
+        if self.heartbeat_ms * 2 > self.lease_ttl_ms:
+            raise ValueError(
+                f"heartbeat_ms ({self.heartbeat_ms}) must be at most half of lease_ttl_ms "
+                f"({self.lease_ttl_ms}): a live process must renew its lease in time"
             )
         return self
 

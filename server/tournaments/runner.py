@@ -4,25 +4,31 @@ A started tournament gets one background task that keeps up to `concurrency` mat
 Each game is a match created through `MatchService.create_match` (seats {"bot": first} and
 {"bot": second}, the opening's position as start position, untimed); its end is seen through a
 `MatchService` listener (`on_broadcast`). The game's ply cap, less the opening's moves
-(`_match_ply_cap`), is the match's own `max_plies`: its referee draws it (code `ply_cap`) the
+(`played.match_body`), is the match's own `max_plies`: its referee draws it (code `ply_cap`) the
 moment it is reached, so no move is ever played past it, and the cap is stored with the match,
 so a restart keeps it. Each game's row is stored
 when its match is created (with the match id) and again with its result, and the watchers get a
 `tournament_game_finished` per game and a `tournament_finished` at the end.
+
+In a cluster (`follow_s` given) the runner runs on the tournament's owner only
+(server.tournaments.owners) and its writes are fenced by the epoch of its claim: a refused
+write (FencedTournamentError: another process claimed the tournament) stops the runner quietly,
+the tournament left to its new owner. After a takeover the tournament's matches may be owned by
+another process: their ends come over the bus (`on_remote`, a `Bus.on_match` handler wanting
+only the matches watched, `wants`), and, should a broadcast be lost (Redis restarted), the
+runner reads each watched match's stored state every `follow_s` seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 from protocol.errors import ProtocolError
 from protocol.messages import (
-    HouseBot,
-    MatchCreate,
     MatchEnded,
     MatchResult,
     TournamentFinished,
@@ -31,13 +37,18 @@ from protocol.messages import (
 )
 from server.matches import MatchService, new_match_id
 from server.publisher import Broadcast
+from server.tournaments.notices import ended_notice, game_notice
 from server.tournaments.planning import plan
-from server.tournaments.store import TournamentStore
+from server.tournaments.played import match_body, match_owner
+from server.tournaments.store import FencedTournamentError, TournamentStore
 from server.tournaments.tournament import HostedTournament
 from server.tournaments.wire import score_of_first
-from tournament.runner import GameTask, player_name
+from tournament.runner import GameTask
 
 log = logging.getLogger(__name__)
+
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+"""Publishes a notice (server.tournaments.notices) to every server process."""
 
 
 @dataclass
@@ -50,14 +61,25 @@ class _Watch:
 class TournamentRunner:
     """Plays running tournaments' games through the match service, and ends tournaments.
 
-    Register `on_broadcast` as a `MatchService` listener before the first `launch`.
+    Register `on_broadcast` as a `MatchService` listener before the first `launch`. With
+    `notify`, each game recorded and each end is also published to the other server
+    processes (their watchers are told too: `TournamentService.on_notice`).
     """
 
-    def __init__(self, store: TournamentStore, matches: MatchService) -> None:
+    def __init__(
+        self,
+        store: TournamentStore,
+        matches: MatchService,
+        notify: Notify | None = None,
+        follow_s: float | None = None,
+    ) -> None:
         self._store = store
         self._matches = matches
+        self._notify = notify
+        self._follow_s = follow_s
         self._watches: dict[str, _Watch] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._running: dict[str, HostedTournament] = {}
 
     async def launch(self, tournament: HostedTournament) -> None:
         """Start the tournament's task unless it runs; its matches in flight are followed first.
@@ -76,6 +98,8 @@ class TournamentRunner:
                 # Follow the matches in flight before MatchService.resume lets their bots move.
                 self._watch_for(game.match_id)
         tournament.runner = self._spawn(self._run(tournament))
+        self._running[tournament.id] = tournament
+        tournament.runner.add_done_callback(lambda _: self._forget(tournament))
 
     async def stop(self, tournament: HostedTournament, why: str) -> None:
         """Stop the tournament's task and its games in play (adjudicated with `why`).
@@ -104,6 +128,74 @@ class TournamentRunner:
             if isinstance(message, MatchEnded) and not watch.future.done():
                 watch.future.set_result(message.result)
 
+    def wants(self, match_id: str, _players: object = None, _seqs: object = None) -> bool:
+        """Return True for a match watched here (a `Bus.on_match` filter)."""
+        return match_id in self._watches
+
+    async def on_remote(self, item: object) -> None:
+        """Notice the end of a watched match played by another process (a `Bus.on_match`
+        handler): a broadcast ends it; a notice (its owner could not publish) has its state
+        read."""
+        if isinstance(item, Broadcast):
+            await self.on_broadcast(item)
+            return
+        match_id = getattr(item, "match_id", None)
+        if isinstance(match_id, str) and match_id in self._watches:
+            self._spawn(self._check(match_id))
+
+    async def _check(self, match_id: str) -> None:
+        """Read a watched match's state: its result ends the watch."""
+        watch = self._watches.get(match_id)
+        if watch is None or watch.future.done():
+            return
+        try:
+            state = await self._matches.state(match_id)
+        except ProtocolError as error:
+            log.info("cannot read match %s of a tournament now: %s", match_id, error.message)
+            return
+        if state.result is not None and not watch.future.done():
+            watch.future.set_result(state.result)
+
+    def running(self) -> list[HostedTournament]:
+        """Return the tournaments whose task runs here."""
+        return [t for t in self._running.values() if t.runner is not None and not t.runner.done()]
+
+    def _forget(self, tournament: HostedTournament) -> None:
+        if self._running.get(tournament.id) is tournament and (
+            tournament.runner is None or tournament.runner.done()
+        ):
+            del self._running[tournament.id]
+
+    async def abandon(self, tournament: HostedTournament) -> None:
+        """Stop the tournament's task without a word (another process runs it now)."""
+        tournament.epoch = None
+        runner = tournament.runner
+        if runner is not None and not runner.done():
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+
+    async def halt(self, tournament: HostedTournament, why: str) -> None:
+        """Stop the task of a tournament ended elsewhere (cancelled from another process) and
+        its games in play (adjudicated with `why`); the caller tells the watchers."""
+        runner = tournament.runner
+        if runner is None or runner.done():
+            return
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+        for game in tournament.ordered_games():
+            if game.result is None:
+                await self._stop_match(game.match_id, why)
+
+    async def tell(self, payload: dict[str, Any]) -> None:
+        """Publish a notice to the other server processes, if any; a failure is logged (they
+        read the tournaments they show back from the database)."""
+        if self._notify is None:
+            return
+        try:
+            await self._notify(payload)
+        except Exception:
+            log.exception("could not publish a tournament notice")
+
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
@@ -127,6 +219,14 @@ class TournamentRunner:
         except asyncio.CancelledError:
             raise
         except Exception as error:
+            if _fenced(error):
+                log.warning(
+                    "tournament %s is run by another process now (or ended there): "
+                    "its runner here stops",
+                    tournament.id,
+                )
+                tournament.epoch = None
+                return
             log.exception("tournament %s failed", tournament.id)
             # The games' TaskGroup wraps what failed: name the first error itself.
             cause: BaseException = error
@@ -136,13 +236,18 @@ class TournamentRunner:
 
     async def _fail(self, tournament: HostedTournament, why: str) -> None:
         """End a tournament whose task crashed: status failed, with the reason, stored."""
-        tournament.status = "failed"
-        tournament.reason = f"the tournament stopped on an error: {why}"[:500]
+        reason = f"the tournament stopped on an error: {why}"[:500]
         try:
-            await self._store.store_status(tournament)
+            if not await self._store.end(tournament.id, "failed", reason, tournament.epoch):
+                return  # ended already (cancelled meanwhile)
+        except FencedTournamentError:
+            return  # another process runs it now
         except Exception:
             log.exception("could not store that tournament %s failed", tournament.id)
+        tournament.status = "failed"
+        tournament.reason = reason
         await self._end_early(tournament, "the tournament failed")
+        await self.tell(ended_notice(tournament.id))
 
     async def _play(
         self,
@@ -153,16 +258,15 @@ class TournamentRunner:
     ) -> None:
         """Play (or, after a restart, follow) one game's match and record its result."""
         try:
-            cap = _match_ply_cap(tournament, task)
             if match_id is None:
-                match_id = await self._create_match(tournament, task, cap)
+                match_id = await self._create_match(tournament, task)
             elif not await self._matches.exists(match_id):
-                await self._make_match(tournament, task, match_id, cap)  # a crash left it unmade
+                await self._make_match(tournament, task, match_id)  # a crash left it unmade
             result = await self._outcome(match_id, self._watch_for(match_id))
             game = tournament.games[task.index].model_copy(
                 update={"result": score_of_first(result), "reason": result.description}
             )
-            await self._store.store_result(tournament.id, game)
+            await self._store.store_result(tournament.id, game, tournament.epoch)
             # Stored first; then memory and watchers change together (no await between).
             tournament.record_result(game)
             tournament.publish(
@@ -174,12 +278,11 @@ class TournamentRunner:
                     points=tournament.points(),
                 )
             )
+            await self.tell(game_notice(tournament.id, game))
         finally:
             slots.release()
 
-    async def _create_match(
-        self, tournament: HostedTournament, task: GameTask, ply_cap: int
-    ) -> str:
+    async def _create_match(self, tournament: HostedTournament, task: GameTask) -> str:
         """Record the game under a new match id, then make the match (see `_make_match`)."""
         game = TournamentGame(
             index=task.index,
@@ -189,33 +292,23 @@ class TournamentRunner:
             opening=task.opening.name,
             match_id=new_match_id(),
         )
-        await self._store.add_game(tournament.id, game)
+        await self._store.add_game(tournament.id, game, tournament.epoch)
         tournament.games[task.index] = game
-        await self._make_match(tournament, task, game.match_id, ply_cap)
+        await self._make_match(tournament, task, game.match_id)
         return game.match_id
 
     async def _make_match(
-        self, tournament: HostedTournament, task: GameTask, match_id: str, ply_cap: int
+        self, tournament: HostedTournament, task: GameTask, match_id: str
     ) -> None:
         """Create the game's match under `match_id`, watched before its bots can move.
 
         The game's row names the match before it exists: a crash between the two leaves a row
         whose match a restart creates, never a match no game knows (played twice).
         """
-        body = tournament.body
         self._watch_for(match_id)
-        owner = None if tournament.owner_id is None else f"player:{tournament.owner_id}"
+        body = match_body(tournament.body, task)
         await self._matches.create_match(
-            MatchCreate(
-                game=body.game,
-                options=body.options,
-                start_position=task.opening.position_text(),
-                seats=(_seat(task.first), _seat(task.second)),
-                time_control=body.time_control,
-                max_plies=ply_cap,
-            ),
-            match_id=match_id,
-            owner=owner,
+            body, match_id=match_id, owner=match_owner(tournament.owner_id)
         )
 
     def _watch_for(self, match_id: str) -> _Watch:
@@ -233,17 +326,27 @@ class TournamentRunner:
         run under the match's lock, so an end is seen either in the state or by the listener.
         """
         try:
-            state = await self._matches.state(match_id)
-            if state.result is not None and not watch.future.done():
-                watch.future.set_result(state.result)
-            return await watch.future
+            if self._follow_s is None:
+                state = await self._matches.state(match_id)
+                if state.result is not None and not watch.future.done():
+                    watch.future.set_result(state.result)
+                return await watch.future
+            # A cluster: the end may come over the bus; its state is read every follow_s too.
+            while True:
+                await self._check(match_id)
+                try:
+                    return await asyncio.wait_for(asyncio.shield(watch.future), self._follow_s)
+                except TimeoutError:
+                    continue
         finally:
             self._watches.pop(match_id, None)
 
     async def _finish(self, tournament: HostedTournament) -> None:
+        if not await self._store.end(tournament.id, "finished", None, tournament.epoch):
+            return  # ended meanwhile (cancelled): whoever ended it told the watchers
         tournament.status = "finished"
-        await self._store.store_status(tournament)
         await self._publish_finished(tournament)
+        await self.tell(ended_notice(tournament.id))
 
     async def _end_early(self, tournament: HostedTournament, why: str) -> None:
         """Stop the unfinished games' matches (adjudicated with `why`), then tell the watchers."""
@@ -270,14 +373,10 @@ class TournamentRunner:
         )
 
 
-def _seat(participant: str) -> str | HouseBot:
-    """Return a match seat for a participant: a player's name, or a house bot."""
-    name = player_name(participant)
-    return HouseBot(bot=participant) if name is None else name
-
-
-def _match_ply_cap(tournament: HostedTournament, task: GameTask) -> int:
-    """Return the plies a game's match may last: the spec's cap less the opening's moves (0: an
-    opening as long as the cap, or longer, is drawn as its match starts, as the local runner
-    draws it after the opening)."""
-    return max(0, tournament.body.ply_cap - len(task.opening.moves))
+def _fenced(error: BaseException) -> bool:
+    """Return True when `error` is (or its group holds) a FencedTournamentError."""
+    if isinstance(error, FencedTournamentError):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return any(_fenced(inner) for inner in error.exceptions)
+    return False

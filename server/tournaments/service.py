@@ -3,33 +3,86 @@
 `TournamentService` decides the policies (the server's maxima, the invitations, the owner's
 rights) and keeps the tournaments loaded so far; the planning is server.tournaments.planning's,
 the storage server.tournaments.store's and the playing server.tournaments.runner's.
+
+On workers (`ARENA_ROLE=server`, a `GameQueue` given): a tournament between house bots only is
+not played here. Starting it stores it `running` and defers one job per game to the queue;
+`arena worker` processes play them (server.jobs.tournament_games), each records its game once
+and the last one finishes the tournament (TournamentStore.record_game), and each publishes a
+notice (server.tournaments.notices) that every server process hands to `on_notice`. The
+tournament's `concurrency` is ignored there: the workers' own concurrency bounds the games in
+play. A game is shown once it has its result (it has no live match to watch while played). A
+notice may be lost (Redis restarted) or come twice: every `tournament_follow_s` the service reads
+the running worker tournaments it holds from the database (`_follow`), and it tells its
+watchers of each game once and of the end once, whichever comes first. A tournament with a
+registered player among its participants is played as today, by a server process's runner
+(its games are live matches: the players connect to play them); its games and end are
+published on the bus too, so watchers on other processes follow it.
+
+In a cluster (`owners` given, server.tournaments.owners) such a tournament has one owner, the
+only process that runs its runner: the process that starts it claims it, and `reap` (run by
+the cluster's reaper every heartbeat, server.cluster.processes) claims and resumes each
+running one whose owner is dead (or none: released by a clean stop), within the matches'
+takeover bound (`lease_ttl_ms` + `heartbeat_ms`). The runner's writes are fenced by the epoch
+of its claim; a runner here whose tournament another process claimed meanwhile (this process
+was taken for dead) is stopped at the next round, or at its next write. Its matches may be
+owned by other processes after a takeover: their ends reach the runner over the bus
+(`on_remote_match`), or by reading their state every `tournament_follow_s`. A tournament
+cancelled on another process than its owner's stops there too (the end's notice). The other
+processes show the tournament from the notices and from the database (every
+`tournament_follow_s`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import TournamentCreate, TournamentList, TournamentState
+from protocol.messages import (
+    TournamentCreate,
+    TournamentFinished,
+    TournamentGame,
+    TournamentGameFinished,
+    TournamentList,
+    TournamentState,
+)
+from server.cluster.leases import share
 from server.db.models import Player
 from server.matches import MatchService
 from server.publisher import Broadcast
+from server.tournaments.notices import ENDED, ended_notice, parse_notice
+from server.tournaments.owners import TournamentOwners
 from server.tournaments.planning import check_maxima, plan, validation_error
-from server.tournaments.runner import TournamentRunner
+from server.tournaments.played import is_house_bot_only
+from server.tournaments.runner import Notify, TournamentRunner
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament, Watcher
 from tournament.runner import player_name
+
+log = logging.getLogger(__name__)
+
+
+class GameQueue(Protocol):
+    """Where the games of a tournament between house bots go to be played by workers."""
+
+    async def defer(self, tournament_id: str, indexes: Sequence[int]) -> None:
+        """Queue a job per game index (a game queued already is not queued twice)."""
 
 
 class TournamentService:
     """Hosts tournaments: creates, starts, runs, resumes and reports them; one per application.
 
-    Register `on_broadcast` as a `MatchService` listener before `resume()`.
+    Register `on_broadcast` as a `MatchService` listener before `resume()`. With `games`, the
+    tournaments between house bots are played by workers (see the module); hand this
+    process's bus notices to `on_notice`. `notify` publishes a notice to every server process
+    (None: this process is the only one).
     """
 
     def __init__(
@@ -38,13 +91,23 @@ class TournamentService:
         matches: MatchService,
         *,
         wall: Callable[[], float] = time.time,
+        games: GameQueue | None = None,
+        notify: Notify | None = None,
+        owners: TournamentOwners | None = None,
     ) -> None:
         self._matches = matches
         self._wall = wall
         self._store = TournamentStore(sessions)
-        self._runner = TournamentRunner(self._store, matches)
+        self._follow_s = matches.settings.tournament_follow_s
+        self._runner = TournamentRunner(
+            self._store, matches, notify, None if owners is None else self._follow_s
+        )
         self._loaded: dict[str, HostedTournament] = {}
         self._load_lock = asyncio.Lock()
+        self._games = games
+        self._owners = owners
+        self._unclaimed: set[str] = set()
+        self._follower: asyncio.Task[None] | None = None
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -52,15 +115,86 @@ class TournamentService:
         """Restart every running tournament's task; return how many were resumed.
 
         Call it before `MatchService.resume`: it registers the matches in flight first.
+        In a cluster none is resumed here: `reap` claims those without a live owner.
         """
         ids = await self._store.running_ids()
         for tournament_id in ids:
-            await self._runner.launch(await self._get(tournament_id))
+            tournament = await self._get(tournament_id)
+            # The workers queue again the games of theirs that have no job (a crash between
+            # the start and the jobs): server.jobs.tournament_games.
+            if not self._on_workers(tournament) and self._owners is None:
+                await self._runner.launch(tournament)
+        if (self._games is not None or self._owners is not None) and self._follower is None:
+            self._follower = asyncio.create_task(self._follow(), name="arena-tournament-follower")
         return len(ids)
 
     async def close(self) -> None:
         """Stop the tournaments' tasks (their matches stay stored and resume on restart)."""
+        if self._follower is not None:
+            self._follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._follower
+        held = [t.id for t in self._runner.running()]
         await self._runner.close()
+        if self._owners is not None:
+            try:
+                await self._owners.release(held)
+            except Exception:
+                log.exception("could not release the tournaments run here")
+
+    async def reap(self) -> int:
+        """In a cluster, a round of the reaper (server.cluster.processes): stop the runners
+        here whose tournament another process claimed, then claim and resume this process's
+        share of the running tournaments played by a runner whose owner is dead or none (see
+        server.tournaments.owners); return how many."""
+        if self._owners is None:
+            return 0
+        running = self._runner.running()
+        stored = await self._owners.owners([t.id for t in running])
+        for tournament in running:
+            owner = stored.get(tournament.id)
+            if owner is None or owner.epoch != tournament.epoch:
+                log.warning(
+                    "tournament %s was claimed by %s: its runner here stops",
+                    tournament.id,
+                    None if owner is None else owner.owner_id,
+                )
+                await self._runner.abandon(tournament)
+        taken = 0
+        candidates = await self._owners.claimable()
+        mine = set(self._unclaimed.intersection(candidates))  # unclaimed for a whole round
+        self._unclaimed = set(candidates)
+        if candidates:
+            live = await self._owners.live_ids()
+            mine.update(share(candidates, live, self._owners.process_id))
+        for tournament_id in candidates:
+            if tournament_id not in mine:
+                continue
+            tournament = await self._get(tournament_id)
+            if self._on_workers(tournament):
+                continue
+            epoch = await self._owners.claim(tournament_id)
+            if epoch is None:
+                continue
+            await self._refresh(tournament)
+            if tournament.status != "running":
+                continue
+            tournament.epoch = epoch
+            await self._runner.launch(tournament)
+            taken += 1
+            log.info("took tournament %s over (epoch %d)", tournament_id, epoch)
+        return taken
+
+    def wants_match(self, match_id: str, players: object = None, seqs: object = None) -> bool:
+        """Return True for a match a runner here waits for (a `Bus.on_match` filter)."""
+        return self._runner.wants(match_id)
+
+    async def on_remote_match(self, item: object) -> None:
+        """Notice the end of a match another process plays (a `Bus.on_match` handler)."""
+        await self._runner.on_remote(item)
+
+    def _runs_here(self, tournament: HostedTournament) -> bool:
+        return tournament.runner is not None and not tournament.runner.done()
 
     async def on_broadcast(self, broadcast: Broadcast) -> None:
         """Notice the end of a watched match (the runner waits for it)."""
@@ -112,6 +246,14 @@ class TournamentService:
         """
         tournament = await self._get(tournament_id)
         self._check_owner(tournament, player, "start")
+        several = self._owners is not None or self._games is not None
+        if tournament.status == "created" and several:
+            # Several processes: the answers (or a start) may have come to another one.
+            stored = await self._store.load(tournament.id)
+            if stored is not None:
+                tournament.invitations = stored.invitations
+                if stored.status != "created":
+                    await self._refresh(tournament)
         if tournament.status == "created":
             waiting = {n: a for n, a in tournament.invitations.items() if a != "accepted"}
             if waiting:
@@ -121,9 +263,22 @@ class TournamentService:
                     + ", ".join(f"{name} ({answer})" for name, answer in sorted(waiting.items())),
                     {"tournament_id": tournament.id, **waiting},
                 )
+            if self._owners is not None and not self._on_workers(tournament):
+                # A cluster: started and claimed at once, by this process only.
+                epoch = await self._owners.start(tournament.id)
+                if epoch is None:
+                    await self._refresh(tournament)  # started (or cancelled) by another call
+                    return await tournament.state()
+                tournament.status = "running"
+                tournament.epoch = epoch
+                await self._runner.launch(tournament)
+                return await tournament.state()
             tournament.status = "running"
             await self._store.store_status(tournament)
-            await self._runner.launch(tournament)
+            if self._on_workers(tournament):
+                await self._defer_unplayed(tournament)
+            else:
+                await self._runner.launch(tournament)
         return await tournament.state()
 
     async def cancel(self, tournament_id: str, player: Player) -> TournamentState:
@@ -140,10 +295,15 @@ class TournamentService:
                 f"the tournament is {tournament.status}: it cannot be cancelled",
                 {"tournament_id": tournament.id},
             )
+        if self._owners is not None and not self._runs_here(tournament):
+            # Run by another process: know its games in play (their matches are stopped here
+            # too; its owner stops its runner on the end's notice).
+            await self._refresh(tournament)
         tournament.status = "cancelled"
         tournament.reason = f"cancelled by {player.name}"
         await self._store.store_status(tournament)
         await self._runner.stop(tournament, "the tournament was cancelled")
+        await self._runner.tell(ended_notice(tournament.id))
         return await tournament.state()
 
     async def answer(self, tournament_id: str, player: Player, accept: bool) -> TournamentState:
@@ -159,14 +319,21 @@ class TournamentService:
                 f"the tournament does not invite {player.name}",
                 {"tournament_id": tournament.id},
             )
+        if tournament.status == "created":
+            # One answer stored under the row's lock: answers given to other processes stand.
+            found = await self._store.store_answer(
+                tournament.id, player.name, "accepted" if accept else "declined"
+            )
+            if found is not None:
+                status, tournament.invitations = found
+                if status != "created":
+                    await self._refresh(tournament)  # started (or cancelled) elsewhere
         if tournament.status != "created":
             raise ProtocolError(
                 ErrorCode.TOURNAMENT_OVER,
                 f"the tournament is {tournament.status}: invitations are answered before it starts",
                 {"tournament_id": tournament.id},
             )
-        tournament.invitations[player.name] = "accepted" if accept else "declined"
-        await self._store.store_invitations(tournament)
         return await tournament.state()
 
     def _check_owner(self, tournament: HostedTournament, player: Player, action: str) -> None:
@@ -200,6 +367,111 @@ class TournamentService:
         tournament = self._loaded.get(tournament_id)
         if tournament is not None:
             tournament.watchers.discard(watcher)
+
+    # -- tournaments played on workers ---------------------------------------------------------
+
+    def _on_workers(self, tournament: HostedTournament) -> bool:
+        """Return True when workers play the tournament's games (house bots only)."""
+        return self._games is not None and is_house_bot_only(tournament.body)
+
+    async def _defer_unplayed(self, tournament: HostedTournament) -> None:
+        """Queue a job for every game of the tournament that has no result yet."""
+        assert self._games is not None
+        unplayed = [
+            index
+            for index in range(tournament.games_total)
+            if (game := tournament.games.get(index)) is None or game.result is None
+        ]
+        await self._games.defer(tournament.id, unplayed)
+
+    async def on_notice(self, payload: dict[str, Any]) -> None:
+        """Take a notice from another process (or this one): a game recorded, an end.
+
+        A game's notice updates the tournament held here and tells its watchers, unless the
+        game is known already; an end's reads the tournament back from the database (games
+        whose notice was lost included). A tournament not held here is read when first asked.
+        """
+        notice = parse_notice(payload)
+        if notice is None:
+            log.warning("ignored a tournament notice: %.200r", payload)
+            return
+        async with self._load_lock:  # a tournament being loaded is held once this is taken
+            tournament = self._loaded.get(notice.tournament_id)
+        if tournament is None:
+            return
+        if notice.game is not None:
+            if tournament.status == "created":
+                tournament.status = "running"  # started by another process: games come in
+            self._record(tournament, notice.game)
+        else:
+            await self._sync(tournament)
+
+    async def _follow(self) -> None:
+        """Every `tournament_follow_s`, read back the worker tournaments held that have not
+        ended (lost notices, a start on another process)."""
+        while True:
+            await asyncio.sleep(self._follow_s)
+            for tournament in list(self._loaded.values()):
+                # Created ones too: another process may have started it.
+                elsewhere = self._owners is not None and not self._runs_here(tournament)
+                if tournament.status not in ENDED and (self._on_workers(tournament) or elsewhere):
+                    try:
+                        await self._sync(tournament)
+                    except Exception:
+                        log.exception("could not read tournament %s back", tournament.id)
+
+    async def _refresh(self, tournament: HostedTournament) -> None:
+        """Take the tournament's stored games, those in play included, and its status."""
+        stored = await self._sync(tournament)
+        if stored is not None:
+            for index, game in stored.games.items():
+                tournament.games.setdefault(index, game)
+
+    async def _sync(self, tournament: HostedTournament) -> HostedTournament | None:
+        """Take the tournament's stored results and status: tell the watchers what they lack.
+
+        A tournament run here that ended elsewhere (cancelled on another process) has its
+        runner stopped first. Return the stored tournament (None: there is none)."""
+        stored = await self._store.load(tournament.id)
+        if stored is None:
+            return None
+        ended_elsewhere = stored.status in ENDED and tournament.status not in ENDED
+        if ended_elsewhere and self._runs_here(tournament):
+            await self._runner.halt(tournament, stored.reason or "the tournament ended")
+        for index in sorted(stored.games):
+            game = stored.games[index]
+            if game.result is not None:
+                self._record(tournament, game)
+        if stored.status == "running" and tournament.status == "created":
+            tournament.status = "running"  # started by another process
+        if stored.status in ENDED and tournament.status not in ENDED:
+            tournament.status = stored.status
+            tournament.reason = stored.reason
+            # The standings are fitted off the loop: no other end is told meanwhile.
+            finished = TournamentFinished(
+                tournament_id=tournament.id,
+                games_done=tournament.done,
+                games_total=tournament.games_total,
+                standings=await tournament.fresh_standings(),
+            )
+            tournament.publish(finished)
+        return stored
+
+    def _record(self, tournament: HostedTournament, game: TournamentGame) -> None:
+        """Hold a game's result and tell the watchers, once per game (no await here)."""
+        known = tournament.games.get(game.index)
+        if known is not None and known.result is not None:
+            return
+        tournament.record_result(game)
+        tournament.publish(
+            TournamentGameFinished(
+                tournament_id=tournament.id,
+                game=game,
+                games_done=tournament.done,
+                games_total=tournament.games_total,
+                points=tournament.points(),
+            )
+        )
 
     async def _get(self, tournament_id: str) -> HostedTournament:
         """Return the tournament, loading it from the database the first time."""
