@@ -19,6 +19,7 @@ from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
 from server.hub import Hub
+from server.jobs import build_queue, ensure_schema
 from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.openapi import install_openapi
@@ -74,7 +75,13 @@ def create_app(settings: Settings) -> FastAPI:
         ratings = RatingService(app.state.sessions)
         app.state.ratings = ratings
         service.listeners.append(ratings.on_broadcast)
-        grading = GradingService(app.state.sessions, settings)
+        # Role `server`: grading jobs go to the queue in PostgreSQL for `arena worker`s.
+        queue = None
+        if settings.role == "server":
+            await ensure_schema(settings)
+            queue = build_queue(settings)
+            await queue.open_async()
+        grading = GradingService(app.state.sessions, settings, queue)
         app.state.grading = grading
         courses = CourseService(app.state.sessions, settings, grading)
         app.state.courses = courses
@@ -90,6 +97,8 @@ def create_app(settings: Settings) -> FastAPI:
         finally:
             await courses.close()
             await grading.close()
+            if queue is not None:
+                await queue.close_async()
             await app.state.rate_limiter.close()
             await tournaments.close()
             await hub.close()

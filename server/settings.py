@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, Self
 
 from limits import parse_many
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from grader.profiles import DEFAULT_PYTHON
@@ -166,6 +167,36 @@ class Settings(BaseSettings):
         description="longest a generated assignment suite may take (an endgame puzzle takes "
         "seconds to certify); suites are generated one at a time, each in a child process",
     )
+    # --- scale-out: roles and workers (docs/SCALING.md) ---
+    role: Literal["all", "server", "worker"] = Field(
+        "all",
+        description="what this process does: 'all' serves HTTP and grades in-process (one "
+        "process); 'server' serves HTTP and sends grading jobs to the queue on PostgreSQL "
+        "for `arena worker` processes; 'worker' (set by `arena worker`) runs queued jobs only. "
+        "'server' and 'worker' need a PostgreSQL database",
+    )
+    worker_heartbeat_s: float = Field(
+        2.0,
+        gt=0,
+        le=3600,
+        description="seconds between a worker's heartbeats in the job queue; every worker also "
+        "looks for stalled jobs this often",
+    )
+    worker_stalled_s: float = Field(
+        10.0,
+        gt=0,
+        le=86_400,
+        description="a worker whose last heartbeat is older than this is dead: its running jobs "
+        "are put back in the queue for another worker (a killed worker's job starts again "
+        "within worker_stalled_s + worker_heartbeat_s + worker_poll_s)",
+    )
+    worker_poll_s: float = Field(
+        1.0,
+        gt=0,
+        le=3600,
+        description="seconds between a worker's looks for queued jobs when no notification "
+        "wakes it (a job put back by the stalled-job check wakes no one)",
+    )
     # --- limits: rates ---
     rate_limits_enabled: bool = Field(
         True,
@@ -251,6 +282,16 @@ class Settings(BaseSettings):
         if len(rates) != 1 or rates[0].amount < 1:
             raise ValueError(f"one rate of at least 1 like '50/second', not {value!r}")
         return value
+
+    @model_validator(mode="after")
+    def _check_role(self) -> Self:
+        """Refuse a clustered role without PostgreSQL: the queue lives in the database."""
+        if self.role != "all" and not self.database_url.startswith("postgresql"):
+            raise ValueError(
+                f"role {self.role!r} needs a PostgreSQL database (postgresql+asyncpg://...), "
+                "where the job queue lives; use role 'all' with SQLite"
+            )
+        return self
 
     @field_validator("public_url")
     @classmethod

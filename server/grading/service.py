@@ -15,7 +15,8 @@ import secrets
 import shutil
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -26,11 +27,15 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.models import GradingJob as JobRow
 from server.grading.files import GraderFiles
+from server.grading.shared import QueueFullError, SharedQueue
 from server.grading.store import JobStore
 from server.grading.uploads import Upload, bad_submission, unpack
 from server.grading.wire import describe_job, describe_profiles
 from server.grading.workers import GradingWorkers
 from server.settings import Settings
+
+if TYPE_CHECKING:
+    import procrastinate
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +43,20 @@ log = logging.getLogger(__name__)
 class GradingService:
     """Queues uploads, grades them `grader_workers` at a time, and answers for their status."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], settings: Settings) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        settings: Settings,
+        queue: procrastinate.App | None = None,
+    ) -> None:
+        """Grade in-process, or with `queue` (an open server.jobs App: `ARENA_ROLE=server`)
+        send each job to the shared queue for `arena worker` processes to grade
+        (server.grading.shared)."""
         self._settings = settings
         self._store = JobStore(sessions)
         self._files = GraderFiles(settings)
         self._workers = GradingWorkers(settings, self._store, self._files)
+        self._shared = None if queue is None else SharedQueue(queue, sessions)
         self._admitting = 0
         """Uploads past the queue check and not yet queued or refused: they hold their place."""
         self._admitting_by: Counter[int | None] = Counter()
@@ -51,8 +65,11 @@ class GradingService:
     async def start(self) -> int:
         """Re-queue the jobs a previous run left queued or running; start the workers.
 
-        Returns the number of jobs re-queued. Makes no directory until a job needs one.
+        Returns the number of jobs re-queued. Makes no directory until a job needs one. With
+        the shared queue, nothing: the workers grade, and find unfinished jobs themselves.
         """
+        if self._shared is not None:
+            return 0
         pending = await self._store.requeue_unfinished()
         for job_id, owner, regrade in pending:
             # A regrade waits behind fresh uploads after a restart as before it.
@@ -64,7 +81,8 @@ class GradingService:
 
     async def close(self) -> None:
         """Stop the workers and kill running gradings (their jobs are re-run at the next start)."""
-        await self._workers.close()
+        if self._shared is None:
+            await self._workers.close()
 
     def profiles(self) -> GradingProfiles:
         """Describe the profiles and the limits of an upload."""
@@ -103,27 +121,21 @@ class GradingService:
                 "unshare), so it grades nothing; its operator can set "
                 "ARENA_GRADER_ALLOW_UNSANDBOXED=true for trials on trusted code",
             )
+        if self._shared is not None:
+            return await self._submit_shared(
+                profile, uploads, player_id, assignment_id, member_id, self._shared
+            )
         # The check and the place it takes are one step (no await between them), and the place
         # is held until the job is queued or refused: concurrent uploads cannot all pass the
         # check while the first of them is still being stored.
         if self._workers.waiting + self._admitting >= self._settings.grader_max_queued:
-            raise ProtocolError(
-                ErrorCode.QUEUE_FULL,
-                f"{self._settings.grader_max_queued} submissions are waiting to be graded, the "
-                "most this server queues; nothing was queued: retry in a few minutes",
-                {"queue_limit": self._settings.grader_max_queued},
-            )
+            raise self._queue_full(per_player=False)
         per_player = self._settings.grader_max_queued_per_player
         if (
             player_id is not None
             and self._workers.waiting_of(player_id) + self._admitting_by[player_id] >= per_player
         ):
-            raise ProtocolError(
-                ErrorCode.QUEUE_FULL,
-                f"you have {per_player} submissions waiting to be graded, the most one player "
-                "may have waiting; nothing was queued: upload again once one of them is graded",
-                {"player_queue_limit": per_player},
-            )
+            raise self._queue_full(per_player=True)
         self._admitting += 1
         self._admitting_by[player_id] += 1
         try:
@@ -134,15 +146,67 @@ class GradingService:
             if not self._admitting_by[player_id]:
                 del self._admitting_by[player_id]
 
-    async def _admit(
+    def _queue_full(self, *, per_player: bool) -> ProtocolError:
+        """Return the QUEUE_FULL refusal of the whole queue or of one player's lane."""
+        if per_player:
+            limit = self._settings.grader_max_queued_per_player
+            return ProtocolError(
+                ErrorCode.QUEUE_FULL,
+                f"you have {limit} submissions waiting to be graded, the most one player "
+                "may have waiting; nothing was queued: upload again once one of them is graded",
+                {"player_queue_limit": limit},
+            )
+        limit = self._settings.grader_max_queued
+        return ProtocolError(
+            ErrorCode.QUEUE_FULL,
+            f"{limit} submissions are waiting to be graded, the most this server queues; "
+            "nothing was queued: retry in a few minutes",
+            {"queue_limit": limit},
+        )
+
+    async def _submit_shared(
         self,
         profile: str,
         uploads: Sequence[Upload],
         player_id: int | None,
         assignment_id: int | None,
         member_id: int | None,
+        shared: SharedQueue,
     ) -> GradingJob:
-        """Check, store and queue an upload that holds a place in the queue."""
+        """`submit` with the shared queue: the limits count the database's waiting rows,
+        checked before the files are read and again, with the place taken, as the row is
+        stored (server.grading.shared)."""
+        total, mine = await shared.waiting(player_id)
+        if total >= self._settings.grader_max_queued:
+            raise self._queue_full(per_player=False)
+        if player_id is not None and mine >= self._settings.grader_max_queued_per_player:
+            raise self._queue_full(per_player=True)
+        job_id, files, job_dir = await self._store_files(profile, uploads)
+        row = self._store.new_row(
+            job_id, profile, sorted(files), player_id, assignment_id, member_id
+        )
+        try:
+            rank = await shared.admit(
+                row,
+                max_queued=self._settings.grader_max_queued,
+                max_per_player=self._settings.grader_max_queued_per_player,
+            )
+        except QueueFullError as full:
+            await asyncio.to_thread(shutil.rmtree, job_dir, True)
+            raise self._queue_full(per_player=full.per_player) from None
+        except BaseException:
+            await asyncio.to_thread(shutil.rmtree, job_dir, True)
+            raise
+        # Stored: from here the job is graded even if this process dies before the next line
+        # (a worker queues a row that has no job: SharedQueue.requeue_orphans).
+        await shared.defer(job_id, rank)
+        return describe_job(row, await shared.position(job_id))
+
+    async def _store_files(
+        self, profile: str, uploads: Sequence[Upload]
+    ) -> tuple[str, dict[str, bytes], Path]:
+        """Check an upload's files and write them privately; return the new job's id, the
+        files and the job's directory."""
         files = unpack(
             uploads,
             max_bytes=self._settings.grader_max_upload_bytes,
@@ -158,6 +222,18 @@ class GradingService:
             )
         job_id = secrets.token_urlsafe(16)
         job_dir = await asyncio.to_thread(self._files.store_submission, job_id, files)
+        return job_id, files, job_dir
+
+    async def _admit(
+        self,
+        profile: str,
+        uploads: Sequence[Upload],
+        player_id: int | None,
+        assignment_id: int | None,
+        member_id: int | None,
+    ) -> GradingJob:
+        """Check, store and queue an upload that holds a place in the queue."""
+        job_id, files, job_dir = await self._store_files(profile, uploads)
         try:
             row = await self._store.add(
                 job_id, profile, sorted(files), player_id, assignment_id, member_id
@@ -166,7 +242,7 @@ class GradingService:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
             raise
         self._workers.enqueue(job_id, player_id)
-        return self._view(row)
+        return await self._view(row)
 
     async def regrade(self, job_ids: Sequence[str]) -> list[str]:
         """Grade jobs again from the start (a course's regrade, which decides who may): their
@@ -174,13 +250,25 @@ class GradingService:
         server.grading.queue), past the queue's limits; a grading of theirs still running is
         stopped. Returns the ids found. Durable: once it returns, a restart grades them."""
         found = await self._store.requeue(job_ids)
+        if self._shared is not None:
+            # A grading still running elsewhere sees its attempt superseded and stops.
+            await self._shared.defer_regrades(found)
+            return [job_id for job_id, _ in found]
         for job_id, owner in found:
             self._workers.stop_grading(job_id)
             self._workers.enqueue(job_id, owner, background=True)
         return [job_id for job_id, _ in found]
 
     def queue_position(self, job_id: str) -> int | None:
-        """Return a job's place in the queue, from 1; None when it waits for no worker."""
+        """Return a job's place in this process's queue, from 1; None when it waits for no
+        worker here (always, with the shared queue: see `position`)."""
+        return self._workers.position(job_id)
+
+    async def position(self, job_id: str) -> int | None:
+        """Return a job's place in the queue, from 1, in-process or shared; None when it
+        waits for no worker."""
+        if self._shared is not None:
+            return await self._shared.position(job_id)
         return self._workers.position(job_id)
 
     async def uploaded_files(self, job_id: str) -> dict[str, bytes]:
@@ -189,7 +277,7 @@ class GradingService:
 
     async def job(self, job_id: str, viewer: int | None) -> GradingJob:
         """Return a job's status to player `viewer` (None: no token); see `_row` for errors."""
-        return self._view(await self._row(job_id, viewer))
+        return await self._view(await self._row(job_id, viewer))
 
     async def results(self, job_id: str, viewer: int | None) -> dict[str, Any]:
         """Return a finished job's results.json object; JOB_NOT_FINISHED before then."""
@@ -207,7 +295,7 @@ class GradingService:
         """Return a job's status to player `viewer` and, once it is finished, its report."""
         row = await self._row(job_id, viewer)
         finished = row.status in ("done", "error") and row.results is not None
-        return self._view(row), _report_of(row) if finished else None
+        return await self._view(row), _report_of(row) if finished else None
 
     async def _row(self, job_id: str, viewer: int | None) -> JobRow:
         """Return the job's row if player `viewer` may read it.
@@ -251,9 +339,9 @@ class GradingService:
             )
         return row
 
-    def _view(self, row: JobRow) -> GradingJob:
+    async def _view(self, row: JobRow) -> GradingJob:
         """Return the job as a client sees it, with its place in the queue while it waits."""
-        position = self._workers.position(row.id) if row.status == "queued" else None
+        position = await self.position(row.id) if row.status == "queued" else None
         return describe_job(row, position)
 
 

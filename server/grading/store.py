@@ -75,7 +75,23 @@ class JobStore:
 
         A course submission names its assignment and the member who submitted it.
         """
-        row = JobRow(
+        row = self.new_row(job_id, profile, files, player_id, assignment_id, member_id)
+        async with self._sessions() as session:
+            session.add(row)
+            await session.commit()
+        return row
+
+    @staticmethod
+    def new_row(
+        job_id: str,
+        profile: str,
+        files: list[str],
+        player_id: int | None,
+        assignment_id: int | None = None,
+        member_id: int | None = None,
+    ) -> JobRow:
+        """Return a new job's row, `queued`, not stored (see `add`)."""
+        return JobRow(
             id=job_id,
             profile=profile,
             status="queued",
@@ -86,10 +102,6 @@ class JobStore:
             member_id=member_id,
             regrades=0,
         )
-        async with self._sessions() as session:
-            session.add(row)
-            await session.commit()
-        return row
 
     async def get(self, job_id: str) -> JobRow | None:
         """Return the job's row; None if no job has this id."""
@@ -111,6 +123,49 @@ class JobStore:
             row.attempts += 1
             await session.commit()
             return Attempt(row.profile, row.attempts, row.assignment_id)
+
+    async def take_attempt(self, job_id: str) -> Attempt | None:
+        """Store the job `running` (one more attempt) if it waits or was left running by a
+        dead runner; return what the attempt grades. One conditional update: of two runners
+        only one takes an attempt number (server.grading.shared runs one at a time anyway).
+
+        None, and nothing stored, when the job is gone or finished.
+        """
+        async with self._sessions() as session:
+            row = (
+                await session.execute(
+                    update(JobRow)
+                    .where(JobRow.id == job_id, JobRow.status.in_(("queued", "running")))
+                    .values(status="running", started_at=_now(), attempts=JobRow.attempts + 1)
+                    .returning(JobRow.profile, JobRow.attempts, JobRow.assignment_id)
+                )
+            ).first()
+            await session.commit()
+        if row is None:
+            return None
+        profile, number, assignment_id = row
+        return Attempt(profile, number, assignment_id)
+
+    async def release_attempt(self, job_id: str, attempt: int) -> bool:
+        """Store a job `queued` again if its `attempt` still runs (its runner is stopping)."""
+        async with self._sessions() as session:
+            result = await session.execute(
+                update(JobRow)
+                .where(JobRow.id == job_id, JobRow.status == "running", JobRow.attempts == attempt)
+                .values(status="queued", started_at=None)
+            )
+            await session.commit()
+        return bool(getattr(result, "rowcount", 0))
+
+    async def is_current(self, job_id: str, attempt: int) -> bool:
+        """Return whether the job is still `running` its `attempt` (no regrade since)."""
+        async with self._sessions() as session:
+            found = await session.scalar(
+                select(JobRow.id).where(
+                    JobRow.id == job_id, JobRow.status == "running", JobRow.attempts == attempt
+                )
+            )
+        return found is not None
 
     async def requeue(self, job_ids: Sequence[str]) -> list[tuple[str, int | None]]:
         """Store finished or running jobs `queued` again, their results cleared, one more

@@ -20,6 +20,8 @@ import logging
 import os
 import signal
 import sys
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Final
 
@@ -37,20 +39,162 @@ log = logging.getLogger(__name__)
 _MAX_LOG_BYTES: Final = 65_536
 
 
-class GradingWorkers:
-    """The jobs waiting to be graded, in their order, and the worker tasks that grade them."""
+class Grader:
+    """Grades one job at a time per caller, each in a child process; kills them on request."""
 
     def __init__(self, settings: Settings, store: JobStore, files: GraderFiles) -> None:
         self._settings = settings
         self._store = store
         self._files = files
+        self._children: set[asyncio.subprocess.Process] = set()
+        self._running: dict[Path, asyncio.subprocess.Process] = {}
+        """The grading child of each job directory being graded."""
+
+    def stop_grading(self, job_id: str) -> None:
+        """Kill the grading of job `job_id` if one runs (a regrade: its result would be stale)."""
+        child = self._running.get(self._files.job_dir(job_id))
+        if child is not None:
+            _kill(child)
+
+    def kill_all(self) -> None:
+        """Kill every running grading (their jobs are graded again later)."""
+        for child in list(self._children):
+            _kill(child)
+
+    async def grade(self, job_id: str, uid: int, *, shared: bool = False) -> None:
+        """Grade job `job_id` with sandbox uid `uid` and store its report.
+
+        In-process (`shared` False) only a `queued` job is taken. A worker of the shared queue
+        (`shared`) also takes a job stored `running`: the queue runs one job of a grading at a
+        time, so that attempt's runner is dead; while grading, it stops when the row says the
+        attempt is no longer current (a regrade on another server), and if it is cancelled it
+        queues the job again. Either way the attempt number fences a stale attempt's report.
+        """
+        if shared:
+            attempt = await self._store.take_attempt(job_id)
+        else:
+            attempt = await self._store.start_attempt(job_id)
+        if attempt is None:
+            return
+        if attempt.assignment_id is None:
+            suite = self._files.suite_path(attempt.profile)
+        else:
+            suite = self._files.assignment_suite_path(attempt.assignment_id)
+        job = Job(
+            profile=attempt.profile,
+            suite=suite,
+            python=self._settings.grader_python,
+            uid=uid,
+            gid=uid,
+        )
+        if attempt.assignment_id is not None and not suite.is_file():
+            # Never the grader's own random suite in place of the one the staff set.
+            report = failure_report(attempt.profile, "the assignment's suite file is missing")
+            status: JobStatus = "error"
+        elif shared:
+            try:
+                report, status = await self._run_child(
+                    self._files.job_dir(job_id),
+                    job,
+                    lambda: self._store.is_current(job_id, attempt.number),
+                )
+            except asyncio.CancelledError:
+                await asyncio.shield(self._store.release_attempt(job_id, attempt.number))
+                raise
+            except _SupersededError:
+                return
+        else:
+            report, status = await self._run_child(self._files.job_dir(job_id), job)
+        await self._store.store_report(job_id, report, status, attempt.number)
+
+    async def _run_child(
+        self,
+        job_dir: Path,
+        job: Job,
+        is_current: Callable[[], Awaitable[bool]] | None = None,
+    ) -> tuple[GradeReport, JobStatus]:
+        """Run the grading child; return its report and the job's final status.
+
+        With `is_current`, asked every `worker_heartbeat_s`: the child is killed and
+        _SupersededError raised once it answers False.
+        """
+        if not (job_dir / SUBMISSION_DIR).is_dir():
+            return failure_report(job.profile, "the submission's files are missing"), "error"
+        (job_dir / RESULTS_FILE).unlink(missing_ok=True)
+        (job_dir / JOB_FILE).write_text(json.dumps(job.to_json()), encoding="utf-8")
+        log_path = job_dir / "grader.log"
+        with open(log_path, "wb") as log_file:
+            child = await asyncio.create_subprocess_exec(
+                *_grading_command(job_dir),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=log_file,
+                start_new_session=True,
+            )
+        self._children.add(child)
+        self._running[job_dir] = child
+        try:
+            try:
+                code = await self._wait(child, is_current)
+            except TimeoutError:
+                _kill(child)
+                await child.wait()
+                why = f"grading took longer than {self._settings.grader_job_timeout_s:g} s"
+                return failure_report(job.profile, why), "error"
+            except (asyncio.CancelledError, _SupersededError):
+                _kill(child)
+                raise
+        finally:
+            self._children.discard(child)
+            if self._running.get(job_dir) is child:
+                del self._running[job_dir]
+        results = job_dir / RESULTS_FILE
+        if not results.is_file():
+            tail = _tail(log_path)
+            log.error("grading child exited %s without results: %s", code, tail)
+            why = f"the grading process exited with status {code} and wrote no results"
+            return failure_report(job.profile, why), "error"
+        report = _read_report(results, job.profile)
+        return report, "done" if code == 0 else "error"
+
+    async def _wait(
+        self,
+        child: asyncio.subprocess.Process,
+        is_current: Callable[[], Awaitable[bool]] | None,
+    ) -> int:
+        """Return the child's exit status; TimeoutError after `grader_job_timeout_s`."""
+        timeout = self._settings.grader_job_timeout_s
+        if is_current is None:
+            return await asyncio.wait_for(child.wait(), timeout=timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            try:
+                return await asyncio.wait_for(
+                    asyncio.shield(child.wait()),
+                    timeout=min(left, self._settings.worker_heartbeat_s),
+                )
+            except TimeoutError:
+                if not await is_current():
+                    raise _SupersededError from None
+
+
+class _SupersededError(Exception):
+    """The attempt being graded is no longer the job's current one."""
+
+
+class GradingWorkers:
+    """The jobs waiting to be graded, in their order, and the worker tasks that grade them."""
+
+    def __init__(self, settings: Settings, store: JobStore, files: GraderFiles) -> None:
+        self._settings = settings
+        self._grader = Grader(settings, store, files)
         self._queue = FairQueue()
         self._ready = asyncio.Event()
         """Set when a job was queued; a worker that finds the queue empty clears it and waits."""
         self._workers: list[asyncio.Task[None]] = []
-        self._children: set[asyncio.subprocess.Process] = set()
-        self._running: dict[Path, asyncio.subprocess.Process] = {}
-        """The grading child of each job directory being graded."""
 
     @property
     def waiting(self) -> int:
@@ -76,9 +220,7 @@ class GradingWorkers:
 
     def stop_grading(self, job_id: str) -> None:
         """Kill the grading of job `job_id` if one runs (a regrade: its result would be stale)."""
-        child = self._running.get(self._files.job_dir(job_id))
-        if child is not None:
-            _kill(child)
+        self._grader.stop_grading(job_id)
 
     def start(self) -> None:
         """Start the workers."""
@@ -89,8 +231,7 @@ class GradingWorkers:
 
     async def close(self) -> None:
         """Stop the workers and kill running gradings (their jobs are re-run at the next start)."""
-        for child in list(self._children):
-            _kill(child)
+        self._grader.kill_all()
         for worker in self._workers:
             worker.cancel()
         await asyncio.gather(*self._workers, return_exceptions=True)
@@ -104,75 +245,11 @@ class GradingWorkers:
                 await self._ready.wait()
                 continue
             try:
-                await self._grade(job_id, slot)
+                await self._grader.grade(job_id, self._settings.grader_uid_base + slot)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a worker must outlive any one job
                 log.exception("grading job %s failed", job_id)
-
-    async def _grade(self, job_id: str, slot: int) -> None:
-        attempt = await self._store.start_attempt(job_id)
-        if attempt is None:
-            return
-        uid = self._settings.grader_uid_base + slot
-        if attempt.assignment_id is None:
-            suite = self._files.suite_path(attempt.profile)
-        else:
-            suite = self._files.assignment_suite_path(attempt.assignment_id)
-        job = Job(
-            profile=attempt.profile,
-            suite=suite,
-            python=self._settings.grader_python,
-            uid=uid,
-            gid=uid,
-        )
-        if attempt.assignment_id is not None and not suite.is_file():
-            # Never the grader's own random suite in place of the one the staff set.
-            report = failure_report(attempt.profile, "the assignment's suite file is missing")
-            status: JobStatus = "error"
-        else:
-            report, status = await self._run_child(self._files.job_dir(job_id), job)
-        await self._store.store_report(job_id, report, status, attempt.number)
-
-    async def _run_child(self, job_dir: Path, job: Job) -> tuple[GradeReport, JobStatus]:
-        """Run the grading child; return its report and the job's final status."""
-        if not (job_dir / SUBMISSION_DIR).is_dir():
-            return failure_report(job.profile, "the submission's files are missing"), "error"
-        (job_dir / RESULTS_FILE).unlink(missing_ok=True)
-        (job_dir / JOB_FILE).write_text(json.dumps(job.to_json()), encoding="utf-8")
-        log_path = job_dir / "grader.log"
-        with open(log_path, "wb") as log_file:
-            child = await asyncio.create_subprocess_exec(
-                *_grading_command(job_dir),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=log_file,
-                stderr=log_file,
-                start_new_session=True,
-            )
-        self._children.add(child)
-        self._running[job_dir] = child
-        try:
-            try:
-                code = await asyncio.wait_for(
-                    child.wait(), timeout=self._settings.grader_job_timeout_s
-                )
-            except TimeoutError:
-                _kill(child)
-                await child.wait()
-                why = f"grading took longer than {self._settings.grader_job_timeout_s:g} s"
-                return failure_report(job.profile, why), "error"
-        finally:
-            self._children.discard(child)
-            if self._running.get(job_dir) is child:
-                del self._running[job_dir]
-        results = job_dir / RESULTS_FILE
-        if not results.is_file():
-            tail = _tail(log_path)
-            log.error("grading child exited %s without results: %s", code, tail)
-            why = f"the grading process exited with status {code} and wrote no results"
-            return failure_report(job.profile, why), "error"
-        report = _read_report(results, job.profile)
-        return report, "done" if code == 0 else "error"
 
 
 def _grading_command(job_dir: Path) -> list[str]:

@@ -1,0 +1,241 @@
+"""Grading on `arena worker` processes (ARENA_ROLE=server): a burst across two workers, one of
+them SIGKILLed while it grades, comes out with every accepted upload graded once, with the
+score its kind earns; the shared queue keeps uploaders in turn and the per-player limit.
+
+Real processes: one `arena serve` with ARENA_ROLE=server and two `arena worker`s on one
+PostgreSQL database (ARENA_TEST_DATABASE_URL) and one grader directory. The workers claim
+their sandbox uids themselves (server.jobs.worker): the test only gives the base.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import text
+
+from server.db.engine import create_engine
+from tests.server.conftest import arena_serve
+from tests.server.test_grading_burst import (
+    PUBLIC_SUITE,
+    REFERENCE,
+    SLOW,
+    Attempt,
+    Kind,
+    Shared,
+    Stored,
+    grading_processes,
+    kinds,
+    read_jobs,
+    sandboxed,
+    send,
+    upload_all,
+    wait_for,
+)
+
+DATABASE = os.environ.get("ARENA_TEST_DATABASE_URL")
+UID_BASE = int(os.environ.get("ARENA_GRADER_UID_BASE", "64000")) + 700
+"""The workers' uid base: worker slot n grades as UID_BASE + n (concurrency 1 each)."""
+
+pytestmark = [
+    sandboxed,
+    pytest.mark.skipif(not DATABASE, reason="ARENA_TEST_DATABASE_URL is not set"),
+]
+
+
+async def _reset(url: str) -> None:
+    """Empty the database: Arena's tables and the job queue's (the server makes both again)."""
+    engine = create_engine(url)
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(text("DROP SCHEMA public CASCADE"))
+            await connection.execute(text("CREATE SCHEMA public"))
+    finally:
+        await engine.dispose()
+
+
+@contextmanager
+def arena_worker(url: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Run `arena worker` (one job at a time); kill it on the way out if it still runs."""
+    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [exe, "worker", "--database", url, "--concurrency", "1", "--grace", "5"],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env},
+        )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)
+
+
+def parent_of(pid: int) -> int:
+    """Return the parent pid of process `pid`."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def running_jobs(grader_dir: Path) -> dict[str, int]:
+    """Return the jobs being graded now, each with the pid of the process grading it."""
+    jobs = {}
+    for pid in grading_processes(grader_dir):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            jobs[Path(command[-2].decode()).name] = parent_of(pid)
+        except (OSError, IndexError):
+            continue
+    return jobs
+
+
+def test_a_burst_on_two_workers_survives_killing_one_mid_grading(tmp_path: Path) -> None:
+    assert DATABASE is not None
+    asyncio.run(_reset(DATABASE))
+    grader_dir = tmp_path / "grader"
+    suite = json.loads(PUBLIC_SUITE.read_text())
+    suite["puzzles"] = suite["puzzles"][:1]
+    (tmp_path / "one-puzzle.json").write_text(json.dumps(suite))
+    env = {
+        "ARENA_ROLE": "server",
+        "ARENA_GRADER_DIR": str(grader_dir),
+        "ARENA_GRADER_ENDGAME_SUITE": str(tmp_path / "one-puzzle.json"),
+        "ARENA_GRADER_UID_BASE": str(UID_BASE),
+        "ARENA_GRADER_MAX_QUEUED_PER_PLAYER": "3",
+        "ARENA_RATE_LIMITS_ENABLED": "false",
+        "ARENA_WORKER_HEARTBEAT_S": "0.5",
+        "ARENA_WORKER_STALLED_S": "3",
+        "ARENA_WORKER_POLL_S": "0.5",
+    }
+    slow = Kind(
+        "slow reference",
+        {"checkers.py": SLOW.encode(), "reference_solver.py": REFERENCE.read_bytes()},
+        1.0,
+    )
+    fast = [kind for kind in kinds() if kind.score is not None]
+    numbers = iter(range(1000))
+    slows = [Attempt(next(numbers), slow) for _ in range(2)]
+    flood = [Attempt(next(numbers), fast[0]) for _ in range(4)]
+    mine = Attempt(next(numbers), fast[1])
+    burst = [Attempt(next(numbers), fast[n % len(fast)]) for n in range(12)]
+    attempts = {a.number: a for a in [*slows, *flood, mine, *burst]}
+
+    def stored() -> dict[str, Stored]:
+        return asyncio.run(read_jobs(DATABASE, grader_dir))
+
+    with (
+        arena_serve(DATABASE, **env) as (_server, base),
+        httpx.Client(base_url=base, timeout=10) as client,
+        arena_worker(DATABASE, env, tmp_path / "worker-1.log") as first,
+        arena_worker(DATABASE, env, tmp_path / "worker-2.log") as second,
+    ):
+        for attempt in attempts.values():
+            if attempt in flood[1:]:
+                attempt.token = flood[0].token
+                continue
+            response = client.post("/players", json={"name": f"student-{attempt.number}"})
+            attempt.token = response.json()["token"]
+        for attempt in slows:
+            send(client, attempt)
+            assert attempt.status == 202
+        wait_for(
+            "both slow jobs run, one on each worker", lambda: len(running_jobs(grader_dir)) == 2
+        )
+        graders = running_jobs(grader_dir)
+        assert set(graders.values()) == {first.pid, second.pid}
+        uids = {
+            json.loads((grader_dir / "jobs" / job_id / "job.json").read_text())["uid"]
+            for job_id in graders
+        }
+        assert uids == {UID_BASE, UID_BASE + 1}, "two workers grade under one sandbox uid"
+
+        # Both workers are busy: what follows waits in the shared queue, uploaders in turn.
+        for attempt in flood:
+            send(client, attempt)
+        assert [a.status for a in flood] == [202, 202, 202, 503]
+        refused = client.post(
+            "/grader/jobs",
+            data={"profile": "endgame"},
+            files=[("files", ("checkers.py", b"# more\n", "text/x-python"))],
+            headers={"Authorization": f"Bearer {flood[0].token}"},
+        ).json()
+        assert refused["code"] == "QUEUE_FULL"
+        assert refused["details"] == {"player_queue_limit": 3}
+        send(client, mine)
+
+        def place(attempt: Attempt) -> int | None:
+            auth = {"Authorization": f"Bearer {attempt.token}"}
+            job = client.get(f"/grader/jobs/{attempt.job_id}", headers=auth).json()
+            return job["queue_position"]  # type: ignore[no-any-return]
+
+        assert [place(a) for a in flood[:3]] == [1, 3, 4]
+        assert place(mine) == 2
+
+        shared = Shared(burst)
+        threads = [threading.Thread(target=upload_all, args=(base, shared)) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert all(a.status == 202 for a in burst)
+        assert len(running_jobs(grader_dir)) == 2, "a slow job ended before the kill"
+
+        # Kill the first worker mid-grading: its grading dies with it (PDEATHSIG), and its
+        # job goes back in the queue for the second worker once the first's heartbeat is stale.
+        killed_job = next(job for job, pid in running_jobs(grader_dir).items() if pid == first.pid)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+        wait_for(
+            "the killed worker's grading is gone",
+            lambda: killed_job not in running_jobs(grader_dir),
+            timeout=5,
+        )
+        wait_for(
+            "every stored job is graded",
+            lambda: all(job.status in ("done", "error") for job in stored().values()),
+            timeout=120,
+        )
+        accepted = [a for a in attempts.values() if a.status == 202]
+        for attempt in accepted:
+            auth = {"Authorization": f"Bearer {attempt.token}"}
+            job = client.get(f"/grader/jobs/{attempt.job_id}", headers=auth).json()
+            assert (job["status"], job["score"], job["max_score"]) == (
+                "done",
+                attempt.kind.score,
+                1,
+            ), (attempt.kind.name, job["summary"])
+        started = {
+            a.number: client.get(
+                f"/grader/jobs/{a.job_id}", headers={"Authorization": f"Bearer {a.token}"}
+            ).json()["started_time_ms"]
+            for a in [*flood[:3], mine]
+        }
+        # The student who came last is graded before the flooder's second job (the burst's
+        # first uploads come between them in the queue's order).
+        assert started[mine.number] < started[flood[1].number] < started[flood[2].number]
+
+        # A clean stop: SIGTERM, and the surviving worker exits at once, nothing running.
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(timeout=15) == 0
+
+    after = stored()
+    assert {a.job_id for a in accepted} == set(after), "a job appeared or vanished"
+    for job_id, job in after.items():
+        attempt = attempts[job.upload]
+        assert job.status == "done"
+        # Graded once: only the killed worker's job was started a second time.
+        assert job.attempts == (2 if job_id == killed_job else 1), attempt.kind.name
