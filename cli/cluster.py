@@ -208,6 +208,8 @@ class Cluster:
         arena = arena_executable()
         base = {
             **os.environ,
+            # Each line reaches the log (and the terminal) as it is written, not by the block.
+            "PYTHONUNBUFFERED": "1",
             **spec.env,
             "ARENA_DATABASE_URL": spec.database_url,
             "ARENA_REDIS_URL": spec.redis_url,

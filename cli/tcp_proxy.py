@@ -80,6 +80,10 @@ class TcpProxy:
                 await asyncio.gather(_copy(reader, up_writer), _copy(up_reader, writer))
             finally:
                 up_writer.close()
+        except asyncio.CancelledError:
+            # `close` cuts the connection. The task ends normally: asyncio's streams would log
+            # a cancelled connection handler as an error.
+            pass
         finally:
             writer.close()
             self.pipes.discard(task)

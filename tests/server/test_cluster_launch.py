@@ -1,0 +1,186 @@
+"""`arena cluster`'s topology (cli/cluster.py) on real PostgreSQL and Redis: every server
+answers through the proxy, a WebSocket passes through it, and stopping leaves no process.
+
+Needs ARENA_TEST_DATABASE_URL and ARENA_TEST_REDIS_URL (skipped without them); the Redis keys
+and channels of each run carry a prefix of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+from typer.testing import CliRunner
+from websockets.asyncio.client import connect
+
+from cli.cluster import Cluster, ClusterError, ClusterSpec, check_services, running_cluster
+from cli.main import create_cli
+from tests.server.conftest import free_port
+
+DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL")
+REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
+needs_services = pytest.mark.skipif(
+    not (DATABASE_URL and REDIS_URL),
+    reason="ARENA_TEST_DATABASE_URL and ARENA_TEST_REDIS_URL are not set",
+)
+HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
+
+
+async def _empty_database(url: str) -> None:
+    """Drop everything in the public schema (Arena's tables and the job queue's)."""
+    engine = create_async_engine(url)
+    async with engine.begin() as connection:
+        await connection.execute(text("DROP SCHEMA public CASCADE"))
+        await connection.execute(text("CREATE SCHEMA public"))
+    await engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Two servers, two workers and the proxy on a fresh database, stopped after the module."""
+    assert DATABASE_URL and REDIS_URL
+    asyncio.run(_empty_database(DATABASE_URL))
+    root = tmp_path_factory.mktemp("cluster")
+    spec = ClusterSpec(
+        database_url=DATABASE_URL,
+        redis_url=REDIS_URL,
+        servers=2,
+        workers=2,
+        env={"ARENA_REDIS_KEY_PREFIX": f"test-{uuid.uuid4().hex[:12]}"},
+        cwd=root,
+        log_dir=root / "logs",
+    )
+    with running_cluster(spec) as running:
+        yield running
+
+
+def logged(cluster: Cluster, needle: str) -> list[str]:
+    """The names of the servers whose log holds `needle`."""
+    return [s.name for s in cluster.servers if needle in s.log.read_text(errors="replace")]
+
+
+@needs_services
+def test_each_server_answers_through_the_proxy_in_turn(cluster: Cluster) -> None:
+    probes = [f"probe-{uuid.uuid4().hex}" for _ in range(4)]
+    for probe in probes:
+        # A new connection each time: the proxy balances connections, not requests.
+        response = httpx.get(f"{cluster.url}/health?{probe}=1", timeout=10)
+        assert response.status_code == 200
+        assert response.json()["database"] == "postgresql"
+    for server in cluster.servers:  # directly too: each on its own port
+        assert httpx.get(f"{server.url}/health", timeout=10).status_code == 200
+    # uvicorn's access log names each request: every probe reached exactly one server, and
+    # consecutive connections alternate between the two.
+    answered = [logged(cluster, probe) for probe in probes]
+    assert all(len(names) == 1 for names in answered), answered
+    first, second = answered[0][0], answered[1][0]
+    assert first != second
+    assert [names[0] for names in answered] == [first, second, first, second]
+
+
+@needs_services
+def test_a_player_registered_through_one_server_plays_through_the_other(
+    cluster: Cluster,
+) -> None:
+    """The shared database: a token made on one server opens a WebSocket on another."""
+    name = f"p{uuid.uuid4().hex[:10]}"
+    first = cluster.servers[0].url
+    registered = httpx.post(f"{first}/players", json={"name": name}, timeout=10)
+    assert registered.status_code == 201, registered.text
+    token = registered.json()["token"]
+
+    async def hello_through_proxy() -> list[dict[str, object]]:
+        url = cluster.url.replace("http://", "ws://") + "/ws"
+        headers = {"Authorization": f"Bearer {token}"}
+        answers = []
+        async with connect(url, additional_headers=headers) as ws:
+            await ws.send(json.dumps(HELLO))
+            answers.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+            # Frames keep flowing both ways after the upgrade: a message the server cannot
+            # read is answered with an error on the same socket.
+            await ws.send("not json")
+            answers.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+        return answers
+
+    for _ in cluster.servers:  # one connection to each server, in turn
+        welcome, error = asyncio.run(hello_through_proxy())
+        assert welcome["type"] == "welcome" and welcome["player"] == name
+        assert error["type"] == "error" and error["code"] == "BAD_MESSAGE"
+
+
+@needs_services
+def test_workers_keep_running(cluster: Cluster) -> None:
+    assert [w.name for w in cluster.workers] == ["worker-1", "worker-2"]
+    assert all(worker.is_running() for worker in cluster.workers)
+
+
+@needs_services
+def test_stop_leaves_no_process(tmp_path: Path) -> None:
+    assert DATABASE_URL and REDIS_URL
+    spec = ClusterSpec(
+        database_url=DATABASE_URL,
+        redis_url=REDIS_URL,
+        servers=2,
+        workers=1,
+        env={"ARENA_REDIS_KEY_PREFIX": f"test-{uuid.uuid4().hex[:12]}"},
+        cwd=tmp_path,
+    )
+    with running_cluster(spec) as running:
+        members = running.members
+        pids = [member.pid for member in members]
+        assert all(member.is_running() for member in members)
+        assert httpx.get(f"{running.url}/health", timeout=10).status_code == 200
+    assert not any(member.is_running() for member in members)
+    # Nothing left in any member's process group either (grading children, play-ahead forks).
+    left = [pid for pid, group in _process_groups().items() if group in pids]
+    assert left == []
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{running.url}/health", timeout=5)
+
+
+def _process_groups() -> dict[int, int]:
+    """pid -> process group of every process on this machine (Linux /proc)."""
+    groups = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        groups[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[2])
+    return groups
+
+
+@needs_services
+def test_an_unreachable_redis_is_named_before_anything_starts() -> None:
+    assert DATABASE_URL
+    with pytest.raises(ClusterError, match=r"cannot use Redis at redis://127\.0\.0\.1:\d+/0"):
+        check_services(DATABASE_URL, f"redis://127.0.0.1:{free_port()}/0")
+
+
+def test_an_unreachable_postgresql_is_named() -> None:
+    url = f"postgresql+asyncpg://arena:secret@127.0.0.1:{free_port()}/arena"
+    with pytest.raises(ClusterError, match="cannot use PostgreSQL at") as raised:
+        check_services(url, "redis://127.0.0.1:6379/0")
+    assert "secret" not in str(raised.value)  # the password is not shown
+
+
+def test_sqlite_is_refused_with_the_reason() -> None:
+    with pytest.raises(ClusterError, match="needs PostgreSQL"):
+        check_services("sqlite+aiosqlite:///arena.db", "redis://127.0.0.1:6379/0")
+
+
+def test_the_command_asks_for_both_services() -> None:
+    env = {"ARENA_DATABASE_URL": "", "ARENA_REDIS_URL": ""}
+    result = CliRunner().invoke(create_cli("cluster"), ["cluster"], env=env)
+    assert result.exit_code == 2
+    assert "ARENA_DATABASE_URL" in result.output and "ARENA_REDIS_URL" in result.output
