@@ -171,7 +171,9 @@ async def moves_run(
             return "ab".index(side) % len(servers)
         return index % len(servers)
 
-    limits = httpx.Limits(max_connections=50)
+    # uvicorn closes a connection idle for 5 s; a request sent on it just then fails. Under
+    # load, connecting 2N WebSockets can leave the pool idle that long: drop them sooner.
+    limits = httpx.Limits(max_connections=50, keepalive_expiry=2.0)
     clients = {
         i: httpx.AsyncClient(base_url=s.url or "", timeout=60, limits=limits)
         for i, s in enumerate(servers)
@@ -251,6 +253,7 @@ async def moves_run(
             figures["server_cpu_each_s"] = per_server
             figures["client_cpu_s"] = own
             figures["postgres_cpu_s"] = pg
+            figures["server_rss_mb_each"] = [load.rss_mb(pid) for pid in pids]
             moves = figures["moves"]
             figures["server_cpu_us_per_move"] = sum(per_server) / moves * 1e6 if moves else 0.0
             figures["postgres_cpu_us_per_move"] = pg / moves * 1e6 if moves else 0.0
@@ -276,7 +279,9 @@ def show_moves(label: str, f: dict[str, Any]) -> None:
         f"  {'':<28} cpu: servers {each} s ({f['server_cpu_us_per_move']:.0f} us/move,"
         f" {f['moves_per_server_cpu_s']:,.0f} moves per server CPU-s),"
         f" postgres {f['postgres_cpu_s']:.1f} s ({f['postgres_cpu_us_per_move']:.0f} us/move),"
-        f" load {f['client_cpu_s']:.1f} s"
+        f" load {f['client_cpu_s']:.1f} s; RSS "
+        + " + ".join(f"{mb:.0f}" for mb in f["server_rss_mb_each"])
+        + " MB"
     )
     if f["errors"]:
         print(f"  {'':<28} errors: {f['errors']}")
@@ -389,6 +394,7 @@ def takeover_run(cluster: Cluster, victim: int, timeout: float) -> dict[str, Any
             f"/matches/{match_id}/moves", json={"move": TAKEOVER_OPENING[0]}, headers=p_auth
         )
         moved.raise_for_status()
+        seq = moved.json()["seq"]
     killed = time.perf_counter()
     cluster.kill(owner)
     answers: dict[str, int] = {}
@@ -399,7 +405,7 @@ def takeover_run(cluster: Cluster, victim: int, timeout: float) -> dict[str, Any
             try:
                 response = http.post(
                     f"/matches/{match_id}/moves",
-                    json={"move": TAKEOVER_OPENING[1], "expected_seq": 1},
+                    json={"move": TAKEOVER_OPENING[1], "expected_seq": seq},
                     headers=q_auth,
                 )
             except httpx.HTTPError as exc:

@@ -8,8 +8,10 @@ and channels of each run carry a prefix of their own.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,9 +119,32 @@ def test_a_player_registered_through_one_server_plays_through_the_other(
 
 
 @needs_services
-def test_workers_keep_running(cluster: Cluster) -> None:
-    assert [w.name for w in cluster.workers] == ["worker-1", "worker-2"]
+def test_the_workers_play_a_tournament_started_through_the_proxy(cluster: Cluster) -> None:
+    """The workers run on the servers' queue: a house-bot tournament's games are theirs."""
+    if importlib.util.find_spec("server.jobs.tournament_games") is None:
+        pytest.skip("tournament games do not run on workers in this build")
+    with httpx.Client(base_url=cluster.url, timeout=10) as http:
+        token = http.post("/players", json={"name": f"t{uuid.uuid4().hex[:10]}"}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        body = {
+            "game": "tictactoe",
+            "bots": ["random", "alphabeta:depth=2"],
+            "games_per_pairing": 4,
+        }
+        created = http.post("/tournaments", json=body, headers=auth)
+        assert created.status_code == 201, created.text
+        tournament_id = created.json()["tournament_id"]
+        http.post(f"/tournaments/{tournament_id}/start", headers=auth).raise_for_status()
+        deadline = time.monotonic() + 60
+        while (state := http.get(f"/tournaments/{tournament_id}").json())["status"] != "finished":
+            assert time.monotonic() < deadline, state
+            time.sleep(0.2)
+    assert state["games_done"] == state["games_total"] == 4
     assert all(worker.is_running() for worker in cluster.workers)
+    # A worker logs each game it records; the servers (ARENA_ROLE=server) played none.
+    played_by = [w.name for w in cluster.workers if tournament_id in w.log.read_text()]
+    assert played_by, "no worker played the tournament's games"
+    assert logged(cluster, f"tournament {tournament_id} game") == []
 
 
 @needs_services
