@@ -1,9 +1,10 @@
 #!/bin/sh
 # A house bot as an outside player (docker-compose.yml, service house-bot): register the player
-# $ARENA_BOT_NAME once, keep its token in /var/lib/arena-bot (a volume), then play every
-# challenge sent to it with the bot $ARENA_BOT_SPEC through $ARENA_SERVER (the proxy).
+# $ARENA_BOT_NAME once, keep its token in $ARENA_BOT_DIR (default /var/lib/arena-bot, a volume),
+# then play every challenge sent to it with the bot $ARENA_BOT_SPEC through $ARENA_SERVER (the
+# proxy).
 set -eu
-token_file="/var/lib/arena-bot/$ARENA_BOT_NAME.token"
+token_file="${ARENA_BOT_DIR:-/var/lib/arena-bot}/$ARENA_BOT_NAME.token"
 if [ ! -s "$token_file" ]; then
     # Until the servers answer through the proxy; a name already taken without its token here
     # (the volume was removed) is an error that retrying cannot fix.

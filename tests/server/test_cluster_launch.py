@@ -11,6 +11,9 @@ import asyncio
 import importlib.util
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -33,6 +36,7 @@ needs_services = pytest.mark.skipif(
     not (DATABASE_URL and REDIS_URL),
     reason="ARENA_TEST_DATABASE_URL and ARENA_TEST_REDIS_URL are not set",
 )
+ROOT = Path(__file__).resolve().parents[2]
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
 
 
@@ -145,6 +149,58 @@ def test_the_workers_play_a_tournament_started_through_the_proxy(cluster: Cluste
     played_by = [w.name for w in cluster.workers if tournament_id in w.log.read_text()]
     assert played_by, "no worker played the tournament's games"
     assert logged(cluster, f"tournament {tournament_id} game") == []
+
+
+@needs_services
+def test_the_compose_house_bot_plays_a_challenge_through_the_proxy(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """deploy/house-bot.sh (docker-compose.yml's house-bot) registers its player and plays."""
+    if importlib.util.find_spec("server.cluster.bus") is None:
+        pytest.skip("no bus between the servers in this build: a challenge stays on one")
+    bot_name = f"house{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "ARENA_SERVER": cluster.url,
+        "ARENA_BOT_NAME": bot_name,
+        "ARENA_BOT_SPEC": "random",
+        "ARENA_BOT_DIR": str(tmp_path),
+    }
+    bot = subprocess.Popen(
+        ["sh", str(ROOT / "deploy" / "house-bot.sh")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        token_file = tmp_path / f"{bot_name}.token"
+        deadline = time.monotonic() + 30
+        while not (token_file.exists() and token_file.read_text()):
+            assert bot.poll() is None and time.monotonic() < deadline, "the bot did not register"
+            time.sleep(0.1)
+        with httpx.Client(base_url=cluster.url, timeout=10) as http:
+            name = f"p{uuid.uuid4().hex[:10]}"
+            token = http.post("/players", json={"name": name}).json()["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            body = {"game": "tictactoe", "seats": [name, bot_name]}
+            created = http.post("/matches", json=body, headers=auth)
+            assert created.status_code == 201, created.text
+            match_id = created.json()["match_id"]
+            # The bot accepts the challenge over its WebSocket (maybe on the other server).
+            while http.get(f"/matches/{match_id}").json()["status"] != "active":
+                assert time.monotonic() < deadline + 30, "the bot did not accept"
+                time.sleep(0.1)
+            moved = http.post(f"/matches/{match_id}/moves", json={"move": "4"}, headers=auth)
+            assert moved.status_code == 200, moved.text
+            while len((state := http.get(f"/matches/{match_id}").json())["moves"]) < 2:
+                assert time.monotonic() < deadline + 60, "the bot did not answer the move"
+                time.sleep(0.1)
+        assert state["moves"][0] == "4" and state["to_move"] == 0
+    finally:
+        os.killpg(bot.pid, signal.SIGKILL)
+        bot.wait()
 
 
 @needs_services
