@@ -68,6 +68,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         yield running
 
 
+def has_module(name: str) -> bool:
+    """True if this build has module `name` (a part of issue 16 that may not be merged yet)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # its package is absent too
+        return False
+
+
 def logged(cluster: Cluster, needle: str) -> list[str]:
     """The names of the servers whose log holds `needle`."""
     return [s.name for s in cluster.servers if needle in s.log.read_text(errors="replace")]
@@ -125,7 +133,7 @@ def test_a_player_registered_through_one_server_plays_through_the_other(
 @needs_services
 def test_the_workers_play_a_tournament_started_through_the_proxy(cluster: Cluster) -> None:
     """The workers run on the servers' queue: a house-bot tournament's games are theirs."""
-    if importlib.util.find_spec("server.jobs.tournament_games") is None:
+    if not has_module("server.jobs.tournament_games"):
         pytest.skip("tournament games do not run on workers in this build")
     with httpx.Client(base_url=cluster.url, timeout=10) as http:
         token = http.post("/players", json={"name": f"t{uuid.uuid4().hex[:10]}"}).json()["token"]
@@ -156,7 +164,7 @@ def test_the_compose_house_bot_plays_a_challenge_through_the_proxy(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     """deploy/house-bot.sh (docker-compose.yml's house-bot) registers its player and plays."""
-    if importlib.util.find_spec("server.cluster.bus") is None:
+    if not has_module("server.cluster.bus"):
         pytest.skip("no bus between the servers in this build: a challenge stays on one")
     bot_name = f"house{uuid.uuid4().hex[:8]}"
     env = {
