@@ -235,6 +235,47 @@ def test_stop_leaves_no_process(tmp_path: Path) -> None:
         httpx.get(f"{running.url}/health", timeout=5)
 
 
+@needs_services
+def test_the_command_prints_where_to_connect_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    assert DATABASE_URL and REDIS_URL
+    env = {
+        **os.environ,
+        "ARENA_DATABASE_URL": DATABASE_URL,
+        "ARENA_REDIS_URL": REDIS_URL,
+        "ARENA_REDIS_KEY_PREFIX": f"test-{uuid.uuid4().hex[:12]}",
+    }
+    command = [str(Path(sys.executable).parent / "arena"), "cluster", "--servers", "2"]
+    process = subprocess.Popen(
+        [*command, "--workers", "1", "--port", "0", "--quiet", "--logs", str(tmp_path)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("Arena cluster on http://127.0.0.1:"), first
+        url = first.split()[3]
+        banner = [process.stdout.readline() for _ in range(6)]
+        pids = [int(line.rsplit("pid", 1)[1].split()[0]) for line in banner if " pid " in line]
+        assert len(pids) == 4  # the proxy, two servers, one worker
+        assert httpx.get(f"{url}/health", timeout=10).status_code == 200
+        process.send_signal(signal.SIGINT)
+        rest = process.communicate(timeout=60)[0]
+        assert process.returncode == 0, rest
+        assert "stopped" in rest
+        assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+        assert {f"{name}.log" for name in ("proxy", "server-1", "server-2", "worker-1")} <= {
+            path.name for path in tmp_path.iterdir()
+        }
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 def _process_groups() -> dict[int, int]:
     """pid -> process group of every process on this machine (Linux /proc)."""
     groups = {}
