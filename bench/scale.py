@@ -11,7 +11,8 @@ them). Nothing is deleted: each run registers players with names of its own.
 1. Moves: the load of bench/server.py (N concurrent timed checkers matches of random movers on
    WebSockets, a finished match replaced at once), flat out (throughput) and paced at --rate
    moves/s offered (latency), against
-   - 1 server;
+   - 1 server without Redis (not clustered: today's single process, on PostgreSQL);
+   - 1 server, clustered (it publishes every event on the bus, nobody else listens);
    - 2 servers, "affine": both players of a match and its creation on one server, the matches
      spread evenly (the best case: what a proxy sticky by match would give);
    - 2 servers, "split": the two players of each match on different servers, the match created
@@ -288,14 +289,20 @@ def show_moves(label: str, f: dict[str, Any]) -> None:
 
 
 def bench_moves(args: argparse.Namespace, result: dict[str, Any]) -> None:
-    runs = [("1 server", 1, "affine"), ("2 servers, affine", 2, "affine")]
+    # The baseline: one server that is not clustered (no Redis), today's single process on
+    # PostgreSQL; then one- and two-server clusters.
+    runs = [
+        ("1 server, no Redis", 1, "affine", {"ARENA_REDIS_URL": ""}),
+        ("1 server", 1, "affine", {}),
+        ("2 servers, affine", 2, "affine", {}),
+    ]
     if available("server.cluster.bus"):
-        runs.append(("2 servers, split", 2, "split"))
+        runs.append(("2 servers, split", 2, "split", {}))
     else:
         print("  2 servers, split: skipped (no bus between servers in this build: issue 16's A2)")
     modes = [("flat out", 0.0), ("paced", args.rate)]
-    for label, servers, placement in runs:
-        with started(args, servers=servers, workers=0) as cluster:
+    for label, servers, placement, env in runs:
+        with started(args, servers=servers, workers=0, env=env) as cluster:
             for mode, rate in modes:
                 if args.mode not in ("both", mode.split()[0]):
                     continue
@@ -456,11 +463,18 @@ def bench_takeover(args: argparse.Namespace, result: dict[str, Any]) -> None:
 class started:  # noqa: N801 - used as a function: `with started(...) as cluster`
     """A cluster for one measurement, stopped after it."""
 
-    def __init__(self, args: argparse.Namespace, servers: int, workers: int) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        servers: int,
+        workers: int,
+        env: dict[str, str] | None = None,
+    ) -> None:
         env = {
             **LIFTED,
             "ARENA_WS_MAX_CONNECTIONS_PER_ADDRESS": str(2 * args.matches + 16),
             "ARENA_REDIS_KEY_PREFIX": f"bench-{uuid.uuid4().hex[:8]}",
+            **(env or {}),
         }
         self.cluster = Cluster(
             ClusterSpec(

@@ -57,7 +57,8 @@ class ClusterSpec:
     server_ports: list[int] | None = None
     """One port per server; by default free ones."""
     env: dict[str, str] = field(default_factory=dict)
-    """Added to every process's environment (settings: ARENA_REDIS_KEY_PREFIX, limits, ...)."""
+    """Added to every process's environment (settings: ARENA_REDIS_KEY_PREFIX, limits, ...);
+    it overrides the URLs above (a benchmark's baseline: ARENA_REDIS_URL empty)."""
     cwd: Path | None = None
     """Working directory of every process (the grader's directory is relative to it)."""
     log_dir: Path | None = None
@@ -210,9 +211,9 @@ class Cluster:
             **os.environ,
             # Each line reaches the log (and the terminal) as it is written, not by the block.
             "PYTHONUNBUFFERED": "1",
-            **spec.env,
             "ARENA_DATABASE_URL": spec.database_url,
             "ARENA_REDIS_URL": spec.redis_url,
+            **spec.env,
         }
         self.servers = [
             self._member(
