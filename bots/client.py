@@ -593,10 +593,14 @@ class BotClient:
                 view.fallback_seq = view.seq
                 self._send_move(view, message.legal_moves[0], view.seq)
             return
-        if message.code == ErrorCode.RATE_LIMITED:
+        if message.code in (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE):
+            # Nothing was done: RATE_LIMITED, or UNAVAILABLE (the server process playing the
+            # match stopped and another is taking it over, docs/SCALING.md).
             wait_ms = message.details.get("retry_after_ms")
             delay = wait_ms / 1000 if isinstance(wait_ms, int) else 1.0
-            self.log.info("rate limited: sending our pending moves again in %.3f s", delay)
+            self.log.info(
+                "%s: sending our pending moves again in %.3f s", message.code.lower(), delay
+            )
             if not self._resending:
                 self._resending = True
                 self._keep(asyncio.get_running_loop().create_task(self._resend_after(delay)))

@@ -53,6 +53,7 @@ class ErrorCode(StrEnum):
     SUBMISSION_LIMIT = "SUBMISSION_LIMIT"
     BAD_ROSTER = "BAD_ROSTER"
     QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
+    UNAVAILABLE = "UNAVAILABLE"
 
 
 ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
@@ -126,6 +127,9 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         "column. Nothing was imported.",
         ErrorCode.QUOTA_EXCEEDED: "A count limit of the server is reached (courses per owner, "
         "assignments per course, members per course); `details.limit` holds it.",
+        ErrorCode.UNAVAILABLE: "The match is between two server processes for a moment (the "
+        "process playing it stopped and another is taking it over); nothing was done. Retry "
+        "after `details.retry_after_ms`.",
     }
 )
 """One line per error code, for documentation and for default error messages."""
@@ -172,6 +176,7 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.SUBMISSION_LIMIT: 429,
         ErrorCode.BAD_ROSTER: 422,
         ErrorCode.QUOTA_EXCEEDED: 403,
+        ErrorCode.UNAVAILABLE: 503,
     }
 )
 """The HTTP status of a REST response carrying each error code."""

@@ -2,10 +2,19 @@
 
 Nothing is created at import time: the database engine and session maker live on
 `app.state`, made in the lifespan and disposed when the server stops.
+
+Clustered (`Settings.clustered`), the lifespan also builds the Redis bus (`app.state.bus`,
+server.cluster.bus): this process's match broadcasts are published to the others, and theirs
+reach this process's hub through the bridge (server.cluster.bridge). Each match is owned by
+one process (server.cluster.leases): the match service forwards calls on matches owned
+elsewhere to their owner over the bus (server.cluster.forwarding), and the membership
+(server.cluster.processes) keeps this process's heartbeat and takes over the matches of dead
+processes. Not clustered, `app.state.bus` is None and nothing else changes.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,12 +23,18 @@ from fastapi import FastAPI
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
+from server.cluster.bridge import MatchBridge, OnePerPlayer
+from server.cluster.bus import Bus, new_process_id
+from server.cluster.forwarding import BusRemote
+from server.cluster.leases import Leases
+from server.cluster.processes import Membership, ProcessTable
 from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.grading import GradingService
 from server.hub import Hub
 from server.jobs import build_queue, ensure_schema
+from server.jobs.tournament_games import TournamentGameQueue
 from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.openapi import install_openapi
@@ -31,6 +46,7 @@ from server.routes.courses import BODY_LIMIT_EXEMPT as COURSE_BODY_LIMIT_EXEMPT
 from server.routes.web_courses import BODY_LIMIT_EXEMPT as COURSE_FORMS_BODY_LIMIT_EXEMPT
 from server.settings import Settings
 from server.tournaments import TournamentService
+from server.tournaments.notices import TOPIC as TOURNAMENT_TOPIC
 from server.web.pages import Pages
 from server.web.security import NoSniff
 
@@ -49,6 +65,8 @@ own limits."""
 
 def create_app(settings: Settings) -> FastAPI:
     """Return the Arena server application for `settings` (migrates its database on start)."""
+    if settings.role == "worker":
+        raise ValueError("ARENA_ROLE=worker runs queued jobs with `arena worker`, not a server")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -58,37 +76,81 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.sessions = session_factory(engine)
         players = PlayerRegistry(app.state.sessions)
         app.state.players = players
+        process_id = new_process_id()
+        leases = None
+        if settings.clustered:
+            leases = Leases(app.state.sessions, process_id, settings.lease_ttl_ms)
         service = MatchService(
             app.state.sessions,
             settings,
             writer=BatchWriter(engine, commit_delay=settings.commit_delay_ms / 1000),
             players=players,
+            leases=leases,
         )
         app.state.service = service
         app.state.queries = MatchQueries(service)
         hub = Hub()
         app.state.hub = hub
         service.listeners.append(hub.publish)
-        tournaments = TournamentService(app.state.sessions, service)
-        app.state.tournaments = tournaments
-        service.listeners.append(tournaments.on_broadcast)
-        ratings = RatingService(app.state.sessions)
-        app.state.ratings = ratings
-        service.listeners.append(ratings.on_broadcast)
-        # Role `server`: grading jobs go to the queue in PostgreSQL for `arena worker`s.
+        bus: Bus | None = None
+        bridge: MatchBridge | None = None
+        one_per_player: OnePerPlayer | None = None
+        membership: Membership | None = None
+        if leases is not None:
+            # Several processes: this one's broadcasts go to the others' hubs, and theirs to ours.
+            bus = Bus(settings, process_id)
+            bridge = MatchBridge(hub, service)
+            bus.on_match(bridge.deliver, bridge.wanted)
+            one_per_player = OnePerPlayer(hub, bus)
+            bus.on_reconnect(bridge.resync_all)
+            service.listeners.append(bus.publish_match)
+            # Calls on matches owned elsewhere go to their owner; theirs on ours come here.
+            remote = BusRemote(bus, service)
+            service.remote = remote
+            bus.serve(remote.handle)
+            table = ProcessTable(app.state.sessions, process_id, "server", settings.lease_ttl_ms)
+            membership = Membership(
+                table,
+                leases,
+                service,
+                lease_ttl_ms=settings.lease_ttl_ms,
+                heartbeat_ms=settings.heartbeat_ms,
+            )
+        app.state.bus = bus
+        app.state.membership = membership
+        # Role `server`: grading jobs and house-bot tournaments' games go to the queue in
+        # PostgreSQL for `arena worker`s.
         queue = None
         if settings.role == "server":
             await ensure_schema(settings)
             queue = build_queue(settings)
             await queue.open_async()
+        app.state.queue = queue
+        tournaments = TournamentService(
+            app.state.sessions,
+            service,
+            games=None if queue is None else TournamentGameQueue(queue),
+            notify=None if bus is None else functools.partial(bus.publish, TOURNAMENT_TOPIC),
+        )
+        if bus is not None:
+            bus.subscribe(TOURNAMENT_TOPIC, tournaments.on_notice)
+        app.state.tournaments = tournaments
+        service.listeners.append(tournaments.on_broadcast)
+        ratings = RatingService(app.state.sessions)
+        app.state.ratings = ratings
+        service.listeners.append(ratings.on_broadcast)
         grading = GradingService(app.state.sessions, settings, queue)
         app.state.grading = grading
         courses = CourseService(app.state.sessions, settings, grading)
         app.state.courses = courses
         app.state.rate_limiter = RateLimiter(settings)
         try:
+            if bus is not None:
+                await bus.start()
             await tournaments.resume()
             await service.resume()
+            if membership is not None:
+                await membership.start()  # takes over its share of matches without an owner
             await ratings.resume()
             service.start_ticker()
             await grading.start()
@@ -103,6 +165,14 @@ def create_app(settings: Settings) -> FastAPI:
             await tournaments.close()
             await hub.close()
             await service.close()
+            if membership is not None:
+                await membership.close()  # hands its matches over (after storing them)
+            if bridge is not None:
+                await bridge.close()
+            if one_per_player is not None:
+                await one_per_player.close()
+            if bus is not None:
+                await bus.close()
             await ratings.close()
             await engine.dispose()
 

@@ -3,6 +3,11 @@
 Every call on a match lets a fallen flag end it first; the ticker also ticks every live timed
 match past its deadline a few times a second, so an idle match (a disconnected player's, say)
 ends on time too. Started in the lifespan (`MatchService.start_ticker`).
+
+In a cluster (several server processes, server.cluster) the memory holds only the matches this
+process owns, so each match is ticked by its owner alone. A dead owner's matches are ticked
+again once another process has taken them over; the side to move is then charged up to the
+dead owner's last heartbeat, not for the time the match had no owner (server.cluster.leases).
 """
 
 from __future__ import annotations

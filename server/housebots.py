@@ -211,6 +211,8 @@ class HouseBots:
                     try:
                         await self._host.run(live, effects)
                     except MatchError as error:
+                        if not self._store.is_live(live):
+                            return  # dropped (not stored; in a cluster, another owns it)
                         if error.code not in (ErrorCode.ILLEGAL_MOVE, ErrorCode.INVALID_MOVE):
                             raise  # not the bot's fault (the database): logged by the task
                         failure = (referee.seq, referee.state.to_move, error.message, None)
@@ -298,6 +300,8 @@ class HouseBots:
                 try:
                     await self._host.run(live, effects)
                 except MatchError as error:
+                    if not self._store.is_live(live):
+                        return  # dropped (not stored; in a cluster, another process owns it)
                     log.error("house bot %s in match %s: %s", bot.name, live.id, error)
                     illegal = error.message
                 else:

@@ -1,9 +1,10 @@
 """The WebSocket hub: who is connected, and the fan-out of match events to them.
 
 One `Hub` per application (on `app.state.hub`). It holds one `Connection` per player (a newer
-connection with the same token replaces the older, which is closed with 4002) and the spectators
-of each match. `MatchService` awaits `Hub.publish` after every commit, under the match's lock, so
-each match's events reach every connection in seq order.
+connection with the same token replaces the older, which is closed with 4002; in a cluster, one
+in another server process too: server.cluster.bridge) and the spectators of each match.
+`MatchService` awaits `Hub.publish` after every commit, under the match's lock, so each match's
+events reach every connection in seq order.
 
 A connection never blocks a match: `publish` only puts text on the connection's queue, and a
 writer task per connection sends it. The queue is bounded in bytes, not messages (one message
@@ -13,7 +14,9 @@ may be a long game's `match_state`): a client that lets more than `max_queued_by
 While a connection is being brought up to date (`Connection.syncing`), events are held back;
 `Connection.sync` records the seq of each `match_state` sent, and `Connection.end_sync` then
 sends only the held events that are newer, so a client sees each match's state and then every
-later event exactly once.
+later event exactly once. Later events the last state sent already shows are dropped too (with
+several server processes, server.cluster, a state read from the database may be ahead of the
+owner's broadcast, and a resync sends a fresh state at any time).
 
 Versions: each connection is sent what the protocol version its `hello` named knows
 (`Connection.version`): a message is written once per version among its receivers.
@@ -24,7 +27,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections import Counter
+from collections.abc import Callable
 
 from fastapi import WebSocket, WebSocketDisconnect
 from starlette.types import Send
@@ -72,6 +77,11 @@ class Connection:
         self.version = PROTOCOL_VERSION
         """The protocol version spoken with the client (the older of its hello's and ours)."""
         self.closed = False
+        self.key = uuid.uuid4().hex
+        """This connection's own id (across server processes: server.cluster.bridge)."""
+        self.announced = False
+        """True once every server process has been told of this player connection (set by
+        server.cluster.bridge.OnePerPlayer): from then on a newer one elsewhere replaces it."""
         self.max_queued_bytes = max_queued_bytes
         self._queued_bytes = 0
         self._queue: asyncio.Queue[str | _Close] = asyncio.Queue()
@@ -104,7 +114,15 @@ class Connection:
                 self._put(text)
 
     def deliver(self, match_id: str, seq: int, text: str) -> None:
-        """Queue (or, while syncing, hold) the text of one event of `match_id`."""
+        """Queue (or, while syncing, hold) the text of one event of `match_id`; an event the
+        state sent (`sync`) shows already is dropped.
+
+        (In one process a state is read under the match's lock, so it never shows an event
+        still to be delivered; with several processes, a state read from the database can
+        be ahead of the owner's broadcast: server.cluster.bridge.)
+        """
+        if 0 <= seq <= self._synced.get(match_id, -1):
+            return
         if self._held is not None:
             if not self._count(text):
                 self._held.append((match_id, seq, text))
@@ -187,6 +205,9 @@ class Hub:
         self.spectators: dict[str, set[Connection]] = {}
         self._per_address: Counter[str] = Counter()
         self._per_player: Counter[int] = Counter()
+        self.attach_listeners: list[Callable[[Connection], None]] = []
+        """Called with each player connection `attach_player` makes current (in a cluster:
+        to replace the player's older connections in other processes)."""
 
     def admit(
         self, address: str, player_id: int | None, *, max_per_address: int, max_per_player: int
@@ -219,6 +240,14 @@ class Hub:
         self.players[connection.player_id] = connection
         if old is not None and old is not connection:
             old.close(CloseCode.REPLACED, "replaced by a newer connection")
+        for listener in self.attach_listeners:
+            listener(connection)
+
+    def replace_player(self, player_id: int) -> None:
+        """Close `player_id`'s connection here with 4002: a newer one was opened elsewhere."""
+        connection = self.players.pop(player_id, None)
+        if connection is not None:
+            connection.close(CloseCode.REPLACED, "replaced by a newer connection")
 
     def detach_player(self, connection: Connection) -> None:
         """Forget `connection` unless a newer one has replaced it already."""

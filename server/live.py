@@ -41,6 +41,9 @@ class LiveMatch:
     """Set when the match is over (or the server stops): its bots' searches end at once."""
     owner: str | None = None
     """Whose turn in the search pool this match's searches wait for (see server.housebots)."""
+    epoch: int | None = None
+    """The owner epoch this copy was loaded at, in a cluster (server.cluster.leases): its
+    writes are stored only while the match is still at it. None: a single process."""
     searches: dict[int, dict[str, Any]] = field(default_factory=dict)
     """The search statistics reported with each move, by the seq of the move's event: the JSON
     of a `protocol.SearchInfo` (validated as it came in; see server.translation)."""

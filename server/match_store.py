@@ -6,13 +6,21 @@ or written to the database. A match not in memory is rebuilt from its row and it
 and a failed write evicts the match, so memory never runs ahead of the database. It knows no
 wire message and decides nothing: the match service (server.matches) calls it under each
 match's lock.
+
+In a cluster (`leases` given, server.cluster.leases), loading an unfinished match claims it
+first: the claim succeeds when the match has no owner, is this process's, or its owner is
+dead, and the copy is rebuilt with the claim's owner epoch (every write of it is fenced by that
+epoch) and charged the claim's downtime (the clock rule of a takeover); when another live
+process owns it, `load` raises NotOwnerError and holds nothing. A write refused by the fence
+evicts the copy and raises FencedMatchError (UNAVAILABLE: the call may be sent again, to the
+new owner). `load_copy` rebuilds a match for reading only, held by nobody.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -23,8 +31,9 @@ from games.match import Event, EventKind, MatchConfig, Status, TimeControl
 from games.referee import Referee
 from games.registry import get_game
 from protocol.errors import ErrorCode
+from server.cluster.leases import Leases
 from server.db.models import Match, MatchEvent, Player, epoch_ms
-from server.db.writer import BatchWriter, MatchWrite, WriterClosedError
+from server.db.writer import BatchWriter, FencedError, MatchWrite, WriterClosedError
 from server.errors import MatchError
 from server.live import LiveMatch
 
@@ -33,13 +42,32 @@ log = logging.getLogger(__name__)
 UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
 """The stored statuses of a match still to be played."""
 
+RETRY_AFTER_MS = 500
+"""What a refusal for a match between two owners tells the client to wait (UNAVAILABLE)."""
+
+
+class FencedMatchError(MatchError):
+    """A write refused by the fence: another process owns the match now; nothing was stored.
+
+    The call that made it changed only the copy in memory, which is dropped: it may be sent
+    again, to the new owner."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(
+            ErrorCode.UNAVAILABLE,
+            "another server process took this match over; nothing was changed, retry",
+            match_id=match_id,
+            details={"retry_after_ms": RETRY_AFTER_MS},
+        )
+
 
 class MatchStore:
     """The live matches by id, loaded from and committed to the database.
 
     Changes are stored through `writer` (by default one on the session maker's engine).
     `now_ms` is the referee's clock (monotonic milliseconds), `wall_ms` the epoch's; both are
-    read when a match is rebuilt or an event stored.
+    read when a match is rebuilt or an event stored. `leases` (a cluster only) claims each
+    unfinished match loaded (see the module).
     """
 
     def __init__(
@@ -49,6 +77,7 @@ class MatchStore:
         max_illegal_moves: int,
         now_ms: Callable[[], int],
         wall_ms: Callable[[], int],
+        leases: Leases | None = None,
     ) -> None:
         if writer is None:
             bind = sessions.kw.get("bind")
@@ -62,6 +91,10 @@ class MatchStore:
         self._wall_ms = wall_ms
         self._live: dict[str, LiveMatch] = {}
         self._load_lock = asyncio.Lock()
+        self.leases = leases
+        """Claims the matches loaded, in a cluster (server.cluster.leases); None: one process."""
+        self.on_claim: Callable[[LiveMatch], Awaitable[None]] | None = None
+        """Awaited with each match claimed, before anyone else can use it (in a cluster)."""
 
     def live_matches(self) -> list[LiveMatch]:
         """Return every match held in memory (a copy: the caller may await while iterating)."""
@@ -131,7 +164,8 @@ class MatchStore:
     async def load(self, match_id: str) -> LiveMatch:
         """Return the live match `match_id`, rebuilding it from the database if needed.
 
-        Raises MatchError UNKNOWN_MATCH for no such match.
+        Raises MatchError UNKNOWN_MATCH for no such match; in a cluster, NotOwnerError when
+        another live process owns it.
         """
         live = self._live.get(match_id)
         if live is not None:
@@ -140,43 +174,72 @@ class MatchStore:
             live = self._live.get(match_id)
             if live is not None:
                 return live
-            async with self.sessions() as session:
-                row = await session.get(Match, match_id)
-                if row is None:
-                    raise MatchError(
-                        ErrorCode.UNKNOWN_MATCH, f"no match has id {match_id!r}", match_id=match_id
-                    )
-                stored = (
-                    await session.scalars(
-                        select(MatchEvent)
-                        .where(MatchEvent.match_id == match_id)
-                        .order_by(MatchEvent.seq)
-                    )
-                ).all()
-                ids = (
-                    row.seat0_player_id,
-                    row.seat1_player_id,
-                    row.seat0_challenged_id,
-                    row.seat1_challenged_id,
-                    row.created_by,
-                )
-                known = [i for i in ids if i is not None]
-                found = await session.execute(
-                    select(Player.id, Player.name).where(Player.id.in_(known))
-                )
-                by_id = {player_id: name for player_id, name in found}
-                names = [None if i is None else by_id.get(i) for i in ids]
-            live = self._rebuild(row, stored, names)
+            epoch, downtime_ms = None, 0
+            if self.leases is not None:
+                claim = await self.leases.claim(match_id)  # NotOwnerError: not ours to hold
+                if claim is not None:
+                    epoch, downtime_ms = claim.epoch, claim.downtime_ms
+            live = await self._read(match_id, downtime_ms)
+            live.epoch = epoch
+            if epoch is not None and self.on_claim is not None:
+                await self.on_claim(live)
             # A match over never changes again: it is read and let go, never held for good.
             if live.referee.status not in (Status.FINISHED, Status.ABORTED):
                 self._live[match_id] = live
             return live
 
+    async def load_copy(self, match_id: str) -> LiveMatch:
+        """Return a copy of match `match_id` rebuilt from the database for reading, held by
+        nobody: its clocks as they stand now (the time since its last event is charged to the
+        side to move, whose owner is playing it). Never commit it.
+
+        Raises MatchError UNKNOWN_MATCH for no such match.
+        """
+        return await self._read(match_id, None)
+
+    async def _read(self, match_id: str, downtime_ms: int | None) -> LiveMatch:
+        """Rebuild match `match_id` from its row and events, `downtime_ms` charged to the side
+        to move (None: the time since its last event)."""
+        async with self.sessions() as session:
+            row = await session.get(Match, match_id)
+            if row is None:
+                raise MatchError(
+                    ErrorCode.UNKNOWN_MATCH, f"no match has id {match_id!r}", match_id=match_id
+                )
+            stored = (
+                await session.scalars(
+                    select(MatchEvent)
+                    .where(MatchEvent.match_id == match_id)
+                    .order_by(MatchEvent.seq)
+                )
+            ).all()
+            ids = (
+                row.seat0_player_id,
+                row.seat1_player_id,
+                row.seat0_challenged_id,
+                row.seat1_challenged_id,
+                row.created_by,
+            )
+            known = [i for i in ids if i is not None]
+            found = await session.execute(
+                select(Player.id, Player.name).where(Player.id.in_(known))
+            )
+            by_id = {player_id: name for player_id, name in found}
+            names = [None if i is None else by_id.get(i) for i in ids]
+        if downtime_ms is None:
+            downtime_ms = max(0, self._wall_ms() - stored[-1].at_ms) if stored else 0
+        return self._rebuild(row, stored, names, downtime_ms)
+
     def _rebuild(
-        self, row: Match, stored: Sequence[MatchEvent], names: list[str | None]
+        self,
+        row: Match,
+        stored: Sequence[MatchEvent],
+        names: list[str | None],
+        downtime_ms: int = 0,
     ) -> LiveMatch:
         """Return the live match of `row` and its events; `names` are the names of seat 0's
-        and seat 1's players, their challenged players, and the creator."""
+        and seat 1's players, their challenged players, and the creator. `downtime_ms` is
+        charged to the side to move (see server.matches)."""
         game = get_game(row.game, row.options)
         tc = None
         if row.base_ms is not None:
@@ -187,8 +250,8 @@ class MatchStore:
         events = [
             Event(e.seq, EventKind(e.kind), e.player, e.move, e.elapsed_ms or 0) for e in stored
         ]
-        # Downtime is charged to nobody (see server.matches).
-        referee = Referee.restore(config, events, self._now_ms(), downtime_ms=0)
+        # A restart charges nobody; a takeover or a read copy, see server.matches.
+        referee = Referee.restore(config, events, self._now_ms(), downtime_ms=downtime_ms)
         searches = {e.seq: e.search for e in stored if isinstance(e.search, dict)}
         return LiveMatch(
             id=row.id,
@@ -214,7 +277,9 @@ class MatchStore:
 
         The write goes through the group-commit writer (server.db.writer): the changes of
         every match waiting at the same moment share one commit. The values are taken now,
-        under the match's lock. A failure raises MatchError INTERNAL_ERROR.
+        under the match's lock. A failure raises MatchError INTERNAL_ERROR; a write refused by
+        the fence (another process owns the match now) raises FencedMatchError. In a cluster a
+        new match is owned by this process from epoch 1.
         """
         referee = live.referee
         result = referee.result
@@ -245,9 +310,18 @@ class MatchStore:
             }
             for event in events
         ]
-        change = MatchWrite(live.id, values, new_match, rows)
+        if new_match is not None and self.leases is not None:
+            new_match = new_match | {"owner_id": self.leases.process_id, "owner_epoch": 1}
+            live.epoch = 1
+        change = MatchWrite(live.id, values, new_match, rows, live.epoch)
         try:
             await self._writer.write(change)
+        except FencedError as error:
+            log.info("match %s: %s; dropping this copy", live.id, error)
+            live.stop.set()
+            if self._live.get(live.id) is live:
+                del self._live[live.id]
+            raise FencedMatchError(live.id) from None
         except (SQLAlchemyError, WriterClosedError, ValueError, TypeError):
             # The in-memory match ran ahead of the database: evict it (it reloads as stored).
             log.exception("could not store match %s", live.id)

@@ -20,6 +20,25 @@ event (`downtime_ms=0`); the server being down is not the player's fault, and th
 spent thinking between its last event and the crash cannot be known. Counts of rejected moves
 are not events and restart from the stored forfeit, if any (see `Referee.restore`).
 
+A cluster (several processes on one PostgreSQL database, `leases` given; docs/SCALING.md): each
+unfinished match is held by one process, its owner, which alone plays it (its lock, referee,
+house bots, clock ticker, listeners). A call on a match this process does not hold goes:
+
+- here, when the match has no owner, a dead one or this process (loading it claims it:
+  server.cluster.leases), or is over (read from the database, held by nobody);
+- to the owner, when another live process owns it: over `remote` (server.cluster.forwarding),
+  players travelling by id and name, answered with the owner's result or refusal. When the
+  owner does not answer, the call looks again (a dead owner's lease expires, then this process
+  claims the match) until `lease_ttl_ms` and a margin have passed, then answers UNAVAILABLE
+  (retryable). A call refused by the fence (another process claimed the match meanwhile) is
+  sent again the same way: nothing of it was stored.
+
+`read` with an arbitrary reader is not forwarded: a non-owner reads a copy rebuilt from the
+database (its clocks as they stand now), committing nothing. Takeover of a dead owner's matches
+(server.cluster.processes) charges the side to move up to the dead owner's last heartbeat, not
+for the ownerless time after it (server.cluster.leases); a plain restart of a single process
+keeps the rule above.
+
 Flag falls are noticed when the match is next touched: every call, a REST GET included, ticks
 the referee first, and the background ticker (server.clock, `start_ticker`) ticks every active
 timed match a few times a second, so an idle match (a disconnected player's, say) also ends on
@@ -41,11 +60,13 @@ match, its ply cap (`MatchConfig.max_plies`, stored with the match) and a house 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -61,14 +82,15 @@ from protocol.messages import (
 )
 from server import match_setup, translation
 from server.clock import Ticker
+from server.cluster.leases import Leases, NotOwnerError, UnansweredError
 from server.db.models import Player
 from server.db.writer import BatchWriter
 from server.errors import MatchError
 from server.housebots import HouseBots
 from server.live import LiveMatch
-from server.match_store import UNFINISHED, MatchStore
+from server.match_store import RETRY_AFTER_MS, UNFINISHED, FencedMatchError, MatchStore
 from server.players import PlayerRegistry
-from server.publisher import Publisher
+from server.publisher import Broadcast, Publisher
 from server.searches import SearchPool
 from server.settings import Settings
 
@@ -78,6 +100,29 @@ T = TypeVar("T")
 
 Clock = Callable[[], float]
 """A clock in seconds: `time.monotonic` for the referee's time, `time.time` for epoch times."""
+
+FORWARD_MARGIN_S = 2.0
+"""How long past `lease_ttl_ms` a call keeps looking for a match's owner before UNAVAILABLE."""
+
+RETRY_PAUSE_S = 0.25
+"""The pause before looking again for the owner of a match whose owner did not answer."""
+
+OWNERS_CACHED = 10_000
+"""Matches whose owner is remembered (the cache starts over when full)."""
+
+_HERE_ONLY: ContextVar[bool] = ContextVar("arena_here_only", default=False)
+"""Set while serving a forwarded call: it runs here or is refused, never forwarded again."""
+
+
+class Remote(Protocol):
+    """Sends calls on a match to the process that owns it (server.cluster.forwarding)."""
+
+    async def call(self, owner_id: str, op: str, payload: dict[str, Any]) -> Any:
+        """Run `op` with `payload` at `owner_id`; return its result as JSON.
+
+        Raises the owner's MatchError, NotOwnerError when it does not own the match (any
+        more), UnansweredError when it does not answer in time.
+        """
 
 
 class MatchService:
@@ -99,6 +144,7 @@ class MatchService:
         writer: BatchWriter | None = None,
         pool: SearchPool | None = None,
         players: PlayerRegistry | None = None,
+        leases: Leases | None = None,
     ) -> None:
         self._settings = settings
         self._clock = clock
@@ -106,12 +152,17 @@ class MatchService:
         self.players = players or PlayerRegistry(sessions)
         """The registered players (server.players), who a new match may name."""
         self.store = MatchStore(
-            sessions, writer, settings.max_illegal_moves, self.now_ms, self.wall_ms
+            sessions, writer, settings.max_illegal_moves, self.now_ms, self.wall_ms, leases
         )
         """The matches in memory and in the database (server.match_store)."""
+        self.remote: Remote | None = None
+        """In a cluster: sends calls to the owners of matches held elsewhere (see the module)."""
+        self._closing = False
+        self._owners: dict[str, tuple[str, float]] = {}
         self._bots = HouseBots(self, self.store, settings, pool)
         self._ticker = Ticker(self, self.store)
         self._publisher = Publisher(self.now_ms, self.wall_ms)
+        self.store.on_claim = self._announce_claim
         self.listeners = self._publisher.listeners
         """Awaited with a `Broadcast` after every commit of accepted events (see the module)."""
 
@@ -131,7 +182,13 @@ class MatchService:
     # -- life cycle ----------------------------------------------------------------------------
 
     async def resume(self) -> int:
-        """Rebuild every unfinished match from its stored events; return how many were resumed."""
+        """Rebuild every unfinished match from its stored events; return how many were resumed.
+
+        In a cluster, none: the reaper (server.cluster.processes) shares the matches without a
+        live owner among the live processes, each taking its share over (`take_over`).
+        """
+        if self.store.leases is not None:
+            return 0
         ids = await self.store.unfinished_ids()
         for match_id in ids:
             live = await self.store.load(match_id)
@@ -139,6 +196,53 @@ class MatchService:
                 await self.run(live, live.referee.tick(self.now_ms()))
                 self._bots.schedule(live)
         return len(ids)
+
+    async def take_over(self, match_id: str) -> bool:
+        """Claim and resume a match without a live owner: rebuild it (charged the clock rule),
+        let a fallen flag end it, schedule its house bots. Return False when it was not taken
+        (another process owns it, it is over, or it is held here already)."""
+        if self.store.in_memory(match_id) is not None:
+            return False
+        try:
+            live = await self.store.load(match_id)
+        except (NotOwnerError, MatchError):
+            return False
+        if not self.store.is_live(live):
+            return False
+        async with live.lock:
+            try:
+                await self.run(live, live.referee.tick(self.now_ms()))
+            except MatchError as error:
+                log.error("taking over match %s: %s", match_id, error)
+                return False
+            self._bots.schedule(live)
+        return True
+
+    async def _announce_claim(self, live: LiveMatch) -> None:
+        """Send everyone following a match just claimed its state as stored.
+
+        Its previous owner may have stored events it never published (it died in between):
+        the state shows them to the players and spectators, on every process, so none waits
+        for a `move_made` that will never come (a connection drops a state it is ahead of).
+        """
+        state = self._match_state(live, None)
+        seated = (live.players[0], live.players[1])  # not a challenged player: not seated yet
+        await self._publisher.publish(Broadcast(live.id, seated, (state,)))
+
+    def owned_ids(self) -> list[str]:
+        """Return the ids of the matches held in memory (in a cluster: owned here)."""
+        return [live.id for live in self.store.live_matches()]
+
+    def drop_all(self) -> int:
+        """Drop every match held from memory and stop its house bots; return how many.
+
+        For a process that lost its leases (server.cluster.processes): the owners now are
+        others, and a call reloads (or forwards) the match."""
+        held = self.store.live_matches()
+        for live in held:
+            self._bots.stop(live)
+            self.store.evict(live.id)
+        return len(held)
 
     def start_ticker(self) -> None:
         """Start the background task that ends active timed matches whose flag has fallen."""
@@ -151,6 +255,7 @@ class MatchService:
         promptly; moves already acknowledged are stored (commit before acknowledge), and a
         move a stopped search had not played is searched again after a restart.
         """
+        self._closing = True
         for live in self.store.live_matches():
             live.stop.set()
         await self._ticker.close()
@@ -212,10 +317,16 @@ class MatchService:
 
     async def join(self, match_id: str, player: Player, seat: int | None) -> MatchState:
         """Seat `player` in an open seat (`seat` None: any); the match starts when full."""
-        live = await self.store.load(match_id)
-        async with live.lock:
-            seat = match_setup.seat_to_join(live, player, seat)
-            return await self._take_seat(live, seat, player)
+
+        async def here() -> MatchState:
+            live = await self.store.load(match_id)
+            async with live.lock:
+                return await self._take_seat(
+                    live, match_setup.seat_to_join(live, player, seat), player
+                )
+
+        call = {"player": _who(player), "seat": seat}
+        return await self._on_match(match_id, here, "join", call, MatchState.model_validate)
 
     async def accept(self, match_id: str, player: Player) -> MatchState:
         """Accept the challenge inviting `player` to this match: take the seat it offers.
@@ -223,37 +334,61 @@ class MatchService:
         The match starts when no seat is open or challenged any more. MatchError
         NOT_CHALLENGED when no pending challenge of this match invites `player`.
         """
-        live = await self.store.load(match_id)
-        async with live.lock:
-            seat = match_setup.challenged_seat(live, player)
-            live.challenged[seat], live.challenged_names[seat] = None, None
-            try:
-                return await self._take_seat(live, seat, player)
-            except MatchError:
-                live.challenged[seat], live.challenged_names[seat] = player.id, player.name
-                raise
+
+        async def here() -> MatchState:
+            live = await self.store.load(match_id)
+            async with live.lock:
+                seat = match_setup.challenged_seat(live, player)
+                live.challenged[seat], live.challenged_names[seat] = None, None
+                try:
+                    return await self._take_seat(live, seat, player)
+                except MatchError:
+                    live.challenged[seat], live.challenged_names[seat] = player.id, player.name
+                    raise
+
+        call = {"player": _who(player)}
+        return await self._on_match(match_id, here, "accept", call, MatchState.model_validate)
 
     async def decline(self, match_id: str, player: Player) -> MatchState:
         """Decline the challenge inviting `player` to this match: the match is aborted.
 
         MatchError NOT_CHALLENGED when no pending challenge of this match invites `player`.
         """
-        live = await self.store.load(match_id)
-        async with live.lock:
-            seat = match_setup.challenged_seat(live, player)
-            await self.run(live, live.referee.decline(seat, self.now_ms()))
-            return self._match_state(live, None)
+
+        async def here() -> MatchState:
+            live = await self.store.load(match_id)
+            async with live.lock:
+                seat = match_setup.challenged_seat(live, player)
+                await self.run(live, live.referee.decline(seat, self.now_ms()))
+                return self._match_state(live, None)
+
+        call = {"player": _who(player)}
+        return await self._on_match(match_id, here, "decline", call, MatchState.model_validate)
 
     async def challenges(self, player: Player) -> list[Challenge]:
         """Return the challenges waiting for `player`'s answer, oldest first."""
         pending = []
         for match_id in await self.store.challenging_ids(player.id):
+            challenge = await self._challenge(match_id, player)
+            if challenge is not None:
+                pending.append(challenge)
+        return pending
+
+    async def _challenge(self, match_id: str, player: Player) -> Challenge | None:
+        """Return the challenge of this match waiting for `player`'s answer, if any."""
+
+        async def here() -> Challenge | None:
             live = await self.store.load(match_id)
             async with live.lock:
                 seat = live.challenged_seat(player.id)
                 if seat is not None and live.referee.status is Status.WAITING:
-                    pending.append(translation.challenge(live, seat, self.now_ms()))
-        return pending
+                    return translation.challenge(live, seat, self.now_ms())
+                return None
+
+        def decode(found: Any) -> Challenge | None:
+            return None if found is None else Challenge.model_validate(found)
+
+        return await self._on_match(match_id, here, "challenge", {"player": _who(player)}, decode)
 
     async def _take_seat(self, live: LiveMatch, seat: int, player: Player) -> MatchState:
         """Seat `player` in `seat` and start the match if it is full (call under the lock)."""
@@ -285,7 +420,17 @@ class MatchService:
         `search` (the bot's search statistics, as it reported them) is stored with the move
         and shown with it. A refused move counts toward the forfeit (`max_illegal_moves`).
         """
-        return await self._move(match_id, player, text, expected_seq, search, counted=True)
+
+        async def here() -> MoveMade:
+            return await self._move(match_id, player, text, expected_seq, search, counted=True)
+
+        call = {
+            "player": _who(player),
+            "text": text,
+            "expected_seq": expected_seq,
+            "search": None if search is None else search.model_dump(mode="json"),
+        }
+        return await self._on_match(match_id, here, "move", call, MoveMade.model_validate)
 
     async def move_by_hand(
         self, match_id: str, player: Player, text: str, expected_seq: int | None
@@ -296,7 +441,12 @@ class MatchService:
         The page offers only the legal moves; what it refuses is a person's slip in the text
         box, not a bot's bug, and losing a match to three typos would be the server's fault.
         """
-        return await self._move(match_id, player, text, expected_seq, None, counted=False)
+
+        async def here() -> MoveMade:
+            return await self._move(match_id, player, text, expected_seq, None, counted=False)
+
+        call = {"player": _who(player), "text": text, "expected_seq": expected_seq}
+        return await self._on_match(match_id, here, "move_by_hand", call, MoveMade.model_validate)
 
     async def _move(
         self,
@@ -331,19 +481,24 @@ class MatchService:
 
     async def act(self, match_id: str, player: Player, action: str) -> MatchState:
         """Run `action` (resign, offer_draw, accept_draw, decline_draw, abort) for `player`."""
-        live = await self.store.load(match_id)
-        async with live.lock:
-            seat = match_setup.seat_of(live, player)
-            referee = live.referee
-            handlers: dict[str, Callable[[int, int], list[Effect]]] = {
-                "resign": referee.resign,
-                "offer_draw": referee.offer_draw,
-                "accept_draw": referee.accept_draw,
-                "decline_draw": referee.decline_draw,
-                "abort": referee.abort,
-            }
-            await self.run(live, handlers[action](seat, self.now_ms()))
-            return self._match_state(live, seat)
+
+        async def here() -> MatchState:
+            live = await self.store.load(match_id)
+            async with live.lock:
+                seat = match_setup.seat_of(live, player)
+                referee = live.referee
+                handlers: dict[str, Callable[[int, int], list[Effect]]] = {
+                    "resign": referee.resign,
+                    "offer_draw": referee.offer_draw,
+                    "accept_draw": referee.accept_draw,
+                    "decline_draw": referee.decline_draw,
+                    "abort": referee.abort,
+                }
+                await self.run(live, handlers[action](seat, self.now_ms()))
+                return self._match_state(live, seat)
+
+        call = {"player": _who(player), "action": action}
+        return await self._on_match(match_id, here, "act", call, MatchState.model_validate)
 
     async def adjudicate(self, match_id: str, winner: int | None, reason: str) -> MatchState:
         """End an active match by the server's decision: `winner` wins (None: a draw).
@@ -353,25 +508,39 @@ class MatchService:
         (NOT_STARTED) when the match is over (still waiting) and UNKNOWN_MATCH for no such
         match.
         """
-        live = await self.store.load(match_id)
-        async with live.lock:
-            effects = live.referee.adjudicate(winner, reason, self.now_ms())
-            await self.run(live, effects)
-            if not any(isinstance(e, Event) and e.kind is EventKind.ADJUDICATE for e in effects):
-                result = live.referee.result
-                if result is None:
+
+        async def here() -> MatchState:
+            live = await self.store.load(match_id)
+            async with live.lock:
+                effects = live.referee.adjudicate(winner, reason, self.now_ms())
+                await self.run(live, effects)
+                if not any(
+                    isinstance(e, Event) and e.kind is EventKind.ADJUDICATE for e in effects
+                ):
+                    result = live.referee.result
+                    if result is None:
+                        raise MatchError(
+                            ErrorCode.NOT_STARTED,
+                            "the match has not started yet",
+                            match_id=match_id,
+                        )
                     raise MatchError(
-                        ErrorCode.NOT_STARTED, "the match has not started yet", match_id=match_id
+                        ErrorCode.MATCH_OVER,
+                        f"the match is over: {result.reason}",
+                        match_id=match_id,
                     )
-                raise MatchError(
-                    ErrorCode.MATCH_OVER, f"the match is over: {result.reason}", match_id=match_id
-                )
-            return self._match_state(live, None)
+                return self._match_state(live, None)
+
+        call = {"winner": winner, "reason": reason}
+        return await self._on_match(match_id, here, "adjudicate", call, MatchState.model_validate)
 
     # -- matches: read -------------------------------------------------------------------------
 
     async def exists(self, match_id: str) -> bool:
         """Return True when a match has id `match_id`."""
+        leases = self.store.leases
+        if leases is not None and self.store.in_memory(match_id) is None:
+            return await leases.lease(match_id) is not None
         try:
             await self.store.load(match_id)
         except MatchError as error:
@@ -398,10 +567,30 @@ class MatchService:
         def shown(live: LiveMatch) -> MatchState:
             return self._match_state(live, None if viewer is None else live.seat_of(viewer.id))
 
-        return await self.read(match_id, shown)
+        async def here() -> MatchState:
+            return await self._read_here(match_id, shown)
+
+        call = {"player": None if viewer is None else _who(viewer)}
+        return await self._on_match(match_id, here, "state", call, MatchState.model_validate)
 
     async def read(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
-        """Return `reader` of the match, under its lock, after letting a fallen flag end it."""
+        """Return `reader` of the match, under its lock, after letting a fallen flag end it.
+
+        In a cluster, a match another live process owns is read from a copy rebuilt from the
+        database, its clocks as they stand now (see the module).
+        """
+        if self.store.leases is None or self.store.in_memory(match_id) is not None:
+            return await self._read_here(match_id, reader)
+        if await self._owner(match_id) is None:
+            try:
+                return await self._read_here(match_id, reader)
+            except NotOwnerError:
+                pass  # another process claimed it meanwhile
+        copy = await self.store.load_copy(match_id)
+        copy.referee.tick(self.now_ms())  # a fallen flag shows, as its owner will store it
+        return reader(copy)
+
+    async def _read_here(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
         live = await self.store.load(match_id)
         async with live.lock:
             await self.run(live, live.referee.tick(self.now_ms()))
@@ -409,6 +598,126 @@ class MatchService:
 
     def _match_state(self, live: LiveMatch, your_seat: int | None) -> MatchState:
         return translation.match_state(live, your_seat, self.now_ms(), self.wall_ms())
+
+    # -- a cluster: where a call runs ----------------------------------------------------------
+
+    async def _on_match(
+        self,
+        match_id: str,
+        here: Callable[[], Awaitable[T]],
+        op: str,
+        call: dict[str, Any],
+        decode: Callable[[Any], T],
+    ) -> T:
+        """Run `here` when this process holds the match or may claim it, else send `op` with
+        `call` to the match's owner and `decode` its answer (see the module)."""
+        leases = self.store.leases
+        if leases is None:
+            return await here()
+        deadline = time.monotonic() + self._settings.lease_ttl_ms / 1000 + FORWARD_MARGIN_S
+        while True:
+            owner = None
+            if self.store.in_memory(match_id) is None:
+                owner = await self._owner(match_id)
+            if owner is None:
+                try:
+                    return await here()
+                except NotOwnerError as error:
+                    owner = error.owner_id  # another process claimed it meanwhile
+                except FencedMatchError:
+                    self._owners.pop(match_id, None)
+                    if time.monotonic() > deadline:
+                        raise
+                    continue  # nothing was stored: look for the new owner
+            if _HERE_ONLY.get():
+                raise NotOwnerError(match_id, owner)
+            if len(self._owners) >= OWNERS_CACHED:
+                self._owners.clear()
+            self._owners[match_id] = (owner, time.monotonic() + leases_ttl_s(self._settings))
+            try:
+                if self.remote is None:
+                    raise UnansweredError(owner, "this process has no bus to reach it")
+                return decode(await self.remote.call(owner, op, {"match_id": match_id, **call}))
+            except NotOwnerError:
+                self._owners.pop(match_id, None)  # it let the match go: look again
+            except UnansweredError as error:
+                self._owners.pop(match_id, None)
+                if time.monotonic() > deadline:
+                    raise MatchError(
+                        ErrorCode.UNAVAILABLE,
+                        f"the server process playing this match does not answer ({error}); "
+                        "another takes it over within seconds: retry",
+                        match_id=match_id,
+                        details={"retry_after_ms": RETRY_AFTER_MS},
+                    ) from None
+                await asyncio.sleep(RETRY_PAUSE_S)
+
+    async def _owner(self, match_id: str) -> str | None:
+        """Return the live process other than this one that owns the match, or None when it
+        may be run here (no owner, a dead one, this process, a match over or none)."""
+        cached = self._owners.get(match_id)
+        if cached is not None and cached[1] > time.monotonic():
+            return cached[0]
+        leases = self.store.leases
+        assert leases is not None
+        lease = await leases.lease(match_id)
+        if lease is None or lease.is_over or not lease.alive or lease.owner_id is None:
+            return None
+        return None if lease.owner_id == leases.process_id else lease.owner_id
+
+    async def serve_forwarded(self, op: str, call: dict[str, Any]) -> Any:
+        """Run a call another process sent here as the match's owner; return its result as
+        JSON. Never forwarded again: raises NotOwnerError when another live process owns the
+        match, and the call's MatchError when refused.
+
+        Once this process is stopping, raises UnansweredError: the call is not run (or, caught
+        by the closed writer, stored nothing), and the asking process tries again until this
+        one has released its matches (server.cluster.processes), then claims the match."""
+        if self._closing:
+            raise UnansweredError(self._process_id(), "stopping")
+        token = _HERE_ONLY.set(True)
+        try:
+            result = await self._forwarded(op, call)
+        except MatchError as error:
+            if self._closing and error.code is ErrorCode.INTERNAL_ERROR:
+                raise UnansweredError(self._process_id(), "stopping") from None
+            raise
+        finally:
+            _HERE_ONLY.reset(token)
+        return None if result is None else result.model_dump(mode="json")
+
+    def _process_id(self) -> str:
+        leases = self.store.leases
+        return "this process" if leases is None else leases.process_id
+
+    async def _forwarded(
+        self, op: str, call: dict[str, Any]
+    ) -> MatchState | MoveMade | Challenge | None:
+        match_id: str = call["match_id"]
+        player = _player(call.get("player"))
+        if op == "state":
+            return await self.state(match_id, player)
+        if op == "adjudicate":
+            return await self.adjudicate(match_id, call["winner"], call["reason"])
+        if player is None:
+            raise ValueError(f"a forwarded {op} names no player")
+        if op == "move":
+            search = call.get("search")
+            info = None if search is None else SearchInfo.model_validate(search)
+            return await self.move(match_id, player, call["text"], call["expected_seq"], info)
+        if op == "move_by_hand":
+            return await self.move_by_hand(match_id, player, call["text"], call["expected_seq"])
+        if op == "act":
+            return await self.act(match_id, player, call["action"])
+        if op == "join":
+            return await self.join(match_id, player, call["seat"])
+        if op == "accept":
+            return await self.accept(match_id, player)
+        if op == "decline":
+            return await self.decline(match_id, player)
+        if op == "challenge":
+            return await self._challenge(match_id, player)
+        raise ValueError(f"unknown forwarded call {op!r}")
 
     # -- referee, commit, publish --------------------------------------------------------------
 
@@ -447,3 +756,21 @@ def new_match_id() -> str:
 
 def _events(effects: list[Effect]) -> list[Event]:
     return [effect for effect in effects if isinstance(effect, Event)]
+
+
+def leases_ttl_s(settings: Settings) -> float:
+    """Return how long a remembered owner of a match is trusted: one lease."""
+    return settings.lease_ttl_ms / 1000
+
+
+def _who(player: Player) -> dict[str, Any]:
+    """Return a player as a forwarded call names it: id and name."""
+    return {"id": player.id, "name": player.name}
+
+
+def _player(who: Any) -> Player | None:
+    """Return the player a forwarded call names (not loaded: the id and name are all a call
+    on a match reads of a player)."""
+    if who is None:
+        return None
+    return Player(id=int(who["id"]), name=str(who["name"]))

@@ -46,6 +46,22 @@ class Settings(BaseSettings):
         le=100,
         description="how long the database writer waits for more moves to join a commit",
     )
+    # --- cluster: match ownership (server.cluster.leases) ---
+    lease_ttl_ms: int = Field(
+        5000,
+        ge=200,
+        le=600_000,
+        description="clustered: a server process whose last heartbeat is older than this is "
+        "dead, and its matches are taken over by the live ones (within lease_ttl_ms plus "
+        "heartbeat_ms)",
+    )
+    heartbeat_ms: int = Field(
+        1000,
+        ge=50,
+        le=60_000,
+        description="clustered: how often each server process renews its heartbeat and looks "
+        "for matches of dead processes to take over; keep it well under lease_ttl_ms",
+    )
     ws_compression: bool = Field(
         False,
         description="offer per-message deflate on WebSockets (Arena's messages are small: "
@@ -197,6 +213,15 @@ class Settings(BaseSettings):
         description="seconds between a worker's looks for queued jobs when no notification "
         "wakes it (a job put back by the stalled-job check wakes no one)",
     )
+    # --- scale-out: tournaments on workers (server.tournaments.service) ---
+    tournament_follow_s: float = Field(
+        5.0,
+        gt=0,
+        le=3600,
+        description="role server: seconds between two reads of the house-bot tournaments "
+        "being played by workers that this process shows (their notices come over Redis at "
+        "once; this read catches a lost notice, or serves without Redis)",
+    )
     # --- limits: rates ---
     rate_limits_enabled: bool = Field(
         True,
@@ -293,6 +318,16 @@ class Settings(BaseSettings):
             )
         return self
 
+    @model_validator(mode="after")
+    def _check_lease(self) -> Settings:
+        """Refuse a heartbeat that a live process could miss for a whole lease."""
+        if self.heartbeat_ms * 2 > self.lease_ttl_ms:
+            raise ValueError(
+                f"heartbeat_ms ({self.heartbeat_ms}) must be at most half of lease_ttl_ms "
+                f"({self.lease_ttl_ms}): a live process must renew its lease in time"
+            )
+        return self
+
     @field_validator("public_url")
     @classmethod
     def _check_public_url(cls, value: str | None) -> str | None:
@@ -365,6 +400,28 @@ class Settings(BaseSettings):
     nim_max_heap: int = Field(
         64, ge=1, le=10**6, description="most objects in one heap of a Nim game on the server"
     )
+    # --- cluster: the bus between server processes (server.cluster.bus) ---
+    bus_rpc_timeout_s: float = Field(
+        2.0,
+        gt=0,
+        le=60,
+        description="clustered: how long a request to another server process over the Redis "
+        "bus waits for its answer before it counts as unanswered",
+    )
+    bus_reconnect_max_s: float = Field(
+        2.0,
+        gt=0,
+        le=60,
+        description="clustered: the longest wait between two attempts to reach Redis again "
+        "after the bus lost it (the wait doubles from 50 ms up to this)",
+    )
+
+    @property
+    def clustered(self) -> bool:
+        """Return True when several server processes may share the matches: a Redis URL and a
+        PostgreSQL database (SQLite is one process's file; with SQLite, Redis only keeps the
+        rate-limit counts)."""
+        return bool(self.redis_url) and self.database_url.startswith("postgresql")
 
 
 def get_settings() -> Settings:

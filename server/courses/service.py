@@ -21,7 +21,7 @@ import os
 import re
 import sys
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -472,7 +472,10 @@ class CourseService:
                     self._submitting.pop(key, None)
         stored = await self._store.job(job.job_id)
         assert stored is not None  # just stored
-        return self._submission(stored, row, me, is_staff=me.role in STAFF, now=_now())
+        places = await self._grading.positions([stored.id])
+        return self._submission(
+            stored, row, me, is_staff=me.role in STAFF, now=_now(), places=places
+        )
 
     async def submissions(
         self, player: Player, course_id: int, assignment_id: int, member_id: int | None = None
@@ -489,9 +492,10 @@ class CourseService:
             await self._member_row(course_id, member_id)
         jobs = await self._store.jobs([row.id], member_id, MAX_SUBMISSIONS)
         members = await self._members_by_id(course_id)
+        places = await self._grading.positions([job.id for job in jobs if job.status == "queued"])
         return SubmissionList(
             submissions=tuple(
-                self._submission(job, row, members[job.member_id or 0], is_staff, now)
+                self._submission(job, row, members[job.member_id or 0], is_staff, now, places)
                 for job in jobs
             )
         )
@@ -505,9 +509,10 @@ class CourseService:
         rows = {row.id: row for row in await self._store.assignments(course_id)}
         jobs = await self._store.jobs(list(rows), member.id, MAX_SUBMISSIONS)
         now = _now()
+        places = await self._grading.positions([job.id for job in jobs if job.status == "queued"])
         return SubmissionList(
             submissions=tuple(
-                self._submission(job, rows[job.assignment_id or 0], member, True, now)
+                self._submission(job, rows[job.assignment_id or 0], member, True, now, places)
                 for job in jobs
             )
         )
@@ -818,8 +823,10 @@ class CourseService:
         member: CourseMember,
         is_staff: bool,
         now: datetime,
+        places: Mapping[str, int | None],
     ) -> Submission:
-        """A course job as `is_staff` or its submitter sees it now."""
+        """A course job as `is_staff` or its submitter sees it now; `places` has the queue
+        places of waiting jobs (GradingService.positions)."""
         view = grades.shown(job, row, grades.is_filtered(row, is_staff, now))
         base = f"/courses/{row.course_id}/submissions/{job.id}"
         return Submission(
@@ -830,7 +837,7 @@ class CourseService:
             student_id=member.student_id,
             status=job.status,
             files=tuple(job.files),
-            queue_position=self._grading.queue_position(job.id) if job.status == "queued" else None,
+            queue_position=places.get(job.id) if job.status == "queued" else None,
             score=view.score,
             max_score=view.max_score,
             final_score=view.final_score,
@@ -866,7 +873,8 @@ class CourseService:
         member = (
             me if job.member_id == me.id else await self._member_row(course_id, job.member_id or 0)
         )
-        return self._submission(job, row, member, is_staff, _now()), job, row
+        places = await self._grading.positions([job.id] if job.status == "queued" else [])
+        return self._submission(job, row, member, is_staff, _now(), places), job, row
 
     async def _standings(
         self, course_id: int, row: AssignmentRow

@@ -1,5 +1,6 @@
 """The database schema: players, matches and their accepted events, tournaments, grading jobs,
-ratings and their history, courses with their members, assignments and regrades.
+ratings and their history, courses with their members, assignments and regrades, and the
+processes of a cluster.
 
 A match is stored as its set-up plus the ordered list of events the referee accepted (moves
 with their elapsed time, resignations, draw offers and answers, aborts). Replaying the events
@@ -41,6 +42,25 @@ def epoch_ms(moment: datetime) -> int:
 
 class Base(DeclarativeBase):
     """The declarative base of Arena's tables."""
+
+
+class ArenaProcess(Base):
+    """A clustered server process, alive while its heartbeat is recent (see 0010).
+
+    `heartbeat_at` is PostgreSQL's now() at the process's last heartbeat; a process whose
+    heartbeat is older than `lease_ttl_ms` is dead and its matches are taken over
+    (server.cluster).
+    """
+
+    __tablename__ = "arena_processes"
+
+    id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    """`host-pid-random`: unique for every start of a process."""
+    role: Mapped[str] = mapped_column(String(16))
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
 
 
 class Player(Base):
@@ -89,6 +109,11 @@ class Match(Base):
     """The referee's result code (games.match.ResultCode); `rules` in rows from before 0006."""
     result_detail: Mapped[str | None] = mapped_column(String(500), nullable=True)
     seq: Mapped[int] = mapped_column(Integer, default=0)
+    owner_id: Mapped[str | None] = mapped_column(String(128), nullable=True, index=True)
+    """The clustered process playing the match (`ArenaProcess.id`; None: no process claimed it,
+    as in a single process), see 0010 and server.cluster.leases."""
+    owner_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Counts the claims of the match: a write naming an older epoch is refused (the fence)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
@@ -140,6 +165,10 @@ class Tournament(Base):
     """Each invited player's name and answer: pending, accepted or declined (see 0004)."""
     reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
     """Why a cancelled or failed tournament stopped."""
+    owner_id: Mapped[str | None] = mapped_column(String(128), nullable=True, index=True)
+    """The clustered process running the tournament (None: none claimed it), see 0010."""
+    owner_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Counts the claims of the tournament (a fence, as `Match.owner_epoch`)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow

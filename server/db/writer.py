@@ -14,6 +14,14 @@ trip per statement. Other databases are written through the async engine.
 A failing batch is rolled back and its writes are retried one by one, each in its own
 transaction, so one bad write fails only its own caller. A write is carried out even when its
 caller is cancelled: the caller has already changed its in-memory state.
+
+Fencing (several processes, server.cluster.leases): a write may name the `epoch` of the match's
+owner it was made under. The batch's transaction first locks the rows of those matches
+(`SELECT ... FOR UPDATE` on PostgreSQL) and reads their `owner_epoch`; a write whose epoch is
+no longer the stored one (another process has claimed the match since) is left out of the
+batch and its caller gets FencedError, while the rest of the batch is stored. The row lock
+holds a concurrent claim back until the batch commits, so a claim never lands between the check
+and the write. Writes without an epoch (a single process) are not checked and cost no query.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, Engine, bindparam, insert, update
+from sqlalchemy import Connection, Dialect, Engine, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.db.engine import sqlite_writer_engine
@@ -57,19 +65,39 @@ class WriterClosedError(RuntimeError):
     """The writer was closed before the write could be stored."""
 
 
+class FencedError(RuntimeError):
+    """The write names an owner's epoch the match no longer has: it was not stored.
+
+    Another process claimed the match after this one loaded it (server.cluster.leases); the
+    in-memory copy the write came from is stale.
+    """
+
+    def __init__(self, match_id: str, epoch: int, stored: int | None) -> None:
+        super().__init__(
+            f"match {match_id} is at owner epoch {stored}, not {epoch}: another process owns it"
+        )
+        self.match_id = match_id
+        self.epoch = epoch
+        self.stored = stored
+
+
 @dataclass(frozen=True)
 class MatchWrite:
     """One change of one match: a new row (`new_match`) or its changed `state`, plus events.
 
-    `new_match` maps every column of `matches` but the state and time stamps to its value;
-    `state` maps every name of MATCH_STATE_COLUMNS to its new value; each of `events` maps
-    the columns of a `match_events` row (without its id) to values.
+    `new_match` maps every column of `matches` but the state, the owner and the time stamps
+    to its value (the owner columns may be given; by default none, epoch 0); `state` maps every
+    name of MATCH_STATE_COLUMNS to its new value; each of `events` maps the columns of a
+    `match_events` row (without its id) to values. `epoch` (None: not fenced) is the owner epoch
+    the change was made under: the change of an existing match is stored only while the match
+    is still at that epoch (see the module).
     """
 
     match_id: str
     state: dict[str, Any]
     new_match: dict[str, Any] | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
+    epoch: int | None = None
 
 
 _UPDATE = (
@@ -140,8 +168,9 @@ class BatchWriter:
                     stopping = True
                     break
                 batch.append(item)
+            changes = [change for change, _ in batch]
             try:
-                await self._store([change for change, _ in batch])
+                fenced = await self._store(changes)
             except Exception as error:  # noqa: BLE001 -- handed to the callers, never lost
                 if len(batch) == 1:
                     _settle(batch[0][1], error)
@@ -149,26 +178,30 @@ class BatchWriter:
                 log.warning("a batch of %d writes failed (%s); retrying each", len(batch), error)
                 for change, future in batch:
                     try:
-                        await self._store([change])
+                        alone = await self._store([change])
                     except Exception as single:  # noqa: BLE001 -- handed to its caller
                         _settle(future, single)
                     else:
-                        _settle(future, None)
+                        _settle(future, alone.get(0))
                 continue
-            for _, future in batch:
-                _settle(future, None)
+            for index, (_, future) in enumerate(batch):
+                _settle(future, fenced.get(index))
 
-    async def _store(self, changes: list[MatchWrite]) -> None:
-        """Write `changes` in one transaction: new matches, then match updates, then events."""
-        rows = _rows(changes, utcnow())
+    async def _store(self, changes: list[MatchWrite]) -> dict[int, FencedError]:
+        """Write `changes` in one transaction: new matches, then match updates, then events.
+
+        Returns the changes left out by the fence (by index in `changes`), with their error.
+        """
+        now = utcnow()
         if self._blocking is not None:
             loop = asyncio.get_running_loop()
-            await loop.run_in_executor(self._executor, self._blocking.store, *rows)
+            fenced = await loop.run_in_executor(self._executor, self._blocking.store, changes, now)
         else:
             async with self._engine.begin() as connection:
-                await connection.run_sync(_execute, *rows)
+                fenced = await connection.run_sync(_execute, changes, now)
         self.batches += 1
-        self.writes += len(changes)
+        self.writes += len(changes) - len(fenced)
+        return fenced
 
 
 Rows = list[dict[str, Any]]
@@ -188,10 +221,43 @@ EVENT_COLUMNS = (
 )
 
 
+NO_OWNER = {"owner_id": None, "owner_epoch": 0}
+"""The owner columns of a new match that names none (a single process)."""
+
+
+def _fenced_ids(changes: list[MatchWrite]) -> list[str]:
+    """Return the ids of the existing matches whose changes are fenced (sorted: rows are
+    locked in one order by every process, so two batches never deadlock)."""
+    return sorted({c.match_id for c in changes if c.epoch is not None and c.new_match is None})
+
+
+def _fence(
+    changes: list[MatchWrite], epochs: dict[str, int]
+) -> tuple[list[MatchWrite], dict[int, FencedError]]:
+    """Split `changes` by the stored owner `epochs` of their matches: those to store, and the
+    fenced-out ones (by index) with their error."""
+    kept: list[MatchWrite] = []
+    fenced: dict[int, FencedError] = {}
+    for index, change in enumerate(changes):
+        if change.epoch is None or change.new_match is not None:
+            kept.append(change)
+            continue
+        stored = epochs.get(change.match_id)
+        if stored == change.epoch:
+            kept.append(change)
+        else:
+            fenced[index] = FencedError(change.match_id, change.epoch, stored)
+    return kept, fenced
+
+
 def _rows(changes: list[MatchWrite], now: datetime) -> tuple[Rows, Rows, Rows]:
     """Return the parameters of the new matches, the match updates and the events."""
     stamps = {"created_at": now, "updated_at": now}
-    inserts = [stamps | change.new_match | change.state for change in changes if change.new_match]
+    inserts = [
+        NO_OWNER | stamps | change.new_match | change.state
+        for change in changes
+        if change.new_match
+    ]
     updates = [
         {"b_id": c.match_id, "b_updated_at": now}
         | {f"b_{name}": c.state[name] for name in MATCH_STATE_COLUMNS}
@@ -207,7 +273,17 @@ def _rows(changes: list[MatchWrite], now: datetime) -> tuple[Rows, Rows, Rows]:
     return inserts, updates, events
 
 
-def _execute(connection: Connection, inserts: Rows, updates: Rows, events: Rows) -> None:
+def _execute(
+    connection: Connection, changes: list[MatchWrite], now: datetime
+) -> dict[int, FencedError]:
+    """Store `changes` on `connection` (in its transaction); return the fenced-out ones."""
+    fenced: dict[int, FencedError] = {}
+    ids = _fenced_ids(changes)
+    if ids:
+        locked = select(Match.id, Match.owner_epoch).where(Match.id.in_(ids)).with_for_update()
+        epochs = {match_id: epoch for match_id, epoch in connection.execute(locked)}
+        changes, fenced = _fence(changes, epochs)
+    inserts, updates, events = _rows(changes, now)
     # New matches first: events refer to them.
     if inserts:
         connection.execute(_MATCH_INSERT, inserts)
@@ -215,6 +291,7 @@ def _execute(connection: Connection, inserts: Rows, updates: Rows, events: Rows)
         connection.execute(_UPDATE, updates)
     if events:
         connection.execute(_EVENT_INSERT, events)
+    return fenced
 
 
 class _Statement:
@@ -255,14 +332,23 @@ class _SQLiteWriter:
         self.events = _Statement(_EVENT_INSERT, dialect, EVENT_COLUMNS)
         self._connection: Any = None
 
-    def store(self, inserts: Rows, updates: Rows, events: Rows) -> None:
-        """Write one batch in one transaction (rolled back, then raised, on any error)."""
+    def store(self, changes: list[MatchWrite], now: datetime) -> dict[int, FencedError]:
+        """Write one batch in one transaction (rolled back, then raised, on any error); return
+        the fenced-out changes."""
         if self._connection is None:
             self._connection = self.engine.raw_connection()
         connection = self._connection
+        fenced: dict[int, FencedError] = {}
         try:
             cursor = connection.cursor()
             cursor.execute("BEGIN")
+            ids = _fenced_ids(changes)
+            if ids:
+                marks = ", ".join("?" for _ in ids)
+                # Only the placeholders are formatted into the text; the ids are parameters.
+                cursor.execute(f"SELECT id, owner_epoch FROM matches WHERE id IN ({marks})", ids)
+                changes, fenced = _fence(changes, dict(cursor.fetchall()))
+            inserts, updates, events = _rows(changes, now)
             if inserts:
                 cursor.executemany(self.insert.sql, self.insert.parameters(inserts))
             if updates:
@@ -275,6 +361,7 @@ class _SQLiteWriter:
             with contextlib.suppress(Exception):
                 connection.rollback()
             raise
+        return fenced
 
     def close(self) -> None:
         """Return the connection and dispose of the engine."""
@@ -284,7 +371,7 @@ class _SQLiteWriter:
         self.engine.dispose()
 
 
-def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+def _settle(future: asyncio.Future[None], error: BaseException | None = None) -> None:
     if future.done():
         return
     if error is None:

@@ -8,7 +8,10 @@ on it is graded even if the server restarts.
 Its rooms, each importing only those below it (an import-linter contract):
 
 - `service`: the policies (profiles, the sandbox, the queue's limit, who reads a job);
-- `workers`: the queue and the worker tasks that grade each job in a child process;
+- `workers`: the queue and the worker tasks that grade each job in a child process
+  (`Grader`, which `arena worker` uses too: server.jobs.grading);
+- `shared`: with `ARENA_ROLE=server`, the jobs' admission, order and places in the queue
+  shared by every process (procrastinate on PostgreSQL), instead of the in-process queue;
 - `store`: the jobs' rows;
 - `files`: the grader's private directory (uploads, results, suites);
 - `uploads`: an upload's intake (file names, zips, sizes);

@@ -271,6 +271,10 @@ class GradingService:
             return await self._shared.position(job_id)
         return self._workers.position(job_id)
 
+    async def positions(self, job_ids: Sequence[str]) -> dict[str, int | None]:
+        """Return the places of jobs in the queue (see `position`), by job id."""
+        return {job_id: await self.position(job_id) for job_id in job_ids}
+
     async def uploaded_files(self, job_id: str) -> dict[str, bytes]:
         """Return a job's uploaded files (path -> bytes); empty once they are gone."""
         return await asyncio.to_thread(self._files.submission_files, job_id)

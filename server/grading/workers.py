@@ -9,6 +9,9 @@ under `grader_job_timeout_s`; the child writes results.json, which is then store
 row with the HTML report made from it. A child that fails, is killed or overruns still ends its
 job: status `error` with a report saying the grader failed (never a job stuck `running`). A
 child dies with the server, even one killed outright: the next start grades its job again.
+
+`Grader` grades one job; `GradingWorkers` feeds it in-process, and `arena worker` processes
+feed it from the shared queue (server.jobs.grading, server.grading.shared).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ job left running by a dead worker is found (`get_stalled_jobs`) and put back in 
 - `registry`: what a task may use in a worker (`JobRuntime`) and the modules whose tasks a
   worker runs (`TASK_MODULES`; each has `register(app, runtime)`);
 - `grading`: the grading task (server.grading grades; the task is its worker-side entry);
+- `tournament_games`: the task that plays one game of a house-bot tournament and records it;
 - `worker`: `run_worker`, what `arena worker` runs.
 
 The default role `all` uses none of this: grading runs in the server process as before.

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from server.settings import Settings
 
-TASK_MODULES: Final[tuple[str, ...]] = ("server.jobs.grading",)
+TASK_MODULES: Final[tuple[str, ...]] = ("server.jobs.grading", "server.jobs.tournament_games")
 """The modules whose tasks every worker runs (each has `register(app, runtime)`)."""
 
 

@@ -142,6 +142,9 @@ async def run_worker(
                     update_heartbeat_interval=settings.worker_heartbeat_s,
                     stalled_worker_timeout=settings.worker_stalled_s,
                     fetch_job_polling_interval=settings.worker_poll_s,
+                    # A finished job's row is of no further use (the work's own rows say
+                    # what became of it); failed ones stay for the operator to read.
+                    delete_jobs="successful",
                     abort_job_polling_interval=settings.worker_poll_s,
                 )
             finally:

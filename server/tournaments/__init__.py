@@ -12,8 +12,15 @@ Its rooms, each importing only those below it (an import-linter contract):
 - `runner`: the task that plays a tournament's games as matches, with their ply cap;
 - `store`: the tournament's and its games' rows;
 - `tournament`: a tournament held in memory, its state and its watchers;
+- `played`: one house-bot game played in-process (on a worker) as the finished match to store;
 - `planning`: a request checked against the server's maxima, its spec and schedule;
 - `wire`: tournament.standings' tables as protocol models.
+
+Scaled out (`ARENA_ROLE=server`, see server.tournaments.service): the games of a tournament
+between house bots are played by `arena worker` processes (server.jobs.tournament_games), each
+stored once as a finished match by `TournamentStore.record_game`; a tournament with registered
+players is still played here. Every process's watchers hear of each game and of the end over
+the bus topic (server.tournaments.notices), and from the database should a notice be lost.
 
 Restarts: `resume()` restarts the task of every running tournament; call it before
 `MatchService.resume`, so the matches in flight are followed before their bots move again.

@@ -4,7 +4,7 @@ A started tournament gets one background task that keeps up to `concurrency` mat
 Each game is a match created through `MatchService.create_match` (seats {"bot": first} and
 {"bot": second}, the opening's position as start position, untimed); its end is seen through a
 `MatchService` listener (`on_broadcast`). The game's ply cap, less the opening's moves
-(`_match_ply_cap`), is the match's own `max_plies`: its referee draws it (code `ply_cap`) the
+(`played.match_body`), is the match's own `max_plies`: its referee draws it (code `ply_cap`) the
 moment it is reached, so no move is ever played past it, and the cap is stored with the match,
 so a restart keeps it. Each game's row is stored
 when its match is created (with the match id) and again with its result, and the watchers get a
@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 from protocol.errors import ProtocolError
 from protocol.messages import (
-    HouseBot,
-    MatchCreate,
     MatchEnded,
     MatchResult,
     TournamentFinished,
@@ -31,13 +29,18 @@ from protocol.messages import (
 )
 from server.matches import MatchService, new_match_id
 from server.publisher import Broadcast
+from server.tournaments.notices import ended_notice, game_notice
 from server.tournaments.planning import plan
+from server.tournaments.played import match_body, match_owner
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament
 from server.tournaments.wire import score_of_first
-from tournament.runner import GameTask, player_name
+from tournament.runner import GameTask
 
 log = logging.getLogger(__name__)
+
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+"""Publishes a notice (server.tournaments.notices) to every server process."""
 
 
 @dataclass
@@ -50,12 +53,17 @@ class _Watch:
 class TournamentRunner:
     """Plays running tournaments' games through the match service, and ends tournaments.
 
-    Register `on_broadcast` as a `MatchService` listener before the first `launch`.
+    Register `on_broadcast` as a `MatchService` listener before the first `launch`. With
+    `notify`, each game recorded and each end is also published to the other server
+    processes (their watchers are told too: `TournamentService.on_notice`).
     """
 
-    def __init__(self, store: TournamentStore, matches: MatchService) -> None:
+    def __init__(
+        self, store: TournamentStore, matches: MatchService, notify: Notify | None = None
+    ) -> None:
         self._store = store
         self._matches = matches
+        self._notify = notify
         self._watches: dict[str, _Watch] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -104,6 +112,16 @@ class TournamentRunner:
             if isinstance(message, MatchEnded) and not watch.future.done():
                 watch.future.set_result(message.result)
 
+    async def tell(self, payload: dict[str, Any]) -> None:
+        """Publish a notice to the other server processes, if any; a failure is logged (they
+        read the tournaments they show back from the database)."""
+        if self._notify is None:
+            return
+        try:
+            await self._notify(payload)
+        except Exception:
+            log.exception("could not publish a tournament notice")
+
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
@@ -143,6 +161,7 @@ class TournamentRunner:
         except Exception:
             log.exception("could not store that tournament %s failed", tournament.id)
         await self._end_early(tournament, "the tournament failed")
+        await self.tell(ended_notice(tournament.id))
 
     async def _play(
         self,
@@ -153,11 +172,10 @@ class TournamentRunner:
     ) -> None:
         """Play (or, after a restart, follow) one game's match and record its result."""
         try:
-            cap = _match_ply_cap(tournament, task)
             if match_id is None:
-                match_id = await self._create_match(tournament, task, cap)
+                match_id = await self._create_match(tournament, task)
             elif not await self._matches.exists(match_id):
-                await self._make_match(tournament, task, match_id, cap)  # a crash left it unmade
+                await self._make_match(tournament, task, match_id)  # a crash left it unmade
             result = await self._outcome(match_id, self._watch_for(match_id))
             game = tournament.games[task.index].model_copy(
                 update={"result": score_of_first(result), "reason": result.description}
@@ -174,12 +192,11 @@ class TournamentRunner:
                     points=tournament.points(),
                 )
             )
+            await self.tell(game_notice(tournament.id, game))
         finally:
             slots.release()
 
-    async def _create_match(
-        self, tournament: HostedTournament, task: GameTask, ply_cap: int
-    ) -> str:
+    async def _create_match(self, tournament: HostedTournament, task: GameTask) -> str:
         """Record the game under a new match id, then make the match (see `_make_match`)."""
         game = TournamentGame(
             index=task.index,
@@ -191,31 +208,21 @@ class TournamentRunner:
         )
         await self._store.add_game(tournament.id, game)
         tournament.games[task.index] = game
-        await self._make_match(tournament, task, game.match_id, ply_cap)
+        await self._make_match(tournament, task, game.match_id)
         return game.match_id
 
     async def _make_match(
-        self, tournament: HostedTournament, task: GameTask, match_id: str, ply_cap: int
+        self, tournament: HostedTournament, task: GameTask, match_id: str
     ) -> None:
         """Create the game's match under `match_id`, watched before its bots can move.
 
         The game's row names the match before it exists: a crash between the two leaves a row
         whose match a restart creates, never a match no game knows (played twice).
         """
-        body = tournament.body
         self._watch_for(match_id)
-        owner = None if tournament.owner_id is None else f"player:{tournament.owner_id}"
+        body = match_body(tournament.body, task)
         await self._matches.create_match(
-            MatchCreate(
-                game=body.game,
-                options=body.options,
-                start_position=task.opening.position_text(),
-                seats=(_seat(task.first), _seat(task.second)),
-                time_control=body.time_control,
-                max_plies=ply_cap,
-            ),
-            match_id=match_id,
-            owner=owner,
+            body, match_id=match_id, owner=match_owner(tournament.owner_id)
         )
 
     def _watch_for(self, match_id: str) -> _Watch:
@@ -244,6 +251,7 @@ class TournamentRunner:
         tournament.status = "finished"
         await self._store.store_status(tournament)
         await self._publish_finished(tournament)
+        await self.tell(ended_notice(tournament.id))
 
     async def _end_early(self, tournament: HostedTournament, why: str) -> None:
         """Stop the unfinished games' matches (adjudicated with `why`), then tell the watchers."""
@@ -268,16 +276,3 @@ class TournamentRunner:
                 standings=await tournament.fresh_standings(),
             )
         )
-
-
-def _seat(participant: str) -> str | HouseBot:
-    """Return a match seat for a participant: a player's name, or a house bot."""
-    name = player_name(participant)
-    return HouseBot(bot=participant) if name is None else name
-
-
-def _match_ply_cap(tournament: HostedTournament, task: GameTask) -> int:
-    """Return the plies a game's match may last: the spec's cap less the opening's moves (0: an
-    opening as long as the cap, or longer, is drawn as its match starts, as the local runner
-    draws it after the opening)."""
-    return max(0, tournament.body.ply_cap - len(task.opening.moves))

@@ -3,33 +3,77 @@
 `TournamentService` decides the policies (the server's maxima, the invitations, the owner's
 rights) and keeps the tournaments loaded so far; the planning is server.tournaments.planning's,
 the storage server.tournaments.store's and the playing server.tournaments.runner's.
+
+On workers (`ARENA_ROLE=server`, a `GameQueue` given): a tournament between house bots only is
+not played here. Starting it stores it `running` and defers one job per game to the queue;
+`arena worker` processes play them (server.jobs.tournament_games), each records its game once
+and the last one finishes the tournament (TournamentStore.record_game), and each publishes a
+notice (server.tournaments.notices) that every server process hands to `on_notice`. The
+tournament's `concurrency` is ignored there: the workers' own concurrency bounds the games in
+play. A game is shown once it has its result (it has no live match to watch while played). A
+notice may be lost (Redis restarted) or come twice: every `tournament_follow_s` the service reads
+the running worker tournaments it holds from the database (`_follow`), and it tells its
+watchers of each game once and of the end once, whichever comes first. A tournament with a
+registered player among its participants is played as today, by the runner of the process
+that started it (its games are live matches: the players connect to play them); its games and
+end are published on the bus too, so watchers on other processes follow it. Its limit with
+several server processes: such a tournament has no owner among them yet, so every server
+process that starts resumes its runner, even while another process runs it (two runners of
+one tournament fail on the game rows' unique index), and if the process running it dies, its
+matches taken over elsewhere end unseen by any runner. Until tournaments get owners
+(`tournaments.owner_id`, migration 0010) and their runners follow matches over the bus, run
+tournaments with players on one server process, and start no other while one runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import TournamentCreate, TournamentList, TournamentState
+from protocol.messages import (
+    TournamentCreate,
+    TournamentFinished,
+    TournamentGame,
+    TournamentGameFinished,
+    TournamentList,
+    TournamentState,
+)
 from server.db.models import Player
 from server.matches import MatchService
 from server.publisher import Broadcast
+from server.tournaments.notices import ENDED, ended_notice, parse_notice
 from server.tournaments.planning import check_maxima, plan, validation_error
-from server.tournaments.runner import TournamentRunner
+from server.tournaments.played import is_house_bot_only
+from server.tournaments.runner import Notify, TournamentRunner
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament, Watcher
 from tournament.runner import player_name
+
+log = logging.getLogger(__name__)
+
+
+class GameQueue(Protocol):
+    """Where the games of a tournament between house bots go to be played by workers."""
+
+    async def defer(self, tournament_id: str, indexes: Sequence[int]) -> None:
+        """Queue a job per game index (a game queued already is not queued twice)."""
 
 
 class TournamentService:
     """Hosts tournaments: creates, starts, runs, resumes and reports them; one per application.
 
-    Register `on_broadcast` as a `MatchService` listener before `resume()`.
+    Register `on_broadcast` as a `MatchService` listener before `resume()`. With `games`, the
+    tournaments between house bots are played by workers (see the module); hand this
+    process's bus notices to `on_notice`. `notify` publishes a notice to every server process
+    (None: this process is the only one).
     """
 
     def __init__(
@@ -38,13 +82,18 @@ class TournamentService:
         matches: MatchService,
         *,
         wall: Callable[[], float] = time.time,
+        games: GameQueue | None = None,
+        notify: Notify | None = None,
     ) -> None:
         self._matches = matches
         self._wall = wall
         self._store = TournamentStore(sessions)
-        self._runner = TournamentRunner(self._store, matches)
+        self._runner = TournamentRunner(self._store, matches, notify)
         self._loaded: dict[str, HostedTournament] = {}
         self._load_lock = asyncio.Lock()
+        self._games = games
+        self._follow_s = matches.settings.tournament_follow_s
+        self._follower: asyncio.Task[None] | None = None
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -55,11 +104,21 @@ class TournamentService:
         """
         ids = await self._store.running_ids()
         for tournament_id in ids:
-            await self._runner.launch(await self._get(tournament_id))
+            tournament = await self._get(tournament_id)
+            # The workers queue again the games of theirs that have no job (a crash between
+            # the start and the jobs): server.jobs.tournament_games.
+            if not self._on_workers(tournament):
+                await self._runner.launch(tournament)
+        if self._games is not None and self._follower is None:
+            self._follower = asyncio.create_task(self._follow(), name="arena-tournament-follower")
         return len(ids)
 
     async def close(self) -> None:
         """Stop the tournaments' tasks (their matches stay stored and resume on restart)."""
+        if self._follower is not None:
+            self._follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._follower
         await self._runner.close()
 
     async def on_broadcast(self, broadcast: Broadcast) -> None:
@@ -123,7 +182,10 @@ class TournamentService:
                 )
             tournament.status = "running"
             await self._store.store_status(tournament)
-            await self._runner.launch(tournament)
+            if self._on_workers(tournament):
+                await self._defer_unplayed(tournament)
+            else:
+                await self._runner.launch(tournament)
         return await tournament.state()
 
     async def cancel(self, tournament_id: str, player: Player) -> TournamentState:
@@ -144,6 +206,7 @@ class TournamentService:
         tournament.reason = f"cancelled by {player.name}"
         await self._store.store_status(tournament)
         await self._runner.stop(tournament, "the tournament was cancelled")
+        await self._runner.tell(ended_notice(tournament.id))
         return await tournament.state()
 
     async def answer(self, tournament_id: str, player: Player, accept: bool) -> TournamentState:
@@ -200,6 +263,96 @@ class TournamentService:
         tournament = self._loaded.get(tournament_id)
         if tournament is not None:
             tournament.watchers.discard(watcher)
+
+    # -- tournaments played on workers ---------------------------------------------------------
+
+    def _on_workers(self, tournament: HostedTournament) -> bool:
+        """Return True when workers play the tournament's games (house bots only)."""
+        return self._games is not None and is_house_bot_only(tournament.body)
+
+    async def _defer_unplayed(self, tournament: HostedTournament) -> None:
+        """Queue a job for every game of the tournament that has no result yet."""
+        assert self._games is not None
+        unplayed = [
+            index
+            for index in range(tournament.games_total)
+            if (game := tournament.games.get(index)) is None or game.result is None
+        ]
+        await self._games.defer(tournament.id, unplayed)
+
+    async def on_notice(self, payload: dict[str, Any]) -> None:
+        """Take a notice from another process (or this one): a game recorded, an end.
+
+        A game's notice updates the tournament held here and tells its watchers, unless the
+        game is known already; an end's reads the tournament back from the database (games
+        whose notice was lost included). A tournament not held here is read when first asked.
+        """
+        notice = parse_notice(payload)
+        if notice is None:
+            log.warning("ignored a tournament notice: %.200r", payload)
+            return
+        async with self._load_lock:  # a tournament being loaded is held once this is taken
+            tournament = self._loaded.get(notice.tournament_id)
+        if tournament is None:
+            return
+        if notice.game is not None:
+            if tournament.status == "created":
+                tournament.status = "running"  # started by another process: games come in
+            self._record(tournament, notice.game)
+        else:
+            await self._sync(tournament)
+
+    async def _follow(self) -> None:
+        """Every `tournament_follow_s`, read back the worker tournaments held that have not
+        ended (lost notices, a start on another process)."""
+        while True:
+            await asyncio.sleep(self._follow_s)
+            for tournament in list(self._loaded.values()):
+                # Created ones too: another process may have started it.
+                if tournament.status not in ENDED and self._on_workers(tournament):
+                    try:
+                        await self._sync(tournament)
+                    except Exception:
+                        log.exception("could not read tournament %s back", tournament.id)
+
+    async def _sync(self, tournament: HostedTournament) -> None:
+        """Take the tournament's stored games and status: tell the watchers what they lack."""
+        stored = await self._store.load(tournament.id)
+        if stored is None:
+            return
+        for index in sorted(stored.games):
+            game = stored.games[index]
+            if game.result is not None:
+                self._record(tournament, game)
+        if stored.status == "running" and tournament.status == "created":
+            tournament.status = "running"  # started by another process
+        if stored.status in ENDED and tournament.status not in ENDED:
+            tournament.status = stored.status
+            tournament.reason = stored.reason
+            # The standings are fitted off the loop: no other end is told meanwhile.
+            finished = TournamentFinished(
+                tournament_id=tournament.id,
+                games_done=tournament.done,
+                games_total=tournament.games_total,
+                standings=await tournament.fresh_standings(),
+            )
+            tournament.publish(finished)
+
+    def _record(self, tournament: HostedTournament, game: TournamentGame) -> None:
+        """Hold a game's result and tell the watchers, once per game (no await here)."""
+        known = tournament.games.get(game.index)
+        if known is not None and known.result is not None:
+            return
+        tournament.record_result(game)
+        tournament.publish(
+            TournamentGameFinished(
+                tournament_id=tournament.id,
+                game=game,
+                games_done=tournament.done,
+                games_total=tournament.games_total,
+                points=tournament.points(),
+            )
+        )
 
     async def _get(self, tournament_id: str) -> HostedTournament:
         """Return the tournament, loading it from the database the first time."""

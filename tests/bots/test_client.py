@@ -36,10 +36,12 @@ from bots.result import SearchResult, SearchStats
 from bots.scoring import WIN
 from bots.spec import BotSpecError
 from games import Game, get_game
+from protocol.errors import ErrorCode
 from protocol.messages import (
     MAX_PV_MOVES,
     MAX_SAFE_INTEGER,
     Clocks,
+    ErrorMessage,
     MatchEnded,
     MatchResult,
     MatchState,
@@ -294,6 +296,38 @@ def test_client_sends_its_search_to_a_server_that_speaks_1_2(version: str) -> No
     assert search.pv[0] == move.move and search.depth == 9 and search.nodes > 0
     assert search.score == 0 and search.outcome is None and search.time_ms is not None
     game.initial_state().play("0", "4", *search.pv)  # the PV is a legal line
+
+
+def test_client_sends_its_move_again_after_unavailable() -> None:
+    """UNAVAILABLE (a match between two server processes, docs/SCALING.md): nothing was done,
+    so the move still pending is sent again after `retry_after_ms`."""
+    game = get_game("tictactoe")
+
+    async def scenario() -> list[dict[str, Any]]:
+        client = BotClient("http://127.0.0.1:1", "t", "alphabeta:depth=9")
+        fake = FakeConnection()
+        client._connection = fake  # type: ignore[assignment]
+        client._handle(dump_server_message(match_state(game, ["0", "4"], your_seat=0, seq=3)))
+        for _ in range(200):
+            if fake.sent:
+                break
+            await asyncio.sleep(0.01)
+        unavailable = ErrorMessage(
+            code=ErrorCode.UNAVAILABLE,
+            message="another server process is taking this match over",
+            match_id="m_1",
+            details={"retry_after_ms": 20},
+        )
+        client._handle(dump_server_message(unavailable))
+        for _ in range(200):
+            if len(fake.sent) > 1:
+                break
+            await asyncio.sleep(0.01)
+        return fake.sent
+
+    sent = asyncio.run(scenario())
+    assert len(sent) == 2
+    assert sent[1] == sent[0] and sent[0]["expected_seq"] == 3
 
 
 def test_search_info_reads_forced_results_and_keeps_to_the_wire_bounds() -> None:

@@ -25,7 +25,13 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from server.db.engine import create_engine
+from protocol.errors import ProtocolError
+from server.db.engine import create_engine, migrate, session_factory
+from server.grading import GradingService, Upload
+from server.grading.shared import SharedQueue
+from server.jobs import build_queue, ensure_schema
+from server.players import PlayerRegistry
+from server.settings import Settings
 from tests.server.conftest import arena_serve
 from tests.server.test_grading_burst import (
     PUBLIC_SUITE,
@@ -48,10 +54,7 @@ DATABASE = os.environ.get("ARENA_TEST_DATABASE_URL")
 UID_BASE = int(os.environ.get("ARENA_GRADER_UID_BASE", "64000")) + 700
 """The workers' uid base: worker slot n grades as UID_BASE + n (concurrency 1 each)."""
 
-pytestmark = [
-    sandboxed,
-    pytest.mark.skipif(not DATABASE, reason="ARENA_TEST_DATABASE_URL is not set"),
-]
+pytestmark = pytest.mark.skipif(not DATABASE, reason="ARENA_TEST_DATABASE_URL is not set")
 
 
 async def _reset(url: str) -> None:
@@ -103,6 +106,7 @@ def running_jobs(grader_dir: Path) -> dict[str, int]:
     return jobs
 
 
+@sandboxed
 def test_a_burst_on_two_workers_survives_killing_one_mid_grading(tmp_path: Path) -> None:
     assert DATABASE is not None
     asyncio.run(_reset(DATABASE))
@@ -239,3 +243,74 @@ def test_a_burst_on_two_workers_survives_killing_one_mid_grading(tmp_path: Path)
         assert job.status == "done"
         # Graded once: only the killed worker's job was started a second time.
         assert job.attempts == (2 if job_id == killed_job else 1), attempt.kind.name
+
+
+async def test_the_shared_queue_orders_limits_and_recovers_jobs_in_the_database(
+    tmp_path: Path,
+) -> None:
+    """Without workers: the places, limits, regrades and lost jobs of the shared queue."""
+    assert DATABASE is not None
+    await _reset(DATABASE)
+    settings = Settings(
+        database_url=DATABASE,
+        role="server",
+        grader_dir=tmp_path / "grader",
+        grader_allow_unsandboxed=True,
+        grader_max_queued=5,
+        grader_max_queued_per_player=3,
+    )
+    engine = create_engine(DATABASE)
+    await migrate(engine)
+    await ensure_schema(settings)
+    queue = build_queue(settings)
+    await queue.open_async()
+    sessions = session_factory(engine)
+    try:
+        players = PlayerRegistry(sessions)
+        flooder = (await players.register("flooder", "hash-1")).id
+        student = (await players.register("student", "hash-2")).id
+        grading = GradingService(sessions, settings, queue)
+        source = [Upload("checkers.py", b"pass\n")]
+        flood = [await grading.submit("endgame", source, flooder) for _ in range(3)]
+        assert [job.queue_position for job in flood] == [1, 2, 3]
+        with pytest.raises(ProtocolError) as refused:
+            await grading.submit("endgame", source, flooder)
+        assert refused.value.details == {"player_queue_limit": 3}
+        mine = await grading.submit("endgame", source, student)
+        assert mine.queue_position == 2
+        assert [await grading.position(job.job_id) for job in flood] == [1, 3, 4]
+
+        # A regrade waits behind every fresh upload, and counts toward the queue's limit.
+        regraded = await grading.submit("endgame", source, None)
+        assert regraded.queue_position == 3  # an anonymous lane's first job
+        async with engine.begin() as connection:  # as if a worker had graded it
+            await connection.execute(
+                text("UPDATE grading_jobs SET status = 'done' WHERE id = :id"),
+                {"id": regraded.job_id},
+            )
+            await connection.execute(
+                text(
+                    "UPDATE procrastinate_jobs SET status = 'succeeded' WHERE args->>'job_id' = :id"
+                ),
+                {"id": regraded.job_id},
+            )
+        assert await grading.regrade([regraded.job_id]) == [regraded.job_id]
+        assert await grading.position(regraded.job_id) == 5
+        with pytest.raises(ProtocolError) as full:  # 3 + 1 + the regrade wait
+            await grading.submit("endgame", source, None)
+        assert full.value.details == {"queue_limit": 5}
+
+        # A row whose job is lost (its server died between the two) is queued again, once.
+        async with engine.begin() as connection:
+            await connection.execute(
+                text("DELETE FROM procrastinate_jobs WHERE args->>'job_id' = :id"),
+                {"id": mine.job_id},
+            )
+        assert await grading.position(mine.job_id) is None
+        shared = SharedQueue(queue, sessions)
+        assert await shared.requeue_orphans() == 1
+        assert await shared.requeue_orphans() == 0
+        assert await grading.position(mine.job_id) == 2
+    finally:
+        await queue.close_async()
+        await engine.dispose()

@@ -9,12 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.db.engine import create_engine, migrate
 from server.db.models import Base, Match, MatchEvent
-from server.db.writer import MATCH_STATE_COLUMNS, BatchWriter, MatchWrite, WriterClosedError
+from server.db.writer import (
+    MATCH_STATE_COLUMNS,
+    BatchWriter,
+    FencedError,
+    MatchWrite,
+    WriterClosedError,
+)
 
 POSTGRES = os.environ.get("ARENA_TEST_DATABASE_URL")
 
@@ -146,3 +152,61 @@ async def test_a_cancelled_caller_does_not_withdraw_its_write(engine: AsyncEngin
         await task
     await writer.close()
     assert (await stored(engine, "m1"))[1] == [(1, None), (2, "9-13")]
+
+
+def fenced(write: MatchWrite, epoch: int) -> MatchWrite:
+    """`write` made under owner epoch `epoch` (a new match: owned from epoch 1 on)."""
+    if write.new_match is not None:
+        row = write.new_match | {"owner_id": "p1", "owner_epoch": epoch}
+        return MatchWrite(write.match_id, write.state, row, write.events, epoch)
+    return MatchWrite(write.match_id, write.state, None, write.events, epoch)
+
+
+async def test_a_stale_epoch_write_fails_only_its_own_caller(engine: AsyncEngine) -> None:
+    writer = BatchWriter(engine, commit_delay=0.01)
+    for match_id in ("m1", "m2", "m3"):
+        await writer.write(fenced(new_match(match_id), 1))
+    # Another process claims m2: its owner epoch moves on to 2.
+    async with engine.begin() as connection:
+        await connection.execute(
+            update(Match).where(Match.id == "m2").values(owner_id="p2", owner_epoch=2)
+        )
+    writes = [
+        writer.write(fenced(move("m1", 2, "9-13"), 1)),
+        writer.write(fenced(move("m2", 2, "9-14"), 1)),  # the stale owner's
+        writer.write(fenced(move("m3", 2, "10-14"), 1)),
+        writer.write(move("m2", 2, "10-15")),  # not fenced (a single process): stored
+    ]
+    results = await asyncio.gather(*writes, return_exceptions=True)
+    assert results[0] is None and results[2] is None and results[3] is None
+    assert isinstance(results[1], FencedError)
+    assert (results[1].match_id, results[1].epoch, results[1].stored) == ("m2", 1, 2)
+    # The new owner's write, at its epoch, is stored.
+    await writer.write(fenced(move("m2", 3, "22-18"), 2))
+    await writer.close()
+    assert writer.writes == 3 + 3 + 1
+    assert (await stored(engine, "m1"))[1] == [(1, None), (2, "9-13")]
+    row, events = await stored(engine, "m2")
+    assert events == [(1, None), (2, "10-15"), (3, "22-18")]
+    assert (row.owner_id, row.owner_epoch, row.seq) == ("p2", 2, 3)
+    assert (await stored(engine, "m3"))[1] == [(1, None), (2, "10-14")]
+
+
+async def test_a_fenced_write_in_a_failing_batch_is_still_fenced(engine: AsyncEngine) -> None:
+    writer = BatchWriter(engine, commit_delay=0.01)
+    await writer.write(fenced(new_match("m1"), 1))
+    await writer.write(fenced(new_match("m2"), 1))
+    async with engine.begin() as connection:
+        await connection.execute(update(Match).where(Match.id == "m2").values(owner_epoch=2))
+    results = await asyncio.gather(
+        writer.write(fenced(move("m1", 2, "9-13"), 1)),
+        writer.write(fenced(move("m1", 1, "10-14"), 1)),  # seq 1 is stored: fails the batch
+        writer.write(fenced(move("m2", 2, "9-14"), 1)),
+        return_exceptions=True,
+    )
+    await writer.close()
+    assert results[0] is None
+    assert isinstance(results[1], Exception) and not isinstance(results[1], FencedError)
+    assert isinstance(results[2], FencedError)
+    assert (await stored(engine, "m1"))[1] == [(1, None), (2, "9-13")]
+    assert (await stored(engine, "m2"))[1] == [(1, None)]

@@ -1,0 +1,554 @@
+"""The bus between server processes: Redis pub/sub (issue 16; docs/SCALING.md).
+
+When the server is clustered (`Settings.clustered`: PostgreSQL and Redis), each `arena serve`
+process has one `Bus` (on `app.state.bus`; None when not clustered). PostgreSQL holds the
+truth; the bus carries news, at most once: pub/sub keeps nothing, so a message sent while a
+process is cut off from Redis is lost, and each user of the bus copes with that (the match
+bridge, server.cluster.bridge, fetches the state from the database; a request raises
+`BusUnavailable`).
+
+What it carries, on channels named `<redis_key_prefix>:bus:...` (pub/sub channels belong to the
+Redis server, not to one of its databases: the prefix keeps deployments and tests apart):
+
+- Match broadcasts: `publish_match` is a MatchService listener on the process that owns the
+  match; channel `...:bus:matches`. Every other process hands each broadcast to its `on_match`
+  handlers in the order the owner published them (a process's own broadcasts are not handed
+  back: its hub had them already). Messages travel as protocol JSON at the newest version
+  (`dump_server_message` / `parse_server_message`). A broadcast that could not be published
+  (Redis away) is not retried; once Redis answers again the owner publishes a `MatchNotice`
+  instead (the match, its seats' players and its newest seq), so followers fetch the state.
+- Requests to one process: `request(process_id, payload)` publishes on
+  `...:bus:rpc:<process_id>`; that process's `serve` handler answers on
+  `...:bus:reply:<asking process id>`, matched by the request's id. Payloads are JSON objects.
+- Topics: `publish(topic, payload)` on `...:bus:topic:<topic>`, handed to every `subscribe`r
+  of the topic in every process, the publishing one included.
+
+Outages: a lost Redis never raises into the server's own work. The reader reconnects with
+backoff (50 ms doubling up to `bus_reconnect_max_s`), logs one warning per outage and one line
+when Redis is back, then awaits each `on_reconnect` handler (broadcasts may have been missed in
+between: the bridge resends the state of every match followed here); also when Redis was away
+as the bus started and came later. `publish_match` only
+queues: a sender task publishes in order, so a slow or absent Redis never holds a match's lock.
+`request` and `publish` raise `BusUnavailable` when Redis cannot be reached.
+
+Handlers run on the reader task, one message after another (that is what keeps a match's
+broadcasts in order): an `on_match` or topic callback must not block. Requests are served each
+in its own task, so a slow handler delays no other message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import socket
+import uuid
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+
+from protocol.errors import ProtocolError
+from protocol.messages import Challenge, ServerMessage, dump_server_message, parse_server_message
+from server.publisher import Broadcast
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+JSON = dict[str, Any]
+"""A payload: a JSON object."""
+
+BACKOFF_MIN_S = 0.05
+"""The first wait before trying Redis again after losing it (it doubles each failure)."""
+
+READ_POLL_S = 1.0
+"""How long the reader waits for a message before looking again (it notices a close)."""
+
+CLOSE_TIMEOUT_S = 2.0
+"""How long `close` lets the sender publish what is queued before giving up on it."""
+
+SUBSCRIPTIONS = 4
+"""The reader's subscriptions: matches, its requests, its replies, the topics' pattern."""
+
+
+class BusError(Exception):
+    """The bus's errors."""
+
+
+class BusUnavailable(BusError):  # noqa: N818 -- the spec's name, shared with server.cluster users
+    """A request or publish that could not be delivered or answered in time: Redis cannot be
+    reached, no process listens at the address, or no answer came within the timeout.
+
+    Whether a request was carried out is unknown: the caller decides whether to retry (for a
+    match: after checking its owner's lease).
+    """
+
+
+class RemoteError(BusError):
+    """The serving process's handler raised; the message names its error."""
+
+
+@dataclass(frozen=True)
+class MatchNotice:
+    """News that a match changed without its broadcast: its followers fetch its state.
+
+    Published by the owner for each match whose broadcasts were lost while Redis was away;
+    `seq` is the newest seq among them, `players` the seats' player ids (as in a Broadcast).
+    """
+
+    match_id: str
+    players: tuple[int | None, int | None]
+    seq: int
+
+
+MatchHandler = Callable[[Broadcast | MatchNotice], Awaitable[None]]
+"""Awaited with each other process's broadcast or notice, in order; must not block."""
+
+Seats = tuple[int | None, int | None]
+"""Each seat's player id, as in a Broadcast."""
+
+MatchFilter = Callable[[str, Seats, tuple[int, int] | None], bool]
+"""Told a broadcast's match id, seats' players and lowest and highest event seq (None: no event)
+before it is parsed; False when its handler does not need it: it is then neither parsed nor
+handed over (most broadcasts concern matches nobody follows in a given process)."""
+
+RequestHandler = Callable[[JSON], Awaitable[JSON]]
+"""Answers a request addressed to this process; what it raises reaches the asker as
+RemoteError."""
+
+TopicCallback = Callable[[JSON], Awaitable[None]]
+"""Awaited with each payload published on a topic, in order; must not block."""
+
+ReconnectHandler = Callable[[], Awaitable[None]]
+"""Awaited after the bus reached Redis again following an outage (subscriptions in place)."""
+
+
+def new_process_id() -> str:
+    """Return a fresh id for this server process: `host-pid-random`."""
+    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+def _seq(message: ServerMessage) -> int | None:
+    """Return the match seq `message` announces; None for a challenge (not an event)."""
+    if isinstance(message, Challenge):
+        return None
+    seq = getattr(message, "seq", None)
+    return seq if isinstance(seq, int) else None
+
+
+def broadcast_seqs(broadcast: Broadcast) -> tuple[int, int] | None:
+    """Return the lowest and highest seq of the events in `broadcast` (None: no event)."""
+    seqs = [seq for seq in map(_seq, broadcast.messages) if seq is not None]
+    return (min(seqs), max(seqs)) if seqs else None
+
+
+def _players(value: Any) -> Seats:
+    first, second = value
+    return (first, second)
+
+
+def _glob_escape(text: str) -> str:
+    """Return `text` matching itself alone in a Redis glob pattern."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+
+
+class Bus:
+    """This process's end of the Redis bus; see the module for what travels on it.
+
+    Build it, register handlers (`on_match`, `on_reconnect`, `serve`, `subscribe`), `start`
+    it, and `close` it at shutdown. `process_id` addresses requests to this process (default:
+    a fresh `new_process_id()`).
+    """
+
+    def __init__(self, settings: Settings, process_id: str | None = None) -> None:
+        if not settings.redis_url:
+            raise ValueError("the bus needs a Redis URL (settings.redis_url)")
+        self.process_id = process_id or new_process_id()
+        """This process's address on the bus."""
+        self._url = settings.redis_url
+        self._rpc_timeout_s = settings.bus_rpc_timeout_s
+        self._backoff_max_s = settings.bus_reconnect_max_s
+        self._prefix = f"{settings.redis_key_prefix}:bus:"
+        self._matches_channel = self._prefix + "matches"
+        self._rpc_channel = self._rpc_channel_of(self.process_id)
+        self._reply_channel = self._prefix + "reply:" + self.process_id
+        self._topic_prefix = self._prefix + "topic:"
+        self._match_handlers: list[tuple[MatchHandler, MatchFilter | None]] = []
+        self._reconnect_handlers: list[ReconnectHandler] = []
+        self._topics: dict[str, list[TopicCallback]] = {}
+        self._server: RequestHandler | None = None
+        self._pending: dict[str, asyncio.Future[JSON]] = {}
+        self._outbox: asyncio.Queue[Broadcast | None] = asyncio.Queue()
+        self._unpublished: dict[str, MatchNotice] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._reader: asyncio.Task[None] | None = None
+        self._sender: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
+        self._down = False
+        # Publishing retries a dropped connection (redis-py's default); the reader must not
+        # (redis-py would resubscribe silently and the outage would go unnoticed).
+        self._pub: Redis = Redis.from_url(
+            self._url, socket_connect_timeout=2.0, socket_timeout=2.0, socket_keepalive=True
+        )
+        self._sub: Redis = Redis.from_url(
+            self._url,
+            socket_connect_timeout=2.0,
+            socket_keepalive=True,
+            retry=Retry(NoBackoff(), 0),
+        )
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start reading and sending; wait (at most `bus_rpc_timeout_s`) until subscribed.
+
+        Redis being away is no error: the bus keeps trying, and serves once it is back.
+        """
+        self._reader = asyncio.create_task(self._read(), name="bus-reader")
+        self._sender = asyncio.create_task(self._send(), name="bus-sender")
+        await self.wait_connected(self._rpc_timeout_s)
+
+    @property
+    def connected(self) -> bool:
+        """Return True while the bus is subscribed on Redis."""
+        return self._subscribed.is_set()
+
+    async def wait_connected(self, timeout_s: float) -> bool:
+        """Wait until the bus is subscribed on Redis, at most `timeout_s`; return whether it is."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._subscribed.wait(), timeout_s)
+        return self.connected
+
+    async def close(self) -> None:
+        """Publish what is queued (at most CLOSE_TIMEOUT_S), then stop and disconnect."""
+        if self._sender is not None:
+            self._outbox.put_nowait(None)
+            done, _ = await asyncio.wait({self._sender}, timeout=CLOSE_TIMEOUT_S)
+            if not done:
+                self._sender.cancel()
+        tasks = [t for t in (self._reader, self._sender, *self._tasks) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._fail_pending("the bus is closed")
+        for client in (self._pub, self._sub):
+            with contextlib.suppress(Exception):
+                await client.aclose()
+
+    # -- matches -------------------------------------------------------------------------------
+
+    async def publish_match(self, broadcast: Broadcast) -> None:
+        """Queue `broadcast` for the other processes (a MatchService listener; never blocks)."""
+        self._outbox.put_nowait(broadcast)
+
+    def on_match(self, handler: MatchHandler, wanted: MatchFilter | None = None) -> None:
+        """Hand every other process's match broadcast (or notice) to `handler`, in order;
+        with `wanted`, only the broadcasts it wants (notices always)."""
+        self._match_handlers.append((handler, wanted))
+
+    def on_reconnect(self, handler: ReconnectHandler) -> None:
+        """Await `handler` each time the bus reaches Redis again after an outage."""
+        self._reconnect_handlers.append(handler)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def serve(self, handler: RequestHandler) -> None:
+        """Answer the requests addressed to this process with `handler` (one at a time: the
+        last one set)."""
+        self._server = handler
+
+    async def request(self, process_id: str, payload: JSON, timeout_s: float | None = None) -> JSON:
+        """Send `payload` to process `process_id` and return its handler's answer.
+
+        `timeout_s` defaults to `bus_rpc_timeout_s`. Raises BusUnavailable when Redis cannot
+        be reached, no process `process_id` listens, or no answer comes in time (then the
+        request may or may not have been carried out), and RemoteError when its handler raised.
+        """
+        timeout = self._rpc_timeout_s if timeout_s is None else timeout_s
+        if not self.connected:
+            raise BusUnavailable("the bus is not connected to Redis")
+        request_id = uuid.uuid4().hex
+        answer: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = answer
+        envelope = {"id": request_id, "from": self.process_id, "payload": payload}
+        try:
+            async with asyncio.timeout(timeout):
+                receivers = await self._publish(
+                    self._rpc_channel_of(process_id), json.dumps(envelope)
+                )
+                if receivers == 0:
+                    raise BusUnavailable(f"no process {process_id} listens on the bus")
+                return await answer
+        except TimeoutError:
+            raise BusUnavailable(
+                f"process {process_id} did not answer within {timeout:g} s"
+            ) from None
+        finally:
+            self._pending.pop(request_id, None)
+
+    # -- topics --------------------------------------------------------------------------------
+
+    async def publish(self, topic: str, payload: JSON) -> None:
+        """Hand `payload` to every subscriber of `topic` in every process (this one too).
+
+        Raises BusUnavailable when Redis cannot be reached (nobody gets it).
+        """
+        envelope = {"from": self.process_id, "payload": payload}
+        await self._publish(self._topic_prefix + topic, json.dumps(envelope))
+
+    def subscribe(self, topic: str, callback: TopicCallback) -> Callable[[], None]:
+        """Await `callback` with each payload published on `topic`; return the unsubscriber."""
+        self._topics.setdefault(topic, []).append(callback)
+
+        def unsubscribe() -> None:
+            callbacks = self._topics.get(topic, [])
+            if callback in callbacks:
+                callbacks.remove(callback)
+            if not callbacks:
+                self._topics.pop(topic, None)
+
+        return unsubscribe
+
+    # -- inside --------------------------------------------------------------------------------
+
+    def _rpc_channel_of(self, process_id: str) -> str:
+        return self._prefix + "rpc:" + process_id
+
+    async def _publish(self, channel: str, text: str) -> int:
+        """Publish `text`; return how many subscribers got it. BusUnavailable if Redis fails."""
+        try:
+            receivers: int = await self._pub.publish(channel, text)
+        except (RedisError, OSError) as error:
+            self._lost(error)
+            raise BusUnavailable(f"Redis cannot be reached: {error!r}") from error
+        return receivers
+
+    def _lost(self, error: BaseException) -> None:
+        """Log the first failure of an outage."""
+        if not self._down:
+            self._down = True
+            log.warning("the bus lost Redis (%r); retrying", error)
+
+    def _back(self) -> None:
+        if self._down:
+            self._down = False
+            log.warning("the bus reached Redis again")
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _fail_pending(self, why: str) -> None:
+        for answer in self._pending.values():
+            if not answer.done():
+                answer.set_exception(BusUnavailable(why))
+
+    async def _read(self) -> None:
+        """Subscribe, hand out what arrives; on a lost Redis, wait and subscribe again."""
+        delay = BACKOFF_MIN_S
+        missed = False  # broadcasts may have been lost (an outage, or Redis away at start)
+        while True:
+            pubsub: PubSub = self._sub.pubsub()
+            try:
+                await pubsub.subscribe(
+                    self._matches_channel, self._rpc_channel, self._reply_channel
+                )
+                await pubsub.psubscribe(_glob_escape(self._topic_prefix) + "*")
+                confirmed = 0
+                while True:
+                    message = await pubsub.get_message(timeout=READ_POLL_S)
+                    if message is None:
+                        continue
+                    if message["type"] in ("subscribe", "psubscribe"):
+                        confirmed += 1
+                        if confirmed == SUBSCRIPTIONS:
+                            self._subscribed.set()
+                            self._back()
+                            delay = BACKOFF_MIN_S
+                            if missed:
+                                missed = False
+                                self._spawn(self._reconnected())
+                        continue
+                    await self._dispatch(message)
+            except (RedisError, OSError) as error:
+                self._lost(error)
+                missed = True
+            finally:
+                self._subscribed.clear()
+                self._fail_pending("the bus lost Redis")
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self._backoff_max_s)
+
+    async def _reconnected(self) -> None:
+        for handler in list(self._reconnect_handlers):
+            try:
+                await handler()
+            except Exception:
+                log.exception("a bus reconnect handler failed")
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        """Hand one pub/sub message to whoever takes it; a failure is logged, never raised."""
+        channel = message["channel"]
+        channel = channel.decode() if isinstance(channel, bytes) else str(channel)
+        data = message["data"]
+        try:
+            if message["type"] == "pmessage":
+                await self._on_topic(channel.removeprefix(self._topic_prefix), data)
+            elif channel == self._matches_channel:
+                await self._on_match(data)
+            elif channel == self._rpc_channel:
+                self._spawn(self._answer(data))
+            elif channel == self._reply_channel:
+                self._on_reply(data)
+        except Exception:
+            log.exception("the bus failed on a message of %s", channel)
+
+    async def _on_topic(self, topic: str, data: bytes) -> None:
+        callbacks = list(self._topics.get(topic, ()))
+        if not callbacks:
+            return
+        payload = json.loads(data)["payload"]
+        for callback in callbacks:
+            try:
+                await callback(payload)
+            except Exception:
+                log.exception("a subscriber of topic %s failed", topic)
+
+    async def _on_match(self, data: bytes) -> None:
+        envelope = json.loads(data)
+        if envelope["origin"] == self.process_id or not self._match_handlers:
+            return
+        match_id, players = envelope["match_id"], _players(envelope["players"])
+        item: Broadcast | MatchNotice
+        handlers = [handler for handler, _ in self._match_handlers]
+        if "seq" in envelope:
+            item = MatchNotice(match_id, players, envelope["seq"])
+        else:
+            seqs = None if envelope["seqs"] is None else (envelope["seqs"][0], envelope["seqs"][1])
+            handlers = [
+                handler
+                for handler, wanted in self._match_handlers
+                if wanted is None or wanted(match_id, players, seqs)
+            ]
+            if not handlers:
+                return
+            try:
+                messages = tuple(parse_server_message(text) for text in envelope["messages"])
+            except ProtocolError as error:
+                # A newer process's message this one cannot read: its followers see a gap.
+                log.warning(
+                    "a broadcast of match %s is unreadable: %s", envelope["match_id"], error
+                )
+                return
+            item = Broadcast(match_id, players, messages)
+        for handler in handlers:
+            try:
+                await handler(item)
+            except Exception:
+                log.exception("a bus match handler failed on match %s", item.match_id)
+
+    async def _answer(self, data: bytes) -> None:
+        """Serve one request and publish the answer to the asking process."""
+        request = json.loads(data)
+        reply: JSON
+        try:
+            if self._server is None:
+                raise BusError(f"process {self.process_id} serves no requests")
+            reply = {"id": request["id"], "ok": await self._server(request["payload"])}
+            text = json.dumps(reply)
+        except Exception as error:
+            log.exception("a bus request failed")
+            text = json.dumps({"id": request["id"], "error": f"{type(error).__name__}: {error}"})
+        with contextlib.suppress(BusUnavailable):
+            await self._publish(self._prefix + "reply:" + request["from"], text)
+
+    def _on_reply(self, data: bytes) -> None:
+        reply = json.loads(data)
+        answer = self._pending.get(reply["id"])
+        if answer is None or answer.done():
+            return  # too late: the asker gave up
+        if "error" in reply:
+            answer.set_exception(RemoteError(reply["error"]))
+        else:
+            answer.set_result(reply["ok"])
+
+    async def _send(self) -> None:
+        """Publish queued broadcasts in order; while Redis is away, note them for notices."""
+        while True:
+            broadcast = await self._outbox.get()
+            if broadcast is None:
+                return
+            try:
+                if self._unpublished:
+                    await self._publish_notices()
+                await self._pub.publish(self._matches_channel, self._encode(broadcast))
+            except (RedisError, OSError) as error:
+                self._lost(error)
+                self._note(broadcast)
+                if not await self._recover():
+                    return
+
+    async def _recover(self) -> bool:
+        """Note every queued broadcast until Redis answers, then publish the notices; return
+        False when the bus is closing meanwhile."""
+        delay = BACKOFF_MIN_S
+        while True:
+            while not self._outbox.empty():
+                queued = self._outbox.get_nowait()
+                if queued is None:
+                    return False
+                self._note(queued)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self._backoff_max_s)
+            try:
+                await self._pub.ping()
+                await self._publish_notices()
+            except (RedisError, OSError):
+                continue
+            return True
+
+    def _note(self, broadcast: Broadcast) -> None:
+        """Remember that a broadcast of this match was lost (its newest seq)."""
+        seqs = broadcast_seqs(broadcast)
+        if seqs is None:
+            return  # a challenge: the challenged player sees it on connecting
+        known = self._unpublished.get(broadcast.match_id)
+        seq = seqs[1] if known is None else max(known.seq, seqs[1])
+        self._unpublished[broadcast.match_id] = MatchNotice(
+            broadcast.match_id, broadcast.players, seq
+        )
+
+    async def _publish_notices(self) -> None:
+        for match_id, notice in list(self._unpublished.items()):
+            envelope = {
+                "origin": self.process_id,
+                "match_id": notice.match_id,
+                "players": list(notice.players),
+                "seq": notice.seq,
+            }
+            await self._pub.publish(self._matches_channel, json.dumps(envelope))
+            if self._unpublished.get(match_id) is notice:
+                del self._unpublished[match_id]
+
+    def _encode(self, broadcast: Broadcast) -> str:
+        seqs = broadcast_seqs(broadcast)
+        return json.dumps(
+            {
+                "origin": self.process_id,
+                "match_id": broadcast.match_id,
+                "players": list(broadcast.players),
+                "seqs": None if seqs is None else list(seqs),
+                "messages": [dump_server_message(m) for m in broadcast.messages],
+            }
+        )

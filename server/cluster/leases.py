@@ -1,0 +1,194 @@
+"""Match ownership between server processes: a PostgreSQL lease with fencing.
+
+In a cluster (several `arena serve` processes on one PostgreSQL database), each unfinished match
+is played by one process, its owner (`matches.owner_id`), in memory, as a single process plays
+every match. The owner holds the match while its heartbeat (server.cluster.processes) is
+younger than `lease_ttl_ms`; nothing is renewed per match.
+
+A process *claims* a match (`Leases.claim`) when it first touches it and the match has no
+owner, is its own (held no more, say after a failed write), or its owner is dead; the claim
+sets `owner_id` to the process and adds one to `owner_epoch`, under the row's lock. Every
+write of the match names the epoch its copy was loaded at, and the writer (server.db.writer)
+refuses a write whose epoch is no longer the stored one: the fence. A process that stalled past
+its lease and wakes up still holding a match can therefore never overwrite the new owner's
+events; its write fails (its caller alone) and it drops its copy.
+
+Clock rule of a takeover (`Claim.downtime_ms`): the side to move is charged for the time up to
+the dead owner's last heartbeat (it was being served until then), not for the ownerless time
+after it, before the claim. A match without an owner (from before the cluster, or released by
+a process that stopped cleanly) is charged nothing, as a plain restart of a single process.
+The time is measured between the last stored event's `at_ms` (the owner's wall clock) and the
+heartbeat (PostgreSQL's now()): the hosts' clocks must agree (NTP) to well under a second.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import ColumnElement, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from games.match import Status
+from server.db.models import ArenaProcess, Match, MatchEvent, epoch_ms
+
+UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
+"""The stored statuses of a match still to be played (as server.match_store's)."""
+
+
+class NotOwnerError(Exception):
+    """Another live process owns the match: the call must go to it (`owner_id`)."""
+
+    def __init__(self, match_id: str, owner_id: str) -> None:
+        super().__init__(f"match {match_id} is owned by the live process {owner_id}")
+        self.match_id = match_id
+        self.owner_id = owner_id
+
+
+class UnansweredError(Exception):
+    """The owner of a match did not answer a forwarded call in time (or could not be reached):
+    it may be dead, and its lease about to expire."""
+
+    def __init__(self, owner_id: str, why: str) -> None:
+        super().__init__(f"process {owner_id} did not answer: {why}")
+        self.owner_id = owner_id
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Who owns a match as stored: `owner_id` (None: nobody), its epoch, whether the owner is
+    alive, and the match's status."""
+
+    owner_id: str | None
+    epoch: int
+    alive: bool
+    status: str
+
+    @property
+    def is_over(self) -> bool:
+        """True when the match is finished or aborted (nobody needs to own it)."""
+        return self.status not in UNFINISHED
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A successful claim: the owner epoch to write under, and the time to charge the side to
+    move (milliseconds; see the module's clock rule). `previous` is who owned it before."""
+
+    epoch: int
+    downtime_ms: int
+    previous: str | None
+
+
+class Leases:
+    """Reads and claims the owners of matches for the process `process_id`.
+
+    `lease_ttl_ms` is how old a heartbeat may be for its process to count as alive. PostgreSQL
+    only (row locks and now()); a single process has no leases at all.
+    """
+
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], process_id: str, lease_ttl_ms: int
+    ) -> None:
+        self._sessions = sessions
+        self.process_id = process_id
+        self._ttl = timedelta(milliseconds=lease_ttl_ms)
+
+    def _alive(self) -> ColumnElement[bool]:
+        return ArenaProcess.heartbeat_at > func.now() - self._ttl
+
+    async def lease(self, match_id: str) -> Lease | None:
+        """Return who owns the match now (None: no such match)."""
+        query = (
+            select(Match.owner_id, Match.owner_epoch, Match.status, ArenaProcess.heartbeat_at)
+            .outerjoin(ArenaProcess, ArenaProcess.id == Match.owner_id)
+            .where(Match.id == match_id)
+            .add_columns(self._alive())
+        )
+        async with self._sessions() as session:
+            row = (await session.execute(query)).one_or_none()
+        if row is None:
+            return None
+        owner_id, epoch, status, _heartbeat, alive = row
+        return Lease(owner_id, epoch, bool(alive), status)
+
+    async def claim(self, match_id: str) -> Claim | None:
+        """Claim the unfinished match for this process when it has no owner, is this process's
+        or its owner is dead; return the claim, or None for no such match or one that is over
+        (nobody owns those). Raises NotOwnerError when another live process owns it.
+        """
+        async with self._sessions() as session, session.begin():
+            row = (
+                await session.execute(
+                    select(Match.owner_id, Match.owner_epoch, Match.status)
+                    .where(Match.id == match_id)
+                    .with_for_update()
+                )
+            ).one_or_none()
+            if row is None or row.status not in UNFINISHED:
+                return None
+            previous: str | None = row.owner_id
+            heartbeat = None
+            if previous is not None:
+                found = (
+                    await session.execute(
+                        select(ArenaProcess.heartbeat_at, self._alive()).where(
+                            ArenaProcess.id == previous
+                        )
+                    )
+                ).one_or_none()
+                if found is not None:
+                    heartbeat, alive = found
+                    if alive and previous != self.process_id:
+                        raise NotOwnerError(match_id, previous)
+            epoch = row.owner_epoch + 1
+            await session.execute(
+                update(Match)
+                .where(Match.id == match_id)
+                .values(owner_id=self.process_id, owner_epoch=epoch)
+            )
+            downtime = 0
+            if heartbeat is not None and previous != self.process_id:
+                last = await session.scalar(
+                    select(func.max(MatchEvent.at_ms)).where(MatchEvent.match_id == match_id)
+                )
+                if last is not None:
+                    downtime = max(0, epoch_ms(heartbeat) - int(last))
+        return Claim(epoch, downtime, previous)
+
+    async def claimable(self) -> Sequence[str]:
+        """Return the unfinished matches with no owner or a dead one (not this process's)."""
+        query = (
+            select(Match.id)
+            .outerjoin(ArenaProcess, ArenaProcess.id == Match.owner_id)
+            .where(
+                Match.status.in_(UNFINISHED),
+                or_(Match.owner_id.is_(None), ArenaProcess.id.is_(None), ~self._alive()),
+                or_(Match.owner_id.is_(None), Match.owner_id != self.process_id),
+            )
+            .order_by(Match.created_at, Match.id)
+        )
+        async with self._sessions() as session:
+            return (await session.scalars(query)).all()
+
+    async def release(self, match_ids: Sequence[str]) -> None:
+        """Give up the ownership of `match_ids` (a clean stop): they have no owner until a
+        live process claims them (at its next reaper round, or on first touch)."""
+        if not match_ids:
+            return
+        async with self._sessions() as session, session.begin():
+            await session.execute(
+                update(Match)
+                .where(Match.id.in_(match_ids), Match.owner_id == self.process_id)
+                .values(owner_id=None)
+            )
+
+
+def share(match_ids: Sequence[str], live: Sequence[str], process_id: str) -> list[str]:
+    """Return this process's share of `match_ids` among the `live` processes: the matches
+    whose id hashes to its rank among the live ids (every process computes the same split)."""
+    ranked = sorted(set(live) | {process_id})
+    rank = ranked.index(process_id)
+    return [m for m in match_ids if zlib.crc32(m.encode()) % len(ranked) == rank]

@@ -1,0 +1,280 @@
+"""The tournament-game task: a worker plays one game of a house-bot tournament and records it.
+
+With `ARENA_ROLE=server`, starting a tournament whose participants are all house bots defers
+one job per game (`TournamentGameQueue.defer`, server.tournaments.service) instead of playing
+its games as live matches in the server process. A worker's job:
+
+1. reads the tournament's status and the game's row: a game with a result is not played again
+   (its notice is published again, in case the first was lost), nor is a game of a tournament
+   no longer running (cancelled);
+2. plays the game in a thread (server.tournaments.played: the runner's set-up and referee);
+3. records it (`TournamentStore.record_game`: the result, the finished match and its events
+   once, the tournament finished by its last game, exactly once);
+4. publishes a notice on the bus topic (server.tournaments.notices) for the watchers on every
+   server process: the game, and the end if the tournament is over.
+
+A killed worker's job is queued again by the stalled-job check (server.jobs.worker) and played
+from the start elsewhere; the store's fence makes any re-run harmless. A job that raises (the
+database away) is tried again `RETRIES` times; then the tournament fails, with the error as its
+reason, as when a game raises in the server's runner. Each job carries the
+lock `tournament-game:<id>:<index>`, so two jobs of one game never run at once, and its
+queueing lock, so a game waits in the queue once. Every heartbeat a worker also queues again
+the unplayed games of running worker tournaments that have no job (a server that died between
+the start and its jobs: `requeue_orphans`).
+
+Tournament games rank below every grading job (`PRIORITY`): a long tournament never delays a
+student's grade. A worker stopped by SIGTERM stops its games within milliseconds once its
+grace is over; they are queued again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final
+
+import procrastinate
+from procrastinate import jobs
+from procrastinate.exceptions import AlreadyEnqueued
+from sqlalchemy import text
+
+from protocol.messages import TournamentCreate
+from server.cluster.bus import Bus
+from server.jobs.registry import JobRuntime
+from server.matches import new_match_id
+from server.tournaments.notices import ENDED, TOPIC, ended_notice, game_notice
+from server.tournaments.planning import plan
+from server.tournaments.played import is_house_bot_only, play_game
+from server.tournaments.store import TournamentStore
+from tournament.runner import GameTask
+
+log = logging.getLogger(__name__)
+
+TASK: Final = "arena.tournament_game"
+"""The task's name (registered in workers; servers defer by name)."""
+QUEUE: Final = "tournaments"
+"""The procrastinate queue of tournament games."""
+PRIORITY: Final = -10_000_000
+"""Below every grading job's priority (server.grading: fresh uploads, then regrades)."""
+RETRIES: Final = 3
+"""Times a job that raised is tried again (1, 2, 3 s later); after the last, the tournament
+fails, as one whose game raised in the server's runner does."""
+PLANS_KEPT: Final = 16
+"""Tournament schedules a worker keeps planned (a schedule plays every opening once)."""
+
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+"""Publishes a tournament notice to every server process (the bus topic)."""
+
+
+def _lock(tournament_id: str, index: int) -> str:
+    return f"tournament-game:{tournament_id}:{index}"
+
+
+def _job(tournament_id: str, index: int) -> jobs.Job:
+    lock = _lock(tournament_id, index)
+    return jobs.Job(
+        id=None,
+        queue=QUEUE,
+        priority=PRIORITY,
+        lock=lock,
+        queueing_lock=lock,
+        task_name=TASK,
+        task_kwargs={"tournament_id": tournament_id, "game_index": index},
+    )
+
+
+class TournamentGameQueue:
+    """Defers tournament games to the workers (a server's `GameQueue`)."""
+
+    def __init__(self, app: procrastinate.App) -> None:
+        self._app = app
+
+    async def defer(self, tournament_id: str, indexes: Sequence[int]) -> None:
+        """Queue a job per game index; a game already waiting in the queue is not queued twice."""
+        await defer_games(self._app, tournament_id, indexes)
+
+
+async def defer_games(app: procrastinate.App, tournament_id: str, indexes: Sequence[int]) -> int:
+    """Queue a job per game index in one statement (one by one if some wait already); return
+    how many were queued."""
+    if not indexes:
+        return 0
+    manager = app.job_manager
+    try:
+        await manager.batch_defer_jobs_async([_job(tournament_id, i) for i in indexes])
+        return len(indexes)
+    except AlreadyEnqueued:
+        pass
+    queued = 0
+    for index in indexes:
+        try:
+            await manager.defer_job_async(_job(tournament_id, index))
+        except AlreadyEnqueued:
+            continue
+        queued += 1
+    return queued
+
+
+_ORPHANS = text(
+    f"""
+    SELECT t.id, t.spec, t.games_total, g.game_index
+      FROM tournaments AS t
+      CROSS JOIN LATERAL generate_series(0, t.games_total - 1) AS g(game_index)
+     WHERE t.status = 'running'
+       AND NOT EXISTS (
+           SELECT 1 FROM tournament_games AS r
+            WHERE r.tournament_id = t.id AND r.game_index = g.game_index
+              AND r.result IS NOT NULL)
+       AND NOT EXISTS (
+           SELECT 1 FROM procrastinate_jobs AS j
+            WHERE j.task_name = '{TASK}' AND j.status IN ('todo', 'doing')
+              AND j.args->>'tournament_id' = t.id
+              AND (j.args->>'game_index')::int = g.game_index)
+    """
+)
+
+
+class GamePlayer:
+    """A worker's side of tournament games: plays, records and announces them."""
+
+    def __init__(self, runtime: JobRuntime, notify: Notify | None) -> None:
+        self._runtime = runtime
+        self._store = TournamentStore(runtime.sessions)
+        self._notify = notify
+        self._plans: OrderedDict[str, list[GameTask]] = OrderedDict()
+
+    async def play(self, tournament_id: str, game_index: int) -> None:
+        """Play and record one game, unless it has a result or its tournament stopped."""
+        status, stored = await self._store.game(tournament_id, game_index)
+        if status is None:
+            log.warning("tournament %s is gone: game %d not played", tournament_id, game_index)
+            return
+        if stored is not None and stored.result is not None:
+            await self._tell(game_notice(tournament_id, stored))
+            if status in ENDED:
+                await self._tell(ended_notice(tournament_id))
+            return
+        if status != "running":
+            return
+        found = await self._store.spec(tournament_id)
+        if found is None:
+            return
+        body, owner_id = found
+        tasks = await self._tasks(tournament_id, body)
+        stop = threading.Event()
+        playing = asyncio.ensure_future(
+            asyncio.to_thread(
+                play_game,
+                tournament_id,
+                body,
+                tasks[game_index],
+                self._runtime.settings,
+                match_id=new_match_id(),
+                owner_id=owner_id,
+                stop=stop,
+            )
+        )
+        try:
+            played = await asyncio.shield(playing)
+        except asyncio.CancelledError:
+            stop.set()  # the search ends within milliseconds; the job is queued again
+            with contextlib.suppress(BaseException):
+                await playing
+            raise
+        recorded = await self._store.record_game(played)
+        if recorded.game is not None and recorded.game.result is not None:
+            await self._tell(game_notice(tournament_id, recorded.game))
+        if recorded.status in ENDED:
+            await self._tell(ended_notice(tournament_id))
+        log.info(
+            "tournament %s game %d: %s (%s)",
+            tournament_id,
+            game_index,
+            played.game.result,
+            "recorded" if recorded.recorded else "not recorded: " + str(recorded.status),
+        )
+
+    async def fail(self, tournament_id: str, game_index: int, error: BaseException) -> None:
+        """End the tournament as failed after its game's job raised on its last try."""
+        log.error("tournament %s game %d failed: %r", tournament_id, game_index, error)
+        why = f"the tournament stopped on an error: game {game_index}: {type(error).__name__}: "
+        if await self._store.fail(tournament_id, f"{why}{error}"):
+            await self._tell(ended_notice(tournament_id))
+
+    async def requeue_orphans(self, app: procrastinate.App) -> int:
+        """Queue again the unplayed games of running worker tournaments that have no job."""
+        async with self._runtime.sessions() as session:
+            rows = (await session.execute(_ORPHANS)).all()
+        missing: dict[str, list[int]] = {}
+        on_workers: dict[str, bool] = {}
+        for tournament_id, spec, _total, index in rows:
+            if tournament_id not in on_workers:
+                on_workers[tournament_id] = is_house_bot_only(TournamentCreate.model_validate(spec))
+            if on_workers[tournament_id]:
+                missing.setdefault(tournament_id, []).append(index)
+        queued = 0
+        for tournament_id, indexes in missing.items():
+            count = await defer_games(app, tournament_id, indexes)
+            if count:
+                log.warning(
+                    "tournament %s: %d games without a job queued again", tournament_id, count
+                )
+            queued += count
+        return queued
+
+    async def _tasks(self, tournament_id: str, body: TournamentCreate) -> list[GameTask]:
+        """Return the tournament's schedule (planned in a thread, kept for the next games)."""
+        tasks = self._plans.get(tournament_id)
+        if tasks is None:
+            tasks = (await asyncio.to_thread(plan, body))[1]
+            self._plans[tournament_id] = tasks
+            while len(self._plans) > PLANS_KEPT:
+                self._plans.popitem(last=False)
+        else:
+            self._plans.move_to_end(tournament_id)
+        return tasks
+
+    async def _tell(self, payload: dict[str, Any]) -> None:
+        """Publish a notice; a failure is logged (the servers read the database anyway)."""
+        if self._notify is None:
+            return
+        try:
+            await self._notify(payload)
+        except Exception:
+            log.exception("could not publish a tournament notice")
+
+
+def register(app: procrastinate.App, runtime: JobRuntime) -> None:
+    """Add the tournament-game task to a worker's `app`, and its orphan check."""
+    notify: Notify | None = None
+    if runtime.settings.clustered:
+        bus = Bus(runtime.settings)  # publishing only: nothing to start
+        notify = functools.partial(bus.publish, TOPIC)
+        runtime.closing.append(bus.close)
+    player = GamePlayer(runtime, notify)
+
+    @app.task(
+        name=TASK,
+        queue=QUEUE,
+        pass_context=True,
+        retry=procrastinate.RetryStrategy(max_attempts=RETRIES, linear_wait=1),
+    )
+    async def tournament_game(
+        context: procrastinate.JobContext, tournament_id: str, game_index: int
+    ) -> None:
+        try:
+            await player.play(tournament_id, game_index)
+        except Exception as error:
+            if context.job.attempts >= RETRIES:  # the last try: procrastinate gives up
+                await player.fail(tournament_id, game_index, error)
+            raise
+
+    async def requeue() -> None:
+        await player.requeue_orphans(app)
+
+    runtime.periodic.append(requeue)
