@@ -86,7 +86,16 @@ class GradingService:
 
     def profiles(self) -> GradingProfiles:
         """Describe the profiles and the limits of an upload."""
-        return describe_profiles(self._settings, sandboxed=can_isolate())
+        return describe_profiles(self._settings, sandboxed=self._sandboxed())
+
+    def _sandboxed(self) -> bool:
+        """Return whether uploads are graded in the sandbox.
+
+        With the shared queue the workers grade, and one that cannot sandbox takes no grading
+        job (server.jobs.grading) unless its own operator allows it: this server's rights
+        do not matter.
+        """
+        return self._shared is not None or can_isolate()
 
     async def submit(
         self,
@@ -114,7 +123,7 @@ class GradingService:
                 f"unknown profile {profile[:40]!r}: choose one of {', '.join(MAIN_FILES)}",
                 {"profile": "unknown profile"},
             )
-        if not can_isolate() and not self._settings.grader_allow_unsandboxed:
+        if not self._sandboxed() and not self._settings.grader_allow_unsandboxed:
             raise ProtocolError(
                 ErrorCode.GRADER_UNAVAILABLE,
                 "this server cannot sandbox student code (it must run as root with util-linux "

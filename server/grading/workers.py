@@ -170,18 +170,28 @@ class Grader:
         if is_current is None:
             return await asyncio.wait_for(child.wait(), timeout=timeout)
         deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            try:
-                return await asyncio.wait_for(
-                    asyncio.shield(child.wait()),
-                    timeout=min(left, self._settings.worker_heartbeat_s),
-                )
-            except TimeoutError:
-                if not await is_current():
-                    raise _SupersededError from None
+        waiter = asyncio.ensure_future(child.wait())
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                await asyncio.wait({waiter}, timeout=min(left, self._settings.worker_heartbeat_s))
+                if waiter.done():
+                    return waiter.result()
+                if not await self._still_current(is_current):
+                    raise _SupersededError
+        finally:
+            waiter.cancel()
+
+    @staticmethod
+    async def _still_current(is_current: Callable[[], Awaitable[bool]]) -> bool:
+        """Ask `is_current`; an error (the database away a moment) counts as yes."""
+        try:
+            return await is_current()
+        except Exception:
+            log.warning("cannot check a grading's attempt; it goes on", exc_info=True)
+            return True
 
 
 class _SupersededError(Exception):

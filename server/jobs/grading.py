@@ -8,17 +8,33 @@ the worker also queues again the unfinished jobs that have no grading waiting or
 
 from __future__ import annotations
 
+import logging
+
 import procrastinate
 
+from grader.sandbox import can_isolate
 from server.grading.files import GraderFiles
 from server.grading.shared import GRADE_TASK, GRADING_QUEUE, SharedQueue
 from server.grading.store import JobStore
 from server.grading.workers import Grader
 from server.jobs.registry import JobRuntime
 
+log = logging.getLogger(__name__)
+
 
 def register(app: procrastinate.App, runtime: JobRuntime) -> None:
-    """Add the grading task to a worker's `app`, and its upkeep to `runtime`."""
+    """Add the grading task to a worker's `app`, and its upkeep to `runtime`.
+
+    Not on a worker that cannot sandbox student code (not root, no util-linux unshare) unless
+    its operator allows unsandboxed grading: such a worker takes no grading job (it listens
+    only to the queues of its tasks), which waits for a worker that can.
+    """
+    if not can_isolate() and not runtime.settings.grader_allow_unsandboxed:
+        log.warning(
+            "this worker cannot sandbox student code (it must run as root with util-linux "
+            "unshare): it grades nothing"
+        )
+        return
     grader = Grader(runtime.settings, JobStore(runtime.sessions), GraderFiles(runtime.settings))
     free_uids = [runtime.uid_base + slot for slot in reversed(range(runtime.concurrency))]
     shared = SharedQueue(app, runtime.sessions)

@@ -4,7 +4,8 @@ Jobs live in procrastinate's tables (`procrastinate_jobs`, ...) in Arena's own d
 a job is deferred by the process that stores the row it works on, and both survive anything
 short of losing the database. The schema is procrastinate's, applied by the first process
 that needs it (`ensure_schema`, under an advisory lock: processes starting together apply it
-once).
+once). Only a missing schema is applied: a procrastinate upgrade that ships schema migrations
+(procrastinate's `sql/migrations`) needs them applied by the operator, as its docs say.
 """
 
 from __future__ import annotations

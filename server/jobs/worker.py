@@ -123,11 +123,14 @@ async def run_worker(
         )
         app = build_queue(settings)
         register_tasks(app, runtime)
+        # Only the queues of tasks this worker has: a job of another would fail here.
+        queues = sorted({task.queue for task in app.tasks.values()})
         name = f"{socket.gethostname()}-{os.getpid()}"
         log.info(
-            "worker %s: %d at once, sandbox uids %d-%d",
+            "worker %s: %d at once, queues %s, sandbox uids %d-%d",
             name,
             concurrency,
+            ", ".join(queues),
             uid_base,
             uid_base + concurrency - 1,
         )
@@ -135,6 +138,7 @@ async def run_worker(
             maintenance = asyncio.create_task(_maintain(app, runtime), name="worker-maintenance")
             try:
                 await app.run_worker_async(
+                    queues=queues,
                     name=name,
                     concurrency=concurrency,
                     install_signal_handlers=True,

@@ -4,7 +4,9 @@ score its kind earns; the shared queue keeps uploaders in turn and the per-playe
 
 Real processes: one `arena serve` with ARENA_ROLE=server and two `arena worker`s on one
 PostgreSQL database (ARENA_TEST_DATABASE_URL) and one grader directory. The workers claim
-their sandbox uids themselves (server.jobs.worker): the test only gives the base.
+their sandbox uids themselves (server.jobs.worker): the test only gives the base. The tests
+without workers drive GradingService with the shared queue directly: places, limits (also
+racing through two services), regrades and lost jobs.
 """
 
 from __future__ import annotations
@@ -69,13 +71,15 @@ async def _reset(url: str) -> None:
 
 
 @contextmanager
-def arena_worker(url: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def arena_worker(
+    url: str, env: dict[str, str], log: Path, grace: float = 5
+) -> Iterator[subprocess.Popen[bytes]]:
     """Run `arena worker` (one job at a time); kill it on the way out if it still runs."""
     exe = shutil.which("arena", path=str(Path(sys.executable).parent))
     assert exe is not None
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [exe, "worker", "--database", url, "--concurrency", "1", "--grace", "5"],
+            [exe, "worker", "--database", url, "--concurrency", "1", "--grace", str(grace)],
             stdout=output,
             stderr=subprocess.STDOUT,
             env={**os.environ, **env},
@@ -314,3 +318,137 @@ async def test_the_shared_queue_orders_limits_and_recovers_jobs_in_the_database(
     finally:
         await queue.close_async()
         await engine.dispose()
+
+
+SLEEPER = b"import time\ntime.sleep(120)\n"
+"""A submission that takes two minutes: whatever grades it is surely still at it."""
+
+
+async def _regrade(settings: Settings, job_id: str) -> None:
+    """Regrade a job as a course's staff would, from another server process's service."""
+    engine = create_engine(settings.database_url)
+    queue = build_queue(settings)
+    await queue.open_async()
+    try:
+        assert await GradingService(session_factory(engine), settings, queue).regrade([job_id])
+    finally:
+        await queue.close_async()
+        await engine.dispose()
+
+
+async def _row(url: str, job_id: str) -> tuple[str, int, int]:
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as connection:
+            found = (
+                await connection.execute(
+                    text("SELECT status, attempts, regrades FROM grading_jobs WHERE id = :id"),
+                    {"id": job_id},
+                )
+            ).one()
+    finally:
+        await engine.dispose()
+    return found[0], found[1], found[2]
+
+
+@sandboxed
+def test_a_regrade_stops_a_stale_grading_and_a_stopped_worker_hands_its_job_on(
+    tmp_path: Path,
+) -> None:
+    assert DATABASE is not None
+    asyncio.run(_reset(DATABASE))
+    grader_dir = tmp_path / "grader"
+    env = {
+        "ARENA_ROLE": "server",
+        "ARENA_GRADER_DIR": str(grader_dir),
+        "ARENA_GRADER_UID_BASE": str(UID_BASE + 10),
+        "ARENA_RATE_LIMITS_ENABLED": "false",
+        "ARENA_WORKER_HEARTBEAT_S": "0.5",
+        "ARENA_WORKER_STALLED_S": "3",
+        "ARENA_WORKER_POLL_S": "0.5",
+    }
+    settings = Settings(database_url=DATABASE, role="server", grader_dir=grader_dir)
+
+    def row(job_id: str) -> tuple[str, int, int]:
+        return asyncio.run(_row(DATABASE, job_id))
+
+    with (
+        arena_serve(DATABASE, **env) as (_server, base),
+        httpx.Client(base_url=base, timeout=10) as client,
+    ):
+        token = client.post("/players", json={"name": "student"}).json()["token"]
+        attempt = Attempt(0, Kind("sleeper", {"checkers.py": SLEEPER}, None), token)
+        with arena_worker(DATABASE, env, tmp_path / "worker-1.log", grace=1) as worker:
+            send(client, attempt)
+            assert attempt.job_id is not None
+            job_id = attempt.job_id
+            wait_for("the job is graded", lambda: job_id in running_jobs(grader_dir))
+            first = grading_processes(grader_dir)
+            # The regrade supersedes the running attempt: the worker stops it (the job's
+            # lock holds the regrade back until then) and grades the job again.
+            asyncio.run(_regrade(settings, job_id))
+            wait_for(
+                "the stale grading stops and the regrade runs",
+                lambda: (
+                    bool(grading_processes(grader_dir))
+                    and not set(first) & set(grading_processes(grader_dir))
+                ),
+                timeout=30,
+            )
+            assert row(job_id) == ("running", 2, 1)
+            # SIGTERM: the grading is stopped after the grace and its job queued again.
+            worker.send_signal(signal.SIGTERM)
+            assert worker.wait(timeout=20) == 0
+        assert not grading_processes(grader_dir)
+        assert row(job_id) == ("queued", 2, 1)
+        # The next worker finds the job without a queued grading and grades it.
+        with arena_worker(DATABASE, env, tmp_path / "worker-2.log"):
+            wait_for("the job is graded again", lambda: row(job_id) == ("running", 3, 1))
+
+
+async def test_concurrent_uploads_to_two_servers_never_overfill_the_shared_queue(
+    tmp_path: Path,
+) -> None:
+    """The queue's limit is one count in the database: uploads racing through two servers'
+    services (each with its own engine and queue connection) take exactly the places left."""
+    assert DATABASE is not None
+    await _reset(DATABASE)
+    settings = Settings(
+        database_url=DATABASE,
+        role="server",
+        grader_dir=tmp_path / "grader",
+        grader_allow_unsandboxed=True,
+        grader_max_queued=4,
+    )
+    engines = [create_engine(DATABASE) for _ in range(2)]
+    await migrate(engines[0])
+    await ensure_schema(settings)
+    queues = [build_queue(settings) for _ in range(2)]
+    for queue in queues:
+        await queue.open_async()
+    try:
+        players = PlayerRegistry(session_factory(engines[0]))
+        ids = [(await players.register(f"student-{n}", f"hash-{n}")).id for n in range(12)]
+        services = [
+            GradingService(session_factory(engine), settings, queue)
+            for engine, queue in zip(engines, queues, strict=True)
+        ]
+        source = [Upload("checkers.py", b"pass\n")]
+        results = await asyncio.gather(
+            *(services[n % 2].submit("endgame", source, player) for n, player in enumerate(ids)),
+            return_exceptions=True,
+        )
+        accepted = [r for r in results if not isinstance(r, BaseException)]
+        refused = [r for r in results if isinstance(r, ProtocolError)]
+        assert len(accepted) == 4 and len(refused) == 8
+        assert all(error.details == {"queue_limit": 4} for error in refused)
+        places = sorted([await services[0].position(job.job_id) for job in accepted])
+        assert places == [1, 2, 3, 4]
+        async with engines[1].connect() as connection:
+            stored = await connection.scalar(text("SELECT count(*) FROM grading_jobs"))
+        assert stored == 4, "a refused upload was stored"
+    finally:
+        for queue in queues:
+            await queue.close_async()
+        for engine in engines:
+            await engine.dispose()
