@@ -145,6 +145,8 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.courses = courses
         app.state.rate_limiter = RateLimiter(settings)
         try:
+            if membership is not None:
+                await membership.join()  # alive before it serves a call or claims a match
             if bus is not None:
                 await bus.start()
             await tournaments.resume()

@@ -306,10 +306,12 @@ class MatchService:
         if live.is_ready():
             effects = live.referee.start(self.now_ms())
         async with live.lock:
+            # Held before it is stored (a failed commit drops it): in a cluster, a stored
+            # match this process owns but does not hold would be resumed as an orphan.
+            self.store.add(live)
             await self.store.commit(
                 live, _events(effects), new_match=match_setup.new_match_row(live, body)
             )
-            self.store.add(live)
             await self._publisher.publish_effects(live, effects)
             await self._publisher.publish_challenges(live)
             self._bots.schedule(live)
@@ -615,6 +617,9 @@ class MatchService:
         if leases is None:
             return await here()
         deadline = time.monotonic() + self._settings.lease_ttl_ms / 1000 + FORWARD_MARGIN_S
+        # One id for every attempt: an owner that ran the call already answers it again
+        # rather than running it twice (its answer may have been lost).
+        sent = {"match_id": match_id, "call_id": uuid.uuid4().hex, **call}
         while True:
             owner = None
             if self.store.in_memory(match_id) is None:
@@ -637,7 +642,7 @@ class MatchService:
             try:
                 if self.remote is None:
                     raise UnansweredError(owner, "this process has no bus to reach it")
-                return decode(await self.remote.call(owner, op, {"match_id": match_id, **call}))
+                return decode(await self.remote.call(owner, op, sent))
             except NotOwnerError:
                 self._owners.pop(match_id, None)  # it let the match go: look again
             except UnansweredError as error:

@@ -75,6 +75,10 @@ READ_POLL_S = 1.0
 CLOSE_TIMEOUT_S = 2.0
 """How long `close` lets the sender publish what is queued before giving up on it."""
 
+MAX_QUEUED = 10_000
+"""The most broadcasts waiting for the sender; beyond, a broadcast is only noted, and its match
+announced by a `MatchNotice` (a Redis too slow to keep up must not grow memory forever)."""
+
 SUBSCRIPTIONS = 4
 """The reader's subscriptions: matches, its requests, its replies, the topics' pattern."""
 
@@ -246,8 +250,15 @@ class Bus:
     # -- matches -------------------------------------------------------------------------------
 
     async def publish_match(self, broadcast: Broadcast) -> None:
-        """Queue `broadcast` for the other processes (a MatchService listener; never blocks)."""
-        self._outbox.put_nowait(broadcast)
+        """Queue `broadcast` for the other processes (a MatchService listener; never blocks).
+
+        Beyond MAX_QUEUED waiting, the broadcast is only noted: a `MatchNotice` of its match
+        goes out before the next broadcast the sender publishes.
+        """
+        if self._outbox.qsize() >= MAX_QUEUED:
+            self._note(broadcast)
+        else:
+            self._outbox.put_nowait(broadcast)
 
     def on_match(self, handler: MatchHandler, wanted: MatchFilter | None = None) -> None:
         """Hand every other process's match broadcast (or notice) to `handler`, in order;

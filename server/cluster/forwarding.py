@@ -12,15 +12,20 @@ Request: `{"kind": "match_call", "op": ..., "call": {"match_id": ..., ...}}`; an
 `{"not_owner": <process id>}`, `{"unanswered": <why>}` (the owner is stopping: the call was
 not carried out; asked again, it is run once the stopping process has released the match).
 
-A request that gets no answer (the owner is dead or cut off from Redis; `BusUnavailable`) may or
-may not have been carried out: the service retries after checking the owner's lease. A move
-sent with `expected_seq` (as bots.client sends every move) is then refused as STALE_SEQ if it
-had been played; one without could be refused as NOT_YOUR_TURN, which counts toward the
-forfeit: clients should send `expected_seq`.
+A request that gets no answer (the owner is dead, slow or cut off from Redis; `BusUnavailable`)
+may or may not have been carried out: the service sends it again after checking the owner's
+lease, under the same `call_id`. An owner answers a call id it has run (or is running) with
+that first answer (the last ANSWERS_KEPT are kept), so a call is never run twice by one owner.
+A call retried at a new owner (the first one died after storing it but before answering) runs
+there: a move sent with `expected_seq` (as bots.client sends every move) is then refused as
+STALE_SEQ; one without may be refused as NOT_YOUR_TURN, which counts toward the forfeit:
+clients should send `expected_seq`.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from typing import Any
 
 from protocol.errors import ErrorCode, ProtocolError
@@ -32,6 +37,9 @@ from server.matches import MatchService
 KIND = "match_call"
 """The `kind` of a forwarded call's bus request."""
 
+ANSWERS_KEPT = 10_000
+"""Forwarded calls whose answer an owner keeps, by call id, to answer a retry alike."""
+
 
 class BusRemote:
     """Sends calls on matches to their owners over `bus` and serves those sent here to
@@ -42,6 +50,7 @@ class BusRemote:
         self._bus = bus
         self._service = service
         self._timeout_s = timeout_s
+        self._answers: OrderedDict[str, asyncio.Future[JSON]] = OrderedDict()
 
     async def call(self, owner_id: str, op: str, payload: dict[str, Any]) -> Any:
         """Run `op` at `owner_id`; return its JSON result (see server.matches.Remote)."""
@@ -68,6 +77,31 @@ class BusRemote:
         """Answer a call another process forwarded here (a `Bus.serve` handler)."""
         if request.get("kind") != KIND:
             raise ValueError(f"not a forwarded match call: {request.get('kind')!r}")
+        call_id = request["call"].get("call_id")
+        if not isinstance(call_id, str):
+            return await self._answer(request)
+        known = self._answers.get(call_id)
+        if known is not None:
+            return await asyncio.shield(known)  # run once; a retry gets the same answer
+        answer: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+        self._answers[call_id] = answer
+        while len(self._answers) > ANSWERS_KEPT:
+            self._answers.popitem(last=False)
+        try:
+            reply = await self._answer(request)
+        except Exception as error:
+            self._answers.pop(call_id, None)  # not answered: a retry runs it
+            answer.set_exception(error)
+            answer.exception()  # retrieved: no warning when nobody else awaits it
+            raise
+        except BaseException:
+            self._answers.pop(call_id, None)
+            answer.cancel()
+            raise
+        answer.set_result(reply)
+        return reply
+
+    async def _answer(self, request: JSON) -> JSON:
         try:
             result = await self._service.serve_forwarded(str(request["op"]), request["call"])
         except NotOwnerError as error:

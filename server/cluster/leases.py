@@ -173,6 +173,14 @@ class Leases:
         async with self._sessions() as session:
             return (await session.scalars(query)).all()
 
+    async def owned(self) -> Sequence[str]:
+        """Return the unfinished matches this process owns, as stored."""
+        query = select(Match.id).where(
+            Match.owner_id == self.process_id, Match.status.in_(UNFINISHED)
+        )
+        async with self._sessions() as session:
+            return (await session.scalars(query)).all()
+
     async def release(self, match_ids: Sequence[str]) -> None:
         """Give up the ownership of `match_ids` (a clean stop): they have no owner until a
         live process claims them (at its next reaper round, or on first touch)."""

@@ -18,7 +18,10 @@ older than `lease_ttl_ms` is dead (server.cluster.leases).
   the live ids, `leases.share`, plus any still unclaimed since its previous round, so none is
   stranded when two processes disagree for a moment on who lives) and taken over: claimed
   (epoch + 1), rebuilt from the database, ticked, house bots scheduled. Rows of processes dead
-  for long (`FORGET_AFTER`) that own no unfinished match are deleted.
+  for long (`FORGET_AFTER`) that own no unfinished match are deleted. The matches this process
+  owns in the database but does not hold (dropped with its lease, then nobody claimed them
+  before its heartbeat came back; or dropped after a failed write) are resumed after a drop
+  and every FORGET_EVERY rounds.
 
 Takeover bound: a killed process's matches are played again within `lease_ttl_ms` (until it
 counts as dead) plus `heartbeat_ms` (the next reaper round), plus the time to rebuild them; one
@@ -159,6 +162,8 @@ class Membership:
         self._tasks: list[asyncio.Task[None]] = []
         self._previous: set[str] = set()
         self._rounds = 0
+        self._orphans = False
+        self._joined = False
         self._failing = False
         self.taken_over = 0
         """Matches this process has taken over from dead (or no) owners."""
@@ -168,10 +173,18 @@ class Membership:
         """This process's id."""
         return self.table.process_id
 
+    async def join(self) -> None:
+        """Insert this process's row: from now on it counts as alive (call before it serves,
+        or a match it claims would look ownerless to the others)."""
+        if not self._joined:
+            self._renewed_at = time.monotonic()
+            await self.table.register()
+            self._joined = True
+
     async def start(self) -> None:
-        """Register, take over this process's share of ownerless matches, start the tasks."""
-        self._renewed_at = time.monotonic()
-        await self.table.register()
+        """Join (if not yet), take over this process's share of the matches without a live
+        owner, and start the heartbeat and the reaper."""
+        await self.join()
         await self.reap()
         self._tasks = [
             asyncio.create_task(self._beat_forever(), name="arena-heartbeat"),
@@ -208,6 +221,7 @@ class Membership:
                     log.warning("the heartbeat of %s is renewed again", self.process_id)
                 self._failing = False
                 if not renewed:
+                    self._orphans = True
                     dropped = self._host.drop_all()
                     log.error(
                         "process %s was taken for dead: dropped its %d matches",
@@ -216,6 +230,7 @@ class Membership:
                     )
                 self._renewed_at = sent
             if time.monotonic() - self._renewed_at > self._ttl and self._host.owned_ids():
+                self._orphans = True
                 dropped = self._host.drop_all()
                 log.error(
                     "process %s could not renew its lease for %.1f s: dropped its %d matches",
@@ -257,10 +272,21 @@ class Membership:
                 if match_id in mine and await self._take_over(match_id):
                     taken += 1
         self._previous = set(candidates)
+        self._rounds += 1
+        if self._orphans or self._rounds % FORGET_EVERY == 0:
+            taken += await self._resume_orphans()
         self.taken_over += taken
         if taken:
             log.info("process %s took over %d matches", self.process_id, taken)
-        self._rounds += 1
         if self._rounds % FORGET_EVERY == 0:
             await self.table.forget_dead()
         return taken
+
+    async def _resume_orphans(self) -> int:
+        """Take over again the matches this process owns but does not hold: those it dropped
+        when it lost its lease, if nobody claimed them meanwhile (it is alive again), and any
+        dropped after a failed write. Run after a drop and every FORGET_EVERY rounds."""
+        self._orphans = False
+        held = set(self._host.owned_ids())
+        orphans = [m for m in await self._leases.owned() if m not in held]
+        return sum([await self._take_over(match_id) for match_id in orphans])

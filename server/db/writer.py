@@ -280,7 +280,12 @@ def _execute(
     fenced: dict[int, FencedError] = {}
     ids = _fenced_ids(changes)
     if ids:
-        locked = select(Match.id, Match.owner_epoch).where(Match.id.in_(ids)).with_for_update()
+        locked = (
+            select(Match.id, Match.owner_epoch)
+            .where(Match.id.in_(ids))
+            .order_by(Match.id)  # rows are locked in this order: two batches never deadlock
+            .with_for_update()
+        )
         epochs = {match_id: epoch for match_id, epoch in connection.execute(locked)}
         changes, fenced = _fence(changes, epochs)
     inserts, updates, events = _rows(changes, now)

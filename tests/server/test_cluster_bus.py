@@ -95,6 +95,22 @@ async def _append(into: list[Any], item: Any) -> None:
 
 
 @needs_redis
+async def test_beyond_the_queue_bound_a_broadcast_is_announced_by_a_notice_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from server.cluster import bus as bus_module
+
+    monkeypatch.setattr(bus_module, "MAX_QUEUED", 10)
+    async with buses(2) as (owner, follower):
+        got: list[Broadcast | MatchNotice] = []
+        follower.on_match(lambda item: _append(got, item))
+        for seq in range(1, 16):  # the sender does not run in between: nothing awaits
+            await owner.publish_match(offer("m_1", seq))
+        await until(lambda: len(got) == 11)
+        assert got == [MatchNotice("m_1", (1, 2), 15)] + [offer("m_1", s) for s in range(1, 11)]
+
+
+@needs_redis
 async def test_a_prefix_keeps_deployments_apart() -> None:
     async with buses(1) as (mine,), buses(1) as (theirs,):
         seen: list[Any] = []

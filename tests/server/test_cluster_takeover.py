@@ -19,11 +19,11 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -31,6 +31,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from protocol.errors import ErrorCode
 from protocol.messages import MatchCreate, TimeControl
 from server.auth import new_token
+from server.cluster.bus import Bus
+from server.cluster.forwarding import BusRemote, decode_error
 from server.cluster.leases import Leases, NotOwnerError, share
 from server.cluster.processes import Membership, ProcessTable
 from server.db.engine import create_engine, migrate, session_factory
@@ -58,6 +60,50 @@ UNIT_TTL_MS = 60_000
 
 LONG_AGO = timedelta(minutes=10)
 """How long ago a dead process's last heartbeat was."""
+
+
+# -- forwarding, without a network ---------------------------------------------------------------
+
+
+async def test_an_owner_runs_a_forwarded_call_once_however_often_it_is_sent() -> None:
+    """A retried call (its answer lost, or late) gets the first answer; it is not run again."""
+    runs: list[str] = []
+
+    class Owner:
+        async def serve_forwarded(self, op: str, call: dict[str, Any]) -> Any:
+            runs.append(call["call_id"])
+            await asyncio.sleep(0.05)
+            if call["text"] == "9":
+                raise MatchError(ErrorCode.INVALID_MOVE, "no column 9", legal_moves=["1", "2"])
+            return {"ply": len(runs)}
+
+    remote = BusRemote(cast(Bus, None), cast(MatchService, Owner()))
+
+    def request(call_id: str, text: str = "4") -> dict[str, Any]:
+        call = {"match_id": "m_1", "call_id": call_id, "text": text}
+        return {"kind": "match_call", "op": "move", "call": call}
+
+    first, again = await asyncio.gather(remote.handle(request("c1")), remote.handle(request("c1")))
+    later = await remote.handle(request("c1"))
+    assert first == again == later == {"result": {"ply": 1}}
+    assert await remote.handle(request("c2")) == {"result": {"ply": 2}}
+    refused = await remote.handle(request("c3", "9"))
+    assert await remote.handle(request("c3", "9")) == refused
+    assert refused == {
+        "error": {
+            "code": "INVALID_MOVE",
+            "message": "no column 9",
+            "details": {},
+            "legal_moves": ["1", "2"],
+        }
+    }
+    assert runs == ["c1", "c2", "c3"]
+    error = decode_error(refused["error"], "m_1")
+    assert (error.code, error.legal_moves, error.match_id) == (
+        ErrorCode.INVALID_MOVE,
+        ("1", "2"),
+        "m_1",
+    )
 
 
 # -- in one test process, on PostgreSQL --------------------------------------------------------
@@ -433,6 +479,41 @@ async def test_a_process_that_cannot_renew_its_lease_drops_its_matches() -> None
         async with sessions() as session:
             ids = set((await session.scalars(select(ArenaProcess.id))).all())
         assert ids == {"p1-forgotten"}  # a clean stop deletes its row
+
+
+@needs_postgres
+async def test_matches_dropped_with_the_lease_are_resumed_once_it_is_back() -> None:
+    """A process taken for dead drops its matches; alive again, it resumes those nobody
+    claimed meanwhile (its own, in the database): none is left unplayed."""
+    async with database() as (engine, sessions):
+        alice, bob = await add_player(sessions, "alice"), await add_player(sessions, "bob")
+        service = service_of(engine, sessions, "p1")
+        leases = service.store.leases
+        assert leases is not None
+        table = ProcessTable(sessions, "p1", "server", 400)
+        member = Membership(table, leases, service, lease_ttl_ms=400, heartbeat_ms=100)
+        await member.start()
+        try:
+            body = {"game": "connect4", "seats": ["alice", "bob"]}
+            created = await service.create_match(MatchCreate.model_validate(body), creator=alice)
+            match_id = created.match_id
+            await service.accept(match_id, bob)
+            first_copy = service.store.in_memory(match_id)
+            assert first_copy is not None and first_copy.epoch == 1
+            async with sessions() as session, session.begin():
+                await session.execute(delete(ArenaProcess))  # taken for dead, long ago
+            for _ in range(100):
+                again = service.store.in_memory(match_id)
+                if again is not None and again is not first_copy:
+                    break
+                await asyncio.sleep(0.05)
+            again = service.store.in_memory(match_id)
+            assert again is not None and again is not first_copy and again.epoch == 2
+            made = await service.move(match_id, alice, "4", None)
+            assert made.ply == 1
+        finally:
+            await service.close()
+            await member.close()
 
 
 # -- two real processes, one killed --------------------------------------------------------------
