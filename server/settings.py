@@ -231,13 +231,16 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         None,
         description="redis://HOST:PORT/DB (or rediss://): keep the rate-limit counts in Redis, "
-        "shared by every server process using it; none: in this process's memory",
+        "shared by every server process using it; none: in this process's memory. With a "
+        "PostgreSQL database, also the bus between server processes sharing the matches "
+        "(clustered); keep this Redis private: whoever reaches it can act for any player",
     )
     redis_key_prefix: str = Field(
         "arena",
         min_length=1,
         max_length=64,
-        description="prefix of every rate-limit key in Redis (one per deployment sharing it)",
+        description="prefix of every rate-limit key and bus channel in Redis (one per "
+        "deployment sharing it: channels are not separated by Redis database numbers)",
     )
     rate_registrations_per_address: str = Field(
         "10/minute",
