@@ -215,3 +215,17 @@ def test_the_house_bot_plays_through_the_proxy(config: dict[str, Any]) -> None:
     script = Path(mounts(bot)[argv(bot)[-1]])
     assert script.name == "house-bot.sh" and (ROOT / "deploy" / script.name).is_file()
     assert "/var/lib/arena-bot" in mounts(bot)  # its token survives a restart
+
+
+def test_the_settings_docs_scaling_lists_exist_with_their_defaults() -> None:
+    """docs/SCALING.md's settings table names real settings and their numeric defaults."""
+    table = (ROOT / "docs" / "SCALING.md").read_text(encoding="utf-8").split("## Settings")[1]
+    rows = re.findall(r"^\| `ARENA_(\w+)` \| ([^|]+) \|", table, re.M)
+    assert len(rows) >= 10
+    fields = Settings.model_fields
+    for name, default in rows:
+        field = name.lower()
+        assert field in fields, f"ARENA_{name} is not a setting"
+        shown = default.strip().strip("`")
+        if re.fullmatch(r"[\d.]+", shown):
+            assert float(shown) == fields[field].default, f"ARENA_{name}: {shown}"
