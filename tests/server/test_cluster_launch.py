@@ -11,6 +11,7 @@ import asyncio
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -128,6 +129,73 @@ def test_a_player_registered_through_one_server_plays_through_the_other(
         welcome, error = asyncio.run(hello_through_proxy())
         assert welcome["type"] == "welcome" and welcome["player"] == name
         assert error["type"] == "error" and error["code"] == "BAD_MESSAGE"
+
+
+@needs_services
+def test_the_compose_nginx_conf_passes_requests_and_websockets(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """deploy/nginx.conf, its upstream pointed at the cluster's servers, in a real nginx."""
+    nginx = shutil.which("nginx") or (
+        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
+    )
+    if nginx is None:
+        pytest.skip("nginx is not installed (.ci/run installs Debian's nginx-light)")
+    conf = (ROOT / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    for index, server in enumerate(cluster.servers, 1):
+        conf = conf.replace(f"server arena-{index}:8000", f"server 127.0.0.1:{server.port}")
+    port = free_port()
+    conf = conf.replace("listen 8000;", f"listen 127.0.0.1:{port};")
+    # Everything nginx writes goes to the test's directory.
+    paths = "".join(
+        f"    {name} {tmp_path / name};\n"
+        for name in ("client_body_temp_path", "proxy_temp_path", "fastcgi_temp_path",
+                     "uwsgi_temp_path", "scgi_temp_path")
+    )  # fmt: skip
+    conf = conf.replace("http {\n", f"http {{\n    access_log off;\n{paths}", 1)
+    conf = f"pid {tmp_path / 'nginx.pid'};\nerror_log {tmp_path / 'error.log'};\n{conf}"
+    (tmp_path / "nginx.conf").write_text(conf)
+    checked = subprocess.run(
+        [nginx, "-t", "-c", str(tmp_path / "nginx.conf")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stderr
+    process = subprocess.Popen(
+        [nginx, "-c", str(tmp_path / "nginx.conf"), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                response = httpx.get(f"{base}/health", timeout=2)
+                break
+            except httpx.HTTPError:
+                assert process.poll() is None and time.monotonic() < deadline, "no nginx"
+                time.sleep(0.1)
+        assert response.json()["database"] == "postgresql"
+        name = f"n{uuid.uuid4().hex[:10]}"
+        token = httpx.post(f"{base}/players", json={"name": name}, timeout=10).json()["token"]
+
+        async def hello() -> tuple[dict[str, object], dict[str, object]]:
+            headers = {"Authorization": f"Bearer {token}"}
+            async with connect(f"ws://127.0.0.1:{port}/ws", additional_headers=headers) as ws:
+                await ws.send(json.dumps(HELLO))
+                welcome = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                await ws.send("not json")
+                return welcome, json.loads(await asyncio.wait_for(ws.recv(), 10))
+
+        welcome, error = asyncio.run(hello())
+        assert welcome["type"] == "welcome" and welcome["player"] == name
+        assert error["code"] == "BAD_MESSAGE"
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 @needs_services
