@@ -47,6 +47,7 @@ from server.routes.web_courses import BODY_LIMIT_EXEMPT as COURSE_FORMS_BODY_LIM
 from server.settings import Settings
 from server.tournaments import TournamentService
 from server.tournaments.notices import TOPIC as TOURNAMENT_TOPIC
+from server.tournaments.owners import TournamentOwners
 from server.web.pages import Pages
 from server.web.security import NoSniff
 
@@ -131,9 +132,16 @@ def create_app(settings: Settings) -> FastAPI:
             service,
             games=None if queue is None else TournamentGameQueue(queue),
             notify=None if bus is None else functools.partial(bus.publish, TOURNAMENT_TOPIC),
+            owners=None
+            if leases is None
+            else TournamentOwners(app.state.sessions, process_id, settings.lease_ttl_ms),
         )
         if bus is not None:
             bus.subscribe(TOURNAMENT_TOPIC, tournaments.on_notice)
+            # A tournament's runner sees the ends of its matches played by other processes.
+            bus.on_match(tournaments.on_remote_match, tournaments.wants_match)
+        if membership is not None:
+            membership.also.append(tournaments.reap)  # one owner runs each tournament's runner
         app.state.tournaments = tournaments
         service.listeners.append(tournaments.on_broadcast)
         ratings = RatingService(app.state.sessions)

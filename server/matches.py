@@ -224,10 +224,13 @@ class MatchService:
         Its previous owner may have stored events it never published (it died in between):
         the state shows them to the players and spectators, on every process, so none waits
         for a `move_made` that will never come (a connection drops a state it is ahead of).
+        A house bot to move plays (claimed on first touch, say a player's `state` read, the
+        match would otherwise wait for a move nobody makes).
         """
         state = self._match_state(live, None)
         seated = (live.players[0], live.players[1])  # not a challenged player: not seated yet
         await self._publisher.publish(Broadcast(live.id, seated, (state,)))
+        self._bots.schedule(live)  # its task starts once the match is held
 
     def owned_ids(self) -> list[str]:
         """Return the ids of the matches held in memory (in a cluster: owned here)."""
@@ -620,10 +623,13 @@ class MatchService:
         # One id for every attempt: an owner that ran the call already answers it again
         # rather than running it twice (its answer may have been lost).
         sent = {"match_id": match_id, "call_id": uuid.uuid4().hex, **call}
+        bounced = False
         while True:
             owner = None
             if self.store.in_memory(match_id) is None:
-                owner = await self._owner(match_id)
+                # Serving a forwarded call, the lease is read afresh: the asker trusts this
+                # process's answer, and a remembered owner may be out of date.
+                owner = await self._owner(match_id, fresh=_HERE_ONLY.get())
             if owner is None:
                 try:
                     return await here()
@@ -643,9 +649,9 @@ class MatchService:
                 if self.remote is None:
                     raise UnansweredError(owner, "this process has no bus to reach it")
                 return decode(await self.remote.call(owner, op, sent))
-            except NotOwnerError:
-                self._owners.pop(match_id, None)  # it let the match go: look again
-            except UnansweredError as error:
+            except (NotOwnerError, UnansweredError) as error:
+                # The owner let the match go (look again at once, then pausing: the lease may
+                # be changing hands), or did not answer (it may be dead: its lease expires).
                 self._owners.pop(match_id, None)
                 if time.monotonic() > deadline:
                     raise MatchError(
@@ -655,12 +661,17 @@ class MatchService:
                         match_id=match_id,
                         details={"retry_after_ms": RETRY_AFTER_MS},
                     ) from None
-                await asyncio.sleep(RETRY_PAUSE_S)
+                if bounced or isinstance(error, UnansweredError):
+                    await asyncio.sleep(RETRY_PAUSE_S)
+                bounced = isinstance(error, NotOwnerError)
 
-    async def _owner(self, match_id: str) -> str | None:
+    async def _owner(self, match_id: str, *, fresh: bool = False) -> str | None:
         """Return the live process other than this one that owns the match, or None when it
-        may be run here (no owner, a dead one, this process, a match over or none)."""
-        cached = self._owners.get(match_id)
+        may be run here (no owner, a dead one, this process, a match over or none).
+
+        The owner of a match last forwarded to is remembered for a lease (`fresh`: not used).
+        """
+        cached = None if fresh else self._owners.get(match_id)
         if cached is not None and cached[1] > time.monotonic():
             return cached[0]
         leases = self.store.leases

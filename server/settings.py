@@ -218,9 +218,11 @@ class Settings(BaseSettings):
         5.0,
         gt=0,
         le=3600,
-        description="role server: seconds between two reads of the house-bot tournaments "
-        "being played by workers that this process shows (their notices come over Redis at "
-        "once; this read catches a lost notice, or serves without Redis)",
+        description="seconds between two reads of the database for tournaments played "
+        "elsewhere (role server: the house-bot tournaments played by workers; in a cluster: "
+        "those run by another server process) that this process shows, and, in a cluster, of "
+        "the state of each match a tournament runner here waits for that another process "
+        "plays (notices and match ends come over Redis at once; this read catches a lost one)",
     )
     # --- limits: rates ---
     rate_limits_enabled: bool = Field(

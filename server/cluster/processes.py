@@ -21,7 +21,9 @@ older than `lease_ttl_ms` is dead (server.cluster.leases).
   for long (`FORGET_AFTER`) that own no unfinished match are deleted. The matches this process
   owns in the database but does not hold (dropped with its lease, then nobody claimed them
   before its heartbeat came back; or dropped after a failed write) are resumed after a drop
-  and every FORGET_EVERY rounds.
+  and every FORGET_EVERY rounds. Then each of `also` is awaited: others' owned things taken
+  over the same way (the tournaments' runners, server.tournaments.owners), within the same
+  bound.
 
 Takeover bound: a killed process's matches are played again within `lease_ttl_ms` (until it
 counts as dead) plus `heartbeat_ms` (the next reaper round), plus the time to rebuild them; one
@@ -39,7 +41,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Protocol
 
@@ -167,6 +169,8 @@ class Membership:
         self._failing = False
         self.taken_over = 0
         """Matches this process has taken over from dead (or no) owners."""
+        self.also: list[Callable[[], Awaitable[object]]] = []
+        """Awaited at each reaper round after the matches (a failure is logged)."""
 
     @property
     def process_id(self) -> str:
@@ -278,6 +282,11 @@ class Membership:
         self.taken_over += taken
         if taken:
             log.info("process %s took over %d matches", self.process_id, taken)
+        for reaper in self.also:
+            try:
+                await reaper()
+            except Exception:
+                log.exception("a reaper of %s failed; trying again", self.process_id)
         if self._rounds % FORGET_EVERY == 0:
             await self.table.forget_dead()
         return taken

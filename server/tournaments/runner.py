@@ -9,6 +9,14 @@ moment it is reached, so no move is ever played past it, and the cap is stored w
 so a restart keeps it. Each game's row is stored
 when its match is created (with the match id) and again with its result, and the watchers get a
 `tournament_game_finished` per game and a `tournament_finished` at the end.
+
+In a cluster (`follow_s` given) the runner runs on the tournament's owner only
+(server.tournaments.owners) and its writes are fenced by the epoch of its claim: a refused
+write (FencedTournamentError: another process claimed the tournament) stops the runner quietly,
+the tournament left to its new owner. After a takeover the tournament's matches may be owned by
+another process: their ends come over the bus (`on_remote`, a `Bus.on_match` handler wanting
+only the matches watched, `wants`), and, should a broadcast be lost (Redis restarted), the
+runner reads each watched match's stored state every `follow_s` seconds.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from server.publisher import Broadcast
 from server.tournaments.notices import ended_notice, game_notice
 from server.tournaments.planning import plan
 from server.tournaments.played import match_body, match_owner
-from server.tournaments.store import TournamentStore
+from server.tournaments.store import FencedTournamentError, TournamentStore
 from server.tournaments.tournament import HostedTournament
 from server.tournaments.wire import score_of_first
 from tournament.runner import GameTask
@@ -59,13 +67,19 @@ class TournamentRunner:
     """
 
     def __init__(
-        self, store: TournamentStore, matches: MatchService, notify: Notify | None = None
+        self,
+        store: TournamentStore,
+        matches: MatchService,
+        notify: Notify | None = None,
+        follow_s: float | None = None,
     ) -> None:
         self._store = store
         self._matches = matches
         self._notify = notify
+        self._follow_s = follow_s
         self._watches: dict[str, _Watch] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._running: dict[str, HostedTournament] = {}
 
     async def launch(self, tournament: HostedTournament) -> None:
         """Start the tournament's task unless it runs; its matches in flight are followed first.
@@ -84,6 +98,8 @@ class TournamentRunner:
                 # Follow the matches in flight before MatchService.resume lets their bots move.
                 self._watch_for(game.match_id)
         tournament.runner = self._spawn(self._run(tournament))
+        self._running[tournament.id] = tournament
+        tournament.runner.add_done_callback(lambda _: self._forget(tournament))
 
     async def stop(self, tournament: HostedTournament, why: str) -> None:
         """Stop the tournament's task and its games in play (adjudicated with `why`).
@@ -111,6 +127,64 @@ class TournamentRunner:
         for message in broadcast.messages:
             if isinstance(message, MatchEnded) and not watch.future.done():
                 watch.future.set_result(message.result)
+
+    def wants(self, match_id: str, _players: object = None, _seqs: object = None) -> bool:
+        """Return True for a match watched here (a `Bus.on_match` filter)."""
+        return match_id in self._watches
+
+    async def on_remote(self, item: object) -> None:
+        """Notice the end of a watched match played by another process (a `Bus.on_match`
+        handler): a broadcast ends it; a notice (its owner could not publish) has its state
+        read."""
+        if isinstance(item, Broadcast):
+            await self.on_broadcast(item)
+            return
+        match_id = getattr(item, "match_id", None)
+        if isinstance(match_id, str) and match_id in self._watches:
+            self._spawn(self._check(match_id))
+
+    async def _check(self, match_id: str) -> None:
+        """Read a watched match's state: its result ends the watch."""
+        watch = self._watches.get(match_id)
+        if watch is None or watch.future.done():
+            return
+        try:
+            state = await self._matches.state(match_id)
+        except ProtocolError as error:
+            log.info("cannot read match %s of a tournament now: %s", match_id, error.message)
+            return
+        if state.result is not None and not watch.future.done():
+            watch.future.set_result(state.result)
+
+    def running(self) -> list[HostedTournament]:
+        """Return the tournaments whose task runs here."""
+        return [t for t in self._running.values() if t.runner is not None and not t.runner.done()]
+
+    def _forget(self, tournament: HostedTournament) -> None:
+        if self._running.get(tournament.id) is tournament and (
+            tournament.runner is None or tournament.runner.done()
+        ):
+            del self._running[tournament.id]
+
+    async def abandon(self, tournament: HostedTournament) -> None:
+        """Stop the tournament's task without a word (another process runs it now)."""
+        tournament.epoch = None
+        runner = tournament.runner
+        if runner is not None and not runner.done():
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+
+    async def halt(self, tournament: HostedTournament, why: str) -> None:
+        """Stop the task of a tournament ended elsewhere (cancelled from another process) and
+        its games in play (adjudicated with `why`); the caller tells the watchers."""
+        runner = tournament.runner
+        if runner is None or runner.done():
+            return
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+        for game in tournament.ordered_games():
+            if game.result is None:
+                await self._stop_match(game.match_id, why)
 
     async def tell(self, payload: dict[str, Any]) -> None:
         """Publish a notice to the other server processes, if any; a failure is logged (they
@@ -145,6 +219,13 @@ class TournamentRunner:
         except asyncio.CancelledError:
             raise
         except Exception as error:
+            if _fenced(error):
+                log.warning(
+                    "tournament %s is run by another process now: its runner here stops",
+                    tournament.id,
+                )
+                tournament.epoch = None
+                return
             log.exception("tournament %s failed", tournament.id)
             # The games' TaskGroup wraps what failed: name the first error itself.
             cause: BaseException = error
@@ -154,12 +235,16 @@ class TournamentRunner:
 
     async def _fail(self, tournament: HostedTournament, why: str) -> None:
         """End a tournament whose task crashed: status failed, with the reason, stored."""
-        tournament.status = "failed"
-        tournament.reason = f"the tournament stopped on an error: {why}"[:500]
+        reason = f"the tournament stopped on an error: {why}"[:500]
         try:
-            await self._store.store_status(tournament)
+            if not await self._store.end(tournament.id, "failed", reason, tournament.epoch):
+                return  # ended already (cancelled meanwhile)
+        except FencedTournamentError:
+            return  # another process runs it now
         except Exception:
             log.exception("could not store that tournament %s failed", tournament.id)
+        tournament.status = "failed"
+        tournament.reason = reason
         await self._end_early(tournament, "the tournament failed")
         await self.tell(ended_notice(tournament.id))
 
@@ -180,7 +265,7 @@ class TournamentRunner:
             game = tournament.games[task.index].model_copy(
                 update={"result": score_of_first(result), "reason": result.description}
             )
-            await self._store.store_result(tournament.id, game)
+            await self._store.store_result(tournament.id, game, tournament.epoch)
             # Stored first; then memory and watchers change together (no await between).
             tournament.record_result(game)
             tournament.publish(
@@ -206,7 +291,7 @@ class TournamentRunner:
             opening=task.opening.name,
             match_id=new_match_id(),
         )
-        await self._store.add_game(tournament.id, game)
+        await self._store.add_game(tournament.id, game, tournament.epoch)
         tournament.games[task.index] = game
         await self._make_match(tournament, task, game.match_id)
         return game.match_id
@@ -240,16 +325,25 @@ class TournamentRunner:
         run under the match's lock, so an end is seen either in the state or by the listener.
         """
         try:
-            state = await self._matches.state(match_id)
-            if state.result is not None and not watch.future.done():
-                watch.future.set_result(state.result)
-            return await watch.future
+            if self._follow_s is None:
+                state = await self._matches.state(match_id)
+                if state.result is not None and not watch.future.done():
+                    watch.future.set_result(state.result)
+                return await watch.future
+            # A cluster: the end may come over the bus; its state is read every follow_s too.
+            while True:
+                await self._check(match_id)
+                try:
+                    return await asyncio.wait_for(asyncio.shield(watch.future), self._follow_s)
+                except TimeoutError:
+                    continue
         finally:
             self._watches.pop(match_id, None)
 
     async def _finish(self, tournament: HostedTournament) -> None:
+        if not await self._store.end(tournament.id, "finished", None, tournament.epoch):
+            return  # ended meanwhile (cancelled): whoever ended it told the watchers
         tournament.status = "finished"
-        await self._store.store_status(tournament)
         await self._publish_finished(tournament)
         await self.tell(ended_notice(tournament.id))
 
@@ -276,3 +370,12 @@ class TournamentRunner:
                 standings=await tournament.fresh_standings(),
             )
         )
+
+
+def _fenced(error: BaseException) -> bool:
+    """Return True when `error` is (or its group holds) a FencedTournamentError."""
+    if isinstance(error, FencedTournamentError):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return any(_fenced(inner) for inner in error.exceptions)
+    return False

@@ -14,15 +14,22 @@ play. A game is shown once it has its result (it has no live match to watch whil
 notice may be lost (Redis restarted) or come twice: every `tournament_follow_s` the service reads
 the running worker tournaments it holds from the database (`_follow`), and it tells its
 watchers of each game once and of the end once, whichever comes first. A tournament with a
-registered player among its participants is played as today, by the runner of the process
-that started it (its games are live matches: the players connect to play them); its games and
-end are published on the bus too, so watchers on other processes follow it. Its limit with
-several server processes: such a tournament has no owner among them yet, so every server
-process that starts resumes its runner, even while another process runs it (two runners of
-one tournament fail on the game rows' unique index), and if the process running it dies, its
-matches taken over elsewhere end unseen by any runner. Until tournaments get owners
-(`tournaments.owner_id`, migration 0010) and their runners follow matches over the bus, run
-tournaments with players on one server process, and start no other while one runs.
+registered player among its participants is played as today, by a server process's runner
+(its games are live matches: the players connect to play them); its games and end are
+published on the bus too, so watchers on other processes follow it.
+
+In a cluster (`owners` given, server.tournaments.owners) such a tournament has one owner, the
+only process that runs its runner: the process that starts it claims it, and `reap` (run by
+the cluster's reaper every heartbeat, server.cluster.processes) claims and resumes each
+running one whose owner is dead (or none: released by a clean stop), within the matches'
+takeover bound (`lease_ttl_ms` + `heartbeat_ms`). The runner's writes are fenced by the epoch
+of its claim; a runner here whose tournament another process claimed meanwhile (this process
+was taken for dead) is stopped at the next round, or at its next write. Its matches may be
+owned by other processes after a takeover: their ends reach the runner over the bus
+(`on_remote_match`), or by reading their state every `tournament_follow_s`. A tournament
+cancelled on another process than its owner's stops there too (the end's notice). The other
+processes show the tournament from the notices and from the database (every
+`tournament_follow_s`).
 """
 
 from __future__ import annotations
@@ -46,10 +53,12 @@ from protocol.messages import (
     TournamentList,
     TournamentState,
 )
+from server.cluster.leases import share
 from server.db.models import Player
 from server.matches import MatchService
 from server.publisher import Broadcast
 from server.tournaments.notices import ENDED, ended_notice, parse_notice
+from server.tournaments.owners import TournamentOwners
 from server.tournaments.planning import check_maxima, plan, validation_error
 from server.tournaments.played import is_house_bot_only
 from server.tournaments.runner import Notify, TournamentRunner
@@ -84,15 +93,20 @@ class TournamentService:
         wall: Callable[[], float] = time.time,
         games: GameQueue | None = None,
         notify: Notify | None = None,
+        owners: TournamentOwners | None = None,
     ) -> None:
         self._matches = matches
         self._wall = wall
         self._store = TournamentStore(sessions)
-        self._runner = TournamentRunner(self._store, matches, notify)
+        self._follow_s = matches.settings.tournament_follow_s
+        self._runner = TournamentRunner(
+            self._store, matches, notify, None if owners is None else self._follow_s
+        )
         self._loaded: dict[str, HostedTournament] = {}
         self._load_lock = asyncio.Lock()
         self._games = games
-        self._follow_s = matches.settings.tournament_follow_s
+        self._owners = owners
+        self._unclaimed: set[str] = set()
         self._follower: asyncio.Task[None] | None = None
 
     # -- life cycle ----------------------------------------------------------------------------
@@ -101,15 +115,16 @@ class TournamentService:
         """Restart every running tournament's task; return how many were resumed.
 
         Call it before `MatchService.resume`: it registers the matches in flight first.
+        In a cluster none is resumed here: `reap` claims those without a live owner.
         """
         ids = await self._store.running_ids()
         for tournament_id in ids:
             tournament = await self._get(tournament_id)
             # The workers queue again the games of theirs that have no job (a crash between
             # the start and the jobs): server.jobs.tournament_games.
-            if not self._on_workers(tournament):
+            if not self._on_workers(tournament) and self._owners is None:
                 await self._runner.launch(tournament)
-        if self._games is not None and self._follower is None:
+        if (self._games is not None or self._owners is not None) and self._follower is None:
             self._follower = asyncio.create_task(self._follow(), name="arena-tournament-follower")
         return len(ids)
 
@@ -119,7 +134,67 @@ class TournamentService:
             self._follower.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._follower
+        held = [t.id for t in self._runner.running()]
         await self._runner.close()
+        if self._owners is not None:
+            try:
+                await self._owners.release(held)
+            except Exception:
+                log.exception("could not release the tournaments run here")
+
+    async def reap(self) -> int:
+        """In a cluster, a round of the reaper (server.cluster.processes): stop the runners
+        here whose tournament another process claimed, then claim and resume this process's
+        share of the running tournaments played by a runner whose owner is dead or none (see
+        server.tournaments.owners); return how many."""
+        if self._owners is None:
+            return 0
+        running = self._runner.running()
+        stored = await self._owners.owners([t.id for t in running])
+        for tournament in running:
+            owner = stored.get(tournament.id)
+            if owner is None or owner.epoch != tournament.epoch:
+                log.warning(
+                    "tournament %s was claimed by %s: its runner here stops",
+                    tournament.id,
+                    None if owner is None else owner.owner_id,
+                )
+                await self._runner.abandon(tournament)
+        taken = 0
+        candidates = await self._owners.claimable()
+        mine = set(self._unclaimed.intersection(candidates))  # unclaimed for a whole round
+        self._unclaimed = set(candidates)
+        if candidates:
+            live = await self._owners.live_ids()
+            mine.update(share(candidates, live, self._owners.process_id))
+        for tournament_id in candidates:
+            if tournament_id not in mine:
+                continue
+            tournament = await self._get(tournament_id)
+            if self._on_workers(tournament):
+                continue
+            epoch = await self._owners.claim(tournament_id)
+            if epoch is None:
+                continue
+            await self._refresh(tournament)
+            if tournament.status != "running":
+                continue
+            tournament.epoch = epoch
+            await self._runner.launch(tournament)
+            taken += 1
+            log.info("took tournament %s over (epoch %d)", tournament_id, epoch)
+        return taken
+
+    def wants_match(self, match_id: str, players: object = None, seqs: object = None) -> bool:
+        """Return True for a match a runner here waits for (a `Bus.on_match` filter)."""
+        return self._runner.wants(match_id)
+
+    async def on_remote_match(self, item: object) -> None:
+        """Notice the end of a match another process plays (a `Bus.on_match` handler)."""
+        await self._runner.on_remote(item)
+
+    def _runs_here(self, tournament: HostedTournament) -> bool:
+        return tournament.runner is not None and not tournament.runner.done()
 
     async def on_broadcast(self, broadcast: Broadcast) -> None:
         """Notice the end of a watched match (the runner waits for it)."""
@@ -171,6 +246,14 @@ class TournamentService:
         """
         tournament = await self._get(tournament_id)
         self._check_owner(tournament, player, "start")
+        several = self._owners is not None or self._games is not None
+        if tournament.status == "created" and several:
+            # Several processes: the answers (or a start) may have come to another one.
+            stored = await self._store.load(tournament.id)
+            if stored is not None:
+                tournament.invitations = stored.invitations
+                if stored.status != "created":
+                    await self._refresh(tournament)
         if tournament.status == "created":
             waiting = {n: a for n, a in tournament.invitations.items() if a != "accepted"}
             if waiting:
@@ -180,6 +263,16 @@ class TournamentService:
                     + ", ".join(f"{name} ({answer})" for name, answer in sorted(waiting.items())),
                     {"tournament_id": tournament.id, **waiting},
                 )
+            if self._owners is not None and not self._on_workers(tournament):
+                # A cluster: started and claimed at once, by this process only.
+                epoch = await self._owners.start(tournament.id)
+                if epoch is None:
+                    await self._refresh(tournament)  # started (or cancelled) by another call
+                    return await tournament.state()
+                tournament.status = "running"
+                tournament.epoch = epoch
+                await self._runner.launch(tournament)
+                return await tournament.state()
             tournament.status = "running"
             await self._store.store_status(tournament)
             if self._on_workers(tournament):
@@ -202,6 +295,10 @@ class TournamentService:
                 f"the tournament is {tournament.status}: it cannot be cancelled",
                 {"tournament_id": tournament.id},
             )
+        if self._owners is not None and not self._runs_here(tournament):
+            # Run by another process: know its games in play (their matches are stopped here
+            # too; its owner stops its runner on the end's notice).
+            await self._refresh(tournament)
         tournament.status = "cancelled"
         tournament.reason = f"cancelled by {player.name}"
         await self._store.store_status(tournament)
@@ -222,14 +319,21 @@ class TournamentService:
                 f"the tournament does not invite {player.name}",
                 {"tournament_id": tournament.id},
             )
+        if tournament.status == "created":
+            # One answer stored under the row's lock: answers given to other processes stand.
+            found = await self._store.store_answer(
+                tournament.id, player.name, "accepted" if accept else "declined"
+            )
+            if found is not None:
+                status, tournament.invitations = found
+                if status != "created":
+                    await self._refresh(tournament)  # started (or cancelled) elsewhere
         if tournament.status != "created":
             raise ProtocolError(
                 ErrorCode.TOURNAMENT_OVER,
                 f"the tournament is {tournament.status}: invitations are answered before it starts",
                 {"tournament_id": tournament.id},
             )
-        tournament.invitations[player.name] = "accepted" if accept else "declined"
-        await self._store.store_invitations(tournament)
         return await tournament.state()
 
     def _check_owner(self, tournament: HostedTournament, player: Player, action: str) -> None:
@@ -309,17 +413,31 @@ class TournamentService:
             await asyncio.sleep(self._follow_s)
             for tournament in list(self._loaded.values()):
                 # Created ones too: another process may have started it.
-                if tournament.status not in ENDED and self._on_workers(tournament):
+                elsewhere = self._owners is not None and not self._runs_here(tournament)
+                if tournament.status not in ENDED and (self._on_workers(tournament) or elsewhere):
                     try:
                         await self._sync(tournament)
                     except Exception:
                         log.exception("could not read tournament %s back", tournament.id)
 
-    async def _sync(self, tournament: HostedTournament) -> None:
-        """Take the tournament's stored games and status: tell the watchers what they lack."""
+    async def _refresh(self, tournament: HostedTournament) -> None:
+        """Take the tournament's stored games, those in play included, and its status."""
+        stored = await self._sync(tournament)
+        if stored is not None:
+            for index, game in stored.games.items():
+                tournament.games.setdefault(index, game)
+
+    async def _sync(self, tournament: HostedTournament) -> HostedTournament | None:
+        """Take the tournament's stored results and status: tell the watchers what they lack.
+
+        A tournament run here that ended elsewhere (cancelled on another process) has its
+        runner stopped first. Return the stored tournament (None: there is none)."""
         stored = await self._store.load(tournament.id)
         if stored is None:
-            return
+            return None
+        ended_elsewhere = stored.status in ENDED and tournament.status not in ENDED
+        if ended_elsewhere and self._runs_here(tournament):
+            await self._runner.halt(tournament, stored.reason or "the tournament ended")
         for index in sorted(stored.games):
             game = stored.games[index]
             if game.result is not None:
@@ -337,6 +455,7 @@ class TournamentService:
                 standings=await tournament.fresh_standings(),
             )
             tournament.publish(finished)
+        return stored
 
     def _record(self, tournament: HostedTournament, game: TournamentGame) -> None:
         """Hold a game's result and tell the watchers, once per game (no await here)."""

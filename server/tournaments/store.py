@@ -3,6 +3,11 @@
 Each write commits at once: a tournament is stored when it is created, each game's row when its
 match is created (with the match id) and again with its result, so a restart finds every
 tournament and game where it was (see server.tournaments for what the runner does with them).
+
+In a cluster the runner's writes are fenced (server.tournaments.owners): `add_game`,
+`store_result` and `end` given the owner epoch of the runner's claim take the tournament row's
+lock and change nothing, raising FencedTournamentError, once the stored epoch is another (a
+process claimed the tournament since); `add_game` also once the tournament is not running.
 """
 
 from __future__ import annotations
@@ -26,6 +31,33 @@ from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
 from server.tournaments.played import PlayedGame
 from server.tournaments.tournament import HostedTournament
+
+
+class FencedTournamentError(Exception):
+    """A runner's write was refused: another process claimed the tournament (or it stopped
+    running) since this runner's claim. Nothing was stored; the runner stops."""
+
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(f"tournament {tournament_id} is run by another process now")
+        self.tournament_id = tournament_id
+
+
+async def _fence(
+    session: AsyncSession, tournament_id: str, epoch: int | None, *, running: bool = False
+) -> None:
+    """Raise FencedTournamentError unless the tournament's stored epoch is `epoch` (and, with
+    `running`, it is running); None: not fenced (a single process). Locks the row."""
+    if epoch is None:
+        return
+    row = (
+        await session.execute(
+            select(TournamentRow.owner_epoch, TournamentRow.status)
+            .where(TournamentRow.id == tournament_id)
+            .with_for_update()
+        )
+    ).one_or_none()
+    if row is None or row.owner_epoch != epoch or (running and row.status != "running"):
+        raise FencedTournamentError(tournament_id)
 
 
 @dataclass(frozen=True)
@@ -136,15 +168,31 @@ class TournamentStore:
             )
             await session.commit()
 
-    async def store_invitations(self, tournament: HostedTournament) -> None:
-        """Store the invited players' answers."""
-        async with self._sessions() as session:
-            await session.execute(
-                update(TournamentRow)
-                .where(TournamentRow.id == tournament.id)
-                .values(invitations=dict(tournament.invitations), updated_at=datetime.now(UTC))
-            )
-            await session.commit()
+    async def store_answer(
+        self, tournament_id: str, name: str, answer: str
+    ) -> tuple[str, dict[str, str]] | None:
+        """Store one invited player's answer while the tournament is `created`, under the row's
+        lock (answers given on several server processes never overwrite each other); return
+        the status and every answer as stored after the call (None: no such tournament)."""
+        async with self._sessions() as session, session.begin():
+            row = (
+                await session.execute(
+                    select(TournamentRow.status, TournamentRow.invitations)
+                    .where(TournamentRow.id == tournament_id)
+                    .with_for_update()
+                )
+            ).one_or_none()
+            if row is None:
+                return None
+            invitations = dict(row.invitations or {})
+            if row.status == "created" and name in invitations:
+                invitations[name] = answer
+                await session.execute(
+                    update(TournamentRow)
+                    .where(TournamentRow.id == tournament_id)
+                    .values(invitations=invitations, updated_at=datetime.now(UTC))
+                )
+            return row.status, invitations
 
     async def store_status(self, tournament: HostedTournament) -> None:
         """Store the tournament's status and the reason it ended (if it did early)."""
@@ -160,6 +208,25 @@ class TournamentStore:
             )
             await session.commit()
 
+    async def end(
+        self, tournament_id: str, status: str, reason: str | None, epoch: int | None = None
+    ) -> bool:
+        """Store a running tournament ended (`status`, `reason`); return False when it was not
+        running any more (a conditional update: it ends once). Fenced by `epoch` (the module)."""
+        async with self._sessions() as session:
+            await _fence(session, tournament_id, epoch)
+            ended = await session.execute(
+                update(TournamentRow)
+                .where(TournamentRow.id == tournament_id, TournamentRow.status == "running")
+                .values(
+                    status=status,
+                    reason=None if reason is None else reason[:500],
+                    updated_at=datetime.now(UTC),
+                )
+            )
+            await session.commit()
+            return bool(ended.rowcount)  # type: ignore[attr-defined]
+
     async def fail(self, tournament_id: str, reason: str) -> bool:
         """Store a running tournament `failed` with `reason`; return False if it was not running
         (a conditional update: the tournament ends once)."""
@@ -172,9 +239,13 @@ class TournamentStore:
             await session.commit()
             return bool(ended.rowcount)  # type: ignore[attr-defined]
 
-    async def add_game(self, tournament_id: str, game: TournamentGame) -> None:
-        """Store a game begun: its place in the schedule, its players, opening and match id."""
+    async def add_game(
+        self, tournament_id: str, game: TournamentGame, epoch: int | None = None
+    ) -> None:
+        """Store a game begun: its place in the schedule, its players, opening and match id
+        (fenced by `epoch`, see the module)."""
         async with self._sessions() as session:
+            await _fence(session, tournament_id, epoch, running=True)
             session.add(
                 GameRow(
                     tournament_id=tournament_id,
@@ -188,9 +259,12 @@ class TournamentStore:
             )
             await session.commit()
 
-    async def store_result(self, tournament_id: str, game: TournamentGame) -> None:
-        """Store a game's result and the reason of it."""
+    async def store_result(
+        self, tournament_id: str, game: TournamentGame, epoch: int | None = None
+    ) -> None:
+        """Store a game's result and the reason of it (fenced by `epoch`, see the module)."""
         async with self._sessions() as session:
+            await _fence(session, tournament_id, epoch)
             await session.execute(
                 update(GameRow)
                 .where(GameRow.tournament_id == tournament_id, GameRow.game_index == game.index)

@@ -49,6 +49,9 @@ class HostedTournament:
     tasks: list[GameTask] | None = None
     watchers: set[Watcher] = field(default_factory=set)
     runner: asyncio.Task[None] | None = None
+    epoch: int | None = None
+    """In a cluster, the owner epoch of this process's claim (server.tournaments.owners) that
+    its runner writes under; None: not claimed here (or a single process: writes unfenced)."""
     standings: TournamentStandings | None = None
     results_seen: int = 0
 
