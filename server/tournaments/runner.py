@@ -221,7 +221,8 @@ class TournamentRunner:
         except Exception as error:
             if _fenced(error):
                 log.warning(
-                    "tournament %s is run by another process now: its runner here stops",
+                    "tournament %s is run by another process now (or ended there): "
+                    "its runner here stops",
                     tournament.id,
                 )
                 tournament.epoch = None

@@ -7,7 +7,8 @@ tournament and game where it was (see server.tournaments for what the runner doe
 In a cluster the runner's writes are fenced (server.tournaments.owners): `add_game`,
 `store_result` and `end` given the owner epoch of the runner's claim take the tournament row's
 lock and change nothing, raising FencedTournamentError, once the stored epoch is another (a
-process claimed the tournament since); `add_game` also once the tournament is not running.
+process claimed the tournament since); `add_game` and `store_result` also once the tournament
+is not running (cancelled on another process: a game stopped in play keeps no result).
 """
 
 from __future__ import annotations
@@ -264,7 +265,7 @@ class TournamentStore:
     ) -> None:
         """Store a game's result and the reason of it (fenced by `epoch`, see the module)."""
         async with self._sessions() as session:
-            await _fence(session, tournament_id, epoch)
+            await _fence(session, tournament_id, epoch, running=True)
             await session.execute(
                 update(GameRow)
                 .where(GameRow.tournament_id == tournament_id, GameRow.game_index == game.index)

@@ -154,6 +154,11 @@ async def test_a_tournament_has_one_owner_and_a_stale_runner_is_fenced() -> None
         await second.release(["t_1"])
         assert await first.claimable() == ["t_1"]  # no owner: anyone alive may claim it
         assert await first.claim("t_1") == 3
+        # Cancelled (on any process): its owner's runner stores no result of a stopped game.
+        assert await store.end("t_1", "cancelled", "cancelled by organiser", epoch=3)
+        with pytest.raises(FencedTournamentError):
+            await store.store_result("t_1", scored.model_copy(update={"index": 1}), epoch=3)
+        assert await first.claim("t_1") is None and await first.claimable() == []
         loaded = await store.load("t_1")
         assert loaded is not None and [g.result for g in loaded.ordered_games()] == [1.0]
 
@@ -336,3 +341,74 @@ async def _check_stored(tournament_id: str, killed_pid: int) -> None:
     # Claimed at the start (1), then by exactly one survivor (2); never by a second runner.
     assert epoch == 2
     assert owner_id is not None and pids.get(owner_id) not in (None, killed_pid)
+
+
+def test_a_tournament_cancelled_on_another_process_stops_on_its_owner(tmp_path: Path) -> None:
+    asyncio.run(_reset_database(DATABASE_URL))
+    prefix = f"test-{uuid.uuid4().hex}"
+    with (
+        server(tmp_path, "owner", prefix) as (_owner, owner_url),
+        server(tmp_path, "other", prefix) as (_other, other_url),
+    ):
+        asyncio.run(_cancel_elsewhere(owner_url, other_url))
+    for name in ("owner", "other"):
+        text = (tmp_path / f"{name}.log").read_text()
+        # (The owner's runner may meet the fence first: a match it waited for was stopped by
+        # the cancel, and its result refused; that is the fence working, not an error.)
+        assert "Traceback" not in text, text[-3000:]
+
+
+async def _cancel_elsewhere(owner_url: str, other_url: str) -> None:
+    async with httpx.AsyncClient(timeout=30) as http:
+        tokens = {}
+        for name in ("organiser", "alice"):
+            registered = await http.post(f"{owner_url}/players", json={"name": name})
+            tokens[name] = registered.json()["token"]
+        auth = {name: {"Authorization": f"Bearer {token}"} for name, token in tokens.items()}
+        created = await http.post(f"{owner_url}/tournaments", json=BODY, headers=auth["organiser"])
+        tournament_id = created.json()["tournament_id"]
+        await http.post(f"{owner_url}/tournaments/{tournament_id}/accept", headers=auth["alice"])
+        received: list[dict[str, Any]] = []
+        ready = asyncio.Event()
+        socket_url = owner_url.replace("http", "ws", 1) + f"/ws/tournaments/{tournament_id}"
+        watching = asyncio.create_task(watch(socket_url, received, ready))
+        await asyncio.wait_for(ready.wait(), TIMEOUT)
+        alice = TestPlayer(tokens["alice"], [owner_url.replace("http", "ws", 1)], seed=4)
+        playing = asyncio.create_task(alice.run(4))
+        started = await http.post(
+            f"{owner_url}/tournaments/{tournament_id}/start", headers=auth["organiser"]
+        )
+        assert started.status_code == 200, started.text
+        deadline = time.monotonic() + TIMEOUT
+        while not any(len(moves) >= 2 for moves in alice.acknowledged.values()):
+            assert time.monotonic() < deadline, "alice's games did not get going"
+            await asyncio.sleep(0.05)
+        cancelled = await http.post(
+            f"{other_url}/tournaments/{tournament_id}/cancel", headers=auth["organiser"]
+        )
+        assert cancelled.status_code == 200, cancelled.text
+        assert cancelled.json()["status"] == "cancelled"
+        # The owner's watcher is told the end once; every game stopped in play ends.
+        await asyncio.wait_for(watching, TIMEOUT)
+        assert [m["type"] for m in received].count("tournament_finished") == 1
+        await asyncio.wait_for(playing, TIMEOUT)
+        shown = [
+            (await http.get(f"{url}/tournaments/{tournament_id}")).json()
+            for url in (owner_url, other_url)
+        ]
+        assert [s["status"] for s in shown] == ["cancelled", "cancelled"]
+        assert shown[0]["games_done"] == shown[1]["games_done"] < shown[0]["games_total"]
+    engine = create_engine(DATABASE_URL)
+    try:
+        async with engine.connect() as connection:
+            games = (
+                await connection.execute(
+                    select(GameRow.result, Match.status)
+                    .join(Match, Match.id == GameRow.match_id)
+                    .where(GameRow.tournament_id == tournament_id)
+                )
+            ).all()
+    finally:
+        await engine.dispose()
+    assert all(status in ("finished", "aborted") for _, status in games), games
+    assert sum(result is not None for result, _ in games) == shown[0]["games_done"]
