@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-slow lint typecheck imports pytest bench screenshots format clean
+.PHONY: run cluster test test-slow lint typecheck imports pytest bench screenshots format clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,13 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 ## run: set up .venv and start the Arena server on SQLite (arena.db), house bots ready.
 run: $(STAMP)
 	$(BIN)/arena serve
+
+## cluster: Arena scaled out as local processes (docs/SCALING.md): 2 servers, 2 workers and a
+## proxy on :8000, on PostgreSQL and Redis (ARENA_DATABASE_URL, ARENA_REDIS_URL must be set).
+CLUSTER_SERVERS ?= 2
+CLUSTER_WORKERS ?= 2
+cluster: $(STAMP)
+	$(BIN)/arena cluster --servers $(CLUSTER_SERVERS) --workers $(CLUSTER_WORKERS)
 
 ## test: set up .venv with the dev extras and run ruff, mypy, import-linter and pytest.
 test: lint typecheck imports pytest
@@ -54,6 +61,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/grading.py
+	$(BIN)/python bench/scale.py
 
 ## screenshots: redraw the pages' pictures in docs/img (docs/WEB.md) from a seeded server.
 screenshots: $(DEV_STAMP)

@@ -18,6 +18,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "cli.tournament": ("tournament",),
     "cli.grader": ("grade", "grader"),
     "cli.course": ("course",),
+    "cli.cluster": ("cluster",),
 }
 """Each command module, in the order `arena --help` lists them, and the commands it adds."""
 
