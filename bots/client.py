@@ -598,9 +598,8 @@ class BotClient:
             # match stopped and another is taking it over, docs/SCALING.md).
             wait_ms = message.details.get("retry_after_ms")
             delay = wait_ms / 1000 if isinstance(wait_ms, int) else 1.0
-            self.log.info(
-                "%s: sending our pending moves again in %.3f s", message.code.lower(), delay
-            )
+            why = "rate limited" if message.code == ErrorCode.RATE_LIMITED else "unavailable"
+            self.log.info("%s: sending our pending moves again in %.3f s", why, delay)
             if not self._resending:
                 self._resending = True
                 self._keep(asyncio.get_running_loop().create_task(self._resend_after(delay)))
