@@ -2,9 +2,10 @@
 #
 # The server runs as root because the autograder's sandbox needs it (namespaces through
 # util-linux unshare, and a switch to an unprivileged uid per worker slot: 64000 and up);
-# student programs never run as root. The container must be privileged for the namespaces
-# (docker-compose.yml says so); without that, the server still serves matches and tournaments
-# and refuses uploads with GRADER_UNAVAILABLE.
+# student programs never run as root. The container that grades must be privileged for the
+# namespaces: in docker-compose.yml that is the `arena worker` containers (the servers queue
+# uploads for them and need no privilege); a lone `arena serve` (role all) that is not
+# privileged still serves matches and tournaments and refuses uploads with GRADER_UNAVAILABLE.
 FROM python:3.11-slim
 WORKDIR /app
 COPY pyproject.toml README.md alembic.ini ./
