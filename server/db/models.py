@@ -394,3 +394,11 @@ class CourseRegrade(Base):
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     job_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
+
+
+def is_arena_schema(name: str | None, type_: str, parent_names: object = None) -> bool:
+    """Return False for the database objects Arena's migrations do not own: the job queue's
+    tables (`procrastinate_*`, server.jobs), which procrastinate creates and migrates itself in
+    the same database. For alembic's `include_name`, so that comparing the models with the
+    database (and autogenerating a migration) leaves them alone."""
+    return not (type_ == "table" and name is not None and name.startswith("procrastinate_"))

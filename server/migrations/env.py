@@ -8,7 +8,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from server.db.engine import create_engine
-from server.db.models import Base
+from server.db.models import Base, is_arena_schema
 from server.settings import get_settings
 
 target_metadata = Base.metadata
@@ -16,7 +16,9 @@ target_metadata = Base.metadata
 
 def run_on(connection: Connection) -> None:
     """Run the migrations on an open synchronous connection."""
-    context.configure(connection=connection, target_metadata=target_metadata)
+    context.configure(
+        connection=connection, target_metadata=target_metadata, include_name=is_arena_schema
+    )
     with context.begin_transaction():
         context.run_migrations()
 

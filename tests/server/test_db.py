@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.auth import new_token
 from server.db.engine import alembic_config, create_engine, migrate, session_factory
-from server.db.models import Base, Match, MatchEvent, Player
+from server.db.models import Base, Match, MatchEvent, Player, is_arena_schema
 from server.ratings import RatingService
 from server.translation import stored_result
 
@@ -53,8 +53,19 @@ async def _drop_everything(engine: AsyncEngine) -> None:
 
 
 async def test_the_migration_matches_the_models(engine: AsyncEngine) -> None:
+    if engine.dialect.name == "postgresql":
+        # A cluster's job queue (server.jobs) keeps its own tables in the same database.
+        from server.jobs.queue import ensure_schema
+        from server.settings import Settings
+
+        await ensure_schema(Settings(database_url=POSTGRES or ""))
+
     def differences(connection: object) -> list[object]:
-        context = MigrationContext.configure(connection)  # type: ignore[arg-type]
+        # The job queue's tables (procrastinate's own, server.jobs) may share the database.
+        context = MigrationContext.configure(
+            connection,  # type: ignore[arg-type]
+            opts={"include_name": is_arena_schema},
+        )
         return list(compare_metadata(context, Base.metadata))
 
     async with engine.connect() as connection:
