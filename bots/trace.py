@@ -769,11 +769,16 @@ def trace_spec(
     spec: str,
     depth: int | None = None,
     max_nodes: int = DEFAULT_MAX_NODES,
+    *,
+    to_end: bool = False,
+    scoring: str = "engine",
+    window: tuple[float, float] = (-INFINITY, INFINITY),
 ) -> Trace:
     """Trace the search the bot `spec` runs on `state`, as `create_bot(spec).choose` would.
 
-    `depth` overrides the spec's depth. The scoring is the bots' ("engine"). Raises TraceError
-    (a BotSpecError for a bad spec) naming what is wrong.
+    `depth` overrides the spec's depth, `to_end` drops the depth limit; `scoring` and `window`
+    are as for `trace` (the defaults are the bot's own). Raises TraceError (a BotSpecError for
+    a bad spec) naming what is wrong.
     """
     parsed = parse_bot_spec(spec)
     if parsed.name not in TRACEABLE_BOTS:
@@ -793,9 +798,11 @@ def trace_spec(
     return trace(
         state,
         search,
-        options["depth"] if depth is None else depth,
+        None if to_end else options["depth"] if depth is None else depth,
         evaluation=options["eval"],
         tt=options.get("tt", True),
         ordering=options.get("ordering", True),
         max_nodes=max_nodes,
+        scoring=scoring,
+        window=window,
     )

@@ -11,6 +11,7 @@ import typer
 GROUPS: dict[str, tuple[str, ...]] = {
     "cli.games": ("games", "show", "perft"),
     "cli.bots": ("bots", "analyse", "analyze", "solve"),
+    "cli.trace": ("trace",),
     "cli.server": ("serve",),
     "cli.worker": ("worker",),
     "cli.protocol": ("protocol",),
