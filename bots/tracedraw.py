@@ -58,6 +58,19 @@ def format_value(value: float, scoring: str = "engine") -> str:
     return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
 
 
+def node_value(trace: Trace, node: Node) -> str:
+    """Return a node's value as drawn: a cut-off node's is a bound, written as the lectures do.
+
+    A node that cut off stopped once its mover was sure of at least its value: "≥5" for the
+    maximiser (every node in negamax form), "≤-20" for a minimising node in the root's view.
+    """
+    text = format_value(node.value, trace.scoring)
+    if not node.cutoff:
+        return text
+    at_least = trace.perspective == "negamax" or node.side == "max"
+    return ("≥" if at_least else "≤") + text
+
+
 def has_window(trace: Trace) -> bool:
     """True when the search passes a window (minimax records none)."""
     return trace.search not in ("minimax", "minimax_prune")
@@ -322,7 +335,7 @@ def _node_svg(trace: Trace, item: Placed, on_pv: bool, window: bool) -> str:
         f'<g class="tree-node" data-i="{node.i}"><title>{escape(tip)}</title>',
         _shape(node, x, y, classes),
         f'<text class="value" x="{x:.1f}" y="{y + dy:.1f}">'
-        f"{escape(format_value(node.value, trace.scoring))}</text>",
+        f"{escape(node_value(trace, node))}</text>",
         f'<text class="order" x="{x - SIZE - 2:.1f}" y="{y - SIZE + 4:.1f}">#{node.i}</text>',
     ]
     below = y + SIZE + 11
@@ -343,7 +356,7 @@ def _tooltip(trace: Trace, node: Node) -> str:
         f"#{node.i} {node.side.upper()} {node.kind}, ply {node.ply}",
         f"move {node.move}" if node.move is not None else "root",
         f"position {node.position}",
-        f"value {format_value(node.value, trace.scoring)}",
+        f"value {node_value(trace, node)}",
     ]
     if has_window(trace):
         lines.append(
@@ -380,7 +393,7 @@ def render_text(trace: Trace, *, budget: int = DEFAULT_BUDGET) -> str:
         ]
         if window:
             words.append(f"<{format_value(node.alpha)},{format_value(node.beta)}>")
-        words.append(f"= {format_value(node.value, trace.scoring)}")
+        words.append(f"= {node_value(trace, node)}")
         if node.kind != "inner":
             words.append(f"({node.kind})")
         if node.tt_hit and node.kind != "table":
@@ -412,7 +425,7 @@ def compact_nodes(trace: Trace) -> list[list[object]]:
             node.parent,
             node.move,
             1 if node.side == "max" else 0,
-            format_value(node.value, trace.scoring),
+            node_value(trace, node),
             format_value(node.alpha),
             format_value(node.beta),
             KIND_CODES[node.kind],
@@ -629,6 +642,7 @@ def render_html(trace: Trace, *, budget: int = HTML_BUDGET) -> str:
         "Triangles up: MAX, down: MIN; boxes: leaves (evaluated), green: game over, "
         "yellow: ended by the table. #i: visit order; ⟨alpha,beta⟩: the window on entry; blue: the "
         "principal variation; dashed grey with a red bar: never searched after a cut-off; "
+        "≥v / ≤v: a cut-off node's value, a bound for its mover; "
         "+k: k nodes folded (click a node to unfold or fold it)."
     )
     return f"""<!DOCTYPE html>

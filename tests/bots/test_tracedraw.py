@@ -93,7 +93,7 @@ def svg_texts(svg: str, css: str) -> list[str]:
 def test_the_svg_of_slides_example_2a_shows_values_order_windows_and_cuts() -> None:
     traced = trace_tree(EXAMPLE_2A, "alphabeta_soft", 3)
     svg = render_svg(traced)
-    assert svg_texts(svg, "value") == ["3", "3", "3", "3", "2", "9", "9", "1", "1", "1", "0"]
+    assert svg_texts(svg, "value") == ["3", "3", "3", "3", "2", "≥9", "9", "≤1", "1", "1", "0"]
     assert svg_texts(svg, "order") == [f"#{i}" for i in range(11)]
     assert svg_texts(svg, "level") == ["MAX", "MIN", "MAX", "MIN"]
     windows = svg_texts(svg, "window")
@@ -107,6 +107,7 @@ def test_the_svg_of_slides_example_2a_shows_values_order_windows_and_cuts() -> N
 
 
 def test_the_text_tree_of_lecture_22() -> None:
+    # The lecture writes the pruned nodes' values as bounds: "≥ 5" and "≤ -20".
     text = render_text(trace_tree(LECTURE_22, "alphabeta_soft", 3))
     assert text.splitlines()[2:] == [
         "* #0 root MAX <-∞,∞> = -5",
@@ -114,9 +115,9 @@ def test_the_text_tree_of_lecture_22() -> None:
         "    * #2 0 MAX <-∞,∞> = -5",
         "      - #3 0 MIN <-∞,∞> = -30 (leaf)",
         "      * #4 1 MIN <-30,∞> = -5 (leaf)",
-        "    - #5 1 MAX <-∞,-5> = 5 cut, never searched: 1",
+        "    - #5 1 MAX <-∞,-5> = ≥5 cut, never searched: 1",
         "      - #6 0 MIN <-∞,-5> = 5 (leaf)",
-        "  - #7 1 MIN <-5,∞> = -20 cut, never searched: 1",
+        "  - #7 1 MIN <-5,∞> = ≤-20 cut, never searched: 1",
         "    - #8 0 MAX <-5,∞> = -20",
         "      - #9 0 MIN <-5,∞> = -20 (leaf)",
         "      - #10 1 MIN <-5,∞> = -30 (leaf)",

@@ -36,7 +36,7 @@ def test_text_output_is_the_indented_tree() -> None:
     assert lines[0] == "alphabeta on tictactoe XX.OO...."
     assert lines[2] == "* #0 root MAX <-∞,∞> = W1"
     assert lines[3] == "  * #1 2 MIN <-∞,∞> = W1 (terminal)"
-    assert lines[4] == "  - #2 5 MIN <W1,∞> = -4 cut, never searched: 6 7 8"
+    assert lines[4] == "  - #2 5 MIN <W1,∞> = ≤-4 cut, never searched: 6 7 8"
     assert lines[-1] == "nodes by depth: 1, 5, 4"
 
 
