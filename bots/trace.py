@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
+from bots.common import STOP_EVERY
 from bots.engine import MAX_PLY, TO_THE_END, AlphaBetaEngine
 from bots.evaluation import StateFunction
 from bots.knowledge import knowledge_for
-from bots.result import SearchStats
+from bots.result import SearchStats, Stop
 from bots.scoring import ENGINE, LECTURE, Scoring
 from bots.spec import parse_bot_spec
 from bots.table import EXACT, LOWER, UPPER
@@ -73,6 +74,10 @@ class TraceError(ValueError):
 
 class TraceLimitError(TraceError):
     """The search tree has more nodes than the trace's `max_nodes`."""
+
+
+class TraceStopped(TraceError):  # noqa: N818 - named like bots.result.SearchStopped
+    """The trace's `stop` returned True: it ended before the search did."""
 
 
 @dataclass(slots=True)
@@ -206,11 +211,12 @@ def json_number(value: float) -> float | int | str:
 class _Recorder:
     """Appends nodes in visit order and enforces the node limit."""
 
-    __slots__ = ("format_position", "max_nodes", "nodes", "root_player")
+    __slots__ = ("format_position", "max_nodes", "nodes", "root_player", "stop")
 
-    def __init__(self, state: State[Any], max_nodes: int) -> None:
+    def __init__(self, state: State[Any], max_nodes: int, stop: Stop | None = None) -> None:
         self.nodes: list[Node] = []
         self.max_nodes = max_nodes
+        self.stop = stop
         self.root_player = state.to_move
         self.format_position: Callable[[State[Any]], str] = state.game.format_position
 
@@ -230,6 +236,8 @@ class _Recorder:
                 "try a smaller depth, or raise the limit (at most "
                 f"{MAX_MAX_NODES:,})"
             )
+        if self.stop is not None and index % STOP_EVERY == 0 and self.stop():
+            raise TraceStopped(f"the trace was stopped after {index:,} nodes")
         record = Node(
             i=index,
             parent=None if parent is None else parent.i,
@@ -681,6 +689,7 @@ def trace(
     scoring: str = "engine",
     window: tuple[float, float] = (-INFINITY, INFINITY),
     evaluate: StateFunction | None = None,
+    stop: Stop | None = None,
 ) -> Trace:
     """Run `search` (a name in SEARCHES) on `state` to `depth` plies and record every node.
 
@@ -690,7 +699,8 @@ def trace(
     "engine" (the bots' scores, the default) or "lecture" (win 1, draw 0, loss -1). `window`
     is the root's (alpha, beta) for "alphabeta", "alphabeta_soft" and "negamax" (for
     "abnodevalue" its beta is the root's parentVal). Raises TraceLimitError once the tree
-    passes `max_nodes`, TraceError for anything else the caller got wrong.
+    passes `max_nodes`, TraceStopped once `stop()` (asked every STOP_EVERY nodes) returns
+    True, TraceError for anything else the caller got wrong.
     """
     if search not in SEARCHES:
         raise TraceError(f"unknown search {search!r} (searches: {', '.join(SEARCHES)})")
@@ -716,7 +726,7 @@ def trace(
         evaluate, name = chosen.function, chosen.name
     elif evaluation is not None:
         raise TraceError("give an evaluation by name or as a function, not both")
-    rec = _Recorder(state, max_nodes)
+    rec = _Recorder(state, max_nodes, stop)
     if search in ("minimax", "minimax_prune"):
         score, pv, stats = _trace_minimax(
             state, depth, evaluate, rules, search == "minimax_prune", rec

@@ -24,6 +24,7 @@ from bots.trace import (
     Trace,
     TraceError,
     TraceLimitError,
+    TraceStopped,
     trace,
     trace_spec,
 )
@@ -507,6 +508,18 @@ def test_a_tree_over_the_limit_is_refused_with_the_limit_named() -> None:
 def test_bad_requests_say_what_is_wrong(call: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call(TICTACTOE.initial_state())
+
+
+def test_a_trace_can_be_stopped_from_outside() -> None:
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) >= 3
+
+    with pytest.raises(TraceStopped, match="stopped after 128 nodes"):
+        trace(TICTACTOE.initial_state(), "minimax", 6, stop=stop)
+    assert len(asked) == 3  # asked at nodes 0, 64 and 128
 
 
 def test_a_finished_game_has_nothing_to_trace() -> None:
