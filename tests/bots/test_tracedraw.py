@@ -240,3 +240,26 @@ def test_the_page_fits_a_phone_without_sideways_scrolling(browser: Any, tmp_path
     assert width <= 390
     assert page.errors == []
     page.close()
+
+
+@pytest.mark.parametrize("search", ["minimax", "alphabeta", "negamax", "abnodevalue", "engine"])
+@pytest.mark.parametrize("game", ["checkers", "connect4", "nim"])
+def test_every_search_draws_well_formed_with_every_shown_node(search: str, game: str) -> None:
+    from bots.trace import SEARCHES
+
+    assert search in SEARCHES
+    rules = get_game(game)
+    state = rules.initial_state()
+    for _ in range(2):  # two plies in, away from the start
+        state = state.apply_unchecked(state.legal_moves()[-1])
+    traced = trace(state, search, 3)
+    opened = unfolded(traced, DEFAULT_BUDGET)
+    shown = 1 + sum(len(traced.nodes[i].children) for i in opened)
+    root = ET.fromstring(render_svg(traced))
+    drawn = [g for g in root.iter(f"{SVG}g") if g.get("class") == "tree-node"]
+    assert sorted(int(g.get("data-i", "-1")) for g in drawn) == sorted(
+        {0} | {c for i in opened for c in traced.nodes[i].children}
+    )
+    assert len(drawn) == shown
+    assert render_text(traced).count("\n") == shown + 3
+    assert len(html_data(render_html(traced))["nodes"]) == len(traced.nodes)
