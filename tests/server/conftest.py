@@ -67,7 +67,8 @@ def arena_serve(
         env={**os.environ, **env},
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
+    # Start-up takes a second or two; the margin is for a machine loaded by other work.
+    deadline = time.monotonic() + 60
     while True:
         try:
             httpx.get(f"{base}/health", timeout=1)
@@ -120,7 +121,8 @@ def start_server(settings: Settings) -> RunningServer:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
     thread.start()
-    deadline = time.monotonic() + 15
+    # Start-up takes a second or two; the margin is for a machine loaded by other work.
+    deadline = time.monotonic() + 60
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("the test server did not start")

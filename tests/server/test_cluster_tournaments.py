@@ -85,7 +85,8 @@ def server(tmp_path: Path, name: str, prefix: str) -> Iterator[tuple[subprocess.
         )
         base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 20
+            # Start-up takes a second or two; the margin is for a machine loaded by other work.
+            deadline = time.monotonic() + 60
             while True:
                 try:
                     httpx.get(f"{base}/health", timeout=1)

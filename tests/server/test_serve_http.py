@@ -36,7 +36,8 @@ def arena_serve(tmp_path: Path, **env: str) -> Iterator[tuple[str, list[str]]]:
     try:
         assert process.stdout is not None
         url = process.stdout.readline().split()[2]
-        deadline = time.monotonic() + 20
+        # Start-up takes a second or two; the margin is for a machine loaded by other work.
+        deadline = time.monotonic() + 60
         while True:
             try:
                 httpx.get(f"{url}/health", timeout=2)
