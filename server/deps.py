@@ -257,6 +257,11 @@ async def limit_web_upload(request: Request, limiter: RateLimiterDep) -> None:
     await limiter.check(Action.UPLOAD, _address(request), key)
 
 
+async def limit_trace(request: Request, limiter: RateLimiterDep) -> None:
+    """Count a search trace (`POST /explore/trace`) against its address."""
+    await limiter.check(Action.TRACE, _address(request), None)
+
+
 def admit_message(connection: Connection) -> bool:
     """Return True if the message just received on `connection` may be handled.
 
