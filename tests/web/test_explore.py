@@ -1,0 +1,166 @@
+"""The explorer page (/explore) in a real Chromium: step through a search node by node.
+
+Alpha-beta on a tic-tac-toe position, traced by the page through `POST /explore/trace`: at
+each step the window on entry and the value returned the page shows must be the trace's own
+node (bots.trace run here on the same position, formatted as bots.tracedraw writes them);
+Back restores the previous node; Run reaches the last node; the children a cut-off never
+searched are drawn greyed and barred; keys step too; the page fits a phone's width.
+Screenshots of each go to the screenshots folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from bots.trace import Trace, trace
+from bots.tracedraw import format_value, node_value
+from games.registry import get_game
+from tests.web.conftest import DESKTOP, PHONE, Problems, settle
+
+pytestmark = pytest.mark.web
+
+POSITION = "X...O...."
+"""Tic-tac-toe after X in a corner and O in the centre: X to move, a tree with cut-offs."""
+MOVES = ["8"]
+"""Played on the page's board: X takes the opposite corner; O to move."""
+DEPTH = 2
+
+
+def expected_trace() -> Trace:
+    state = get_game("tictactoe").parse_position(POSITION)
+    for move in MOVES:
+        state = state.apply(state.parse_move(move))
+    return trace(state, "alphabeta", DEPTH)
+
+
+def window(alpha: float, beta: float) -> str:
+    return f"⟨{format_value(alpha)}, {format_value(beta)}⟩"
+
+
+def set_up(page: Page) -> None:
+    """Type the position, play MOVES on the board, choose alpha-beta at DEPTH, trace."""
+    page.goto("/explore")
+    settle(page)
+    page.fill("#explore-position", POSITION)
+    page.click("#explore-load")
+    expect(page.locator("#explore-turn")).to_contain_text(POSITION)
+    for move in MOVES:
+        page.locator(f'#explore-board rect.hit[data-cell="{move}"]').click()
+    expect(page.locator("#explore-moves")).to_have_text(" ".join(MOVES))
+    page.select_option("#explore-search", "alphabeta")
+    page.fill("#explore-depth", str(DEPTH))
+    page.click("#explore-run")
+    expect(page.locator("#trace")).to_be_visible()
+
+
+def test_stepping_through_alphabeta_shows_each_node_of_the_trace(
+    page: Page, screenshots: Path
+) -> None:
+    traced = expected_trace()
+    nodes = traced.nodes
+    assert any(node.cutoff for node in nodes), "the position must show a cut-off"
+    set_up(page)
+    section = page.locator("#trace")
+    for index, node in enumerate(nodes):
+        expect(section).to_have_attribute("data-step", str(index))
+        expect(page.locator("#node-window")).to_have_text(window(node.alpha, node.beta))
+        expect(page.locator("#node-value")).to_have_text(node_value(traced, node))
+        expect(page.locator("#node-move")).to_have_text(node.move or "(the root)")
+        expect(page.locator("#node-visit")).to_contain_text(f"#{index} (node {index + 1} of")
+        current = page.locator("#tree .tree-node.current")
+        expect(current).to_have_count(1)
+        expect(current).to_have_attribute("data-i", str(index))
+        if index == 3:
+            page.screenshot(path=str(screenshots / "explore-step-desktop.png"), full_page=True)
+        if index < len(nodes) - 1:
+            page.click("#step-next")
+    # At the last node: every node drawn, nothing ahead, the counts by depth complete.
+    expect(page.locator("#tree .tree-node.future")).to_have_count(0)
+    counts = page.locator("#trace-counts tbody td:nth-child(3)").all_inner_texts()
+    assert [int(text) for text in counts] == traced.counts_by_depth
+    # Back restores the node before, and the one before that.
+    for index in (len(nodes) - 2, len(nodes) - 3):
+        page.click("#step-back")
+        expect(section).to_have_attribute("data-step", str(index))
+        expect(page.locator("#node-window")).to_have_text(window(nodes[index].alpha, nodes[index].beta))
+        expect(page.locator("#node-value")).to_have_text(node_value(traced, nodes[index]))
+        expect(page.locator(f'#tree .tree-node[data-i="{index + 1}"]')).to_have_class(
+            "tree-node future"
+        )
+
+
+def test_cut_offs_are_greyed_and_run_reaches_the_end(
+    page: Page, screenshots: Path
+) -> None:
+    traced = expected_trace()
+    set_up(page)
+    page.select_option("#step-speed", "60")
+    page.click("#step-run")
+    expect(page.locator("#step-run")).to_have_attribute("aria-pressed", "true")
+    last = len(traced.nodes) - 1
+    expect(page.locator("#trace")).to_have_attribute("data-step", str(last), timeout=30_000)
+    expect(page.locator("#step-run")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#step-run")).to_have_text("Run")
+    cut = [node for node in traced.nodes if node.cutoff]
+    for node in cut:
+        stubs = page.locator(f'#tree .stub-node[data-of="{node.i}"]')
+        expect(stubs).to_have_count(min(len(node.pruned), 3))
+        expect(stubs.first).to_be_visible()
+        assert stubs.first.locator("rect.stub").count() == 1
+        expect(page.locator(f'#tree .tree-node[data-i="{node.i}"] .node')).to_have_class(
+            f"node {node.kind} {node.side} cutoff"
+        )
+    # The principal variation is drawn in blue at the end.
+    assert page.locator("#tree .edge.pv").count() == len(traced.pv)
+    page.screenshot(path=str(screenshots / "explore-end-desktop.png"), full_page=True)
+    # Run from the end starts again at the root; Pause stops it.
+    page.click("#step-run")
+    page.click("#step-run")
+    expect(page.locator("#step-run")).to_have_attribute("aria-pressed", "false")
+
+
+def test_keys_step_and_the_page_fits_a_phone(
+    page: Page, screenshots: Path
+) -> None:
+    traced = expected_trace()
+    set_up(page)
+    section = page.locator("#trace")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(section).to_have_attribute("data-step", "2")
+    page.keyboard.press("ArrowLeft")
+    expect(section).to_have_attribute("data-step", "1")
+    page.keyboard.press("End")
+    expect(section).to_have_attribute("data-step", str(len(traced.nodes) - 1))
+    page.keyboard.press("Home")
+    expect(section).to_have_attribute("data-step", "0")
+    page.keyboard.press("n")
+    expect(page.locator("#node-window")).to_have_text(
+        window(traced.nodes[1].alpha, traced.nodes[1].beta)
+    )
+    page.set_viewport_size(PHONE)
+    page.keyboard.press("ArrowRight")
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page is {width} px wide at a phone's width"
+    page.screenshot(path=str(screenshots / "explore-phone.png"), full_page=True)
+    page.set_viewport_size(DESKTOP)
+
+
+def test_a_refused_trace_is_shown_beside_the_form(
+    page: Page, problems: Problems, screenshots: Path
+) -> None:
+    problems.expect_refusal("/explore/trace", 422)
+    page.goto("/explore")
+    settle(page)
+    page.select_option("#explore-game", "checkers")
+    expect(page.locator("#explore-turn")).to_contain_text("to move")
+    page.select_option("#explore-search", "minimax")
+    page.fill("#explore-depth", "9")
+    page.click("#explore-run")
+    error = page.locator("#explore-error")
+    expect(error).to_contain_text("TRACE_TOO_LARGE")
+    expect(page.locator("#trace")).to_be_hidden()
+    page.screenshot(path=str(screenshots / "explore-refused-desktop.png"), full_page=True)
