@@ -85,16 +85,16 @@ def test_stepping_through_alphabeta_shows_each_node_of_the_trace(
     for index in (len(nodes) - 2, len(nodes) - 3):
         page.click("#step-back")
         expect(section).to_have_attribute("data-step", str(index))
-        expect(page.locator("#node-window")).to_have_text(window(nodes[index].alpha, nodes[index].beta))
+        expect(page.locator("#node-window")).to_have_text(
+            window(nodes[index].alpha, nodes[index].beta)
+        )
         expect(page.locator("#node-value")).to_have_text(node_value(traced, nodes[index]))
         expect(page.locator(f'#tree .tree-node[data-i="{index + 1}"]')).to_have_class(
             "tree-node future"
         )
 
 
-def test_cut_offs_are_greyed_and_run_reaches_the_end(
-    page: Page, screenshots: Path
-) -> None:
+def test_cut_offs_are_greyed_and_run_reaches_the_end(page: Page, screenshots: Path) -> None:
     traced = expected_trace()
     set_up(page)
     page.select_option("#step-speed", "60")
@@ -122,9 +122,7 @@ def test_cut_offs_are_greyed_and_run_reaches_the_end(
     expect(page.locator("#step-run")).to_have_attribute("aria-pressed", "false")
 
 
-def test_keys_step_and_the_page_fits_a_phone(
-    page: Page, screenshots: Path
-) -> None:
+def test_keys_step_and_the_page_fits_a_phone(page: Page, screenshots: Path) -> None:
     traced = expected_trace()
     set_up(page)
     section = page.locator("#trace")

@@ -289,8 +289,10 @@ function drawTree() {
     if (item.node && !item.stub && !levels.has(item.y)) levels.set(item.y, item.node.side);
   });
   svg.replaceChildren(el("title", { id: "tree-title" }, "The search tree"));
-  svg.setAttribute("width", width);
-  svg.setAttribute("height", height);
+  // Fitted, the drawing is scaled down to the box's width (never up, never below a third).
+  const scale = $("tree-fit").checked ? Math.max(1 / 3, Math.min(1, (treeBox.clientWidth - 2) / width)) : 1;
+  svg.setAttribute("width", (width * scale).toFixed(0));
+  svg.setAttribute("height", (height * scale).toFixed(0));
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   levels.forEach((side, y) => svg.append(el("text", { class: "level", x: 6, y: y + 4 }, side.toUpperCase())));
   const edges = el("g", { class: "edges" });
@@ -310,8 +312,8 @@ function drawTree() {
       const length = Math.hypot(dx, dy) || 1;
       const nx = (-dy / length) * 7;
       const ny = (dx / length) * 7;
-      const cx = x1 + dx * 0.35;
-      const cy = y1 + dy * 0.35;
+      const cx = x1 + dx * 0.6;
+      const cy = y1 + dy * 0.6;
       edges.append(el("line", { class: `cut${shown}`, x1: cx - nx, y1: cy - ny, x2: cx + nx, y2: cy + ny }));
       const g = el("g", { class: `stub-node${shown}`, "data-of": item.of.i });
       g.append(el("title", {}, `never searched: ${item.stub}`));
@@ -361,8 +363,8 @@ function drawTree() {
   svg.append(edges, shapes);
   const current = items.find((item) => item.node && item.stub === undefined && item.node.i === step);
   if (current) {
-    treeBox.scrollLeft = Math.max(0, current.x - treeBox.clientWidth / 2);
-    treeBox.scrollTop = Math.max(0, current.y - treeBox.clientHeight / 2);
+    treeBox.scrollLeft = Math.max(0, current.x * scale - treeBox.clientWidth / 2);
+    treeBox.scrollTop = Math.max(0, current.y * scale - treeBox.clientHeight / 2);
   }
 }
 
@@ -510,6 +512,9 @@ $("step-speed").addEventListener("change", () => {
   }
 });
 form.addEventListener("submit", traceSearch);
+$("tree-fit").addEventListener("change", () => {
+  if (traced) drawTree();
+});
 searchSelect.addEventListener("change", syncOptions);
 gameSelect.addEventListener("change", () => {
   position.game = gameSelect.value;
