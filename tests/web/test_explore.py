@@ -19,6 +19,14 @@ from bots.trace import Trace, trace
 from bots.tracedraw import format_value, node_value
 from games.registry import get_game
 from tests.web.conftest import DESKTOP, PHONE, Problems, settle
+from tests.web.test_every_page import (
+    HEADER,
+    check_document,
+    in_order,
+    screenshots_at_both_widths,
+    visit,
+    walk,
+)
 
 pytestmark = pytest.mark.web
 
@@ -162,3 +170,94 @@ def test_a_refused_trace_is_shown_beside_the_form(
     expect(error).to_contain_text("TRACE_TOO_LARGE")
     expect(page.locator("#trace")).to_be_hidden()
     page.screenshot(path=str(screenshots / "explore-refused-desktop.png"), full_page=True)
+
+
+def test_the_page_by_keyboard_alone(page: Page, screenshots: Path) -> None:
+    """Tab reaches every control in reading order with a visible focus; a position typed,
+    a move played, a search traced and stepped through, with keys only, within the CSP."""
+    visit(page, "/explore")
+    check_document(page)
+    form = [
+        {"id": "explore-game"},
+        {"id": "explore-position"},
+        {"id": "explore-load"},
+        {"text": "0"},
+        {"text": "8"},
+        {"id": "explore-search"},
+        {"id": "explore-depth"},
+        {"id": "explore-scoring"},
+        {"id": "explore-alpha"},
+        {"id": "explore-beta"},
+        {"id": "explore-run"},
+    ]
+    # The header's link to the page, between the grader's and the API's.
+    header = [*HEADER[:-1], {"href": "/explore"}, HEADER[-1]]
+    in_order(walk(page), [*header, *form])
+
+    page.locator("#explore-position").focus()
+    page.keyboard.type(POSITION)
+    page.keyboard.press("Enter")
+    expect(page.locator("#explore-turn")).to_contain_text(POSITION)
+    page.locator("#explore-legal button", has_text=MOVES[0]).focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#explore-moves")).to_have_text(MOVES[0])
+    page.locator("#explore-depth").focus()
+    page.keyboard.press("Control+a")
+    page.keyboard.type(str(DEPTH))
+    page.keyboard.press("Enter")  # Enter in a field submits the form: the trace
+    section = page.locator("#trace")
+    expect(section).to_have_attribute("data-step", "0")
+    expect(page.locator("#step-next")).to_be_focused()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Space")  # on a focused button, Space presses it
+    expect(section).to_have_attribute("data-step", "2")
+    traced = expected_trace()
+    node = traced.nodes[2]
+    expect(page.locator("#node-window")).to_have_text(window(node.alpha, node.beta))
+    check_document(page)  # the drawn tree holds no inline style either
+    page.locator("#explore-run").focus()  # Tab on from the form into the trace's controls
+    in_order(
+        walk(page),
+        [
+            {"id": "step-first"},
+            {"id": "step-back"},
+            {"id": "step-next"},
+            {"id": "step-run"},
+            {"id": "step-last"},
+            {"id": "step-speed"},
+            {"id": "tree-fit"},
+            {"id": "tree-box"},
+        ],
+    )
+    screenshots_at_both_widths(page, screenshots, "explore")
+
+
+def test_a_large_tree_shows_the_path_to_the_current_node_and_folds_the_rest(
+    page: Page, screenshots: Path
+) -> None:
+    traced = trace(get_game("tictactoe").initial_state(), "alphabeta", 4)
+    nodes = traced.nodes
+    assert len(nodes) > 250  # the page's FULL_TREE: beyond it, subtrees fold
+    page.goto("/explore")
+    settle(page)
+    page.fill("#explore-depth", "4")
+    page.click("#explore-run")
+    section = page.locator("#trace")
+    expect(section).to_have_attribute("data-step", "0")
+    page.keyboard.press("End")
+    last = len(nodes) - 1
+    expect(section).to_have_attribute("data-step", str(last))
+    expect(page.locator("#node-value")).to_have_text(node_value(traced, nodes[last]))
+    # Drawn: the path to the last node and the children of each node on it, nothing more.
+    path = []
+    index: int | None = last
+    while index is not None:
+        path.append(index)
+        index = nodes[index].parent
+    shown = {child for i in path for child in nodes[i].children} | {0}
+    drawn = page.locator("#tree .tree-node")
+    expect(drawn).to_have_count(len(shown))
+    assert {int(str(i)) for i in drawn.evaluate_all("g => g.map(e => e.dataset.i)")} == shown
+    folded = [i for i in shown if i not in path and nodes[i].children]
+    expect(page.locator("#tree .fold")).to_have_count(len(folded))
+    page.screenshot(path=str(screenshots / "explore-large-desktop.png"), full_page=True)

@@ -78,6 +78,7 @@ function showError(text) {
     errorBox.append(p);
   }
   errorBox.hidden = !text;
+  if (text) errorBox.scrollIntoView({ block: "nearest" });
 }
 
 async function post(path, body) {
