@@ -13,11 +13,14 @@ from __future__ import annotations
 import math
 import typing
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bots.trace import SEARCHES, trace
 from games.registry import get_game
@@ -283,3 +286,44 @@ def test_the_page_and_the_openapi_description(http: httpx.Client) -> None:
     assert {"200", "413", "422", "429", "503"} <= set(answers)
     assert "Retry-After" in answers["429"]["headers"]
     assert "/explore/position" in paths
+
+
+TEXT = st.text(alphabet=st.sampled_from("0123456789,:-xXOo.KWB/ \t\n\u00e9\u221e"), max_size=40)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    game=st.sampled_from(["checkers", "connect4", "nim", "tictactoe"]),
+    position=st.none() | TEXT,
+    moves=st.lists(TEXT, max_size=4),
+)
+def test_any_position_or_move_text_is_answered_or_refused_by_name(
+    http: httpx.Client, game: str, position: str | None, moves: list[str]
+) -> None:
+    body = {"game": game, "position": position, "moves": [m for m in moves if m]}
+    response = http.post("/explore/position", json=body)
+    assert response.status_code in (200, 422), response.text
+    if response.status_code == 422:
+        assert response.json()["code"] in ("VALIDATION_ERROR", "INVALID_MOVE", "ILLEGAL_MOVE")
+        return
+    answer = response.json()
+    state = get_game(game).parse_position(answer["position"])
+    assert answer["legal_moves"] == (
+        [] if state.is_terminal() else [state.format_move(m) for m in state.legal_moves()]
+    )
+    if not answer["over"]:
+        traced = http.post("/explore/trace", json={**body, "depth": 1, "search": "negamax"})
+        assert traced.status_code == 200, traced.text
+        assert traced.json()["position"] == answer["position"]
+
+
+def test_traces_waiting_for_the_thread_are_stopped_at_the_limit_too(make_server: Any) -> None:
+    # One thread: two long traces at once; the second waits, and both end at the limit.
+    http = make_server(explore_max_seconds=0.5, explore_max_nodes=1_000_000, explore_threads=1)
+    body = {"game": "checkers", "search": "minimax", "depth": 9}
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda _: http.post("/explore/trace", json=body), range(2)))
+    for answer in answers:
+        refused(answer, 503, "TRACE_TIMEOUT", "0.5 s")
+    small = {"game": "tictactoe", "position": "X...O....", "search": "alphabeta", "depth": 2}
+    assert http.post("/explore/trace", json=small).status_code == 200
