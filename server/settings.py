@@ -418,7 +418,7 @@ class Settings(BaseSettings):
         description="deepest depth a trace may ask for (tic-tac-toe's whole game is 9 plies)",
     )
     explore_max_nodes: int = Field(
-        20_000,
+        10_000,
         ge=1,
         le=1_000_000,
         description="most nodes of a traced tree (a trace keeps every node, and the answer "

@@ -10,11 +10,10 @@ guest cookie changes nothing. What a trace may cost is bounded by the service
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
-from starlette.requests import HTTPConnection
 
 from bots.knowledge import knowledge_for
 from bots.trace import SEARCHES
@@ -22,20 +21,11 @@ from games import game_names
 from protocol import PROTOCOL_VERSION
 from protocol.explore import PositionAnswer, PositionRequest, TraceRequest
 from protocol.messages import ErrorResponse
-from server.deps import PagesDep, limit_trace
-from server.explore import Explorer
+from server.deps import ExplorerDep, PagesDep, limit_trace
 from server.ratelimit import RATE_LIMITED_RESPONSE
 
 router = APIRouter(prefix="/explore", tags=["explore"])
 
-
-async def get_explorer(connection: HTTPConnection) -> Explorer:
-    """Return the application's explorer service."""
-    explorer: Explorer = connection.app.state.explorer
-    return explorer
-
-
-ExplorerDep = Annotated[Explorer, Depends(get_explorer)]
 
 ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorResponse} for code in (413, 422)}
 

@@ -175,7 +175,7 @@ def test_a_position_and_its_legal_moves(http: httpx.Client) -> None:
         ({"game": "tictactoe", "position": "XXXX"}, "position", ("4 cells",)),
         ({"game": "tictactoe", "position": "XXXOO...."}, "position", ("over",)),
         ({"game": "tictactoe", "depth": 10}, "depth", ("at most 9", "not 10")),
-        ({"game": "tictactoe", "max_nodes": 50_000}, "max_nodes", ("at most 20,000",)),
+        ({"game": "tictactoe", "max_nodes": 50_000}, "max_nodes", ("at most 10,000",)),
         ({"game": "tictactoe", "window": [1, 1]}, "window", ("alpha must be less",)),
         ({"game": "tictactoe", "window": ["inf", 0]}, "window", ("alpha must be less",)),
         ({"game": "tictactoe", "evaluation": "nope"}, "evaluation", ("no evaluation 'nope'",)),
@@ -228,8 +228,8 @@ def test_bad_moves_are_named_by_index(http: httpx.Client) -> None:
 
 def test_a_tree_over_the_node_limit_is_refused(http: httpx.Client) -> None:
     body: dict[str, Any] = {"game": "checkers", "search": "minimax", "depth": 9}
-    error = refused(http.post("/explore/trace", json=body), 422, "TRACE_TOO_LARGE", "20,000")
-    assert error["details"] == {"limit": 20_000}
+    error = refused(http.post("/explore/trace", json=body), 422, "TRACE_TOO_LARGE", "10,000")
+    assert error["details"] == {"limit": 10_000}
     # A client's own lower limit: the full tree of this position has 1 + 6 + 6 * 5 nodes.
     small = {"game": "tictactoe", "position": "X...O....", "moves": ["8"], "depth": 2}
     full = http.post("/explore/trace", json={**small, "search": "minimax"}).json()

@@ -108,7 +108,7 @@ function positionBody() {
 
 function playMove(text) {
   position.moves.push(text);
-  loadPosition();
+  loadPosition(true);
 }
 
 function drawPosition() {
@@ -144,13 +144,13 @@ function drawPosition() {
   $("explore-clear").disabled = position.moves.length === 0;
 }
 
-async function loadPosition() {
+async function loadPosition(played = false) {
   try {
     position.answer = await post("/explore/position", positionBody());
     showError("");
     drawPosition();
   } catch (error) {
-    position.moves.pop();
+    if (played) position.moves.pop(); // the move just played was refused: take it back
     showError(error.message);
   }
 }
