@@ -484,7 +484,10 @@ async function traceSearch(event) {
 // Wiring ----------------------------------------------------------------------------------------
 
 function isTyping(target) {
-  return target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
+  // Keys typed into a field or choosing in a list are theirs; a checkbox or a button leaves
+  // the arrows to the stepping.
+  if (target instanceof HTMLInputElement) return !["checkbox", "radio", "button"].includes(target.type);
+  return target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
 }
 
 document.addEventListener("keydown", (event) => {
