@@ -185,6 +185,7 @@ def test_the_page_by_keyboard_alone(page: Page, screenshots: Path) -> None:
         {"text": "8"},
         {"id": "explore-search"},
         {"id": "explore-depth"},
+        {"id": "explore-eval"},
         {"id": "explore-scoring"},
         {"id": "explore-alpha"},
         {"id": "explore-beta"},
@@ -261,3 +262,33 @@ def test_a_large_tree_shows_the_path_to_the_current_node_and_folds_the_rest(
     folded = [i for i in shown if i not in path and nodes[i].children]
     expect(page.locator("#tree .fold")).to_have_count(len(folded))
     page.screenshot(path=str(screenshots / "explore-large-desktop.png"), full_page=True)
+
+
+def test_the_engine_with_a_chosen_evaluation_and_its_switches(page: Page) -> None:
+    """Checkers: the engine without its table, on the material evaluation, is the trace of
+    bots.trace with the same settings (its evaluations offered for checkers only)."""
+    state = get_game("checkers").initial_state()
+    traced = trace(state, "engine", 2, evaluation="material", tt=False, ordering=True)
+    page.goto("/explore")
+    settle(page)
+    offered = page.locator("#explore-eval option:not([disabled])")
+    expect(offered).to_have_count(2)  # the game's own, and tic-tac-toe's lines
+    page.select_option("#explore-game", "checkers")
+    expect(page.locator("#explore-turn")).to_contain_text("black to move")
+    values = offered.evaluate_all("o => o.map(e => e.value)")
+    assert values == ["", "material", "positional"]
+    page.select_option("#explore-search", "engine")
+    expect(page.locator("#explore-alpha")).to_be_disabled()
+    page.select_option("#explore-eval", "material")
+    page.uncheck("#explore-tt")
+    page.fill("#explore-depth", "2")
+    page.click("#explore-run")
+    expect(page.locator("#trace-summary")).to_contain_text(
+        f"{traced.stats.nodes} nodes, {traced.stats.cutoffs} cut-offs, 0 table hits"
+    )
+    for index in (1, len(traced.nodes) - 1):
+        page.keyboard.press("End" if index > 1 else "ArrowRight")
+        node = traced.nodes[index]
+        expect(page.locator("#trace")).to_have_attribute("data-step", str(index))
+        expect(page.locator("#node-value")).to_have_text(node_value(traced, node))
+        expect(page.locator("#node-window")).to_have_text(window(node.alpha, node.beta))

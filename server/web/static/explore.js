@@ -175,6 +175,8 @@ function traceBody() {
     tt: $("explore-tt").checked,
     ordering: $("explore-ordering").checked,
   };
+  const evaluation = $("explore-eval").value;
+  if (evaluation) body.evaluation = evaluation;
   const alpha = $("explore-alpha");
   const beta = $("explore-beta");
   if (!alpha.disabled && (alpha.value.trim() || beta.value.trim())) {
@@ -520,7 +522,19 @@ $("tree-fit").addEventListener("change", () => {
   if (traced) drawTree();
 });
 searchSelect.addEventListener("change", syncOptions);
+function syncEvaluations() {
+  // Only the chosen game's evaluations are offered.
+  const evaluations = $("explore-eval");
+  for (const option of evaluations.options) {
+    const other = option.dataset.game !== undefined && option.dataset.game !== gameSelect.value;
+    option.hidden = other;
+    option.disabled = other;
+  }
+  if (evaluations.selectedOptions[0] && evaluations.selectedOptions[0].disabled) evaluations.value = "";
+}
+
 gameSelect.addEventListener("change", () => {
+  syncEvaluations();
   position.game = gameSelect.value;
   position.start = null;
   position.moves = [];
@@ -559,4 +573,5 @@ $("explore-clear").addEventListener("click", () => {
 });
 
 syncOptions();
+syncEvaluations();
 loadPosition();
