@@ -304,7 +304,8 @@ function drawTree() {
     if (item.parent === null) return;
     const up = items[item.parent];
     const x1 = up.x;
-    const y1 = up.y + S * 0.8;
+    // Edges leave a node below its window's text, which they would otherwise cross.
+    const y1 = up.y + (withWindow && up.node.kind !== "terminal" ? S + 16 : S * 0.8);
     const x2 = item.x;
     const y2 = item.y - S * 0.8;
     if (item.stub !== undefined) {
