@@ -9,7 +9,8 @@ game, a round-robin tournament of house bots played to its end, a course with an
 assignment and a roster of three students; in the browser, a guest starts a checkers game
 against a house bot from the lobby's form and uploads the reference endgame solver to the
 grader, a student signs in with their invite link and submits the reference solver to the
-assignment, and the instructor signs in with theirs), then opens each page in
+assignment, and the instructor signs in with theirs; in the explorer, a person steps into
+alpha-beta on a tic-tac-toe position), then opens each page in
 Debian's Chromium (by path, as tests/web does: `ARENA_CHROMIUM` or `chromium` on PATH) and
 saves it at a desktop and a phone width. Each PNG is reduced to a 64-colour palette (Pillow,
 from the dev extras), so the committed images stay small.
@@ -329,6 +330,38 @@ def shoot(page: Page, path: str, target: Path) -> None:
     """Open `path`, let it settle, save a palette PNG of its first screen to `target`."""
     page.goto(path)
     page.wait_for_load_state("networkidle")
+    save_small(page, target)
+
+
+EXPLORED = ("X...O....", "8", 2, 13)
+"""The explorer's picture: a tic-tac-toe position, a move played into it on the board,
+alpha-beta's depth, and the node stepped to (a MIN node's cut-off is in view)."""
+
+
+def explore(page: Page, target: Path) -> None:
+    """Trace alpha-beta in the explorer as a person would (type a position, click a move on
+    the board, choose the search, trace, step with the arrow key); save the first screen."""
+    position, move, depth, steps = EXPLORED
+    page.goto("/explore")
+    page.wait_for_load_state("networkidle")
+    page.fill("#explore-position", position)
+    page.click("#explore-load")
+    page.locator("#explore-turn").filter(has_text=position).wait_for()
+    page.locator(f'#explore-board rect.hit[data-cell="{move}"]').click()
+    page.locator("#explore-moves").filter(has_text=move).wait_for()
+    page.select_option("#explore-search", "alphabeta")
+    page.fill("#explore-depth", str(depth))
+    page.click("#explore-run")
+    page.locator("#trace").wait_for()
+    for _ in range(steps):
+        page.keyboard.press("ArrowRight")
+    page.locator(f'#trace[data-step="{steps}"]').wait_for()
+    page.evaluate("() => document.getElementById('trace').scrollIntoView()")
+    save_small(page, target)
+
+
+def save_small(page: Page, target: Path) -> None:
+    """Save a palette PNG of the page's first screen, as it is scrolled, to `target`."""
     page.screenshot(path=str(target))
     with Image.open(target) as image:
         small = image.convert("RGB").quantize(colors=COLOURS, method=Image.Quantize.MEDIANCUT)
@@ -369,6 +402,11 @@ def main() -> None:
                             shoot(page, path, target)
                             print(f"{target}: {target.stat().st_size:,} bytes")
                         context.close()
+                    context = browser.new_context(viewport=viewport, base_url=base)
+                    target = args.out / f"explore-{width}.png"
+                    explore(context.new_page(), target)
+                    print(f"{target}: {target.stat().st_size:,} bytes")
+                    context.close()
             finally:
                 browser.close()
 

@@ -54,6 +54,8 @@ class ErrorCode(StrEnum):
     BAD_ROSTER = "BAD_ROSTER"
     QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
     UNAVAILABLE = "UNAVAILABLE"
+    TRACE_TOO_LARGE = "TRACE_TOO_LARGE"
+    TRACE_TIMEOUT = "TRACE_TIMEOUT"
 
 
 ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
@@ -130,6 +132,11 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.UNAVAILABLE: "The match is between two server processes for a moment (the "
         "process playing it stopped and another is taking it over); nothing was done. Retry "
         "after `details.retry_after_ms`.",
+        ErrorCode.TRACE_TOO_LARGE: "The traced search tree has more nodes than the server's "
+        "limit (`details.limit`); nothing is returned. Ask a smaller depth or a narrower window.",
+        ErrorCode.TRACE_TIMEOUT: "The trace did not end within the server's time limit "
+        "(`details.limit_s`), or waited that long for a free thread, and was stopped; nothing is "
+        "returned. Ask a smaller depth, or retry when the server is less busy.",
     }
 )
 """One line per error code, for documentation and for default error messages."""
@@ -177,6 +184,8 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.BAD_ROSTER: 422,
         ErrorCode.QUOTA_EXCEEDED: 403,
         ErrorCode.UNAVAILABLE: 503,
+        ErrorCode.TRACE_TOO_LARGE: 422,
+        ErrorCode.TRACE_TIMEOUT: 503,
     }
 )
 """The HTTP status of a REST response carrying each error code."""

@@ -31,6 +31,7 @@ from server.cluster.processes import Membership, ProcessTable
 from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
+from server.explore import Explorer
 from server.grading import GradingService
 from server.hub import Hub
 from server.jobs import build_queue, ensure_schema
@@ -152,6 +153,7 @@ def create_app(settings: Settings) -> FastAPI:
         courses = CourseService(app.state.sessions, settings, grading)
         app.state.courses = courses
         app.state.rate_limiter = RateLimiter(settings)
+        app.state.explorer = Explorer(settings)
         try:
             if membership is not None:
                 await membership.join()  # alive before it serves a call or claims a match
@@ -172,6 +174,7 @@ def create_app(settings: Settings) -> FastAPI:
             if queue is not None:
                 await queue.close_async()
             await app.state.rate_limiter.close()
+            app.state.explorer.close()
             await tournaments.close()
             await hub.close()
             await service.close()

@@ -22,6 +22,7 @@ from server.auth import hash_token
 from server.courses import CourseService
 from server.db.models import Player
 from server.errors import MatchError
+from server.explore import Explorer
 from server.grading import GradingService
 from server.hub import Connection, Hub
 from server.match_queries import MatchQueries
@@ -107,6 +108,12 @@ async def get_pages(connection: HTTPConnection) -> Pages:
     return pages
 
 
+async def get_explorer(connection: HTTPConnection) -> Explorer:
+    """Return the application's search-tree explorer (its traces and their limits)."""
+    explorer: Explorer = connection.app.state.explorer
+    return explorer
+
+
 async def get_hub(connection: HTTPConnection) -> Hub:
     """Return the application's hub of WebSocket connections."""
     hub: Hub = connection.app.state.hub
@@ -123,6 +130,7 @@ GradingDep = Annotated[GradingService, Depends(get_grading)]
 CoursesDep = Annotated[CourseService, Depends(get_courses)]
 RatingsDep = Annotated[RatingService, Depends(get_ratings)]
 HubDep = Annotated[Hub, Depends(get_hub)]
+ExplorerDep = Annotated[Explorer, Depends(get_explorer)]
 PagesDep = Annotated[Pages, Depends(get_pages)]
 EngineDep = Annotated[AsyncEngine, Depends(get_engine)]
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
@@ -255,6 +263,11 @@ async def limit_web_upload(request: Request, limiter: RateLimiterDep) -> None:
     token = request.cookies.get(GUEST_COOKIE)
     key = hash_token(token) if token else None
     await limiter.check(Action.UPLOAD, _address(request), key)
+
+
+async def limit_trace(request: Request, limiter: RateLimiterDep) -> None:
+    """Count a search trace (`POST /explore/trace`) against its address."""
+    await limiter.check(Action.TRACE, _address(request), None)
 
 
 def admit_message(connection: Connection) -> bool:

@@ -71,6 +71,7 @@ class Action(StrEnum):
     CREATE_MATCH = "match"
     CREATE_TOURNAMENT = "tournament"
     UPLOAD = "upload"
+    TRACE = "trace"
 
 
 _WHAT: dict[Action, str] = {
@@ -78,6 +79,7 @@ _WHAT: dict[Action, str] = {
     Action.CREATE_MATCH: "match creations",
     Action.CREATE_TOURNAMENT: "tournament creations",
     Action.UPLOAD: "grader uploads",
+    Action.TRACE: "search traces",
 }
 
 RATE_LIMITED_RESPONSE: dict[str, Any] = {
@@ -207,6 +209,7 @@ class RateLimiter:
                 parse_many(settings.rate_uploads_per_player),
                 parse_many(settings.rate_uploads_per_address),
             ),
+            Action.TRACE: ([], parse_many(settings.rate_traces_per_address)),
         }
         self._ws_rate = parse_many(settings.rate_ws_messages)[0]
         self._ws_burst = settings.rate_ws_burst

@@ -267,6 +267,10 @@ class Settings(BaseSettings):
     rate_uploads_per_address: str = Field(
         "20/minute", description="grader uploads (POST /grader/jobs) per client address"
     )
+    rate_traces_per_address: str = Field(
+        "30/minute",
+        description="search traces (POST /explore/trace, the explorer page) per client address",
+    )
     rate_ws_messages: str = Field(
         "50/second",
         description="sustained rate of messages a client may send on one WebSocket connection",
@@ -291,6 +295,7 @@ class Settings(BaseSettings):
         "rate_tournaments_per_address",
         "rate_uploads_per_player",
         "rate_uploads_per_address",
+        "rate_traces_per_address",
     )
     @classmethod
     def _check_rates(cls, value: str) -> str:
@@ -404,6 +409,34 @@ class Settings(BaseSettings):
     )
     nim_max_heap: int = Field(
         64, ge=1, le=10**6, description="most objects in one heap of a Nim game on the server"
+    )
+    # --- limits: the search-tree explorer (POST /explore/trace) ---
+    explore_max_depth: int = Field(
+        9,
+        ge=1,
+        le=64,
+        description="deepest depth a trace may ask for (tic-tac-toe's whole game is 9 plies)",
+    )
+    explore_max_nodes: int = Field(
+        10_000,
+        ge=1,
+        le=1_000_000,
+        description="most nodes of a traced tree (a trace keeps every node, and the answer "
+        "lists them): a larger tree is refused with TRACE_TOO_LARGE",
+    )
+    explore_max_seconds: float = Field(
+        5.0,
+        gt=0,
+        le=600,
+        description="most seconds a trace may run, waiting for a thread included: it is then "
+        "stopped and refused with TRACE_TIMEOUT",
+    )
+    explore_threads: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="traces that run at once, on threads of their own; more wait their turn "
+        "(within explore_max_seconds)",
     )
     # --- cluster: the bus between server processes (server.cluster.bus) ---
     bus_rpc_timeout_s: float = Field(

@@ -26,6 +26,7 @@ from server.errors import error_response
 from server.routes import (
     challenges,
     courses,
+    explore,
     grader,
     index,
     leaderboard,
@@ -171,6 +172,7 @@ def install(app: FastAPI) -> None:
     app.include_router(web.router)
     app.include_router(web_grader.router)
     app.include_router(web_play.router)
+    app.include_router(explore.router)
     # The course pages before the course REST routes: a page at a REST resource's URL answers
     # browsers only, and every other client falls through to the REST route.
     app.include_router(web_courses.router)

@@ -275,6 +275,16 @@ ROWS = [
             ("abort", lambda w: {"match_id": w.match()}),
         )
     ),
+    # The search-tree explorer: public, its page and its JSON routes alike; a token (even a
+    # malformed one) changes nothing.
+    Row("GET", "/explore", PUBLIC),
+    Row("POST", "/explore/position", PUBLIC, body=lambda w: {"game": "tictactoe", "moves": ["4"]}),
+    Row(
+        "POST",
+        "/explore/trace",
+        PUBLIC,
+        body=lambda w: {"game": "tictactoe", "position": "X...O....", "depth": 2},
+    ),
     Row("GET", "/grader/profiles", PUBLIC),
     Row("GET", "/grader", PUBLIC),
     # The grader page's form: no token asked (a guest is made for a browser without one), but
