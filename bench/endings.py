@@ -40,6 +40,8 @@ from bots.spec import create_bot  # noqa: E402
 from games import get_game  # noqa: E402
 from games.checkers import BIT_OF_SQUARE, BLACK, WHITE, CheckersState, format_fen  # noqa: E402
 
+TACTIC_MARGIN = 150
+"""A placement is kept when a depth-6 material search leaves the side ahead this much up."""
 MAX_PLIES = 400
 """A safety cap; the rules end every game long before (80 capture-free plies at most)."""
 
@@ -48,10 +50,14 @@ def placements(count: int, seed: int) -> list[CheckersState]:
     """Return `count` positions of three kings against two, the side ahead alternating colour.
 
     Squares are drawn at random from `seed`; positions where the side to move has a capture
-    (or that are over) are drawn again, so every game starts quiet.
+    (or that are over), or where a short tactic wins material back (a depth-6 material search
+    leaves the side ahead less than a king up: the defender has a two-for-one shot, and the
+    position is no longer three kings against two) are drawn again, so every game starts quiet
+    and is a real conversion task.
     """
     game = get_game("checkers")
     rng = random.Random(seed)
+    probe = create_bot("alphabeta:depth=6,eval=material", game)
     states: list[CheckersState] = []
     while len(states) < count:
         index = len(states)
@@ -63,7 +69,10 @@ def placements(count: int, seed: int) -> list[CheckersState]:
         two = mask[3] | mask[4]
         black, white = (three, two) if strong == BLACK else (two, three)
         state = CheckersState(game, black, white, black | white, turn)  # type: ignore[arg-type]
-        if state.legal_moves() and not state.has_capture():
+        if not state.legal_moves() or state.has_capture():
+            continue
+        score = probe.choose(state).score
+        if (score if state.turn == strong else -score) >= TACTIC_MARGIN:
             states.append(state)
     return states
 

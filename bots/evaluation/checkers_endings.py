@@ -7,7 +7,7 @@ so the engine shuffles without a plan, then near the limit gives a king away to 
 "better" level ending. This module wraps a base evaluation (by default the positional one,
 whose weights it leaves alone) with two documented layers:
 
-1. Ending features, added to the base sum only in endings (at most ENDGAME_PIECES pieces and
+1. Ending features (five), added to the base sum only in endings (at most ENDGAME_PIECES pieces and
    unequal material), each measured for the side ahead (the side behind sees it negated):
 
    - `ending_trade`: ENDGAME_PIECES + 1 - pieces on the board. The side ahead gains by every
@@ -17,12 +17,18 @@ whose weights it leaves alone) with two documented layers:
      corner (1, 5, 28, 32; the one place a lone king holds out), +1 next to it (6, 9, 24, 27),
      -1 on the other edge squares and -2 in a single corner (4, 29). Counted for the side
      behind: the side ahead drives its kings out of the double corners and toward an edge.
-   - `ending_prey_mobility`: the trailing side's king steps to squares no enemy piece attacks
-     (an enemy king or a man moving its way stands next to it, with the square beyond free to
-     land on is not checked: a plain "is it next to an enemy" test). Counted for the side
-     behind: the side ahead takes the space away.
+   - `ending_prey_mobility`: the trailing side's king steps to empty squares with no enemy
+     piece next to them (a plain "is it next to an enemy" test, not a full capture test).
+     Counted for the side behind: the side ahead takes the space away.
    - `ending_hunter_centre`: the leading side's kings on the eight central squares (10, 11,
      14, 15, 18, 19, 22, 23), from where they reach both wings.
+   - `ending_pressure`: per trailing king, the leading kings within two king steps of it (at
+     most two counted): the exchange that wins is a king offered next to the trailing king
+     with a second king behind to recapture, so the side ahead brings two kings close.
+
+   The weights were set by playing the fixed samples of bench/endings.py (seeds 17 and 18,
+   24 placements each) against the engine defending; they are separate from the positional
+   weights, which this module does not change.
 
 2. The rules' verdict, applied to the sum:
 
@@ -66,14 +72,18 @@ threshold as the positional evaluation's endgame terms)."""
 TRADE: Final = 30
 """Per piece fewer than ENDGAME_PIECES + 1, for the side ahead: an exchange gains 60 (two
 pieces leave), about a quarter of a king, enough to prefer a trade to a quiet king move."""
-PREY_CORNER: Final = 15
+PREY_CORNER: Final = 30
 """Per unit of the trailing kings' square table (+2 double corner ... -2 single corner),
-counted for the side behind."""
-PREY_MOBILITY: Final = 8
+counted for the side behind: a king in a double corner is worth 60 to its side, on top of
+the positional evaluation's 12."""
+PREY_MOBILITY: Final = 20
 """Per safe step of a trailing king (a step to a square with no enemy piece next to it),
 counted for the side behind: a king with no safe step is about to be caught."""
 HUNTER_CENTRE: Final = 10
 """Per king of the side ahead on a central square."""
+PRESSURE: Final = 20
+"""Per leading king within two steps of a trailing king (at most two counted per trailing
+king): an exchange is offered next to the trailing king with a second king behind."""
 
 DRAW_WINDOW: Final = 24
 """Plies before the 80-ply draw from which a lead of a side without men is pulled toward 0."""
@@ -148,12 +158,23 @@ def _for_side_to_move(state: CheckersState, black_value: int) -> int:
     return black_value if state.turn == BLACK else -black_value
 
 
-def _ending_terms(state: CheckersState) -> tuple[int, int, int, int]:
-    """Return the four ending features (trade, prey corner, prey mobility, hunter centre),
-    from Black's point of view; all 0 outside endings."""
+def _pressure(prey: int, hunters: int) -> int:
+    """Sum over the kings of `prey` of the `hunters` within two king steps, at most 2 each."""
+    total = 0
+    while prey:
+        low = prey & -prey
+        prey ^= low
+        near = _neighbours(low)
+        total += min(2, (hunters & (near | _neighbours(near))).bit_count())
+    return total
+
+
+def _ending_terms(state: CheckersState) -> tuple[int, int, int, int, int]:
+    """Return the ending features (trade, prey corner, prey mobility, hunter centre,
+    pressure), from Black's point of view; all 0 outside endings."""
     lead = _lead(state)
     if lead == 0:
-        return 0, 0, 0, 0
+        return 0, 0, 0, 0, 0
     black, white, kings = state.black, state.white, state.kings
     if lead > 0:
         strong, weak, sign = black, white, 1
@@ -171,8 +192,10 @@ def _ending_terms(state: CheckersState) -> tuple[int, int, int, int]:
     )
     mobility = _safe_steps(weak_kings, strong, empty)
     centre = (strong_kings & CENTRE_MASK).bit_count()
-    # Trade and centre count for the side ahead, corner and mobility for the side behind.
-    return sign * trade, -sign * corner, -sign * mobility, sign * centre
+    pressure = _pressure(weak_kings, strong_kings)
+    # Trade, centre and pressure count for the side ahead, corner and mobility for the side
+    # behind.
+    return sign * trade, -sign * corner, -sign * mobility, sign * centre, sign * pressure
 
 
 def ending_trade(state: CheckersState) -> int:
@@ -195,6 +218,12 @@ def ending_prey_mobility(state: CheckersState) -> int:
 def ending_hunter_centre(state: CheckersState) -> int:
     """Endings: the leading side's kings on the central squares, for the side ahead."""
     return _for_side_to_move(state, _ending_terms(state)[3])
+
+
+def ending_pressure(state: CheckersState) -> int:
+    """Endings: per trailing king, the leading kings within two steps of it (at most 2), for
+    the side ahead."""
+    return _for_side_to_move(state, _ending_terms(state)[4])
 
 
 ENDING_FEATURES: Final = (
@@ -221,6 +250,12 @@ ENDING_FEATURES: Final = (
         HUNTER_CENTRE,
         _for_checkers(ending_hunter_centre),
         "for the side ahead: its kings on the eight central squares",
+    ),
+    Feature(
+        "ending_pressure",
+        PRESSURE,
+        _for_checkers(ending_pressure),
+        "for the side ahead: per trailing king, its kings within two steps (at most 2)",
     ),
 )
 
@@ -267,12 +302,13 @@ def with_endings(evaluation: Evaluation, name: str, description: str) -> RuleAwa
     def fast(state: CheckersState) -> int:
         score = int(inner(state))
         if (state.black | state.white).bit_count() <= ENDGAME_PIECES:
-            trade, corner, mobility, centre = _ending_terms(state)
+            trade, corner, mobility, centre, pressure = _ending_terms(state)
             extra = (
                 TRADE * trade
                 + PREY_CORNER * corner
                 + PREY_MOBILITY * mobility
                 + HUNTER_CENTRE * centre
+                + PRESSURE * pressure
             )
             score += extra if state.turn == BLACK else -extra
             return draw_value(state, score)

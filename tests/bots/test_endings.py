@@ -125,7 +125,7 @@ def test_every_ending_feature_is_zero_outside_endings_or_level_material(
     lead = endings._lead(state)
     values = [feature.measure(state) for feature in endings.ENDING_FEATURES]
     if pieces > endings.ENDGAME_PIECES or lead == 0:
-        assert values == [0, 0, 0, 0]
+        assert values == [0] * len(values)
     else:
         # Trade is never negative for the side ahead.
         ahead = (lead > 0) == (state.turn == 0)
