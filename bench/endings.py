@@ -14,8 +14,9 @@ the same moves) plays against each defender with two kings:
 
 A game ends by the rules (a side without pieces or moves loses; 80 plies without a capture or
 a man move, or a threefold repetition, draw), so a win counts only if every capture came
-within 80 plies of the last. Reported per evaluation and defender: wins, draws, losses, and
-the plies the wins took (median and maximum). Goal: every placement won, well within the rule.
+within 80 plies of the last. Reported per evaluation and defender: wins, draws, losses, the
+plies the wins took (median and maximum) and the longest capture-free stretch in them (how
+close the win came to the 80-ply draw). Goal: every placement won, well within the rule.
 `--evals` compares the old evaluation (`positional`) with the ending-aware one (`endings`).
 """
 
@@ -77,19 +78,22 @@ def placements(count: int, seed: int) -> list[CheckersState]:
     return states
 
 
-def play(state: CheckersState, attacker: Any, defender: Any) -> tuple[str, int]:
-    """Play one game from `state`; return ("win" | "draw" | "loss" for the side ahead, plies)."""
+def play(state: CheckersState, attacker: Any, defender: Any) -> tuple[str, int, int]:
+    """Play one game from `state`; return ("win" | "draw" | "loss" for the side ahead, plies,
+    the longest stretch of plies without a capture)."""
     strong = 0 if state.black.bit_count() > state.white.bit_count() else 1
     plies = 0
+    stretch = 0
     node: Any = state
     while node.outcome() is None and plies < MAX_PLIES:
         bot = attacker if node.to_move == strong else defender
         node = node.apply(bot.choose(node).move)
         plies += 1
+        stretch = max(stretch, node.quiet)
     outcome = node.outcome()
     if outcome is None or outcome.winner is None:
-        return "draw", plies
-    return ("win" if outcome.winner == strong else "loss"), plies
+        return "draw", plies, stretch
+    return ("win" if outcome.winner == strong else "loss"), plies, stretch
 
 
 def run(
@@ -109,16 +113,18 @@ def run(
     }[defender_name]
     results = {"win": 0, "draw": 0, "loss": 0}
     win_plies: list[int] = []
+    stretches: list[int] = []
     failed: list[str] = []
     start = time.perf_counter()
     for state in states:
         # Fresh bots per game: no table or history carried from one placement to the next.
         attacker = create_bot(engine_spec, game)
         defender = create_bot(defender_spec, game)
-        result, plies = play(state, attacker, defender)
+        result, plies, stretch = play(state, attacker, defender)
         results[result] += 1
         if result == "win":
             win_plies.append(plies)
+            stretches.append(stretch)
         else:
             failed.append(format_fen(state))
     return {
@@ -130,6 +136,8 @@ def run(
         **results,
         "median_plies": statistics.median(win_plies) if win_plies else None,
         "max_plies": max(win_plies) if win_plies else None,
+        "median_stretch": statistics.median(stretches) if stretches else None,
+        "max_stretch": max(stretches) if stretches else None,
         "not_won": failed,
         "seconds": round(time.perf_counter() - start, 1),
     }
@@ -156,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"{evaluation:>10} vs {defender:<7} won {row['win']:>2}/{row['games']} "
                     f"draw {row['draw']:>2} loss {row['loss']} "
-                    f"plies median {row['median_plies']} max {row['max_plies']} "
+                    f"plies median {row['median_plies']} max {row['max_plies']}, "
+                    f"capture-free stretch median {row['median_stretch']} "
+                    f"max {row['max_stretch']} "
                     f"({row['seconds']} s)",
                     flush=True,
                 )

@@ -195,7 +195,7 @@ def test_the_old_evaluation_gave_the_king_away() -> None:
 # -- conversion ------------------------------------------------------------------------------------
 
 
-def _convert(state: CheckersState, defender: str, nodes: int) -> tuple[str, int]:
+def _convert(state: CheckersState, defender: str, nodes: int) -> tuple[str, int, int]:
     attacker = create_bot(f"id:time=0,nodes={nodes}", CHECKERS)
     return bench_endings.play(state, attacker, create_bot(defender, CHECKERS))
 
@@ -203,7 +203,7 @@ def _convert(state: CheckersState, defender: str, nodes: int) -> tuple[str, int]
 def test_three_kings_convert_against_greedy_defence() -> None:
     # A small real sample in the default run: two placements of the bench's fixed sample.
     for state in bench_endings.placements(2, 17):
-        result, plies = _convert(state, "greedy", 1500)
+        result, plies, _ = _convert(state, "greedy", 1500)
         assert result == "win", state
         assert plies < DRAW_PLIES
 
@@ -212,7 +212,7 @@ def test_three_kings_convert_against_the_engine_defending() -> None:
     # One placement of the bench's sample against the engine itself (it hides in the double
     # corners and avoids trades): won, and within one 80-ply counter.
     state = bench_endings.placements(1, 17)[0]
-    result, plies = _convert(state, "id:time=0,nodes=1500", 1500)
+    result, plies, _ = _convert(state, "id:time=0,nodes=1500", 1500)
     assert result == "win", state
     assert plies < DRAW_PLIES
 
@@ -220,5 +220,5 @@ def test_three_kings_convert_against_the_engine_defending() -> None:
 @pytest.mark.slow
 def test_every_placement_converts_against_the_engine() -> None:
     for state in bench_endings.placements(12, 17):
-        result, _ = _convert(state, "id:time=0,nodes=3000", 3000)
+        result, _, _ = _convert(state, "id:time=0,nodes=3000", 3000)
         assert result == "win", state
