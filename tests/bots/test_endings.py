@@ -217,6 +217,26 @@ def test_three_kings_convert_against_the_engine_defending() -> None:
     assert plies < DRAW_PLIES
 
 
+def test_the_issue_position_converts_where_the_old_evaluation_drew() -> None:
+    # Issue 17's game: from W:WK18,K19,K22:BK1,K5 the engine shuffled to the 80-ply draw.
+    state = CHECKERS.parse_position("W:WK18,K19,K22:BK1,K5")
+    result, _, stretch = _convert(state, "id:time=0,nodes=3000", 3000)
+    assert result == "win"
+    assert stretch < DRAW_PLIES - endings.DRAW_WINDOW  # well within the rule
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("evaluation", ["positional", "endings"])
+def test_the_issue_position_with_either_side_to_move(evaluation: str) -> None:
+    results = []
+    for side in "WB":
+        state = CHECKERS.parse_position(f"{side}:WK18,K19,K22:BK1,K5")
+        attacker = create_bot(f"id:time=0,nodes=3000,eval={evaluation}", CHECKERS)
+        defender = create_bot(f"id:time=0,nodes=3000,eval={evaluation}", CHECKERS)
+        results.append(bench_endings.play(state, attacker, defender)[0])
+    assert results == (["win", "win"] if evaluation == "endings" else ["draw", "draw"])
+
+
 @pytest.mark.slow
 def test_the_bench_sample_converts_against_the_engine() -> None:
     # The bench's 24 placements (seed 17) against the engine defending with the same
