@@ -62,6 +62,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/grading.py
 	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/endings.py
 
 ## screenshots: redraw the pages' pictures in docs/img (docs/WEB.md) from a seeded server.
 screenshots: $(DEV_STAMP)

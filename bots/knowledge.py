@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Final
 
 from bots.evaluation import Knowledge
-from bots.evaluation import checkers as checkers_evaluation
+from bots.evaluation import checkers_endings as checkers_evaluation
 from bots.evaluation import connect4 as connect4_evaluation
 from bots.evaluation import nim as nim_evaluation
 from bots.evaluation import tictactoe as tictactoe_evaluation

@@ -505,10 +505,10 @@ def test_knowledge_for_unknown_game_lists_the_games(name: str) -> None:
 
 def test_evaluation_names() -> None:
     assert {name: sorted(k.evaluations) for name, k in KNOWLEDGE.items()} == {
-        "checkers": ["material", "positional"],
+        "checkers": ["endings", "material", "positional"],
         "connect4": ["lines"],
         "nim": ["nimsum"],
         "tictactoe": ["lines"],
     }
-    with pytest.raises(ValueError, match="evaluations: material, positional"):
+    with pytest.raises(ValueError, match="evaluations: endings, material, positional"):
         KNOWLEDGE["checkers"].evaluation("mobility")
