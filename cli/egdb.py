@@ -161,7 +161,7 @@ def probe_command(
     pieces = (state.black | state.white).bit_count()
     entry = database.probe(state)
     if entry is None:
-        fail(f"the position has {pieces} pieces; the database holds up to {database.pieces}")
+        raise fail(f"the position has {pieces} pieces; the database holds up to {database.pieces}")
     side = "Black" if state.turn == 0 else "White"
     if entry.plies is None:
         print(f"{side} to move: draw")
