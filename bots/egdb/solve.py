@@ -32,6 +32,8 @@ from bots.egdb.index import ALL, CROWN, U64, Signature, count, flip, popcount, p
 BIG: Final = 1000
 """Scores inside the solver: a win in d plies is BIG - d, a loss in d plies d - BIG."""
 NONE: Final = -4 * BIG
+UNKNOWN: Final = 256
+ABSENT: Final = 257
 MAX_DISTANCE: Final = 254
 """The longest distance a one-byte value can hold (v = d + 1 <= 255)."""
 
@@ -246,25 +248,29 @@ def solve_pair(
         offset += side.n
     rows = np.concatenate(undecided_rows)
     width = max(p.shape[1] for p in children_parts)
+    # Children as int32 indexes; "no move in this slot" points one past the end, to a value
+    # that reads as known and scores below everything.
     children = np.concatenate(
         [np.pad(p, ((0, 0), (0, width - p.shape[1])), constant_values=-1) for p in children_parts]
-    )
-    const = np.concatenate(const_parts)
-    const_known = const[(const != NONE) & (const != 0)]
+    ).astype(np.int32)
+    children[children < 0] = total
+    del children_parts
+    const = np.concatenate(const_parts).astype(np.int16)
+    const_known = const[(const != NONE) & (const != 0)].astype(np.int64)
     longest_const = int((BIG - np.abs(const_known)).max()) if len(const_known) else 0
+    # Values during the loop: 0-255 as stored, UNKNOWN while undecided, ABSENT for no move.
+    value_ext = np.append(np.where(value < 0, UNKNOWN, value), ABSENT).astype(np.int16)
+    scores_of = np.full(ABSENT + 1, NONE, dtype=np.int16)
+    scores_of[:256] = child_score(np.arange(256))
     quiet_layers = 0
     t = 0
-    value_ext = np.append(value, -1)  # index -1 (no move) reads as "unknown", masked below
     while len(rows):
         t += 1
         if t > MAX_DISTANCE:
             raise OverflowError(f"{sig.name}: a distance beyond {MAX_DISTANCE} plies")
-        has = children >= 0
         v = value_ext[children]
-        known = (v >= 0) | ~has
-        scores = np.where(has & (v >= 0), child_score(np.maximum(v, 0)), NONE)
-        best = np.maximum(scores.max(axis=1, initial=NONE), const)
-        all_known = known.all(axis=1)
+        all_known = (v != UNKNOWN).all(axis=1)
+        best = np.maximum(scores_of[v].max(axis=1), const)
         win = best == BIG - t
         loss = all_known & (best == t - BIG)
         draw = all_known & (best == 0)
