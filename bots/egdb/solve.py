@@ -287,8 +287,8 @@ def solve_pair(
         if quiet_layers >= 2 and t > longest_const:
             break
     value_ext[rows] = 0
-    value = value_ext[:-1]
-    out = {sig: value[:n0].astype(np.uint8)}
+    final = value_ext[:-1].astype(np.uint8)
+    out = {sig: final[:n0]}
     if not same:
-        out[partner] = value[n0:].astype(np.uint8)
+        out[partner] = final[n0:]
     return out

@@ -1,0 +1,164 @@
+"""Benchmark: building the checkers endgame database (retrograde analysis).
+
+    python bench/egdb.py --pieces 4 [--dir D] [--peer-sample 30] [--json]
+
+Builds every signature of 1 to N pieces into a fresh directory (a temporary one unless --dir
+names an empty one), prints the seconds per signature, the positions per second and the whole
+time. The peer is a forward solve of the same kind of positions with the project's own solver
+(bots.solve, the checkers proof search: iterative deepening to the shortest forced win), on a
+random sample of the N-piece positions the database found won or lost (the proof search cannot
+prove a draw): its positions per second against the database's give the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(REPO_ROOT))
+
+from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path just above
+
+from bots.egdb.index import count, signatures, signatures_up_to  # noqa: E402
+from bots.egdb.probe import Database  # noqa: E402
+from bots.egdb.store import BuildEvent, build, read_manifest  # noqa: E402
+from bots.solve import solve  # noqa: E402
+from games import get_game  # noqa: E402
+from games.checkers import CheckersState  # noqa: E402
+
+TARGET_SECONDS = {4: 15 * 60, 5: 60 * 60}
+
+
+def _peer(directory: Path, pieces: int, sample: int, seconds_each: float) -> dict[str, Any]:
+    """Solve `sample` decided N-piece positions with bots.solve; compare with the database."""
+    import numpy as np
+
+    from bots.egdb.index import positions
+    from bots.egdb.store import table_path
+
+    game = get_game("checkers")
+    database = Database(directory)
+    rng = random.Random(1)
+    sigs = [
+        s
+        for s in signatures(pieces)
+        if s.mover_men + s.mover_kings and s.opponent_men + s.opponent_kings
+    ]
+    solved = agreed = 0
+    spent = 0.0
+    for _ in range(sample):
+        sig = rng.choice(sigs)
+        table = np.fromfile(table_path(directory, sig), dtype=np.uint8)
+        decided = np.nonzero(table)[0]
+        i = int(rng.choice(list(decided[:: max(1, len(decided) // 5000)])))
+        mm, mk, om, ok = (int(t[i]) for t in positions(sig))
+        state = CheckersState(game, mm | mk, om | ok, mk | ok, 0)  # type: ignore[arg-type]
+        entry = database.probe(state)
+        assert entry is not None
+        start = time.perf_counter()
+        solution = solve(
+            state,
+            max_plies=(entry.plies or 0) + 1,
+            clock=time.perf_counter,
+            deadline=time.perf_counter() + seconds_each,
+        )
+        spent += time.perf_counter() - start
+        if solution.limit is None and solution.value != "unknown":
+            solved += 1
+            agreed += solution.value == entry.value and solution.plies == entry.plies
+    return {
+        "sample": sample,
+        "solved_within_limit": solved,
+        "agreed": agreed,
+        "seconds": spent,
+        "positions_per_second": sample / spent if spent else None,
+        "seconds_limit_each": seconds_each,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pieces", type=int, default=4)
+    parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument("--peer-sample", type=int, default=30)
+    parser.add_argument("--peer-seconds", type=float, default=10.0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = args.dir or Path(scratch)
+        if read_manifest(directory).signatures:
+            parser.error(f"{directory} already holds a database; give an empty --dir")
+        layers: dict[str, int] = {}
+
+        def note(event: BuildEvent) -> None:
+            if event.kind == "layer":
+                layers[event.signature.name] = event.layer
+            elif event.kind == "done" and not args.json:
+                print(f"  {event.signature.name}: {event.seconds:7.2f} s", flush=True)
+
+        start = time.perf_counter()
+        manifest = build(directory, args.pieces, progress=note)
+        seconds = time.perf_counter() - start
+        total = sum(count(s) for s in signatures_up_to(args.pieces))
+        per_pieces = {
+            n: {
+                "positions": sum(count(s) for s in signatures(n)),
+                "seconds": round(sum(manifest.signatures[s].seconds for s in signatures(n)), 2),
+                "longest": max(manifest.signatures[s].max_plies for s in signatures(n)),
+            }
+            for n in range(1, args.pieces + 1)
+        }
+        disk = sum(p.stat().st_size for p in directory.glob("*.u8"))
+        peer = (
+            _peer(directory, args.pieces, args.peer_sample, args.peer_seconds)
+            if args.peer_sample
+            else None
+        )
+    result: dict[str, Any] = {
+        "pieces": args.pieces,
+        "positions": total,
+        "seconds": round(seconds, 2),
+        "positions_per_second": round(total / seconds),
+        "target_seconds": TARGET_SECONDS.get(args.pieces),
+        "bytes_on_disk": disk,
+        "by_pieces": per_pieces,
+        "per_signature_seconds": {
+            s.name: round(i.seconds, 3) for s, i in sorted(manifest.signatures.items())
+        },
+        "peer": peer,
+        "machine": machine_info(),
+    }
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return
+    print(describe(result["machine"]))
+    for n, row in per_pieces.items():
+        print(
+            f"{n} pieces: {row['positions']:>12,} positions {row['seconds']:8.2f} s "
+            f"longest {row['longest']} plies"
+        )
+    print(
+        f"total: {total:,} positions (one side to move; both sides by symmetry) "
+        f"in {seconds:.1f} s, {total / seconds:,.0f} positions/s, {disk:,} bytes; "
+        f"target {TARGET_SECONDS.get(args.pieces)} s"
+    )
+    if peer is not None and peer["positions_per_second"]:
+        ratio = (total / seconds) / peer["positions_per_second"]
+        print(
+            f"peer (bots.solve proof search, {peer['sample']} decided {args.pieces}-piece "
+            f"positions, {peer['seconds_limit_each']:g} s limit each): "
+            f"{peer['positions_per_second']:.3f} positions/s, {peer['solved_within_limit']} "
+            f"solved, {peer['agreed']} agreeing; database/peer = {ratio:,.0f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()
