@@ -41,10 +41,24 @@ from bots.engine import AlphaBetaEngine
 from bots.knowledge import knowledge_for
 from bots.spec import BotSpecError, create_bot
 from games import get_game
-from games.checkers import BIT_OF_SQUARE, BLACK, WHITE, Checkers, CheckersState, format_fen
+from games.checkers import (
+    BIT_OF_SQUARE,
+    BLACK,
+    WHITE,
+    Checkers,
+    CheckersMove,
+    CheckersState,
+    format_fen,
+)
 
-CHECKERS = get_game("checkers")
-assert isinstance(CHECKERS, Checkers)
+CHECKERS = Checkers()
+
+
+def _parse(text: str) -> CheckersState:
+    state = CHECKERS.parse_position(text)
+    assert isinstance(state, CheckersState)
+    return state
+
 
 # Schaeffer et al., "Checkers Is Solved", Science 317 (2007), table 1: positions by pieces.
 PUBLISHED = {1: 120, 2: 6_972, 3: 261_224, 4: 7_092_774, 5: 148_688_232}
@@ -290,15 +304,15 @@ def test_database_equals_a_forward_search_on_many_three_piece_positions(db3: Dat
 
 def test_known_positions(db3: Database) -> None:
     # One king against none: the side with pieces wins at once, the other has lost.
-    assert db3.probe(CHECKERS.parse_position("B:W:BK1")) == Entry("win", 1)
-    assert db3.probe(CHECKERS.parse_position("W:W:BK1")) == Entry("loss", 0)
+    assert db3.probe(_parse("B:W:BK1")) == Entry("win", 1)
+    assert db3.probe(_parse("W:W:BK1")) == Entry("loss", 0)
     # Black's only man, on 4, is blocked by men on 8 and 11 (no step, no jump): lost now.
-    assert db3.probe(CHECKERS.parse_position("B:W8,11:B4")) == Entry("loss", 0)
-    assert db3.probe(CHECKERS.parse_position("B:W8:B4")) == Entry("win", 1)
+    assert db3.probe(_parse("B:W8,11:B4")) == Entry("loss", 0)
+    assert db3.probe(_parse("B:W8:B4")) == Entry("win", 1)
     # Two kings against one: a win for the two, a loss for the one, whoever moves.
-    two_kings = db3.probe(CHECKERS.parse_position("W:WK18,K19:BK1"))
+    two_kings = db3.probe(_parse("W:WK18,K19:BK1"))
     assert two_kings is not None and two_kings.value == "win"
-    lone = db3.probe(CHECKERS.parse_position("B:WK18,K19:BK1"))
+    lone = db3.probe(_parse("B:WK18,K19:BK1"))
     assert lone is not None and lone.value == "loss"
 
 
@@ -377,7 +391,9 @@ def _play_out(db: Database, start: CheckersState, defence: str, rng: random.Rand
     plies = 0
     while state.outcome() is None:
         if state.turn == attacker:
-            move = engine.search(state, 2).move
+            found = engine.search(state, 2).move
+            assert isinstance(found, CheckersMove)
+            move = found
         elif defence == "database":
             move = max(db.best_moves(_fresh(state)), key=str)
         else:
@@ -416,7 +432,7 @@ def test_engine_with_the_database_converts_within_the_reported_distance(
 
 def test_egdb_option_builds_a_probing_bot(db3: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_EGDB_DIR", str(db3.directory))
-    state = CHECKERS.parse_position("W:WK18,K19:BK1")
+    state = _parse("W:WK18,K19:BK1")
     bot = create_bot("alphabeta:depth=1,egdb=on", CHECKERS)
     result = bot.choose(state)
     assert str(result.move) in {str(m) for m in db3.best_moves(state)}
@@ -426,3 +442,53 @@ def test_egdb_option_builds_a_probing_bot(db3: Database, monkeypatch: pytest.Mon
         create_bot("id:egdb=on", CHECKERS)
     with pytest.raises(BotSpecError, match="checkers only"):
         create_bot("alphabeta:egdb=on", get_game("connect4"))
+
+
+# -- four pieces (slow: the build takes a minute or two) --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def db4(tmp_path_factory: pytest.TempPathFactory) -> Database:
+    """A database of every position with up to 4 pieces."""
+    directory = tmp_path_factory.mktemp("egdb4")
+    build(directory, 4)
+    return Database(directory)
+
+
+@pytest.mark.slow
+def test_four_pieces_agree_with_successors_and_a_forward_search(db4: Database) -> None:
+    assert sum(i.positions for i in db4.manifest.signatures.values()) == sum(
+        PUBLISHED[n] for n in range(1, 5)
+    )
+    rng = random.Random(4)
+    for sig in signatures(4):
+        table = np.fromfile(table_path(db4.directory, sig), dtype=np.uint8)
+        for i, mm, mk, om, ok in _sample(sig, 200, rng):
+            for turn in (BLACK, WHITE):
+                assert _expected(db4, _state(mm, mk, om, ok, turn)) == table[i]
+    # The forward search on decided positions a few plies from the end, one per signature.
+    search = ForwardSearch()
+    for sig in signatures(4):
+        table = np.fromfile(table_path(db4.directory, sig), dtype=np.uint8)
+        near = np.nonzero((table > 0) & (table <= 16))[0]
+        if not len(near):
+            continue
+        i = int(rng.choice(list(near)))
+        mm, mk, om, ok = (int(t[i]) for t in _positions(sig))
+        state = _state(mm, mk, om, ok, rng.choice((BLACK, WHITE)))
+        entry = db4.probe(state)
+        assert entry is not None and entry.plies is not None
+        assert search.solve(state, entry.plies) == entry, format_fen(state)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("defence", ["database", "random"])
+def test_engine_converts_four_piece_wins(db4: Database, defence: str) -> None:
+    rng = random.Random(5)
+    sigs = [Signature(0, 2, 0, 2), Signature(0, 3, 0, 1), Signature(1, 2, 0, 1)]
+    sigs += [Signature(2, 1, 0, 1), Signature(1, 1, 1, 1)]
+    for start in _won_positions(db4, sigs, 3, 12):
+        entry = db4.probe(start)
+        assert entry is not None and entry.plies is not None
+        plies = _play_out(db4, start, defence, rng)
+        assert plies == entry.plies if defence == "database" else plies <= entry.plies
