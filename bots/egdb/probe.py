@@ -13,9 +13,11 @@ import numpy.typing as npt
 from bots.egdb import DatabaseError
 from bots.egdb.index import Signature, flip_one, rank_one
 from bots.egdb.store import load_table, read_manifest
+from bots.result import Clock, no_clock
 from bots.scoring import WIN
+from bots.solve import DEFAULT_CHECKERS_PLIES, Progress, Solution, Solver
 from games import State
-from games.checkers import BLACK, CheckersMove, CheckersState
+from games.checkers import BLACK, DRAW_PLIES, CheckersMove, CheckersState
 
 ENV_DIRECTORY: Final = "ARENA_EGDB_DIR"
 """The environment setting naming the database directory."""
@@ -127,3 +129,51 @@ class Database:
             return None
         entry = self.probe(state)
         return None if entry is None else entry.score()
+
+
+class DatabaseSolver(Solver):
+    """A `Solver` that answers checkers positions the database holds from the database.
+
+    Same answers as the proof search, found at once: a win or loss within `max_plies` (default
+    30) with every optimal move, else "unknown" with the limit "plies" (a draw, or a longer
+    result). Used only where the rules cannot differ from the database: the position starts a
+    fresh run of capture-free plies (no repetition history) and the result comes within the
+    80-ply rule. Anything else goes to the proof search.
+    """
+
+    def __init__(self, database: Database, *, clock: Clock = no_clock) -> None:
+        super().__init__(clock=clock)
+        self.database = database
+
+    def solve(
+        self,
+        state: State[Any],
+        *,
+        max_plies: int | None = None,
+        deadline: float | None = None,
+        max_nodes: int | None = None,
+        progress: Progress | None = None,
+    ) -> Solution:
+        """Return the value of `state` (see `Solver.solve`), from the database when it can."""
+        limit = max_plies or DEFAULT_CHECKERS_PLIES
+        entry = None
+        if isinstance(state, CheckersState) and state.quiet == 0 and not state.is_terminal():
+            entry = self.database.probe(state)
+        if entry is None or (entry.plies is not None and entry.plies > DRAW_PLIES):
+            return super().solve(
+                state,
+                max_plies=max_plies,
+                deadline=deadline,
+                max_nodes=max_nodes,
+                progress=progress,
+            )
+        assert isinstance(state, CheckersState)
+        if entry.plies is None or entry.plies > limit:
+            return Solution(
+                "unknown", 0, None, lower=-1, upper=1, method="egdb", limit="plies", depth=limit
+            )
+        score = 1 if entry.value == "win" else -1
+        moves: list[Any] = list(self.database.best_moves(state))
+        return Solution(
+            entry.value, score, entry.plies, moves, lower=score, upper=score, method="egdb"
+        )

@@ -492,3 +492,44 @@ def test_engine_converts_four_piece_wins(db4: Database, defence: str) -> None:
         assert entry is not None and entry.plies is not None
         plies = _play_out(db4, start, defence, rng)
         assert plies == entry.plies if defence == "database" else plies <= entry.plies
+
+
+# -- certifying puzzles ------------------------------------------------------------------------
+
+
+def test_database_solver_answers_as_the_proof_search(db3: Database) -> None:
+    from bots.egdb.probe import DatabaseSolver
+    from bots.solve import Solver
+
+    rng = random.Random(9)
+    by_database, by_search = DatabaseSolver(db3), Solver()
+    decided = 0
+    for sig in signatures(3):
+        for _ in range(2):
+            state = _random_state(sig, rng)
+            if state.is_terminal():
+                continue
+            mine, theirs = (
+                by_database.solve(state, max_plies=11),
+                by_search.solve(state, max_plies=11),
+            )
+            assert mine.method == "egdb"
+            assert (mine.value, mine.plies, mine.limit) == (
+                theirs.value,
+                theirs.plies,
+                theirs.limit,
+            )
+            assert sorted(map(str, mine.best_moves)) == sorted(map(str, theirs.best_moves))
+            decided += mine.value != "unknown"
+    assert decided >= 10
+
+
+def test_endgame_puzzles_certified_by_the_database_are_the_solvers(db3: Database) -> None:
+    from bots.egdb.probe import DatabaseSolver
+    from bots.solve import Solver
+    from grader.endgame_suite import make_puzzles
+
+    def puzzles(solver: Solver) -> list[tuple[str, int]]:
+        return make_puzzles(random.Random(3), 5, red_pieces=2, black_pieces=1, solver=solver)
+
+    assert puzzles(DatabaseSolver(db3)) == puzzles(Solver())
