@@ -15,8 +15,10 @@ capture is compulsory and removes a piece; a multi-jump is followed to its end).
 are decided layer by layer: after layer t every position whose distance is t is known. A
 position is won in t (t odd) when a child is lost in t - 1, lost in t (t even) when every
 child is known won and the longest of those wins is t - 1. Children outside the pair (a man
-crowned) are known from the start. Whatever is undecided when two layers in a row decide
-nothing (and no outside child is longer) is a draw.
+crowned) are known from the start. A position is looked at only in the layer after one of
+its children was decided (the children are inverted once into lists of parents) or at the
+layer a known child's result would decide it, so the work is proportional to the moves, not
+to the moves times the layers. Whatever is undecided when nothing is left to look at is a draw.
 """
 
 from __future__ import annotations
@@ -212,6 +214,31 @@ class _Side:
         self.blocked = moves == 0
 
 
+class _Parents:
+    """The rows whose quiet moves lead to each position (children inverted, CSR layout)."""
+
+    def __init__(self, children: npt.NDArray[np.int32], total: int) -> None:
+        flat = children.ravel()
+        present = np.nonzero(flat < total)[0]
+        targets = flat[present]
+        order = np.argsort(targets, kind="stable")
+        width = children.shape[1]
+        self.rows = (present[order] // width).astype(np.int64)
+        self.start = np.zeros(total + 2, dtype=np.int64)
+        np.cumsum(np.bincount(targets, minlength=total + 1), out=self.start[1:])
+
+    def of(self, ids: I64) -> I64:
+        """Return the rows (with repeats) having a child among `ids`."""
+        first = self.start[ids]
+        lengths = self.start[ids + 1] - first
+        n = int(lengths.sum())
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        shift = np.repeat(first - (np.cumsum(lengths) - lengths), lengths)
+        found: I64 = self.rows[shift + np.arange(n)]
+        return found
+
+
 def solve_pair(
     sig: Signature,
     tables: Tables,
@@ -256,36 +283,53 @@ def solve_pair(
     children[children < 0] = total
     del children_parts
     const = np.concatenate(const_parts).astype(np.int16)
-    const_known = const[(const != NONE) & (const != 0)].astype(np.int64)
-    longest_const = int((BIG - np.abs(const_known)).max()) if len(const_known) else 0
     # Values during the loop: 0-255 as stored, UNKNOWN while undecided, ABSENT for no move.
     value_ext = np.append(np.where(value < 0, UNKNOWN, value), ABSENT).astype(np.int16)
     scores_of = np.full(ABSENT + 1, NONE, dtype=np.int16)
     scores_of[:256] = child_score(np.arange(256))
-    quiet_layers = 0
+    parents = _Parents(children, total)
+    # When to look at a row: after a child is decided (its parents are looked at in the next
+    # layer), and at the layer a crowning move's known result would decide it.
+    wake: dict[int, list[I64]] = {}
+
+    def at(layer_: int, ids: I64) -> None:
+        if len(ids):
+            wake.setdefault(layer_, []).append(ids)
+
+    # A crowning move's score is the parent's own distance if it is the best move (1 for a
+    # draw, which needs only every child known).
+    distance_of = np.where(const == 0, 1, BIG - np.abs(const.astype(np.int64)))
+    for d in np.unique(distance_of[const != NONE]):
+        at(int(d), np.nonzero((const != NONE) & (distance_of == d))[0])
+    known = np.nonzero(value >= 0)[0]
+    known_distance = np.maximum(value[known] - 1, 0)
+    for d in np.unique(known_distance):
+        at(int(d) + 1, parents.of(known[known_distance == d]))
+    open_rows = np.ones(len(rows), dtype=bool)
     t = 0
-    while len(rows):
+    while wake:
         t += 1
         if t > MAX_DISTANCE:
             raise OverflowError(f"{sig.name}: a distance beyond {MAX_DISTANCE} plies")
-        v = value_ext[children]
-        all_known = (v != UNKNOWN).all(axis=1)
-        best = np.maximum(scores_of[v].max(axis=1), const)
-        win = best == BIG - t
-        loss = all_known & (best == t - BIG)
-        draw = all_known & (best == 0)
-        decided = win | loss | draw
-        newly = int((win | loss).sum())
-        if decided.any():
-            ids = rows[decided]
+        candidates = np.unique(np.concatenate(wake.pop(t, [np.zeros(0, np.int64)])))
+        candidates = candidates[open_rows[candidates]]
+        if len(candidates):
+            v = value_ext[children[candidates]]
+            all_known = (v != UNKNOWN).all(axis=1)
+            best = np.maximum(scores_of[v].max(axis=1), const[candidates])
+            win = best == BIG - t
+            draw = all_known & (best == 0)
+            decided = win | (all_known & (best == t - BIG)) | draw
+            chosen = candidates[decided]
+            open_rows[chosen] = False
+            ids = rows[chosen]
             value_ext[ids] = np.where(draw[decided], 0, t + 1)
-            keep = ~decided
-            rows, children, const = rows[keep], children[keep], const[keep]
-        quiet_layers = quiet_layers + 1 if newly == 0 else 0
+            # A draw decides nothing but "all children known": its parents look at it now.
+            at(t + 1, parents.of(ids[~draw[decided]]))
+            at(t + 1, parents.of(ids[draw[decided]]))
         if layer is not None:
-            layer(t, len(rows))
-        if quiet_layers >= 2 and t > longest_const:
-            break
+            layer(t, int(open_rows.sum()))
+    rows = rows[open_rows]
     value_ext[rows] = 0
     final = value_ext[:-1].astype(np.uint8)
     out = {sig: final[:n0]}
