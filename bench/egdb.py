@@ -84,6 +84,81 @@ def _peer(directory: Path, pieces: int, sample: int, seconds_each: float) -> dic
     }
 
 
+def endings(directory: Path, sample: int, seconds: float) -> dict[str, Any]:
+    """Three kings against two: play `sample` won placements (fixed seed, both colours) to the
+    end under the real rules (80-ply rule on), the engine with the database (depth 1: every
+    child probed) and without it (`id` at `seconds` a move), against the database's best
+    defence; return how many each won and in how many plies."""
+    import numpy as np
+
+    from bots.egdb.index import Signature, flip_one, positions
+    from bots.egdb.store import table_path
+    from bots.engine import AlphaBetaEngine
+    from bots.knowledge import knowledge_for
+    from bots.spec import create_bot
+
+    game = get_game("checkers")
+    database = Database(directory)
+    sig = Signature(0, 3, 0, 2)
+    table = np.fromfile(table_path(directory, sig), dtype=np.uint8)
+    won = np.nonzero((table > 0) & (table % 2 == 0))[0]
+    rng = random.Random(17)
+    arrays = positions(sig)
+    starts = []
+    for n, i in enumerate(rng.sample(list(won), sample)):
+        _, mk, _, ok = (int(t[i]) for t in arrays)
+        if n % 2 == 0:
+            starts.append(CheckersState(game, mk, ok, mk | ok, 0))  # type: ignore[arg-type]
+        else:
+            f = flip_one
+            starts.append(CheckersState(game, f(ok), f(mk), f(mk | ok), 1))  # type: ignore[arg-type]
+    rows = []
+    for start in starts:
+        entry = database.probe(start)
+        assert entry is not None and entry.plies is not None
+        row: dict[str, Any] = {"position": game.format_position(start), "plies": entry.plies}
+        for who in ("egdb", "id"):
+            if who == "egdb":
+                engine = AlphaBetaEngine(
+                    knowledge_for(game), lambda s: 0.0, exact=database.engine_score
+                )
+
+                def attack(state: Any, engine: AlphaBetaEngine = engine) -> Any:
+                    return engine.search(state, 1).move
+
+            else:
+                bot = create_bot(f"id:time={seconds}", game, clock=time.perf_counter)
+
+                def attack(state: Any, bot: Any = bot) -> Any:
+                    return bot.choose(state).move
+
+            state: Any = start
+            plies = 0
+            while state.outcome() is None and plies < 400:
+                if state.turn == start.turn:
+                    move = attack(state)
+                else:
+                    fresh = CheckersState(game, state.black, state.white, state.kings, state.turn)  # type: ignore[arg-type]
+                    move = max(database.best_moves(fresh), key=str)
+                state = state.apply_unchecked(move)
+                plies += 1
+            outcome = state.outcome()
+            row[who] = {
+                "won": outcome is not None and outcome.winner == start.turn,
+                "plies": plies,
+                "ending": outcome.reason if outcome else "unfinished",
+            }
+        rows.append(row)
+    return {
+        "signature": "3 kings against 2",
+        "sample": sample,
+        "egdb_won": sum(r["egdb"]["won"] for r in rows),
+        "id_won": sum(r["id"]["won"] for r in rows),
+        "id_seconds": seconds,
+        "games": rows,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pieces", type=int, default=4)
@@ -91,7 +166,31 @@ def main() -> None:
     parser.add_argument("--peer-sample", type=int, default=30)
     parser.add_argument("--peer-seconds", type=float, default=10.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--endings",
+        type=int,
+        default=0,
+        help="With --dir holding 5 pieces: play this many 3-kings-against-2 wins, no build.",
+    )
+    parser.add_argument("--endings-seconds", type=float, default=0.1)
     args = parser.parse_args()
+    if args.endings:
+        if args.dir is None:
+            parser.error("--endings needs --dir with a 5-piece database")
+        report = endings(args.dir, args.endings, args.endings_seconds)
+        if args.json:
+            print(json.dumps(report, indent=1))
+            return
+        for row in report["games"]:
+            print(
+                f"{row['position']:32} db {row['plies']:3} | egdb: {row['egdb']['plies']:3} "
+                f"{row['egdb']['ending']} | id: {row['id']['plies']:3} {row['id']['ending']}"
+            )
+        print(
+            f"won: egdb=on {report['egdb_won']}/{report['sample']}, "
+            f"id:time={report['id_seconds']:g} {report['id_won']}/{report['sample']}"
+        )
+        return
     with tempfile.TemporaryDirectory() as scratch:
         directory = args.dir or Path(scratch)
         if read_manifest(directory).signatures:

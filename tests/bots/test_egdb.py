@@ -533,3 +533,15 @@ def test_endgame_puzzles_certified_by_the_database_are_the_solvers(db3: Database
         return make_puzzles(random.Random(3), 5, red_pieces=2, black_pieces=1, solver=solver)
 
     assert puzzles(DatabaseSolver(db3)) == puzzles(Solver())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["1201", "2101"])
+def test_every_position_of_the_signatures_a_layer_gap_once_hid(db4: Database, name: str) -> None:
+    # A first version stopped after two layers without news, missing wins whose only line
+    # runs through a long capture: B:WK2:B7,K6,K8 was called a draw.
+    assert db4.probe(_parse("B:WK2:B7,K6,K8")) == Entry("win", 41)
+    sig = Signature.parse(name)
+    table = np.fromfile(table_path(db4.directory, sig), dtype=np.uint8)
+    for i, mm, mk, om, ok in _sample(sig, count(sig), random.Random(0)):
+        assert _expected(db4, _state(mm, mk, om, ok, BLACK)) == table[i]
