@@ -118,19 +118,15 @@ def endings(directory: Path, sample: int, seconds: float) -> dict[str, Any]:
         assert entry is not None and entry.plies is not None
         row: dict[str, Any] = {"position": game.format_position(start), "plies": entry.plies}
         for who in ("egdb", "id"):
-            if who == "egdb":
-                engine = AlphaBetaEngine(
-                    knowledge_for(game), lambda s: 0.0, exact=database.engine_score
-                )
+            engine = AlphaBetaEngine(
+                knowledge_for(game), lambda s: 0.0, exact=database.engine_score
+            )
+            bot = create_bot(f"id:time={seconds}", game, clock=time.perf_counter)
 
-                def attack(state: Any, engine: AlphaBetaEngine = engine) -> Any:
+            def attack(state: Any, who: str = who, engine: Any = engine, bot: Any = bot) -> Any:
+                if who == "egdb":
                     return engine.search(state, 1).move
-
-            else:
-                bot = create_bot(f"id:time={seconds}", game, clock=time.perf_counter)
-
-                def attack(state: Any, bot: Any = bot) -> Any:
-                    return bot.choose(state).move
+                return bot.choose(state).move
 
             state: Any = start
             plies = 0
