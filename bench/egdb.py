@@ -84,7 +84,7 @@ def _peer(directory: Path, pieces: int, sample: int, seconds_each: float) -> dic
     }
 
 
-def endings(directory: Path, sample: int, seconds: float) -> dict[str, Any]:
+def endings(directory: Path, sample: int, seconds: float, name: str = "0302") -> dict[str, Any]:
     """Three kings against two: play `sample` won placements (fixed seed, both colours) to the
     end under the real rules (80-ply rule on), the engine with the database (depth 1: every
     child probed) and without it (`id` at `seconds` a move), against the database's best
@@ -99,19 +99,26 @@ def endings(directory: Path, sample: int, seconds: float) -> dict[str, Any]:
 
     game = get_game("checkers")
     database = Database(directory)
-    sig = Signature(0, 3, 0, 2)
+    sig = Signature.parse(name)
+    if sig.mover_men or sig.opponent_men:
+        raise ValueError("--endings plays kings-only signatures")
     table = np.fromfile(table_path(directory, sig), dtype=np.uint8)
     won = np.nonzero((table > 0) & (table % 2 == 0))[0]
     rng = random.Random(17)
     arrays = positions(sig)
-    starts = []
-    for n, i in enumerate(rng.sample(list(won), sample)):
+    starts: list[CheckersState] = []
+    # Quiet starts only (no capture for the side to move), colours alternating.
+    for i in rng.sample(list(won), min(len(won), 50 * sample)):
+        if len(starts) == sample:
+            break
         _, mk, _, ok = (int(t[i]) for t in arrays)
-        if n % 2 == 0:
-            starts.append(CheckersState(game, mk, ok, mk | ok, 0))  # type: ignore[arg-type]
+        if len(starts) % 2 == 0:
+            state = CheckersState(game, mk, ok, mk | ok, 0)  # type: ignore[arg-type]
         else:
             f = flip_one
-            starts.append(CheckersState(game, f(ok), f(mk), f(mk | ok), 1))  # type: ignore[arg-type]
+            state = CheckersState(game, f(ok), f(mk), f(mk | ok), 1)  # type: ignore[arg-type]
+        if not state.has_capture():
+            starts.append(state)
     rows = []
     for start in starts:
         entry = database.probe(start)
@@ -146,7 +153,7 @@ def endings(directory: Path, sample: int, seconds: float) -> dict[str, Any]:
             }
         rows.append(row)
     return {
-        "signature": "3 kings against 2",
+        "signature": sig.name,
         "sample": sample,
         "egdb_won": sum(r["egdb"]["won"] for r in rows),
         "id_won": sum(r["id"]["won"] for r in rows),
@@ -169,11 +176,12 @@ def main() -> None:
         help="With --dir holding 5 pieces: play this many 3-kings-against-2 wins, no build.",
     )
     parser.add_argument("--endings-seconds", type=float, default=0.1)
+    parser.add_argument("--endings-signature", default="0302", help="kings only, e.g. 0201")
     args = parser.parse_args()
     if args.endings:
         if args.dir is None:
             parser.error("--endings needs --dir with a 5-piece database")
-        report = endings(args.dir, args.endings, args.endings_seconds)
+        report = endings(args.dir, args.endings, args.endings_seconds, args.endings_signature)
         if args.json:
             print(json.dumps(report, indent=1))
             return
