@@ -113,12 +113,12 @@ def endings(directory: Path, sample: int, seconds: float, name: str = "0302") ->
             break
         _, mk, _, ok = (int(t[i]) for t in arrays)
         if len(starts) % 2 == 0:
-            state = CheckersState(game, mk, ok, mk | ok, 0)  # type: ignore[arg-type]
+            candidate = CheckersState(game, mk, ok, mk | ok, 0)  # type: ignore[arg-type]
         else:
             f = flip_one
-            state = CheckersState(game, f(ok), f(mk), f(mk | ok), 1)  # type: ignore[arg-type]
-        if not state.has_capture():
-            starts.append(state)
+            candidate = CheckersState(game, f(ok), f(mk), f(mk | ok), 1)  # type: ignore[arg-type]
+        if not candidate.has_capture():
+            starts.append(candidate)
     rows = []
     for start in starts:
         entry = database.probe(start)
