@@ -81,11 +81,13 @@ class Database:
         self.directory = directory
         self.manifest = read_manifest(directory)
         self.pieces = self.manifest.pieces
+        # A build in progress already answers for the signatures it finished.
+        self.max_pieces = max((sig.pieces for sig in self.manifest.signatures), default=0)
         self._tables: dict[Signature, npt.NDArray[np.uint8]] = {}
 
     def covers(self, state: CheckersState) -> bool:
         """True when the database holds `state`'s material."""
-        return (state.black | state.white).bit_count() <= self.pieces
+        return self.raw(state) is not None
 
     def raw(self, state: CheckersState) -> int | None:
         """Return the stored value of `state` (bots.egdb.solve), or None if not covered."""
@@ -125,7 +127,7 @@ class Database:
         """The exact score of `state` on the engine's scale (as at ply 0), or None."""
         if not isinstance(state, CheckersState):
             return None
-        if (state.black | state.white).bit_count() > self.pieces:
+        if (state.black | state.white).bit_count() > self.max_pieces:
             return None
         entry = self.probe(state)
         return None if entry is None else entry.score()
