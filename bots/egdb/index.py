@@ -48,8 +48,6 @@ CROWN: Final = _mask(range(29, 33))
 """Squares 29-32: the mover's crowning row."""
 MOVER_MEN: Final = TOP | MID
 OPPONENT_MEN: Final = MID | CROWN
-MAX_PIECES: Final = 8
-"""The index works for any material; the builder is meant for up to 5 or 6 pieces."""
 
 _COMB: Final = np.array([[comb(n, k) for k in range(34)] for n in range(34)], dtype=np.int64)
 
@@ -231,14 +229,20 @@ def _extend(parts: list[U64], domain: int, size: int) -> list[U64]:
     return [part[rows] for part in parts] + [choices[cols]]
 
 
-def positions(sig: Signature) -> tuple[U64, U64, U64, U64]:
-    """Return every position of `sig` in index order: (mover men, kings, opponent men, kings)."""
+def _placements(sig: Signature) -> tuple[U64, U64, U64, U64]:
+    """Every placement of `sig` in no particular order: (mover men, kings, opponent men, kings)."""
     a, b, c, d = sig
     parts = [_subsets(MOVER_MEN, a)]
     parts = _extend(parts, OPPONENT_MEN, c)
     parts = _extend(parts, ALL, b)
     parts = _extend(parts, ALL, d)
     mm, om, mk, ok = parts
+    return mm, mk, om, ok
+
+
+def positions(sig: Signature) -> tuple[U64, U64, U64, U64]:
+    """Return every position of `sig` in index order: (mover men, kings, opponent men, kings)."""
+    mm, mk, om, ok = _placements(sig)
     index = rank(sig, mm, mk, om, ok)
     order = np.empty_like(index)
     order[index] = np.arange(len(index), dtype=np.int64)
@@ -247,13 +251,7 @@ def positions(sig: Signature) -> tuple[U64, U64, U64, U64]:
 
 def unrank_check(sig: Signature) -> bool:
     """True when the index of `sig` is a bijection onto range(count(sig))."""
-    a, b, c, d = sig
-    parts = [_subsets(MOVER_MEN, a)]
-    parts = _extend(parts, OPPONENT_MEN, c)
-    parts = _extend(parts, ALL, b)
-    parts = _extend(parts, ALL, d)
-    mm, om, mk, ok = parts
-    index = rank(sig, mm, mk, om, ok)
+    index = rank(sig, *_placements(sig))
     total = count(sig)
     return len(index) == total and bool(np.array_equal(np.sort(index), np.arange(total)))
 

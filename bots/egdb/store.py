@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -228,11 +228,3 @@ def _info(table: npt.NDArray[np.uint8], digest: str, seconds: float) -> Signatur
         draws=int((values == 0).sum()),
         seconds=seconds,
     )
-
-
-def finished(directory: Path) -> Iterator[tuple[Signature, SignatureInfo]]:
-    """Yield the finished signatures of `directory` in dependency order."""
-    manifest = read_manifest(directory)
-    for sig in signatures_up_to(MAX_BUILD_PIECES):
-        if sig in manifest.signatures:
-            yield sig, manifest.signatures[sig]
