@@ -60,7 +60,8 @@ def _parse(text: str) -> CheckersState:
     return state
 
 
-# Schaeffer et al., "Checkers Is Solved", Science 317 (2007), table 1: positions by pieces.
+# Schaeffer et al., "Checkers Is Solved", Science 317 (2007), table 1: positions by pieces
+# (the same figures as OEIS A055213, "Number of n-piece positions at checkers").
 PUBLISHED = {1: 120, 2: 6_972, 3: 261_224, 4: 7_092_774, 5: 148_688_232}
 
 
