@@ -45,6 +45,8 @@ class AlphaBetaEngine:
 
     `tt` and `ordering` switch the transposition table and move ordering; with both off this
     is plain depth-limited negamax alpha-beta (with quiescence where the game needs it).
+    `exact`, when given, returns a position's exact score as at the root on this scale (an
+    endgame database: `bots.egdb`), or None; below the root it ends the search of a node.
     """
 
     def __init__(
@@ -57,8 +59,10 @@ class AlphaBetaEngine:
         table_size: int = 1 << 20,
         scoring: Scoring = ENGINE,
         clock: Clock = no_clock,
+        exact: Callable[[State[Any]], float | None] | None = None,
     ) -> None:
         self.knowledge = knowledge
+        self.exact = exact
         self.evaluate = evaluate
         self.scoring = scoring
         self.clock = clock
@@ -166,6 +170,7 @@ class AlphaBetaEngine:
             knowledge.canonical_key if knowledge.canonical_key is not None else _own_key
         )
         is_quiet = knowledge.is_quiet
+        exact = self.exact
         ordering = self.ordering
         ordered = self._ordered
         is_capture = knowledge.is_capture
@@ -194,6 +199,12 @@ class AlphaBetaEngine:
             outcome = node.outcome()
             if outcome is not None:
                 return terminal(outcome, node.to_move, ply)
+            if exact is not None and ply > 0:
+                known = exact(node)
+                if known is not None:
+                    if known > mate_zone:
+                        return known - ply
+                    return known + ply if known < -mate_zone else known
             if left <= 0:
                 if is_quiet is None or ply >= MAX_PLY or is_quiet(node):
                     counters[1] += 1

@@ -14,13 +14,14 @@ from __future__ import annotations
 import math
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Final, Literal
 
 from bots.alphabeta import alphabeta
 from bots.common import SearchTimeout
+from bots.egdb import DatabaseError
 from bots.engine import MAX_PLY, AlphaBetaEngine
 from bots.evaluation import Knowledge, StateFunction
 from bots.mcts import mcts_search
@@ -64,6 +65,11 @@ EVAL: Final = Option("eval", None, "evaluation function (default: the game's)")
 SEED: Final = Option("int", 0, "seed of the random generator", None, MAX_SEED)
 TT: Final = Option("bool", True, "transposition table")
 ORDERING: Final = Option("bool", True, "move ordering: table move, captures, killers, history")
+EGDB: Final = Option(
+    "bool",
+    False,
+    "checkers: exact scores from the endgame database (arena egdb build; $ARENA_EGDB_DIR)",
+)
 
 
 def depth_option(default: int, help: str) -> Option:
@@ -169,6 +175,7 @@ class AlphaBetaPlayer(Player):
             "eval": EVAL,
             "tt": TT,
             "ordering": ORDERING,
+            "egdb": EGDB,
         }
     )
 
@@ -181,6 +188,7 @@ class AlphaBetaPlayer(Player):
             tt=values["tt"],
             ordering=values["ordering"],
             clock=setup.clock,
+            exact=_endgame_database(setup.game) if values["egdb"] else None,
         )
 
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
@@ -218,6 +226,7 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
             "eval": EVAL,
             "tt": TT,
             "ordering": ORDERING,
+            "egdb": EGDB,
         }
     )
 
@@ -321,6 +330,16 @@ class NegamaxPlayer(Player):
             clock=self.setup.clock,
             stop=stop,
         )
+
+
+def _endgame_database(game: Game) -> Callable[[State[Any]], float | None]:
+    """Open the checkers endgame database for probing; DatabaseError if it is not built."""
+    if game.name != "checkers":
+        raise DatabaseError(f"egdb=on is for checkers only, not {game.name}")
+    # Imported here: numpy and the tables are needed only by bots that probe.
+    from bots.egdb.probe import Database, default_directory  # noqa: PLC0415 - numpy on demand
+
+    return Database(default_directory()).engine_score
 
 
 PLAYERS: Final[Mapping[str, type[Player]]] = MappingProxyType(

@@ -48,9 +48,9 @@ UNLIMITED = 10_000
 
 Limit: TypeAlias = Literal["time", "nodes", "plies"]
 """What stopped a solve: its deadline, its node budget, or (checkers) `max_plies`."""
-Method: TypeAlias = Literal["search", "proof", "connect4", "nim-sum"]
+Method: TypeAlias = Literal["search", "proof", "connect4", "nim-sum", "egdb"]
 """How a position is solved: alpha-beta to the end, the checkers proof search, the Connect Four
-solver, or the nim-sum theory."""
+solver, the nim-sum theory, or the checkers endgame database (bots.egdb.probe.DatabaseSolver)."""
 
 
 @dataclass(slots=True)

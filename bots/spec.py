@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bots.egdb import DatabaseError
 from bots.evaluation import Knowledge
 from bots.knowledge import knowledge_for
 from bots.registry import PLAYERS, Option, Setup
@@ -221,7 +222,10 @@ def create_bot(
         clock=clock,
         rng=rng if rng is not None else random.Random(options.get("seed", 0)),
     )
-    player = PLAYERS[parsed.name](options, setup)
+    try:
+        player = PLAYERS[parsed.name](options, setup)
+    except DatabaseError as exc:
+        raise BotSpecError(f"{parsed.name}: {exc}") from None
     return Bot(parsed, game, player.choose)
 
 

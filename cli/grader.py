@@ -138,12 +138,30 @@ def make_puzzles_command(
             help="Public examples (visible to students) or a private graded suite (file 0600).",
         ),
     ] = False,
+    egdb: Annotated[
+        bool,
+        typer.Option(
+            "--egdb",
+            help="Certify endgame puzzles from the endgame database ($ARENA_EGDB_DIR; "
+            "arena egdb build) where it holds them, the proof search elsewhere.",
+        ),
+    ] = False,
 ) -> None:
     """Write a suite certified by Arena: solved endgame puzzles, or agent positions by category."""
+    from bots.solve import Solver
     from grader.grade import GradeError, write_suite
 
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+    solver: Solver | None = None
+    if egdb:
+        from bots.egdb import DatabaseError
+        from bots.egdb.probe import Database, DatabaseSolver, default_directory
+
+        try:
+            solver = DatabaseSolver(Database(default_directory()))
+        except DatabaseError as error:
+            fail(str(error))
     if profile != "endgame" and (min_plies is not None or max_plies is not None):
         fail("--min-plies and --max-plies apply to the endgame profile only")
     try:
@@ -155,6 +173,7 @@ def make_puzzles_command(
             count=count,
             min_plies=1 if min_plies is None else min_plies,
             max_plies=9 if max_plies is None else max_plies,
+            solver=solver,
         )
     except GradeError as error:
         fail(str(error))

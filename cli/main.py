@@ -12,6 +12,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "cli.games": ("games", "show", "perft"),
     "cli.bots": ("bots", "analyse", "analyze", "solve"),
     "cli.trace": ("trace",),
+    "cli.egdb": ("egdb",),
     "cli.server": ("serve",),
     "cli.worker": ("worker",),
     "cli.protocol": ("protocol",),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from bots.solve import Solver
 from grader.agent import MODULE, grade_agent
 from grader.agent_suite import (
     AgentSuite,
@@ -96,8 +97,12 @@ def write_suite(
     count: int | None = None,
     min_plies: int = 1,
     max_plies: int = 9,
+    solver: Solver | None = None,
 ) -> str:
     """Make a certified suite of `profile` from `seed`, write it to `path`; return a summary line.
+
+    `solver` certifies the endgame puzzles (default: the proof search; a
+    `bots.egdb.probe.DatabaseSolver` answers from the endgame database where it can).
 
     endgame: `count` puzzles (default 10) of `min_plies` to `max_plies` plies, each certified by
     the solver (grader.endgame_suite). agent: `count` legal-move positions (default 10)
@@ -115,6 +120,7 @@ def write_suite(
                 min_plies=min_plies,
                 max_plies=max_plies,
                 public=public,
+                solver=solver,
             )
             save_puzzles(path, puzzles)
             kind = "public" if public else "private"

@@ -15,7 +15,7 @@ from games import game_names, get_game
 
 def test_defaults_are_filled_in() -> None:
     spec = parse_bot_spec("alphabeta")
-    assert spec.options == {"depth": 6, "eval": None, "tt": True, "ordering": True}
+    assert spec.options == {"depth": 6, "eval": None, "tt": True, "ordering": True, "egdb": False}
     assert str(spec) == "alphabeta"
 
 

@@ -1,0 +1,172 @@
+"""`arena egdb`: build, inspect and probe the checkers endgame database."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from cli.common import fail, game_errors, plural
+
+DirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--dir",
+        help="The database directory (default: $ARENA_EGDB_DIR, else "
+        "~/.local/share/arena/egdb or $XDG_DATA_HOME/arena/egdb).",
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `egdb` command group to `app`."""
+    group = typer.Typer(
+        name="egdb",
+        help="The checkers endgame database: retrograde analysis of every position with few "
+        "pieces (see docs/BOTS.md, 'Endgame database').",
+        no_args_is_help=True,
+    )
+    group.command("build")(build_command)
+    group.command("status")(status_command)
+    group.command("probe")(probe_command)
+    app.add_typer(group, name="egdb")
+
+
+def _directory(directory: Path | None) -> Path:
+    from bots.egdb.probe import default_directory
+
+    return directory if directory is not None else default_directory()
+
+
+def build_command(
+    pieces: Annotated[
+        int, typer.Option("--pieces", "-n", help="Build every position of 1 to N pieces.")
+    ],
+    directory: DirOpt = None,
+) -> None:
+    """Build (or resume building) the database of every position with up to N pieces."""
+    from bots.egdb import DatabaseError
+    from bots.egdb.store import MAX_BUILD_PIECES, BuildEvent, build
+
+    if not 1 <= pieces <= MAX_BUILD_PIECES:
+        fail(f"--pieces must be 1 to {MAX_BUILD_PIECES}, not {pieces}")
+    where = _directory(directory)
+    console = Console(stderr=True)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.percentage:>5.1f}%"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task("starting", total=1)
+
+        def show(event: BuildEvent) -> None:
+            text = f"{event.signature.name}"
+            if event.kind == "layer":
+                text += f" layer {event.layer}, {event.left:,} open"
+            elif event.kind == "kept":
+                text += " kept"
+            progress.update(task, total=event.total, completed=event.done, description=text)
+
+        try:
+            manifest = build(where, pieces, progress=show)
+        except (DatabaseError, OSError) as exc:
+            fail(str(exc))
+    positions = sum(info.positions for info in manifest.signatures.values())
+    seconds = sum(info.seconds for info in manifest.signatures.values())
+    print(
+        f"{where}: {plural(len(manifest.signatures), 'signature')}, "
+        f"{plural(positions, 'position')} (up to {manifest.pieces} pieces), "
+        f"built in {seconds:.1f} s of solving"
+    )
+
+
+def status_command(
+    directory: DirOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
+) -> None:
+    """Show which signatures are built, with their counts of wins, losses and draws."""
+    from bots.egdb import DatabaseError
+    from bots.egdb.store import read_manifest, verify
+
+    where = _directory(directory)
+    try:
+        manifest = read_manifest(where)
+        damaged = verify(where) if manifest.signatures else []
+    except DatabaseError as exc:
+        fail(str(exc))
+    if as_json:
+        entries = {s.name: i.as_json() for s, i in sorted(manifest.signatures.items())}
+        print(
+            json.dumps(
+                {
+                    "directory": str(where),
+                    "pieces": manifest.pieces,
+                    "signatures": entries,
+                    "damaged": damaged,
+                },
+                indent=1,
+            )
+        )
+        return
+    if not manifest.signatures:
+        print(f"{where}: no database yet (arena egdb build --pieces 4)")
+        return
+    table = Table(title=f"{where}: complete up to {manifest.pieces} pieces")
+    for column in ("signature", "positions", "wins", "losses", "draws", "longest", "seconds"):
+        table.add_column(column, justify="left" if column == "signature" else "right")
+    for sig, info in sorted(
+        manifest.signatures.items(), key=lambda item: (item[0].pieces, item[0])
+    ):
+        table.add_row(
+            sig.name,
+            f"{info.positions:,}",
+            f"{info.wins:,}",
+            f"{info.losses:,}",
+            f"{info.draws:,}",
+            str(info.max_plies),
+            f"{info.seconds:.2f}",
+        )
+    Console().print(table)
+    if damaged:
+        fail(f"damaged tables (checksum differs): {', '.join(damaged)}; rebuild them", code=1)
+
+
+def probe_command(
+    position: Annotated[
+        str, typer.Argument(help="A checkers position: PDN FEN, e.g. W:WK18:BK1,K5.")
+    ],
+    directory: DirOpt = None,
+) -> None:
+    """Print a position's value and distance for the side to move, and its best moves."""
+    from bots.egdb import DatabaseError
+    from bots.egdb.probe import Database
+    from games import get_game
+    from games.checkers import CheckersState
+
+    with game_errors():
+        state = get_game("checkers").parse_position(position)
+    assert isinstance(state, CheckersState)
+    try:
+        database = Database(_directory(directory))
+    except DatabaseError as exc:
+        fail(str(exc))
+    pieces = (state.black | state.white).bit_count()
+    entry = database.probe(state)
+    if entry is None:
+        raise fail(f"the position has {pieces} pieces; the database holds up to {database.pieces}")
+    side = "Black" if state.turn == 0 else "White"
+    if entry.plies is None:
+        print(f"{side} to move: draw")
+    else:
+        print(f"{side} to move: {entry.value} in {plural(entry.plies, 'ply', 'plies')}")
+    best = database.best_moves(state)
+    if best:
+        print("best: " + ", ".join(sorted(str(m) for m in best)))
