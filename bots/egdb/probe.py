@@ -124,13 +124,24 @@ class Database:
         return [move for score, move in scored if score == best]
 
     def engine_score(self, state: State[Any]) -> float | None:
-        """The exact score of `state` on the engine's scale (as at ply 0), or None."""
+        """The exact score of `state` on the engine's scale (as at ply 0), or None.
+
+        The tables ignore the 80-ply rule, which can only turn a result into a draw. A draw is
+        therefore exact whatever the counter says; a win or a loss is exact only when it ends
+        before the rule could apply even if no capture or man move came first (`quiet` plus
+        its distance at most DRAW_PLIES). A longer one is left to the search (None): late in a
+        capture-free run the database's win may be a draw under the rules.
+        """
         if not isinstance(state, CheckersState):
             return None
         if (state.black | state.white).bit_count() > self.max_pieces:
             return None
         entry = self.probe(state)
-        return None if entry is None else entry.score()
+        if entry is None:
+            return None
+        if entry.plies is not None and state.quiet + entry.plies > DRAW_PLIES:
+            return None
+        return entry.score()
 
 
 class DatabaseSolver(Solver):

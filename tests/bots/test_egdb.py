@@ -39,11 +39,13 @@ from bots.egdb.probe import Database, Entry, default_directory
 from bots.egdb.store import build, read_manifest, table_path, verify
 from bots.engine import AlphaBetaEngine
 from bots.knowledge import knowledge_for
+from bots.scoring import WIN
 from bots.spec import BotSpecError, create_bot
 from games import get_game
 from games.checkers import (
     BIT_OF_SQUARE,
     BLACK,
+    DRAW_PLIES,
     WHITE,
     Checkers,
     CheckersMove,
@@ -322,6 +324,34 @@ def test_known_positions(db3: Database) -> None:
     assert two_kings is not None and two_kings.value == "win"
     lone = db3.probe(_parse("B:WK18,K19:BK1"))
     assert lone is not None and lone.value == "loss"
+
+
+def test_engine_scores_leave_a_win_the_80_ply_rule_may_cancel_to_the_search(
+    db3: Database,
+) -> None:
+    # Two kings against one: a win in d plies. Late in a capture-free run it may be a draw
+    # under the rules, so the engine is given no exact score once quiet + d passes 80.
+    start = _parse("W:WK18,K19:BK1")
+    entry = db3.probe(start)
+    assert entry is not None and entry.value == "win" and entry.plies is not None
+    assert db3.engine_score(start) == WIN - entry.plies
+
+    def late(quiet: int) -> CheckersState:
+        return CheckersState(
+            start.game, start.black, start.white, start.kings, start.turn, quiet, None
+        )
+
+    assert db3.engine_score(late(DRAW_PLIES - entry.plies)) == WIN - entry.plies
+    assert db3.engine_score(late(DRAW_PLIES - entry.plies + 1)) is None
+    # A draw stays exact whatever the counter: the rule can only make draws.
+    drawn = _parse("W:WK18:BK1")
+    assert db3.engine_score(drawn) == 0.0
+    assert (
+        db3.engine_score(
+            CheckersState(drawn.game, drawn.black, drawn.white, drawn.kings, drawn.turn, 70, None)
+        )
+        == 0.0
+    )
 
 
 # -- the store -------------------------------------------------------------------------------
