@@ -134,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--regenerate", action="store_true", help="replay the games")
     parser.add_argument("--loss", choices=LOSSES, default="log")
     parser.add_argument("--ridge", type=float, default=0.0)
+    parser.add_argument(
+        "--fixed",
+        default="",
+        help="comma-separated features whose weights stay as they are (e.g. endgame_approach)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.games_per_opening < 1:
@@ -149,7 +154,17 @@ def main(argv: list[str] | None = None) -> int:
     held = data["games"] % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
     names = ck.FEATURE_NAMES
     initial = [float(ck.WEIGHTS_V1[n]) for n in names]
-    fit = tune(x[~held], y[~held], names, initial, kind=args.loss, ridge=args.ridge, anchor="men")
+    fixed = tuple(f for f in args.fixed.split(",") if f)
+    fit = tune(
+        x[~held],
+        y[~held],
+        names,
+        initial,
+        kind=args.loss,
+        ridge=args.ridge,
+        anchor="men",
+        fixed=fixed,
+    )
     rounded = fit.rounded()
     w_round = np.array([rounded[n] for n in names], dtype=np.float64)
     report: dict[str, Any] = {
@@ -159,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         "games": int(data["games"].max()) + 1,
         "loss": args.loss,
         "ridge": args.ridge,
+        "fixed": list(fixed),
         "scale_before": fit.initial_scale,
         "scale_after": fit.scale,
         "train": {"before": fit.loss_before, "after": fit.loss_after},
@@ -182,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{report['games']} self-play games, {report['positions']['train']:,} training and "
         f"{report['positions']['held_out']:,} held-out quiet positions ({path})"
     )
-    print(f"loss: mean {args.loss} loss, ridge {args.ridge}")
+    print(f"loss: mean {args.loss} loss, ridge {args.ridge}, fixed: {', '.join(fixed) or 'none'}")
     print(
         f"scale K: {fit.initial_scale:.6f} per hundredth of a man for the old weights, "
         f"{fit.scale:.6f} for the fitted ones"

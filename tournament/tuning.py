@@ -190,8 +190,11 @@ def fit_weights(
     initial: Array,
     kind: Loss = "log",
     ridge: float = 0.0,
+    free: Sequence[bool] | None = None,
 ) -> tuple[Array, int]:
     """Return (weights, Newton steps) minimising loss + ridge * |K (w - initial)|^2 at scale K.
+
+    `free[i]` False keeps weight i at its starting value (all free by default).
 
     Newton's method for the log loss (its exact Hessian; the problem is convex) and
     Gauss-Newton for the squared error, each step solved by least squares (a feature constant
@@ -205,6 +208,9 @@ def fit_weights(
         raise TuningError(f"the scale K must be positive and finite, not {scale}")
     if ridge < 0 or not np.isfinite(ridge):
         raise TuningError(f"the ridge penalty must be >= 0, not {ridge}")
+    mask = np.ones(x.shape[1], dtype=bool) if free is None else np.asarray(free, dtype=bool)
+    if mask.shape != w0.shape:
+        raise TuningError(f"{x.shape[1]} features but {mask.shape[0]} free flags")
     # Work in b = K w (log-odds per unit of feature): better conditioned.
     b = w0 * scale
     b0 = b.copy()
@@ -219,7 +225,9 @@ def fit_weights(
         g_z, h_z = _derivatives(x @ b, y, kind)
         grad = x.T @ g_z / n + 2.0 * ridge * (b - b0)
         hess = (x * h_z[:, None]).T @ x / n + 2.0 * ridge * np.eye(x.shape[1])
-        step = -np.linalg.lstsq(hess, grad, rcond=None)[0]
+        step = np.zeros_like(b)
+        sub = np.ix_(mask, mask)
+        step[mask] = -np.linalg.lstsq(hess[sub], grad[mask], rcond=None)[0]
         improved = False
         for _ in range(40):
             candidate = objective(b + step)
@@ -247,11 +255,14 @@ def tune(
     kind: Loss = "log",
     ridge: float = 0.0,
     anchor: str | None = None,
+    fixed: Sequence[str] = (),
 ) -> TexelFit:
     """Fit K for the `initial` weights, then the weights at that K; see the module docstring.
 
     `anchor` names the weight kept at its starting value by rescaling (the unit of the scale;
-    None: no rescaling). Raises TuningError for bad data or options.
+    None: no rescaling). `fixed` names weights kept exactly at their starting values
+    (features that are plans rather than predictions, say); the anchor is then held too, and
+    K and the free weights are refitted in turn. Raises TuningError for bad data or options.
     """
     x, y = _check(features, results)
     if kind not in LOSSES:
@@ -263,17 +274,23 @@ def tune(
     w0 = np.asarray(initial, dtype=np.float64)
     k0 = fit_scale(x, y, w0, kind)
     before = _loss(k0 * (x @ w0), y, kind)
-    w, steps = fit_weights(x, y, k0, w0, kind, ridge)
-    k = k0
-    if anchor is not None:
-        if anchor not in names:
-            raise TuningError(f"anchor {anchor!r} is not a feature ({', '.join(names)})")
-        i = list(names).index(anchor)
-        if w[i] == 0 or w0[i] == 0 or np.sign(w[i]) != np.sign(w0[i]):
-            raise TuningError(f"the fitted weight of {anchor!r} changed sign: cannot rescale")
-        factor = w0[i] / w[i]
-        w = w * factor
-        k = k0 / factor
+    unknown = [name for name in fixed if name not in names]
+    if unknown:
+        raise TuningError(f"fixed weights {unknown} are not features ({', '.join(names)})")
+    if anchor is not None and anchor not in names:
+        raise TuningError(f"anchor {anchor!r} is not a feature ({', '.join(names)})")
+    if fixed:
+        w, k, steps = _alternate(x, y, list(names), w0, k0, kind, ridge, anchor, fixed)
+    else:
+        w, steps = fit_weights(x, y, k0, w0, kind, ridge)
+        k = k0
+        if anchor is not None:
+            i = list(names).index(anchor)
+            if w[i] == 0 or w0[i] == 0 or np.sign(w[i]) != np.sign(w0[i]):
+                raise TuningError(f"the fitted weight of {anchor!r} changed sign: cannot rescale")
+            factor = w0[i] / w[i]
+            w = w * factor
+            k = k0 / factor
     after = _loss(k * (x @ w), y, kind)
     return TexelFit(
         names=tuple(names),
@@ -287,3 +304,34 @@ def tune(
         positions=int(x.shape[0]),
         iterations=steps,
     )
+
+
+def _alternate(
+    x: Array,
+    y: Array,
+    names: list[str],
+    w0: Array,
+    k0: float,
+    kind: Loss,
+    ridge: float,
+    anchor: str | None,
+    fixed: Sequence[str],
+) -> tuple[Array, float, int]:
+    """Fit with weights held exactly: the `fixed` ones and the anchor stay at their starting
+    values, and K and the free weights are refitted in turn until the loss stops falling.
+    Return (weights, K, Newton steps in all)."""
+    held = set(fixed) | ({anchor} if anchor is not None else set())
+    free = [name not in held for name in names]
+    w, k = w0.copy(), k0
+    current = _loss(k * (x @ w), y, kind)
+    steps = 0
+    for _ in range(MAX_ITERATIONS):
+        w, taken = fit_weights(x, y, k, w, kind, ridge, free)
+        steps += taken
+        if anchor is not None:
+            k = fit_scale(x, y, w, kind, start=k)
+        value = _loss(k * (x @ w), y, kind)
+        if current - value <= 1e-9 * max(1.0, abs(value)):
+            break
+        current = value
+    return w, k, steps

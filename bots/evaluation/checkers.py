@@ -467,6 +467,32 @@ WEIGHTS_V1: Final[Mapping[str, int]] = MappingProxyType(
 """The hand-set weights (the constants above, argued one by one): evaluation positional_v1."""
 
 
+WEIGHTS_TUNED: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        "men": 100,
+        "kings": 123,
+        "advancement": 8,
+        "back_rank": 53,
+        "centre": CENTRE,
+        "mobility": MOBILITY,
+        "trapped_kings": -50,
+        "endgame_approach": APPROACH,
+        "endgame_refuge": REFUGE,
+    }
+)
+"""Texel-tuned weights (`python bench/texel.py --fixed
+endgame_approach,endgame_refuge,centre,mobility`, seed 17: 624 self-play games of
+alphabeta:depth=3..5 with positional_v1 from the 156 ACF openings, 64,036 quiet positions
+labelled by result; mean log loss 0.5907 -> 0.5796 on them, 0.6075 -> 0.6005 on 14,912
+held-out positions), rounded, a man kept at 100. Four weights stay hand-set: the two endgame
+terms are plans (how to convert), not predictions, and centre and mobility also steer the
+kings of an ending; fitted freely (mostly on middlegame positions) they turn against the
+attacker (centre -18, mobility -1, approach -1) and two kings no longer beat one
+(tests/bots/test_play.py). The data value a king at about 1.25 men, and the back-rank guard,
+advancement and a trapped king more than the hand-set guesses. Used by the default
+`positional` evaluation; docs/BOTS.md has the Elo against positional_v1."""
+
+
 def positional_features(weights: Mapping[str, int]) -> tuple[Feature, ...]:
     """Return the positional features with the weights of `weights` (a weight table)."""
     positional_function(weights)  # checks the table names every feature
@@ -504,8 +530,9 @@ POSITIONAL_V1 = positional_evaluation(
 )
 POSITIONAL = positional_evaluation(
     "positional",
-    WEIGHTS_V1,
-    "material plus advancement, back-rank guard, centre, mobility, trapped kings and endgame "
+    WEIGHTS_TUNED,
+    "the features of positional_v1 with weights tuned on self-play games (Texel's method): "
+    "material, advancement, back-rank guard, centre, mobility, trapped kings and endgame "
     "king activity, in hundredths of a man",
 )
 

@@ -89,6 +89,20 @@ def test_ridge_pulls_toward_the_start_and_unseen_features_keep_their_weight() ->
     assert abs(held[1] - 200.0) < abs(free[1] - 200.0)
 
 
+def test_fixed_weights_keep_their_start_and_the_rest_still_fit() -> None:
+    x = _features(4000, seed=11)
+    y = _expected_results(x)
+    fit = tune(x, y, NAMES, [100.0, 200.0, 3.0, -40.0], anchor="men", fixed=("rare",))
+    # Fixed and anchor weights stay exactly; K and the others are refitted to the truth.
+    assert fit.weights[0] == 100.0
+    assert fit.weights[3] == -40.0
+    assert fit.weights[1:3] == pytest.approx((230.0, 7.0), rel=1e-4)
+    assert fit.scale == pytest.approx(TRUE_SCALE, rel=1e-3)
+    assert fit.loss_after < fit.loss_before
+    with pytest.raises(TuningError, match=r"fixed weights \['pawn'\] are not features"):
+        tune(x, y, NAMES, [100.0, 200.0, 3.0, -40.0], fixed=("pawn",))
+
+
 def test_deterministic() -> None:
     x = _features(1500, seed=8)
     y = (np.random.default_rng(9).random(1500) < _expected_results(x)).astype(np.float64)
