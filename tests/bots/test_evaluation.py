@@ -102,7 +102,7 @@ def _assert_fast_equals_weighted(evaluation: Evaluation, states: Any) -> int:
 # -- checkers ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["material", "positional", "positional_v1"])
+@pytest.mark.parametrize("name", ["material", "positional", "positional_v1", "positional_tuned"])
 def test_checkers_fast_equals_weighted_sum(name: str) -> None:
     evaluation = checkers_eval.KNOWLEDGE.evaluation(name)
     assert _assert_fast_equals_weighted(evaluation, _checkers_sample()) > 3000
@@ -117,7 +117,7 @@ def test_checkers_sample_exercises_every_feature() -> None:
     assert all(count >= 20 for count in seen.values()), seen
 
 
-@pytest.mark.parametrize("name", ["material", "positional", "positional_v1"])
+@pytest.mark.parametrize("name", ["material", "positional", "positional_v1", "positional_tuned"])
 def test_checkers_rotation_with_colours_swapped(name: str) -> None:
     evaluation = checkers_eval.KNOWLEDGE.evaluation(name)
     for state in _checkers_sample()[::3]:
@@ -534,10 +534,12 @@ def test_knowledge_for_unknown_game_lists_the_games(name: str) -> None:
 
 def test_evaluation_names() -> None:
     assert {name: sorted(k.evaluations) for name, k in KNOWLEDGE.items()} == {
-        "checkers": ["material", "positional", "positional_v1"],
+        "checkers": ["material", "positional", "positional_v1", "positional_tuned"],
         "connect4": ["lines"],
         "nim": ["nimsum"],
         "tictactoe": ["lines"],
     }
-    with pytest.raises(ValueError, match="evaluations: material, positional, positional_v1"):
+    with pytest.raises(
+        ValueError, match="evaluations: material, positional, positional_tuned, positional_v1"
+    ):
         KNOWLEDGE["checkers"].evaluation("mobility")
