@@ -49,7 +49,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 from bots.result import SearchResult, SearchStats  # noqa: E402
-from bots.spec import Bot, create_bot  # noqa: E402
+from bots.spec import Bot, BotSpecError, create_bot  # noqa: E402
 from games import Game, State, get_game  # noqa: E402
 from tournament.journal import Journal  # noqa: E402
 from tournament.openings import Opening, deck, default_openings, select_openings  # noqa: E402
@@ -375,7 +375,10 @@ def main(argv: list[str] | None = None) -> int:
         arena = f"{limit_text},eval={args.a}"
         opponents = [f"{limit_text},eval={args.b}"]
         for spec in (arena, *opponents):
-            create_bot(spec, game)  # a bad evaluation name fails here, before any game
+            try:
+                create_bot(spec, game)  # a bad evaluation name fails here, before any game
+            except BotSpecError as exc:
+                parser.error(str(exc))
         factory = peer_factory(1.0, args.seed)
         title = f"{arena} against {opponents[0]}, {game.name}"
     identity = {
