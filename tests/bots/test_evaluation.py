@@ -102,7 +102,7 @@ def _assert_fast_equals_weighted(evaluation: Evaluation, states: Any) -> int:
 # -- checkers ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["material", "positional"])
+@pytest.mark.parametrize("name", ["material", "positional", "positional_v1", "positional_tuned"])
 def test_checkers_fast_equals_weighted_sum(name: str) -> None:
     evaluation = checkers_eval.KNOWLEDGE.evaluation(name)
     assert _assert_fast_equals_weighted(evaluation, _checkers_sample()) > 3000
@@ -117,7 +117,7 @@ def test_checkers_sample_exercises_every_feature() -> None:
     assert all(count >= 20 for count in seen.values()), seen
 
 
-@pytest.mark.parametrize("name", ["material", "positional"])
+@pytest.mark.parametrize("name", ["material", "positional", "positional_v1", "positional_tuned"])
 def test_checkers_rotation_with_colours_swapped(name: str) -> None:
     evaluation = checkers_eval.KNOWLEDGE.evaluation(name)
     for state in _checkers_sample()[::3]:
@@ -201,9 +201,38 @@ def test_checkers_positional_features_by_hand(
     fen: str, features: dict[str, int], value: int
 ) -> None:
     state = CHECKERS.parse_position(fen)
-    explained = checkers_eval.POSITIONAL.explain(state)
+    explained = checkers_eval.POSITIONAL_V1.explain(state)
     assert {name: v for name, (v, _) in explained.items() if v} == features
-    assert checkers_eval.POSITIONAL(state) == value
+    assert checkers_eval.POSITIONAL_V1(state) == value
+    # Any weight table gives the weighted sum of the same features.
+    tuned = checkers_eval.POSITIONAL
+    assert tuned(state) == sum(v * tuned.explain(state)[name][1] for name, v in features.items())
+
+
+def test_checkers_weight_tables() -> None:
+    # The factory builds an evaluation from any complete table; the fast function equals the
+    # weighted sum under it, and a table missing or adding a feature is refused by name.
+    weights = {name: 3 * i - 7 for i, name in enumerate(checkers_eval.FEATURE_NAMES)}
+    evaluation = checkers_eval.positional_evaluation("odd", weights, "test weights")
+    assert [f.weight for f in evaluation.features] == list(weights.values())
+    assert _assert_fast_equals_weighted(evaluation, _checkers_sample()[::4]) > 500
+    assert dict(checkers_eval.WEIGHTS_V1) == {
+        "men": 100,
+        "kings": 200,
+        "advancement": 3,
+        "back_rank": 8,
+        "centre": 4,
+        "mobility": 2,
+        "trapped_kings": -30,
+        "endgame_approach": 3,
+        "endgame_refuge": 12,
+    }
+    with pytest.raises(ValueError, match="missing: centre; unknown: none"):
+        checkers_eval.positional_evaluation(
+            "bad", {k: v for k, v in weights.items() if k != "centre"}, ""
+        )
+    with pytest.raises(ValueError, match="missing: none; unknown: tempo"):
+        checkers_eval.positional_evaluation("bad", {**weights, "tempo": 1}, "")
 
 
 def test_checkers_move_order_captures_most_pieces_first() -> None:
@@ -505,10 +534,13 @@ def test_knowledge_for_unknown_game_lists_the_games(name: str) -> None:
 
 def test_evaluation_names() -> None:
     assert {name: sorted(k.evaluations) for name, k in KNOWLEDGE.items()} == {
-        "checkers": ["endings", "material", "positional"],
+        "checkers": ["endings", "material", "positional", "positional_tuned", "positional_v1"],
         "connect4": ["lines"],
         "nim": ["nimsum"],
         "tictactoe": ["lines"],
     }
-    with pytest.raises(ValueError, match="evaluations: endings, material, positional"):
+    with pytest.raises(
+        ValueError,
+        match="evaluations: endings, material, positional, positional_tuned, positional_v1",
+    ):
         KNOWLEDGE["checkers"].evaluation("mobility")
