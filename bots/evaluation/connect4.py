@@ -357,10 +357,62 @@ def _above(cells: int) -> int:
     return filled
 
 
+def settle(state: ConnectFourState) -> tuple[ConnectFourState, int]:
+    """Return the position after the forced blocks, and +1 or -1: whose view it is scored from.
+
+    The threat-space extension of "threats", reference version: while the side to move has no
+    win of its own on a playable cell and the opponent has exactly one, the block is forced, so
+    it is played. The sign is +1 when the settled position has the same side to move as
+    `state` (an even number of blocks), else -1.
+    """
+    sign = 1
+    while state.legal_moves():
+        mine, theirs = _sides(state)
+        playable = _playable_cells(state)
+        if playable & set(_threat_cells(state, mine)):
+            break
+        forced = playable & set(_threat_cells(state, theirs))
+        if len(forced) != 1:
+            break
+        ((col, _),) = forced
+        state = state.apply_unchecked(col)
+        sign = -sign
+    return state, sign
+
+
+def _after_forced_blocks(measure: Callable[[ConnectFourState], int]) -> StateFunction:
+    """Return `measure` taken on the settled position, from the side to move of the original."""
+
+    def settled(state: ConnectFourState) -> int:
+        final, sign = settle(state)
+        return sign * measure(final)
+
+    settled.__doc__ = f"{measure.__name__}, after the forced blocks (see settle)."
+    return _for_connect4(settled)
+
+
 def _threats_fast(state: ConnectFourState) -> int:
     """Return the "threats" evaluation's weighted sum, computed on the bitboards."""
     mine = state.current
     mask = state.mask
+    ply = state.ply
+    sign = 1
+    # The forced blocks (see settle), on the bitboards.
+    while True:
+        theirs = mine ^ mask
+        empty = BOARD ^ mask
+        playable = (mask + BOTTOM) & BOARD
+        if not playable or has_four(theirs) or threat_mask(mine, empty) & playable:
+            break
+        forced = threat_mask(theirs, empty) & playable
+        if not forced or forced & (forced - 1):
+            break
+        mine, mask, ply, sign = theirs, mask | forced, ply + 1, -sign
+    return sign * _threats_bits(mine, mask, ply)
+
+
+def _threats_bits(mine: int, mask: int, ply: int) -> int:
+    """Return the static "threats" sum for the side to move holding `mine`, `ply` plies in."""
     theirs = mine ^ mask
     empty = BOARD ^ mask
     playable = (mask + BOTTOM) & BOARD
@@ -375,7 +427,7 @@ def _threats_fast(state: ConnectFourState) -> int:
     their_lasting = their_threats & ~playable
     my_live = my_lasting & ~_above(their_lasting)
     their_live = their_lasting & ~_above(my_lasting)
-    me = state.ply & 1
+    me = ply & 1
     my_good = my_live & GOOD_ROWS[me]
     their_good = their_live & GOOD_ROWS[1 - me]
     first_good, second_good = (my_good, their_good) if me == 0 else (their_good, my_good)
@@ -398,42 +450,48 @@ def _threats_fast(state: ConnectFourState) -> int:
 THREATS = Evaluation(
     "threats",
     (
-        Feature("singles", SINGLE, _for_connect4(singles), "open windows with one of my stones"),
-        Feature("doubles", DOUBLE, _for_connect4(doubles), "open windows with two of my stones"),
-        Feature("triples", TRIPLE, _for_connect4(triples), "open windows with three of my stones"),
+        Feature(
+            "singles", SINGLE, _after_forced_blocks(singles), "open windows with one of my stones"
+        ),
+        Feature(
+            "doubles", DOUBLE, _after_forced_blocks(doubles), "open windows with two of my stones"
+        ),
+        Feature(
+            "triples", TRIPLE, _after_forced_blocks(triples), "open windows with three of my stones"
+        ),
         Feature(
             "immediate",
             IMMEDIATE,
-            _for_connect4(immediate),
+            _after_forced_blocks(immediate),
             "+1: I win next move; -1: I cannot stop their win next move",
         ),
         Feature(
             "zugzwang",
             ZUGZWANG,
-            _for_connect4(zugzwang),
+            _after_forced_blocks(zugzwang),
             "odd/even rule: first player's live odd threat, else second's live even threat",
         ),
         Feature(
             "stacked",
             STACKED,
-            _for_connect4(stacked),
+            _after_forced_blocks(stacked),
             "my live threats with another of mine right above",
         ),
         Feature(
             "live_threats",
             LIVE_THREAT,
-            _for_connect4(live_threats),
+            _after_forced_blocks(live_threats),
             "my threats not playable now and not above one of theirs",
         ),
         Feature(
             "good_live_threats",
             GOOD_LIVE_THREAT,
-            _for_connect4(good_live_threats),
+            _after_forced_blocks(good_live_threats),
             "my live threats on my parity rows (odd for the first player, even for the second)",
         ),
     ),
-    "Allis-style threat analysis: playable threats for the side to move, dead threats, the "
-    "odd/even rule, stacked threats, plus the open windows of 'lines'",
+    "Allis-style threat analysis after the forced blocks: playable threats for the side to "
+    "move, dead threats, the odd/even rule, stacked threats, plus the open windows of 'lines'",
     fast=_for_connect4(_threats_fast),
 )
 

@@ -161,16 +161,21 @@ def _pons(name: str, limit: int) -> list[tuple[ConnectFourState, int]]:
     return rows
 
 
-@pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2"])
-def test_sign_agrees_with_exact_scores_more_often_than_lines(name: str) -> None:
-    rows = _pons(name, 300)
-
-    def agreements(evaluation: c4.Evaluation) -> int:
-        return sum(1 for state, score in rows if evaluation(state) * score > 0)
-
-    threats, lines = agreements(c4.THREATS), agreements(c4.LINES)
-    assert threats > lines, (threats, lines)
-    assert threats > 0.6 * len(rows)
+def test_sign_agrees_with_exact_scores_more_often_than_lines() -> None:
+    # Pons' end-game and middle-game sets (decided positions only): how often the evaluation's
+    # sign is the exact score's. Measured: 493/568, 775/988, 544/830 against lines' 393, 750,
+    # 522. (On the opening set Test_L1_R1 lines agrees more often: 795/1000 against 757.)
+    counts = {"threats": 0, "lines": 0}
+    total = 0
+    for name in ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2"):
+        rows = _pons(name, 1000)
+        total += len(rows)
+        for evaluation in (c4.THREATS, c4.LINES):
+            counts[evaluation.name] += sum(
+                1 for state, score in rows if evaluation(state) * score > 0
+            )
+    assert counts["threats"] > counts["lines"] + 0.05 * total, counts
+    assert counts["threats"] > 0.75 * total, counts
 
 
 def _ladder_module() -> ModuleType:
@@ -220,3 +225,17 @@ def test_ladder_verdict() -> None:
     }
     not_monotone = [make(2, 30, -80, -20), make(3, 75, -30, 30), make(4, 70, 10, 80)]
     assert not ladder.verdict(not_monotone)["monotone"]
+
+
+def test_settle_plays_the_forced_blocks_only() -> None:
+    # O must block X's three up column 1; then nothing is forced.
+    state = CONNECT4.parse_position("12121")
+    final, sign = c4.settle(state)
+    assert (final.history, sign) == ("121211", -1)
+    # X to move with its own win on the board: nothing is played.
+    assert c4.settle(CONNECT4.parse_position("121212")) == (
+        CONNECT4.parse_position("121212"),
+        1,
+    )
+    # Two playable threats cannot both be blocked: nothing is played either.
+    assert c4.settle(CONNECT4.parse_position("22334"))[1] == 1

@@ -506,7 +506,7 @@ def test_knowledge_for_unknown_game_lists_the_games(name: str) -> None:
 def test_evaluation_names() -> None:
     assert {name: sorted(k.evaluations) for name, k in KNOWLEDGE.items()} == {
         "checkers": ["material", "positional"],
-        "connect4": ["lines"],
+        "connect4": ["lines", "threats"],
         "nim": ["nimsum"],
         "tictactoe": ["lines"],
     }
