@@ -111,6 +111,11 @@ def table(
     return entrants, fit
 
 
+def head_to_head(records: list[GameRecord], a: str, b: str) -> float:
+    """Return `a`'s points in its games against `b`."""
+    return sum(r.score_of(a) for r in records if {r.first, r.second} == {a, b})
+
+
 def verdict(entrants: list[Entrant]) -> dict[str, Any]:
     """Return the two checks: points monotone in depth, depth 2 and 4 intervals separated."""
     ladder = [e for e in entrants if e.depth is not None]
@@ -218,6 +223,10 @@ def main(argv: list[str] | None = None) -> int:
             for e in entrants
         ],
         "los_next_depth": {k: round(v, 4) for k, v in los.items()},
+        "head_to_head": {
+            a.spec: {b.spec: head_to_head(records, a.spec, b.spec) for b in entrants if b != a}
+            for a in entrants
+        },
         "first_move_advantage": round(fit.first_move_advantage, 1),
         "draw_rate": round(sum(r.result == 0.5 for r in records) / len(records), 3),
         "checks": checks,
@@ -235,6 +244,17 @@ def main(argv: list[str] | None = None) -> int:
             f"  {e.spec:<34} {e.games:>6} {e.points:>7g} {e.per_100:>6.1f} {e.elo:>7.0f}  "
             f"[{e.lower:.0f}, {e.upper:.0f}]"
         )
+    short = [str(e.depth) if e.depth is not None else f"x{i}" for i, e in enumerate(entrants)]
+    print("  points of the row's entrant against the column's:")
+    print("        " + "".join(f"{name:>7}" for name in short))
+    for e, name in zip(entrants, short, strict=True):
+        cells = [
+            "      -"
+            if other.spec == e.spec
+            else f"{head_to_head(records, e.spec, other.spec):>7g}"
+            for other in entrants
+        ]
+        print(f"  {name:>6}" + "".join(cells))
     print(
         "  LOS of each depth over the one below: "
         + ", ".join(f"{k} {v:.3f}" for k, v in los.items())
