@@ -535,7 +535,7 @@ def test_knowledge_for_unknown_game_lists_the_games(name: str) -> None:
 def test_evaluation_names() -> None:
     assert {name: sorted(k.evaluations) for name, k in KNOWLEDGE.items()} == {
         "checkers": ["endings", "material", "positional", "positional_tuned", "positional_v1"],
-        "connect4": ["lines"],
+        "connect4": ["lines", "threats"],
         "nim": ["nimsum"],
         "tictactoe": ["lines"],
     }
