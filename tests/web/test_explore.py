@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from bots.knowledge import knowledge_for
 from bots.trace import Trace, trace
 from bots.tracedraw import format_value, node_value
 from games.registry import get_game
@@ -276,7 +277,9 @@ def test_the_engine_with_a_chosen_evaluation_and_its_switches(page: Page) -> Non
     page.select_option("#explore-game", "checkers")
     expect(page.locator("#explore-turn")).to_contain_text("black to move")
     values = offered.evaluate_all("o => o.map(e => e.value)")
-    assert values == ["", "material", "positional"]
+    # The game default first (""), then every evaluation Arena has for checkers.
+    assert values == ["", *sorted(knowledge_for("checkers").evaluations)]
+    assert "material" in values
     page.select_option("#explore-search", "engine")
     expect(page.locator("#explore-alpha")).to_be_disabled()
     page.select_option("#explore-eval", "material")

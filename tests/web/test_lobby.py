@@ -141,7 +141,7 @@ def test_the_lobby_is_usable_by_keyboard(page: Page, api: httpx.Client) -> None:
         page.keyboard.press("Tab")
         reached.append(page.evaluate("() => document.activeElement.getAttribute('href')"))
     assert reached[0] == "#main", "the first Tab reaches the skip link"
-    assert reached[1:6] == ["/", "/", "/tournaments", "/grader", "/courses"]
+    assert reached[1:7] == ["/", "/", "/tournaments", "/grader", "/explore", "/courses"]
     assert f"/matches/{match_id}" in reached
     # The focused link is visibly outlined, and Enter follows it.
     page.keyboard.press("Shift+Tab")
