@@ -1,7 +1,7 @@
 """Checkers endings: does the engine convert three kings against two within the 80-ply rule?
 
     python bench/endings.py [--placements 24] [--nodes 3000] [--evals positional,endings]
-                            [--defenders engine,greedy,random] [--seed 17] [--json]
+                            [--defenders engine,greedy,random] [--seed 17] [--egdb] [--json]
 
 From every placement of a fixed sample (random squares from `--seed`, the side ahead Black in
 half of them and White in the other half, the side to move alternating, no capture pending),
@@ -18,6 +18,9 @@ within 80 plies of the last. Reported per evaluation and defender: wins, draws, 
 plies the wins took (median and maximum) and the longest capture-free stretch in them (how
 close the win came to the 80-ply draw). Goal: every placement won, well within the rule.
 `--evals` compares the old evaluation (`positional`) with the ending-aware one (`endings`).
+`--egdb` adds `egdb=on` to the engine's spec (attacker, and the engine defender: then both sides
+play perfectly from the endgame database, which must hold 5 pieces: `arena egdb build --pieces 5`,
+found through ARENA_EGDB_DIR or the default directory).
 """
 
 from __future__ import annotations
@@ -102,10 +105,11 @@ def run(
     states: list[CheckersState],
     nodes: int,
     seed: int,
+    egdb: bool = False,
 ) -> dict[str, Any]:
     """Play every placement with `evaluation` against one defender; return the tally."""
     game = get_game("checkers")
-    engine_spec = f"id:time=0,nodes={nodes},eval={evaluation}"
+    engine_spec = f"id:time=0,nodes={nodes},eval={evaluation}" + (",egdb=on" if egdb else "")
     defender_spec = {
         "engine": engine_spec,
         "greedy": f"greedy:seed={seed}",
@@ -150,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evals", default="positional,endings")
     parser.add_argument("--defenders", default="engine,greedy,random")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--egdb", action="store_true", help="the engine probes the database")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not 1 <= args.placements <= 1000 or not 1 <= args.nodes <= 10**7:
@@ -158,11 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for evaluation in args.evals.split(","):
         for defender in args.defenders.split(","):
-            row = run(evaluation, defender, states, args.nodes, args.seed)
+            row = run(evaluation, defender, states, args.nodes, args.seed, args.egdb)
             rows.append(row)
             if not args.json:
+                label = evaluation + ("+egdb" if args.egdb else "")
                 print(
-                    f"{evaluation:>10} vs {defender:<7} won {row['win']:>2}/{row['games']} "
+                    f"{label:>10} vs {defender:<7} won {row['win']:>2}/{row['games']} "
                     f"draw {row['draw']:>2} loss {row['loss']} "
                     f"plies median {row['median_plies']} max {row['max_plies']}, "
                     f"capture-free stretch median {row['median_stretch']} "
