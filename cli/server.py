@@ -96,6 +96,7 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
             f"Arena on {base} (API docs at {base}/docs), database {settings.database_url}",
             f"Open {base}/ in a browser to play a house bot, watch matches and tournaments, "
             "and grade an assignment.",
+            f"Step through a search node by node, drawn as the lectures draw it: {base}/explore",
             f"House bots: {', '.join(settings.house_bots) or 'none'} (any bot spec works).",
             "Or play checkers over REST: paste these lines into another terminal.",
             f'  BASE={base} NAME=you-$RANDOM READ="{READ_FIELD}"',

@@ -68,3 +68,15 @@ def test_the_banner_names_arena_as_the_user_can_run_it(monkeypatch: pytest.Monke
     assert f'{expected} course create "My course" --server $BASE' in quick_start(Settings())
     monkeypatch.setenv("PATH", f"{exe.parent}:/usr/bin:/bin")
     assert arena_command() == "arena"
+
+
+def test_every_page_the_banner_names_is_served(live_server: RunningServer) -> None:
+    """The addresses the banner sends a newcomer to (the lobby, the API docs, the search
+    explorer) all answer with a page."""
+    banner = quick_start(Settings(), port=live_server.port)
+    urls = set(re.findall(rf"{re.escape(live_server.url)}/[\w/]*", banner))
+    assert f"{live_server.url}/explore" in urls
+    for url in urls:
+        response = httpx.get(url, headers={"Accept": "text/html"})  # as a browser asks
+        assert response.status_code == 200, url
+        assert response.headers["content-type"].startswith("text/html"), url
