@@ -2,14 +2,18 @@
 
 Under pytest-xdist (`make test` runs two workers) each worker gets its own PostgreSQL database,
 Redis database and sandbox uids, so tests that reset a schema, count rate-limit keys or bound
-a sandbox uid's processes never see another worker's.
+a sandbox uid's processes never see another worker's. The database and the uids are also apart
+from those of any other test run on the machine at the same time (a second `make test`): the
+database is named after the run and dropped when the worker ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -31,39 +35,71 @@ def shared_file(relative: str) -> Path:
 UID_BASE_STEP = 1000
 """Sandbox uids apart between xdist workers (a server's slots use base, base + 1, ...)."""
 
+UID_RUN_SLOTS = 50_000
+"""Runs are spread over this many uid ranges (each 16 workers of UID_BASE_STEP uids wide)."""
+
+STALE_DATABASE_S = 6 * 3600
+"""A run's worker database left by a run that was killed is dropped after this long."""
+
+_created_database: tuple[URL, str] | None = None
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Give this xdist worker its own databases and sandbox uids (nothing without xdist)."""
+    global _created_database
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if not worker:
         return
     index = int(re.sub(r"\D", "", worker) or 0)
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
     database = os.environ.get("ARENA_TEST_DATABASE_URL")
     if database:
-        os.environ["ARENA_TEST_DATABASE_URL"] = _worker_database(database, worker)
+        base = make_url(database)
+        name = f"{base.database or 'test'}_{int(time.time())}_{run[:8] or os.getpid()}_{worker}"
+        asyncio.run(_create_database(base, name))
+        _created_database = (base, name)
+        os.environ["ARENA_TEST_DATABASE_URL"] = base.set(database=name).render_as_string(
+            hide_password=False
+        )
     redis = os.environ.get("ARENA_TEST_REDIS_URL")
     if redis:
         os.environ["ARENA_TEST_REDIS_URL"] = _worker_redis(redis, index)
-    os.environ["ARENA_GRADER_UID_BASE"] = str(64000 + UID_BASE_STEP * (index + 2))
+    slot = int(hashlib.sha256(run.encode()).hexdigest(), 16) % UID_RUN_SLOTS if run else 0
+    os.environ["ARENA_GRADER_UID_BASE"] = str(100_000 + UID_BASE_STEP * (16 * slot + index))
 
 
-def _worker_database(url: str, worker: str) -> str:
-    """Return `url` naming the database `<name>_<worker>`, created when it does not exist."""
-    base = make_url(url)
-    name = f"{base.database or 'test'}_{worker}"
-    asyncio.run(_create_database(base, name))
-    return base.set(database=name).render_as_string(hide_password=False)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Drop the database this worker made for its run."""
+    if _created_database is not None:
+        base, name = _created_database
+        asyncio.run(_drop_databases(base, [name]))
 
 
 async def _create_database(url: URL, name: str) -> None:
+    """Create database `name`, first dropping worker databases of runs long gone."""
     engine = create_async_engine(url, isolation_level="AUTOCOMMIT")
     try:
         async with engine.connect() as connection:
-            found = await connection.scalar(
-                text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}
-            )
-            if not found:
-                await connection.execute(text(f'CREATE DATABASE "{name}"'))
+            names = (await connection.scalars(text("SELECT datname FROM pg_database"))).all()
+            stale = [
+                other
+                for other in names
+                if (found := re.fullmatch(rf"{re.escape(url.database or 'test')}_(\d+)_\w+", other))
+                and time.time() - int(found.group(1)) > STALE_DATABASE_S
+            ]
+            for other in stale:
+                await connection.execute(text(f'DROP DATABASE IF EXISTS "{other}" WITH (FORCE)'))
+            await connection.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        await engine.dispose()
+
+
+async def _drop_databases(url: URL, names: list[str]) -> None:
+    engine = create_async_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as connection:
+            for name in names:
+                await connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     finally:
         await engine.dispose()
 
