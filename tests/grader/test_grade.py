@@ -28,7 +28,7 @@ from grader.endgame_suite import Puzzle, load_puzzles, make_puzzle_suite, save_p
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report, report_body
 from grader.results import GradeReport, TestResult
-from grader.sandbox import MIB, UNSHARE, Limits
+from grader.sandbox import MIB, Limits, can_isolate
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "grader" / "reference" / "endgame_solver.py"
@@ -41,8 +41,8 @@ AGENTS = Path(__file__).parent / "agents"
 PYTHON = "/usr/bin/python3"
 
 sandboxed = pytest.mark.skipif(
-    os.geteuid() != 0 or not os.path.exists(UNSHARE) or not os.path.exists(PYTHON),
-    reason=f"the sandbox needs root, {UNSHARE} (util-linux) and {PYTHON}",
+    os.geteuid() != 0 or not can_isolate() or not os.path.exists(PYTHON),
+    reason=f"these tests need root (the sandbox uid), the sandbox and {PYTHON}",
 )
 
 SMALL = Limits(cpu_seconds=5, wall_seconds=2.0, memory_bytes=256 * MIB, output_bytes=64 * 1024)

@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import func, select
 
 import grader
-from grader.sandbox import UNSHARE
+from grader.sandbox import can_isolate
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.engine import create_engine, migrate, session_factory
@@ -41,8 +41,8 @@ PUZZLES = len(json.loads(PUBLIC_SUITE.read_text())["puzzles"])
 PYTHON = "/usr/bin/python3"
 
 sandboxed = pytest.mark.skipif(
-    os.geteuid() != 0 or not os.path.exists(UNSHARE) or not os.path.exists(PYTHON),
-    reason="the grader's sandbox needs root, util-linux unshare and /usr/bin/python3",
+    os.geteuid() != 0 or not can_isolate() or not os.path.exists(PYTHON),
+    reason="these tests need root (the sandbox uids), the sandbox and /usr/bin/python3",
 )
 
 # A checkers.py that reports its uid on stderr and fails each puzzle after `delay` seconds.
