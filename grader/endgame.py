@@ -25,7 +25,6 @@ A line that cannot be read (malformed board, garbage, empty file) scores 0 with 
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +47,15 @@ from grader.endgame_suite import Puzzle, PuzzleError
 from grader.errors import GradeError
 from grader.profiles import DEFAULT_PYTHON
 from grader.results import GradeReport, TestResult, Visibility
-from grader.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
+from grader.sandbox import (
+    MIB,
+    Isolation,
+    Limits,
+    SandboxResult,
+    Status,
+    new_workdir,
+    run_sandboxed,
+)
 
 PROGRAM: Final = "checkers.py"
 """The program an endgame submission must hold at its top level."""
@@ -315,7 +322,7 @@ def grade_endgame(
         raise GradeError("the puzzle suite is empty")
     report = GradeReport(profile="endgame")
     total = points * len(puzzles)
-    staging = Path(tempfile.mkdtemp(prefix="arena-submission-"))
+    staging = new_workdir()  # holds the puzzle's input: removed even if this process is killed
     try:
         problem = _stage(submission, staging)
         if problem is not None:

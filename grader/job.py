@@ -14,7 +14,10 @@ A `suite` file that does not exist yet is generated first, with a random seed, u
 file (so concurrent jobs make it once) and written 0600: the server's private suite.
 
 Exit status: 0 when the submission was graded (whatever its score); 1 when the grader itself
-failed, with results.json still written and saying so; 2 for a bad JOB_DIR or job.json.
+failed, with results.json still written and saying so; 2 for a bad JOB_DIR or job.json;
+143 when stopped by SIGTERM, after the running sandbox is killed and its working directory
+(holding the test's input) removed. A child killed outright leaves that directory behind:
+each child first removes those of children no longer alive (grader.sandbox.sweep_runs).
 """
 
 from __future__ import annotations
@@ -23,15 +26,17 @@ import fcntl
 import json
 import os
 import secrets
+import signal
 import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.results import GradeReport, TestResult
-from grader.sandbox import Isolation
+from grader.sandbox import Isolation, sweep_runs
 
 JOB_FILE = "job.json"
 SUBMISSION_DIR = "submission"
@@ -136,6 +141,8 @@ def main(argv: list[str]) -> int:
         print("usage: python -m grader.job JOB_DIR", file=sys.stderr)
         return 2
     job_dir = Path(argv[0])
+    signal.signal(signal.SIGTERM, _stop)
+    sweep_runs()
     try:
         job = read_job(job_dir)
     except JobError as error:
@@ -152,6 +159,12 @@ def main(argv: list[str]) -> int:
         write_results(job_dir, failure_report(job.profile, f"internal error ({error!r})"))
         return 1
     return 0
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    """Unwind on SIGTERM, so that every `finally` runs: the sandbox's removes its directory."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the clean-up
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

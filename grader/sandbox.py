@@ -364,6 +364,14 @@ def runs_dir() -> Path:
     return base
 
 
+def new_workdir() -> Path:
+    """Create a fresh directory (mode 0700) under `runs_dir()` for this process to stage files.
+
+    The caller removes it; if the process is killed first, `sweep_runs` removes it later.
+    """
+    return Path(tempfile.mkdtemp(prefix=_run_prefix(), dir=runs_dir()))
+
+
 def sweep_runs() -> int:
     """Remove the working directories whose process is gone (killed, crashed); return how many.
 
@@ -436,7 +444,7 @@ def run_sandboxed(
     for name in collect:
         _check_plain_name(name)
     support = sandbox_support() if can_isolate() else Support(Mode.NONE, "")
-    staging = Path(tempfile.mkdtemp(prefix=_run_prefix(), dir=runs_dir()))
+    staging = new_workdir()
     try:
         _populate(staging, files)
         return _run(argv, staging, limits, isolation, stdin, collect, support)
