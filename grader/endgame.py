@@ -47,15 +47,8 @@ from grader.endgame_suite import Puzzle, PuzzleError
 from grader.errors import GradeError
 from grader.profiles import DEFAULT_PYTHON
 from grader.results import GradeReport, TestResult, Visibility
-from grader.sandbox import (
-    MIB,
-    Isolation,
-    Limits,
-    SandboxResult,
-    Status,
-    new_workdir,
-    run_sandboxed,
-)
+from grader.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
+from grader.workdirs import new_workdir
 
 PROGRAM: Final = "checkers.py"
 """The program an endgame submission must hold at its top level."""

@@ -36,7 +36,8 @@ from typing import Any
 
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.results import GradeReport, TestResult
-from grader.sandbox import Isolation, sweep_runs
+from grader.sandbox import Isolation
+from grader.workdirs import sweep_runs
 
 JOB_FILE = "job.json"
 SUBMISSION_DIR = "submission"

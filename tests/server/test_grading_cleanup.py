@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import can_isolate, new_workdir, runs_dir, sandbox_support
+from grader.sandbox import can_isolate, sandbox_support
+from grader.workdirs import new_workdir, runs_dir
 from server.db.engine import create_engine, migrate, session_factory
 from server.grading import GradingService
 from server.settings import Settings
