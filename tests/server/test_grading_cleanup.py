@@ -160,3 +160,23 @@ async def test_directories_of_a_killed_grading_are_removed_at_the_next_start(
         await engine.dispose()
 
     assert working_dirs(temp_dir) == [live]  # the killed grading's are gone
+
+
+def test_a_runs_directory_is_removed_after_it_ends_well_or_badly(
+    temp_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from grader import sandbox
+    from grader.sandbox import run_sandboxed
+
+    result = run_sandboxed([PYTHON, "-c", "pass"], files={"input.txt": b"private board"})
+    assert result.is_ok, result.reason
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the grader's own bug")
+
+    monkeypatch.setattr(sandbox, "_run", fail)
+    with pytest.raises(RuntimeError):
+        run_sandboxed([PYTHON, "-c", "pass"], files={"input.txt": b"private board"})
+
+    assert working_dirs(temp_dir) == []
+    assert runs_dir().parent == temp_dir  # the one place, in the temporary directory
