@@ -28,7 +28,7 @@ from grader.endgame_suite import Puzzle, load_puzzles, make_puzzle_suite, save_p
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report, report_body
 from grader.results import GradeReport, TestResult
-from grader.sandbox import MIB, Limits, can_isolate
+from grader.sandbox import MIB, Limits, Mode, Support, can_isolate
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "grader" / "reference" / "endgame_solver.py"
@@ -301,6 +301,23 @@ def test_cli_missing_program_still_writes_results(tmp_path: Path) -> None:
     )
     assert outcome.exit_code == 0, outcome.output
     assert json.loads(results.read_text())["tests"][0]["score"] == 0
+
+
+def test_cli_says_plainly_when_it_grades_without_a_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    why = "bubblewrap cannot make a sandbox here: No permissions to create a new namespace"
+    monkeypatch.setattr("grader.sandbox.sandbox_support", lambda: Support(Mode.NONE, why))
+    results = tmp_path / "results.json"
+
+    outcome = CliRunner().invoke(
+        create_cli(),
+        ["grade", str(SUBMISSIONS / "missing_program"), "--results", str(results)],
+    )
+
+    assert outcome.exit_code == 0, outcome.output
+    assert f"no sandbox here ({why}): the program runs as you" in outcome.stderr
+    assert results.is_file()
 
 
 @pytest.mark.parametrize("profile", ["endgame", "agent"])
