@@ -186,11 +186,6 @@ class Support:
     bwrap: str | None = None
 
 
-_UNSANDBOXED = IsolationReport(
-    separate_user=False, network=False, filesystem=False, pid_namespace=False
-)
-
-
 @functools.cache
 def sandbox_support() -> Support:
     """Find out once per process whether runs get the sandbox here, and how.
@@ -216,7 +211,7 @@ def sandbox_support() -> Support:
             return Support(Mode.NONE, "no `true` program to try the sandbox with")
         binds, _ = runtime_paths(program)
         args = [*_namespace_args(), *_root_args(binds, ()), "--seccomp", str(seccomp)]
-        failure = _try_bwrap(bwrap, args, program, Isolation() if rooted else None)
+        failure = _try_bwrap(bwrap, args, [seccomp], program, Isolation() if rooted else None)
     finally:
         os.close(seccomp)
     if failure:
@@ -250,9 +245,10 @@ def _namespace_args() -> list[str]:
     ]
 
 
-def _try_bwrap(bwrap: str, args: list[str], program: str, isolation: Isolation | None) -> str:
+def _try_bwrap(
+    bwrap: str, args: list[str], fds: list[int], program: str, isolation: Isolation | None
+) -> str:
     """Run `program` in a sandbox made of `args`; return bwrap's complaint, "" if it worked."""
-    fds = [int(args[args.index("--seccomp") + 1])]
     try:
         done = subprocess.run(
             ["bwrap", *args, "--", program],
