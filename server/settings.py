@@ -309,6 +309,11 @@ class Settings(BaseSettings):
         "30/minute",
         description="search traces (POST /explore/trace, the explorer page) per client address",
     )
+    rate_positions_per_address: str = Field(
+        "120/minute",
+        description="positions played into (POST /explore/position: the explorer page asks one "
+        "per move played on its board) per client address",
+    )
     rate_ws_messages: str = Field(
         "50/second",
         description="sustained rate of messages a client may send on one WebSocket connection",
@@ -334,6 +339,7 @@ class Settings(BaseSettings):
         "rate_uploads_per_player",
         "rate_uploads_per_address",
         "rate_traces_per_address",
+        "rate_positions_per_address",
     )
     @classmethod
     def _check_rates(cls, value: str) -> str:
@@ -475,6 +481,13 @@ class Settings(BaseSettings):
         le=64,
         description="traces that run at once, on threads of their own; more wait their turn "
         "(within explore_max_seconds)",
+    )
+    explore_position_threads: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="explorer positions (POST /explore/position, and a trace's position before "
+        "it is traced) worked out at once, on threads of their own; more wait their turn",
     )
     # --- cluster: the bus between server processes (server.cluster.bus) ---
     bus_rpc_timeout_s: float = Field(
