@@ -133,7 +133,6 @@ def _unzip(upload: Upload, limits: UploadLimits) -> dict[str, bytes]:
             path = PurePosixPath(info.filename)
             if any(part in _IGNORED_PARTS or part.startswith("._") for part in path.parts):
                 continue
-            _check_path(info.filename, path, limits)
             if (
                 path.is_absolute()
                 or not path.parts
@@ -143,6 +142,7 @@ def _unzip(upload: Upload, limits: UploadLimits) -> dict[str, bytes]:
                     f"zip entry {info.filename[:100]!r} is not a relative path of plain names",
                     file=info.filename[:100],
                 )
+            _check_path(info.filename, path, limits)
             if stat.S_ISLNK(info.external_attr >> 16):
                 raise bad_submission(f"zip entry {info.filename[:100]!r} is a symbolic link")
             if len(files) >= limits.max_files:
