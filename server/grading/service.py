@@ -9,12 +9,14 @@ rows server.grading.store's and the grading server.grading.workers'.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import secrets
 import shutil
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +31,7 @@ from server.db.models import GradingJob as JobRow
 from server.grading.files import GraderFiles
 from server.grading.shared import QueueFullError, SharedQueue
 from server.grading.store import JobStore
-from server.grading.uploads import Upload, bad_submission, unpack
+from server.grading.uploads import Upload, UploadLimits, bad_submission, unpack
 from server.grading.wire import describe_job, describe_profiles
 from server.grading.workers import GradingWorkers
 from server.settings import Settings
@@ -61,13 +63,22 @@ class GradingService:
         """Uploads past the queue check and not yet queued or refused: they hold their place."""
         self._admitting_by: Counter[int | None] = Counter()
         """The same, per uploader."""
+        self._intake = ThreadPoolExecutor(
+            settings.grader_intake_threads, thread_name_prefix="arena-intake"
+        )
+        """Unpacking, checking and writing uploads: CPU and disk work kept off the event loop,
+        on threads of its own so that it never takes every thread of the default executor."""
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def start(self) -> int:
         """Re-queue the jobs a previous run left queued or running; start the workers.
 
         Returns the number of jobs re-queued. Makes no directory until a job needs one. With
-        the shared queue, nothing: the workers grade, and find unfinished jobs themselves.
+        the shared queue, nothing: the workers grade, and find unfinished jobs themselves. In
+        either case, sweeps job directories that have no row now and every
+        `grader_orphan_sweep_s` (see `sweep_orphans`).
         """
+        self._sweeper = asyncio.create_task(self._sweep_periodically(), name="orphan-sweep")
         if self._shared is not None:
             return 0
         pending = await self._store.requeue_unfinished()
@@ -81,8 +92,41 @@ class GradingService:
 
     async def close(self) -> None:
         """Stop the workers and kill running gradings (their jobs are re-run at the next start)."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        self._intake.shutdown(wait=False, cancel_futures=True)
         if self._shared is None:
             await self._workers.close()
+
+    async def sweep_orphans(self) -> int:
+        """Remove the job directories that have no row and are `grader_orphan_age_s` old;
+        return how many.
+
+        A server killed between writing an upload's files and storing its row leaves such a
+        directory. A younger one may be an upload still being stored, here or by another
+        server process sharing the directory, so it is left alone.
+        """
+        old = await asyncio.to_thread(self._files.old_job_ids, self._settings.grader_orphan_age_s)
+        if not old:
+            return 0
+        stored = await self._store.existing(old)
+        orphans = [job_id for job_id in old if job_id not in stored]
+        for job_id in orphans:
+            await asyncio.to_thread(self._files.remove_job, job_id)
+        if orphans:
+            log.info("removed %d job directories that had no job", len(orphans))
+        return len(orphans)
+
+    async def _sweep_periodically(self) -> None:
+        while True:
+            try:
+                await self.sweep_orphans()
+            except Exception:
+                # A database or disk failing now may not fail at the next sweep.
+                log.exception("sweeping job directories without a job failed")
+            await asyncio.sleep(self._settings.grader_orphan_sweep_s)
 
     def profiles(self) -> GradingProfiles:
         """Describe the profiles and the limits of an upload."""
@@ -214,13 +258,28 @@ class GradingService:
     async def _store_files(
         self, profile: str, uploads: Sequence[Upload]
     ) -> tuple[str, dict[str, bytes], Path]:
-        """Check an upload's files and write them privately; return the new job's id, the
-        files and the job's directory."""
-        files = unpack(
-            uploads,
-            max_bytes=self._settings.grader_max_upload_bytes,
-            max_files=self._settings.grader_max_files,
-        )
+        """Check an upload's files and write them privately, on an intake thread; return the
+        new job's id, the files and the job's directory. Nothing is left on disk when it
+        raises."""
+        job_id = secrets.token_urlsafe(16)
+        limits = UploadLimits.of(self._settings)
+        try:
+            work = self._intake.submit(self._take_files, profile, uploads, job_id, limits)
+        except RuntimeError:  # shut down: the server is stopping
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server is stopping") from None
+        try:
+            files = await asyncio.wrap_future(work)
+        except asyncio.CancelledError:
+            # The thread may still be writing: what it wrote goes once it is done.
+            work.add_done_callback(lambda _: self._files.remove_job(job_id))
+            raise
+        return job_id, files, self._files.job_dir(job_id)
+
+    def _take_files(
+        self, profile: str, uploads: Sequence[Upload], job_id: str, limits: UploadLimits
+    ) -> dict[str, bytes]:
+        """Unpack and check an upload, then write its files as job `job_id`'s (blocking)."""
+        files = unpack(uploads, limits)
         main = MAIN_FILES[profile]
         if main not in files:
             found = ", ".join(sorted(files)[:10])
@@ -229,9 +288,8 @@ class GradingService:
                 f"level (found: {found})",
                 profile=profile,
             )
-        job_id = secrets.token_urlsafe(16)
-        job_dir = await asyncio.to_thread(self._files.store_submission, job_id, files)
-        return job_id, files, job_dir
+        self._files.store_submission(job_id, files)
+        return files
 
     async def _admit(
         self,
