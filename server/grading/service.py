@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from grader.grade import MAIN_FILES
 from grader.results import GradeReport
 from grader.sandbox import can_isolate
+from grader.visibility import UPLOADER, view
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.models import GradingJob as JobRow
@@ -351,22 +352,24 @@ class GradingService:
         return await self._view(await self._row(job_id, viewer))
 
     async def results(self, job_id: str, viewer: int | None) -> dict[str, Any]:
-        """Return a finished job's results.json object; JOB_NOT_FINISHED before then."""
-        row = await self._finished(job_id, viewer)
-        data: dict[str, Any] = json.loads(row.results or "{}")
-        return data
+        """Return a finished job's results.json object as its uploader may see it;
+        JOB_NOT_FINISHED before then."""
+        report = view(_report_of(await self._finished(job_id, viewer)), UPLOADER)
+        return report.to_json()
 
     async def report(self, job_id: str, viewer: int | None) -> GradeReport:
-        """Return a finished job's report (read from its results); JOB_NOT_FINISHED before then."""
-        return _report_of(await self._finished(job_id, viewer))
+        """Return a finished job's report as its uploader may see it (read from its results);
+        JOB_NOT_FINISHED before then."""
+        return view(_report_of(await self._finished(job_id, viewer)), UPLOADER)
 
     async def job_and_report(
         self, job_id: str, viewer: int | None
     ) -> tuple[GradingJob, GradeReport | None]:
-        """Return a job's status to player `viewer` and, once it is finished, its report."""
+        """Return a job's status to player `viewer` and, once it is finished, its report as
+        its uploader may see it."""
         row = await self._row(job_id, viewer)
-        finished = row.status in ("done", "error") and row.results is not None
-        return await self._view(row), _report_of(row) if finished else None
+        report = _finished_report(row)
+        return await self._view(row), None if report is None else view(report, UPLOADER)
 
     async def _row(self, job_id: str, viewer: int | None) -> JobRow:
         """Return the job's row if player `viewer` may read it.
@@ -411,11 +414,22 @@ class GradingService:
         return row
 
     async def _view(self, row: JobRow) -> GradingJob:
-        """Return the job as a client sees it, with its place in the queue while it waits."""
+        """Return the job as its uploader sees it, with its place in the queue while it waits.
+
+        A job on the grader's own suites is read by its uploader only, who is never shown its
+        private tests (grader.visibility.UPLOADER); a course job is described by its course.
+        """
         position = await self.position(row.id) if row.status == "queued" else None
-        return describe_job(row, position)
+        return describe_job(row, position, _finished_report(row), UPLOADER)
 
 
 def _report_of(row: JobRow) -> GradeReport:
     """Return the report a finished job's stored results describe."""
     return GradeReport.from_json(json.loads(row.results or '{"tests": []}'), row.profile)
+
+
+def _finished_report(row: JobRow) -> GradeReport | None:
+    """Return a finished job's report; None while it waits or runs."""
+    if row.status not in ("done", "error") or row.results is None:
+        return None
+    return _report_of(row)

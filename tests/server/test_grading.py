@@ -762,13 +762,20 @@ def test_the_agent_profile_is_graded_on_a_private_suite_made_at_first_use(
         running.stop()
     assert job.status == "done"
     assert job.score == job.max_score == 100, results
-    assert job.summary == "score 100 of 100; full marks."
     suite = settings.grader_dir / "suites" / "agent.json"
     assert stat.S_IMODE(suite.stat().st_mode) == 0o600
     assert stat.S_IMODE(suite.parent.stat().st_mode) == 0o700
     assert json.loads(suite.read_text())["public"] is False
-    # The private suite's tests are shown only once the grades are published.
+    # The server's own suite is private: its uploader sees each test's outcome only.
     assert {test["visibility"] for test in results["tests"]} == {"after_published"}
+    assert [test["name"] for test in results["tests"]] == [
+        f"private test {n}" for n in range(1, len(results["tests"]) + 1)
+    ]
+    assert all(test["output"].startswith("passed.") for test in results["tests"])
+    count = len(results["tests"])
+    assert job.summary == (
+        f"score 100 of 100; the {count} private tests show their points and reasons only."
+    )
 
 
 @sandboxed
