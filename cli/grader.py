@@ -64,7 +64,8 @@ def grade_command(
         Path | None, typer.Option("--results", help="Write results.json (Gradescope) here.")
     ] = None,
     html: Annotated[
-        Path | None, typer.Option("--html", help="Write a self-contained HTML report here.")
+        Path | None,
+        typer.Option("--html", help="Write a self-contained HTML report here (every detail)."),
     ] = None,
     python: Annotated[
         str,
@@ -81,6 +82,9 @@ def grade_command(
 ) -> None:
     """Grade a submission in the sandbox and explain every point lost.
 
+    The table and --html show every detail (whoever runs this holds the suite). results.json
+    (--results, --json) is Gradescope's: every test with its visibility, which Gradescope
+    honours, and a top-level output, which students see at once, naming no private test.
     Exits 0 whenever grading ran, whatever the score; 2 for a usage error, such as a
     SUBMISSION that does not exist (with --gradescope that is graded 0 instead, so the course
     platform always gets a results.json). Where no sandbox can be made it grades anyway and
@@ -90,6 +94,7 @@ def grade_command(
     from grader.grade import GradeError, GradeOptions, grade
     from grader.html import html_report
     from grader.sandbox import Mode, sandbox_support
+    from grader.visibility import OWNER, gradescope_json, view
 
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
@@ -111,17 +116,18 @@ def grade_command(
         report = grade(profile, submission, GradeOptions(suite=suite, python=python))
     except GradeError as error:
         fail(str(error))
+    data = gradescope_json(report)
     try:
         if results is not None:
-            report.write(results)
+            results.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         if html is not None:
-            html.write_text(html_report(report), encoding="utf-8")
+            html.write_text(html_report(view(report, OWNER)), encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename}: {error.strerror}")
     if as_json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json.dumps(data, indent=2))
     else:
-        print_report(report)
+        print_report(view(report, OWNER))
 
 
 def make_puzzles_command(

@@ -109,7 +109,7 @@ from grader.course import (
     side_to_move,
 )
 from grader.profiles import DEFAULT_PYTHON
-from grader.results import GradeReport, TestResult
+from grader.results import GradeReport, Reason, TestResult, sorted_reasons
 from grader.sandbox import Isolation, Limits
 
 MODULE: Final = "agent.py"
@@ -139,7 +139,12 @@ def _board_state(board: str, player: str) -> CheckersState:
 
 
 def _proportional(
-    name: str, points: float, earned: float, total: float, lines: list[str]
+    name: str,
+    points: float,
+    earned: float,
+    total: float,
+    lines: list[str],
+    reasons: list[Reason],
 ) -> TestResult:
     score = points * earned / total if total else 0.0
     score = min(points, max(0.0, score))
@@ -148,7 +153,8 @@ def _proportional(
     if len(lines) > MAX_LISTED:
         shown.append(f"... and {len(lines) - MAX_LISTED} more")
     output = head if not shown else head + " Points lost:\n" + "\n".join(shown)
-    return TestResult(name, score, points, output)
+    lost = sorted_reasons(reasons) if score < points else ()
+    return TestResult(name, score, points, output, reasons=lost)
 
 
 def _legal_test(
@@ -162,6 +168,7 @@ def _legal_test(
     """Score one call per position: a legal move earns it. `show_boards` lists a failed
     position's board (public examples only: the others would be given away)."""
     lines = []
+    reasons: list[Reason] = []
     earned = 0
     for (name, board, player), reply in zip(positions, replies, strict=True):
         answer = read_answer(_board_state(board, player), reply)
@@ -172,28 +179,42 @@ def _legal_test(
         if show_boards:
             line += "\n" + "\n".join(f"    {row}" for row in board.splitlines())
         lines.append(line)
-    return _proportional(test, points, earned, len(positions), lines)
+        reasons.append(answer.reason or "illegal move")
+    return _proportional(test, points, earned, len(positions), lines, reasons)
+
+
+def _legal_calls(
+    runner: Runner,
+    suite: AgentSuite,
+    positions: Sequence[tuple[str, str, str]],
+    *,
+    shuffle: bool,
+) -> list[Reply]:
+    requests = [
+        Request(board, player, suite.legal_depth, suite.time_limit)
+        for _, board, player in positions
+    ]
+    labels = [f"legal moves: {name}" for name, _, _ in positions]
+    return runner.run(requests, labels, shuffle=shuffle)
 
 
 def _legal_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
-    """Return the examples' test (when the suite has examples), then the legal-move test;
-    their calls run as one batch."""
+    """Return the examples' test (when the suite has examples), then the legal-move test.
+
+    The examples' calls run first, in sessions of their own: a call that shares a session
+    with private positions could read them (the harness holds the session's requests), and
+    the examples' test shows what went wrong with each call.
+    """
     examples = suite.example_positions
     positions = suite.legal_positions or LEGAL_SUITE
-    both = [*examples, *positions]
-    requests = [
-        Request(board, player, suite.legal_depth, suite.time_limit) for _, board, player in both
-    ]
-    replies = runner.run(requests, [f"legal moves: {name}" for name, _, _ in both])
-    shown = len(examples)
-    results = [_legal_test("legal moves", suite.legal_points, positions, replies[shown:])]
+    results = []
     if examples:
-        results.insert(
-            0,
-            _legal_test(
-                EXAMPLES_TEST, suite.example_points, examples, replies[:shown], show_boards=True
-            ),
+        replies = _legal_calls(runner, suite, examples, shuffle=False)
+        results.append(
+            _legal_test(EXAMPLES_TEST, suite.example_points, examples, replies, show_boards=True)
         )
+    replies = _legal_calls(runner, suite, positions, shuffle=not suite.public)
+    results.append(_legal_test("legal moves", suite.legal_points, positions, replies))
     return results
 
 
@@ -233,11 +254,12 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
                 Request(format_board(state), side_to_move(state), depth, suite.time_limit)
             )
             labels.append(f"exact minimax, depth {depth}: position {number}")
-    replies = iter(runner.run(requests, labels))
+    replies = iter(runner.run(requests, labels, shuffle=not suite.public))
     results = []
     for depth in suite.exact_depths:
         earned = 0.0
         lines = []
+        reasons: list[Reason] = []
         for number, state in enumerate(positions, 1):
             reply = next(replies)
             values = reference_values(state, depth)
@@ -247,6 +269,7 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
             where = f"- position {number} ({side_to_move(state)} to move)"
             if answer.move is None:
                 lines.append(f"{where}: {answer.problem}")
+                reasons.append(answer.reason or "illegal move")
                 continue
             if values[answer.move] == best:
                 earned += 0.5
@@ -256,12 +279,15 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
                     f"{values[answer.move]:g}, not the best {best:g} "
                     f"(optimal: {optimal})"
                 )
+                reasons.append("wrong answer")
             if answer.value is None:
                 lines.append(f"{where}: no value returned (return (move, value))")
+                reasons.append("wrong answer")
             elif answer.value == best:
                 earned += 0.5
             else:
                 lines.append(f"{where}: value {answer.value:g}, expected {best:g}")
+                reasons.append("wrong answer")
         results.append(
             _proportional(
                 f"exact minimax, depth {depth}",
@@ -269,6 +295,7 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
                 earned,
                 len(positions),
                 lines,
+                reasons,
             )
         )
     return results
@@ -283,6 +310,7 @@ class _Game:
     plies: int = 0
     result: float | None = None  # the agent's points: 1, 1/2 or 0
     note: str = ""
+    forfeit: Reason | None = None
 
 
 def _material_lead(state: CheckersState, colour: int) -> float:
@@ -344,11 +372,13 @@ def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
         labels = [
             f"games vs {g.opponent.spec}: game {g.number}, ply {g.plies + 1}" for g in waiting
         ]
-        for game, reply in zip(waiting, runner.run(requests, labels), strict=True):
+        replies = runner.run(requests, labels, shuffle=not suite.public)
+        for game, reply in zip(waiting, replies, strict=True):
             answer = read_answer(game.state, reply)
             if answer.move is None:
                 game.result = 0.0
                 game.note = f"forfeited at ply {game.plies + 1}: {answer.problem}"
+                game.forfeit = answer.reason or "illegal move"
                 continue
             game.state = game.state.apply_unchecked(answer.move)
             game.plies += 1
@@ -359,7 +389,7 @@ def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
         played = [g for g in games if g.opponent is opponent]
         score = sum(g.result or 0.0 for g in played)
         share = score / len(played) if played else 0.0
-        forfeits = sum(1 for g in played if g.note.startswith("forfeited"))
+        forfeits = sum(1 for g in played if g.forfeit is not None)
         passed = share >= opponent.threshold and not forfeits
         lines = [f"- game {g.number} as {side_name(g.agent_colour)}: {g.note}" for g in played]
         verdict = "passed" if passed else "failed"
@@ -368,12 +398,16 @@ def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
             f"threshold {opponent.threshold:.0%}"
             + (f"; {forfeits} game(s) forfeited (any forfeit fails the test)" if forfeits else "")
         )
+        lost: list[Reason] = [g.forfeit for g in played if g.forfeit is not None]
+        if not forfeits:
+            lost.append("wrong answer")
         results.append(
             TestResult(
                 f"games vs {opponent.spec}",
                 opponent.points if passed else 0.0,
                 opponent.points,
                 head + "\n" + "\n".join(lines),
+                reasons=() if passed else sorted_reasons(lost),
             )
         )
     return results
@@ -389,6 +423,7 @@ def _time_part(runner: Runner, suite: AgentSuite) -> TestResult:
         suite.time_points,
         f"{len(runner.timed_out_calls)} call(s) over time_limit + slack "
         f"({suite.time_limit:g} + {suite.slack:g} s):\n" + "\n".join(f"- {line}" for line in lines),
+        reasons=("too slow",),
     )
 
 
@@ -422,15 +457,18 @@ def grade_agent(
     limits: Limits | None = None,
     suite: AgentSuite | None = None,
     isolation: Isolation | None = None,
+    order: random.Random | None = None,
 ) -> GradeReport:
     """Grade an agent submission (agent.py, or a directory holding it); see the module docstring.
 
     `suite` defaults to `AgentSuite()` (the hand-made `LEGAL_SUITE`); grader.agent_suite makes
     and reads suite files. A private suite's tests are "after_published", except the examples'
-    test (`EXAMPLES_TEST`), which is always "visible". `limits` gives the
-    sandbox's memory, process and file limits (its times are set per session from the suite);
-    `isolation` the sandbox uid (distinct per concurrent grading). Never raises for anything
-    the submission does.
+    test (`EXAMPLES_TEST`), which is always "visible"; every test names its reasons
+    (grader.results.Reason). The examples' calls run first, in order; a private suite's other
+    calls run in an order drawn from `order` (default: a fresh `random.SystemRandom()`).
+    `limits` gives the sandbox's memory, process and file limits (its times are set per
+    session from the suite); `isolation` the sandbox uid (distinct per concurrent grading).
+    Never raises for anything the submission does.
     """
     suite = suite or AgentSuite()
     files = _submission_files(Path(submission))
@@ -441,6 +479,7 @@ def grade_agent(
         suite=suite,
         isolation=isolation,
         import_error=None if isinstance(files, dict) else files,
+        order=order or random.SystemRandom(),
     )
     results = _legal_parts(runner, suite)
     results.extend(_exact_parts(runner, suite))

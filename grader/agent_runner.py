@@ -9,14 +9,19 @@ killed later is restarted from the unfinished call, which then runs first. After
 `max_timeouts` calls time out, the remaining calls of the whole grading are not run and score 0
 (an agent that always hangs costs a few seconds, not one allowance per call).
 
+The calls of a batch run in the order given, or, with `shuffle`, in an order drawn from the
+runner's `order` (the private positions: see grader.visibility.run_order).
+
 `read_answer` reads a reply against its position: the legal move it names, in the course's
-(row, col) pairs, and the value it returns, or the problem with it in words.
+(row, col) pairs, and the value it returns, or the problem with it in words and its reason
+class (grader.results.Reason).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,6 +30,7 @@ from typing import Any, Final
 from games.checkers import CheckersMove, CheckersState, square_at
 from grader.agent_suite import AgentSuite
 from grader.course import explain_illegal, format_coordinates, format_path, illegal_path
+from grader.results import Reason, run_reason
 from grader.sandbox import Isolation, Limits, SandboxResult, Status, run_sandboxed
 
 HARNESS: Final = Path(__file__).with_name("agent_harness.py")
@@ -44,7 +50,8 @@ class Request:
 
 @dataclass(frozen=True)
 class Reply:
-    """What one call gave: `result` (plain JSON data) when `ok`, else `error` for the student."""
+    """What one call gave: `result` (plain JSON data) when `ok`, else `error` for the student
+    and its `reason`."""
 
     ok: bool
     result: Any = None
@@ -52,6 +59,7 @@ class Reply:
     elapsed: float | None = None
     timed_out: bool = False
     not_run: bool = False
+    reason: Reason = "crashed"
 
 
 @dataclass
@@ -67,11 +75,19 @@ class Runner:
     sessions: int = 0
     import_error: str | None = None
     timed_out_calls: list[str] = field(default_factory=list)
+    order: random.Random = field(default_factory=random.SystemRandom)
+    """Draws the order of a shuffled batch's calls."""
 
-    def run(self, requests: Sequence[Request], labels: Sequence[str]) -> list[Reply]:
-        """Return one reply per request, in order; never raises for what the agent does."""
+    def run(
+        self, requests: Sequence[Request], labels: Sequence[str], *, shuffle: bool = False
+    ) -> list[Reply]:
+        """Return one reply per request, in the requests' order; never raises for what the
+        agent does. The calls run in that order, or with `shuffle` in an order drawn from
+        `order`."""
         replies: list[Reply | None] = [None] * len(requests)
         pending = list(range(len(requests)))
+        if shuffle:
+            self.order.shuffle(pending)
         while pending:
             if self.import_error is not None:
                 self._fill(replies, pending, Reply(ok=False, error=self.import_error))
@@ -81,11 +97,14 @@ class Runner:
                     f"not run: the agent already exceeded the time limit "
                     f"{self.timeouts} times, so the rest of the grading was skipped"
                 )
-                self._fill(replies, pending, Reply(ok=False, error=error, not_run=True))
+                self._fill(
+                    replies, pending, Reply(ok=False, error=error, not_run=True, reason="not run")
+                )
                 break
             pending = self._session(requests, labels, pending, replies)
         return [
-            reply if reply is not None else Reply(ok=False, error="not run") for reply in replies
+            reply if reply is not None else Reply(ok=False, error="not run", reason="not run")
+            for reply in replies
         ]
 
     @staticmethod
@@ -156,7 +175,11 @@ class Runner:
         if outcome.status in (Status.TIMEOUT, Status.CPU_LIMIT):
             replies[first] = self._timeout(outcome, labels[first], allowance)
         else:
-            replies[first] = Reply(ok=False, error=_describe_end(outcome))
+            replies[first] = Reply(
+                ok=False,
+                error=_describe_end(outcome),
+                reason="crashed" if outcome.status is Status.OK else run_reason(outcome.status),
+            )
         return remaining[1:]
 
     def _timeout(self, outcome: SandboxResult, label: str, allowance: float) -> Reply:
@@ -166,6 +189,7 @@ class Runner:
             ok=False,
             error=f"no answer within the time limit + slack ({allowance:.1f} s): {outcome.reason}",
             timed_out=True,
+            reason="too slow",
         )
 
     def _reply(self, message: Mapping[str, Any], request: Request, label: str) -> Reply:
@@ -180,6 +204,7 @@ class Runner:
                 error=f"took {seconds:.2f} s, over the time limit + slack ({allowed:.1f} s)",
                 elapsed=seconds,
                 timed_out=True,
+                reason="too slow",
             )
         if message.get("ok") is True:
             return Reply(ok=True, result=message.get("result"), elapsed=seconds)
@@ -199,11 +224,13 @@ def _describe_end(outcome: SandboxResult) -> str:
 
 @dataclass(frozen=True)
 class Answer:
-    """A reply read against its position: the legal move it names (if any) and its value."""
+    """A reply read against its position: the legal move it names (if any) and its value, or
+    the problem with it and the problem's reason."""
 
     move: CheckersMove | None
     value: float | None
     problem: str = ""
+    reason: Reason | None = None
 
 
 def _short(data: Any) -> str:
@@ -226,7 +253,7 @@ def _is_pair(data: Any) -> bool:
 def read_answer(state: CheckersState, reply: Reply) -> Answer:
     """Return the legal move and value a reply names, or the problem with it, in words."""
     if not reply.ok:
-        return Answer(None, None, reply.error)
+        return Answer(None, None, reply.error, reply.reason)
     data = reply.result
     value: float | None = None
     if (
@@ -242,17 +269,26 @@ def read_answer(state: CheckersState, reply: Reply) -> Answer:
             value,
             f"returned {_short(reply.result)}: not a move (expected a list of (row, col) pairs, "
             "or (move, value))",
+            "illegal move",
         )
     squares = []
     for row, col in data:
         square = square_at(row, col)
         if square is None:
             return Answer(
-                None, value, f"{format_coordinates(row, col)} is not a dark square of the board"
+                None,
+                value,
+                f"{format_coordinates(row, col)} is not a dark square of the board",
+                "illegal move",
             )
         squares.append(square)
     path = tuple(squares)
     for move in state.legal_moves():
         if move.path == path:
             return Answer(move, value)
-    return Answer(None, value, f"{format_path(path)}: {explain_illegal(illegal_path(state, path))}")
+    return Answer(
+        None,
+        value,
+        f"{format_path(path)}: {explain_illegal(illegal_path(state, path))}",
+        "illegal move",
+    )

@@ -24,6 +24,7 @@ A line that cannot be read (malformed board, garbage, empty file) scores 0 with 
 
 from __future__ import annotations
 
+import random
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,8 +47,9 @@ from grader.course import (
 from grader.endgame_suite import Puzzle, PuzzleError
 from grader.errors import GradeError
 from grader.profiles import DEFAULT_PYTHON
-from grader.results import GradeReport, TestResult, Visibility
+from grader.results import GradeReport, Reason, TestResult, Visibility, run_reason
 from grader.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
+from grader.visibility import run_order
 from grader.workdirs import new_workdir
 
 PROGRAM: Final = "checkers.py"
@@ -90,6 +92,8 @@ class PuzzleVerdict:
     plies: int | None = None
     optimal_plies: int | None = None
     messages: list[str] = field(default_factory=list)
+    unreadable: bool = False
+    """The output could not be read as boards."""
 
     @property
     def score(self) -> float:
@@ -100,6 +104,17 @@ class PuzzleVerdict:
     def is_full_marks(self) -> bool:
         """True when every component is earned."""
         return all(self.components.values())
+
+    @property
+    def reason(self) -> Reason | None:
+        """Why points were lost, in a word that says nothing of the puzzle; None for full marks."""
+        if self.is_full_marks:
+            return None
+        if self.unreadable:
+            return "unreadable output"
+        if not self.components[LEGAL_LINE]:
+            return "illegal move"
+        return "wrong answer"
 
 
 def check_solution(
@@ -129,6 +144,7 @@ def check_solution(
         boards = read_states(output_text)
     except OutputError as error:
         verdict.messages.append(f"cannot read the output: {error}")
+        verdict.unreadable = True
         return verdict
     verdict.plies = len(boards) - 1
     if boards[0].text != format_board(puzzle):
@@ -300,6 +316,7 @@ def grade_endgame(
     points: float = 1.0,
     solver: Solver | None = None,
     isolation: Isolation | None = None,
+    order: random.Random | None = None,
 ) -> GradeReport:
     """Run checkers.py on each puzzle in the sandbox and judge its line; `points` per puzzle.
 
@@ -308,8 +325,12 @@ def grade_endgame(
     --outputfile output.txt` in a fresh sandbox with the submission's files, then
     `check_solution` scores output.txt. A run that fails (timeout, CPU, memory,
     crash, no output file) scores 0 on that puzzle with the sandbox's reason. Public puzzles
-    are "visible" tests, private ones "after_published". Raises GradeError only for an empty
-    suite or a puzzle the solver cannot certify.
+    are "visible" tests, private ones "after_published"; every test names its reasons
+    (grader.results.Reason). The public puzzles run first, in order, then the private ones in
+    an order drawn from `order` (default: a fresh `random.SystemRandom()`, so no two gradings
+    can be told apart by it; grader.visibility.run_order); the report lists the puzzles in
+    the suite's order. Raises GradeError only for an empty suite or a puzzle the solver
+    cannot certify.
     """
     if not puzzles:
         raise GradeError("the puzzle suite is empty")
@@ -320,15 +341,24 @@ def grade_endgame(
         problem = _stage(submission, staging)
         if problem is not None:
             report.tests.append(
-                TestResult(name="submission", score=0.0, max_score=total, output=problem)
+                TestResult(
+                    name="submission",
+                    score=0.0,
+                    max_score=total,
+                    output=problem,
+                    reasons=("not run",),
+                )
             )
             report.output = f"Not graded: {problem}"
             return report
         solver = solver or Solver()
-        for puzzle in puzzles:
-            report.tests.append(
-                _grade_puzzle(staging, puzzle, limits, python, points, solver, isolation)
+        graded: dict[int, TestResult] = {}
+        hidden = [not puzzle.public for puzzle in puzzles]
+        for index in run_order(hidden, order or random.SystemRandom()):
+            graded[index] = _grade_puzzle(
+                staging, puzzles[index], limits, python, points, solver, isolation
             )
+        report.tests.extend(graded[index] for index in range(len(puzzles)))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     full = sum(1 for test in report.tests if test.score == test.max_score)
@@ -390,19 +420,20 @@ def _grade_puzzle(
         argv, files=staging, limits=limits, collect=[OUTPUT_FILE], isolation=isolation
     )
 
-    def result(score: float, lines: Sequence[str]) -> TestResult:
+    def result(score: float, lines: Sequence[str], reason: Reason | None) -> TestResult:
         return TestResult(
             name=name,
             score=score,
             max_score=points,
             output="\n".join(lines),
             visibility=visibility,
+            reasons=() if reason is None else (reason,),
         )
 
     if run.status is Status.SANDBOX_ERROR:
-        return result(0.0, [run.reason, "Please report this to the course staff."])
+        return result(0.0, [run.reason, "Please report this to the course staff."], "grader error")
     if not run.is_ok:
-        return result(0.0, _failure(run))
+        return result(0.0, _failure(run), run_reason(run.status))
     if OUTPUT_FILE not in run.files:
         return result(
             0.0,
@@ -410,6 +441,7 @@ def _grade_puzzle(
                 f"your program finished but wrote no output file: write the states to the "
                 f"path given by --outputfile (here {OUTPUT_FILE})"
             ],
+            "unreadable output",
         )
     output = run.files[OUTPUT_FILE].decode("utf-8", errors="replace")
     try:
@@ -420,7 +452,7 @@ def _grade_puzzle(
     if not verdict.is_full_marks:
         lost = [part for part, earned in verdict.components.items() if not earned]
         lines.append(f"points lost for: {', '.join(lost)}")
-    return result(verdict.score * points, lines)
+    return result(verdict.score * points, lines, verdict.reason)
 
 
 def _failure(run: SandboxResult) -> list[str]:

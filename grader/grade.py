@@ -8,6 +8,7 @@ only for the grader's own mistakes (an unusable suite, an unknown profile).
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -46,13 +47,16 @@ class GradeOptions:
     required; agent: an agent suite, see grader.agent_suite, default `AgentSuite()`);
     `limits` overrides the profile's default limits per run; `isolation` is the sandbox uid,
     which must differ between gradings that run at the same time (the server gives each of its
-    worker slots its own).
+    worker slots its own). `order` draws the order the private tests run in (default: a
+    fresh `random.SystemRandom()`, a new unpredictable order per grading; a seeded
+    `random.Random` repeats one).
     """
 
     suite: Path | None = None
     limits: Limits | None = None
     python: str = DEFAULT_PYTHON
     isolation: Isolation | None = None
+    order: random.Random | None = None
 
 
 def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
@@ -70,6 +74,7 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
             limits=options.limits or ENDGAME_LIMITS,
             python=options.python,
             isolation=options.isolation,
+            order=options.order,
         )
     if profile == "agent":
         suite = AgentSuite()
@@ -84,6 +89,7 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
             limits=options.limits,
             suite=suite,
             isolation=options.isolation,
+            order=options.order,
         )
     raise GradeError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
 

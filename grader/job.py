@@ -14,10 +14,14 @@ A `suite` file that does not exist yet is generated first, with a random seed, u
 file (so concurrent jobs make it once) and written 0600: the server's private suite.
 
 Exit status: 0 when the submission was graded (whatever its score); 1 when the grader itself
-failed, with results.json still written and saying so; 2 for a bad JOB_DIR or job.json;
-143 when stopped by SIGTERM, after the running sandbox is killed and its working directory
-(holding the test's input) removed. A child killed outright leaves that directory behind:
-each child first removes those of children no longer alive (grader.sandbox.sweep_runs).
+failed, with results.json still written and saying so in general words (the details, which
+may quote the suite or what the submission wrote, go to stderr, the server's `grader.log` in
+JOB_DIR); 2 for a bad JOB_DIR or job.json; 143 when stopped by SIGTERM, after the running
+sandbox is killed and its working directory (holding the test's input) removed. A child
+killed outright leaves that directory behind: each child first removes those of children no
+longer alive (grader.workdirs.sweep_runs).
+
+The private tests run in a fresh unpredictable order each time (grader.grade.GradeOptions).
 """
 
 from __future__ import annotations
@@ -120,12 +124,22 @@ def run_job(job_dir: Path) -> GradeReport:
 
 
 def failure_report(profile: str, why: str) -> GradeReport:
-    """Return the report of a grading that failed through no fault of the submission."""
+    """Return the report of a grading that failed through no fault of the submission.
+
+    Its one test is visible to the uploader: `why` must say nothing of the suite or of what
+    the submission did.
+    """
     message = (
         f"The grader failed: {why}. This is not a problem with your submission; please "
         "report it to the course staff, who can grade it again."
     )
-    test = TestResult(name="grader error", score=0.0, max_score=0.0, output=message)
+    test = TestResult(
+        name="grader error",
+        score=0.0,
+        max_score=0.0,
+        output=message,
+        reasons=("grader error",),
+    )
     return GradeReport(profile=profile, tests=[test], output=message)
 
 
@@ -152,12 +166,15 @@ def main(argv: list[str]) -> int:
     try:
         run_job(job_dir)
     except (GradeError, JobError) as error:
-        write_results(job_dir, failure_report(job.profile, str(error)))
+        # The message may quote the suite (a private board) or the submission's output: the
+        # uploader is told what kind of failure it was, the log gets the rest.
+        write_results(job_dir, failure_report(job.profile, "its suite could not be used"))
         print(error, file=sys.stderr)
         return 1
     except Exception as error:  # noqa: BLE001 - a grader bug must still leave results
         traceback.print_exc()
-        write_results(job_dir, failure_report(job.profile, f"internal error ({error!r})"))
+        why = f"an internal error ({type(error).__name__})"
+        write_results(job_dir, failure_report(job.profile, why))
         return 1
     return 0
 

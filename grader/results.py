@@ -5,24 +5,65 @@ and writes `results.json`:
 
     {"score": 7.5, "max_score": 10.0, "output": "...", "visibility": "visible",
      "tests": [{"name": "...", "score": 1.0, "max_score": 1.0, "output": "...",
-                "visibility": "visible"}, ...]}
+                "visibility": "visible", "extra_data": {"reasons": ["crashed"]}}, ...]}
 
 A report is written even when the submission cannot run at all (a crash, a missing file):
-that is one more test with score 0 and the reason, never a missing file.
+that is one more test with score 0 and the reason, never a missing file. A report holds
+everything the grader found; what a reader may see of it is grader.visibility's to decide.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from grader.sandbox import Status
+
 Visibility = Literal["visible", "hidden", "after_due_date", "after_published"]
 """When students see a test (Gradescope's values); private-suite tests are `after_published`."""
 
+Reason = Literal[
+    "wrong answer",
+    "illegal move",
+    "unreadable output",
+    "crashed",
+    "too slow",
+    "memory limit",
+    "output limit",
+    "not run",
+    "grader error",
+]
+"""Why a test lost points, in a word or two that say nothing of its input: what a reader who
+may not see a private test's explanation is told of it (docs/GRADER.md, "What a student
+sees of a private test")."""
+
+REASONS: tuple[Reason, ...] = get_args(Reason)
+"""Every reason, in the order a test lists its reasons."""
+
 MAX_OUTPUT = 8_000
 """Characters of a test's explanation kept (Gradescope shows the text as is)."""
+
+
+def run_reason(status: Status) -> Reason:
+    """Return the reason of a sandboxed run that did not end normally."""
+    if status in (Status.TIMEOUT, Status.CPU_LIMIT):
+        return "too slow"
+    if status is Status.MEMORY_LIMIT:
+        return "memory limit"
+    if status in (Status.OUTPUT_LIMIT, Status.FILE_SIZE_LIMIT):
+        return "output limit"
+    if status is Status.SANDBOX_ERROR:
+        return "grader error"
+    return "crashed"
+
+
+def sorted_reasons(reasons: Iterable[Reason]) -> tuple[Reason, ...]:
+    """Return `reasons` once each, in the order of `REASONS`."""
+    found = set(reasons)
+    return tuple(reason for reason in REASONS if reason in found)
 
 
 @dataclass(frozen=True)
@@ -36,6 +77,8 @@ class TestResult:
     max_score: float
     output: str = ""
     visibility: Visibility = "visible"
+    reasons: tuple[Reason, ...] = ()
+    """Why points were lost (empty for full marks), in `REASONS` order."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.score <= self.max_score:
@@ -46,13 +89,17 @@ class TestResult:
         output = self.output
         if len(output) > MAX_OUTPUT:
             output = output[:MAX_OUTPUT] + "\n... (cut)"
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "score": round(self.score, 4),
             "max_score": round(self.max_score, 4),
             "output": output,
             "visibility": self.visibility,
         }
+        if self.reasons:
+            # Gradescope keeps a test's `extra_data` as it is.
+            data["extra_data"] = {"reasons": list(self.reasons)}
+        return data
 
 
 @dataclass
@@ -100,6 +147,7 @@ class GradeReport:
                         max_score=float(test["max_score"]),
                         output=str(test.get("output", "")),
                         visibility=visibility,
+                        reasons=_read_reasons(test.get("extra_data")),
                     )
                 )
             return cls(profile=profile, tests=tests, output=str(data.get("output", "")))
@@ -107,5 +155,14 @@ class GradeReport:
             raise ValueError(f"not a results.json object: {error!r}") from error
 
     def write(self, path: Path | str) -> None:
-        """Write results.json to `path`."""
+        """Write results.json to `path`, the report as graded (see grader.visibility for what a
+        reader may see of it)."""
         Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+
+def _read_reasons(extra: Any) -> tuple[Reason, ...]:
+    """Return the known reasons a test's `extra_data` lists (others are left out)."""
+    listed = extra.get("reasons") if isinstance(extra, dict) else None
+    if not isinstance(listed, list):
+        return ()
+    return sorted_reasons(reason for reason in REASONS if reason in listed)

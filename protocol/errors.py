@@ -94,7 +94,8 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.SEAT_TAKEN: "The seat asked for is not open, or the player name is taken.",
         ErrorCode.UNKNOWN_JOB: "No grading job has this id.",
         ErrorCode.BAD_SUBMISSION: "The upload cannot be graded as it is: no file, a file name "
-        "that is not a plain name, an unreadable zip, or no main program for the profile. "
+        "that is not a plain name, an unreadable zip or one over the server's zip limits "
+        "(entries, a path's depth or length), or no main program for the profile. "
         "Nothing was queued.",
         ErrorCode.SUBMISSION_TOO_LARGE: "The upload is larger than the server accepts (see "
         "`GET /grader/profiles`). Nothing was queued.",

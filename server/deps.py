@@ -270,6 +270,11 @@ async def limit_trace(request: Request, limiter: RateLimiterDep) -> None:
     await limiter.check(Action.TRACE, _address(request), None)
 
 
+async def limit_position(request: Request, limiter: RateLimiterDep) -> None:
+    """Count an explorer position (`POST /explore/position`) against its address."""
+    await limiter.check(Action.POSITION, _address(request), None)
+
+
 def admit_message(connection: Connection) -> bool:
     """Return True if the message just received on `connection` may be handled.
 

@@ -6,8 +6,10 @@ tree raises `TRACE_TOO_LARGE` as soon as it passes the limit), the time (`explor
 waiting for a thread included: the trace is then stopped through `bots.trace`'s `stop`, asked
 every 64 nodes, and refused with `TRACE_TIMEOUT`), Nim's sizes (`server.limits.oversize`), and
 the threads (`explore_threads`: traces run on threads of their own, never on the event loop or
-the default executor that requests and grading share). The body's size and the rate per client
-are limited in front of it (server.body_limit, server.ratelimit).
+the default executor that requests and grading share). A position (`POST /explore/position`,
+and a trace's before it is traced: up to `MAX_EXPLORE_MOVES` moves played and checked) is
+worked out on `explore_position_threads` threads of its own too. The body's size and the rate
+per client are limited in front of it (server.body_limit, server.ratelimit).
 
 Bad input is a `ProtocolError` naming what is wrong: VALIDATION_ERROR with the field for an
 unknown game, bad options, an unreadable position, a depth over the limit, a finished game, an
@@ -24,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from bots.trace import TraceError, TraceLimitError, TraceStopped, trace
 from games import game_names
@@ -34,6 +36,8 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.explore import PositionAnswer, PositionRequest, TraceRequest
 from server.limits import oversize
 from server.settings import Settings
+
+T = TypeVar("T")
 
 
 def invalid(field_name: str, message: str) -> ProtocolError:
@@ -103,7 +107,8 @@ def _bound(value: float | str) -> float:
 
 
 class Explorer:
-    """Runs traces for the explorer on `explore_threads` threads of its own, within limits.
+    """Runs traces for the explorer on `explore_threads` threads of its own, within limits, and
+    works out positions on `explore_position_threads` others.
 
     Build it once per application and `close` it at shutdown (running traces are stopped).
     """
@@ -119,16 +124,29 @@ class Explorer:
         )
         self._slots = asyncio.Semaphore(settings.explore_threads)
         self._stops: set[threading.Event] = set()
+        self._positions = ThreadPoolExecutor(
+            settings.explore_position_threads, thread_name_prefix="arena-position"
+        )
 
     def close(self) -> None:
-        """Stop every running trace and the threads (a trace asked later is refused)."""
+        """Stop every running trace and the threads (a trace or position asked later is
+        refused)."""
         for stop in list(self._stops):
             stop.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._positions.shutdown(wait=False, cancel_futures=True)
 
-    def position(self, body: PositionRequest) -> PositionAnswer:
+    async def position(self, body: PositionRequest) -> PositionAnswer:
         """Return the position `body` reaches (see `reach`), with its legal moves."""
-        return describe(reach(body, self._settings))
+        return await self._off_loop(lambda: describe(reach(body, self._settings)))
+
+    async def _off_loop(self, work: Callable[[], T]) -> T:
+        """Return `work()`, run on a position thread (its errors raised here)."""
+        try:
+            job = self._positions.submit(work)
+        except RuntimeError:  # shut down: the server is stopping
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server is stopping") from None
+        return await asyncio.wrap_future(job)
 
     def check(self, body: TraceRequest) -> tuple[State[Any], dict[str, Any]]:
         """Return the state to trace and `bots.trace.trace`'s keyword arguments for `body`.
@@ -166,7 +184,7 @@ class Explorer:
         Raises ProtocolError: as `check`; TRACE_TOO_LARGE past the node limit; TRACE_TIMEOUT
         when the trace (its wait for a thread included) passes `explore_max_seconds`.
         """
-        state, options = self.check(body)
+        state, options = await self._off_loop(lambda: self.check(body))
         deadline = self._clock() + self.max_seconds
         try:
             async with asyncio.timeout(self.max_seconds):

@@ -2,7 +2,8 @@
 WebSocket messages (docs/PROTOCOL.md, "Rate limits").
 
 REST: one FastAPI dependency per limited action, in `server.deps` with the others
-(`limit_registration`, `limit_match_creation`, `limit_tournament_creation`, `limit_upload`),
+(`limit_registration`, `limit_match_creation`, `limit_tournament_creation`, `limit_upload`,
+`limit_trace`, `limit_position`),
 calls `RateLimiter.check`, which counts the request against the token's
 limit (when a bearer token is sent; the token's hash is the key, so nothing secret is stored)
 and the address's limit, with the `limits` library's sliding window counter: the count of the
@@ -72,6 +73,7 @@ class Action(StrEnum):
     CREATE_TOURNAMENT = "tournament"
     UPLOAD = "upload"
     TRACE = "trace"
+    POSITION = "position"
 
 
 _WHAT: dict[Action, str] = {
@@ -80,6 +82,7 @@ _WHAT: dict[Action, str] = {
     Action.CREATE_TOURNAMENT: "tournament creations",
     Action.UPLOAD: "grader uploads",
     Action.TRACE: "search traces",
+    Action.POSITION: "explorer positions",
 }
 
 RATE_LIMITED_RESPONSE: dict[str, Any] = {
@@ -210,6 +213,7 @@ class RateLimiter:
                 parse_many(settings.rate_uploads_per_address),
             ),
             Action.TRACE: ([], parse_many(settings.rate_traces_per_address)),
+            Action.POSITION: ([], parse_many(settings.rate_positions_per_address)),
         }
         self._ws_rate = parse_many(settings.rate_ws_messages)[0]
         self._ws_burst = settings.rate_ws_burst

@@ -103,6 +103,44 @@ class Settings(BaseSettings):
         2 * 1024 * 1024, ge=1024, description="largest upload (all files, unzipped), in bytes"
     )
     grader_max_files: int = Field(50, ge=1, le=1000, description="most files in one upload")
+    grader_max_zip_entries: int = Field(
+        1000,
+        ge=1,
+        le=100_000,
+        description="most entries of an uploaded zip, folders and skipped litter (__MACOSX, "
+        "__pycache__) included: each costs work to examine; more are refused with "
+        "BAD_SUBMISSION before any is looked at",
+    )
+    grader_max_path_depth: int = Field(
+        8, ge=1, le=64, description="most folders a file of an uploaded zip may lie in"
+    )
+    grader_max_path_chars: int = Field(
+        200,
+        ge=20,
+        le=1000,
+        description="longest path of a file of an uploaded zip, in characters (a job's "
+        "directory and the path must fit the file system's limits)",
+    )
+    grader_intake_threads: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="uploads unpacked, checked and written at once, on threads of their own "
+        "(never on the event loop); more wait their turn",
+    )
+    grader_orphan_age_s: float = Field(
+        3600.0,
+        ge=60,
+        description="a job directory that has no row (a server killed between writing an "
+        "upload's files and storing its row) is removed once it is this old; younger ones may "
+        "be an upload in progress, in this or another server process",
+    )
+    grader_orphan_sweep_s: float = Field(
+        3600.0,
+        gt=0,
+        description="how often each server process looks for job directories without a row "
+        "(also once at start-up)",
+    )
     grader_python: str = Field(
         DEFAULT_PYTHON,
         description="the interpreter that runs student programs (readable by the sandbox uid)",
@@ -271,6 +309,11 @@ class Settings(BaseSettings):
         "30/minute",
         description="search traces (POST /explore/trace, the explorer page) per client address",
     )
+    rate_positions_per_address: str = Field(
+        "120/minute",
+        description="positions played into (POST /explore/position: the explorer page asks one "
+        "per move played on its board) per client address",
+    )
     rate_ws_messages: str = Field(
         "50/second",
         description="sustained rate of messages a client may send on one WebSocket connection",
@@ -296,6 +339,7 @@ class Settings(BaseSettings):
         "rate_uploads_per_player",
         "rate_uploads_per_address",
         "rate_traces_per_address",
+        "rate_positions_per_address",
     )
     @classmethod
     def _check_rates(cls, value: str) -> str:
@@ -437,6 +481,13 @@ class Settings(BaseSettings):
         le=64,
         description="traces that run at once, on threads of their own; more wait their turn "
         "(within explore_max_seconds)",
+    )
+    explore_position_threads: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="explorer positions (POST /explore/position, and a trace's position before "
+        "it is traced) worked out at once, on threads of their own; more wait their turn",
     )
     # --- cluster: the bus between server processes (server.cluster.bus) ---
     bus_rpc_timeout_s: float = Field(

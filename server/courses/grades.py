@@ -1,5 +1,6 @@
 """Grades computed when read: late days, penalties, the counted submission, what a student
-sees before the due date, and the gradebook's CSV.
+sees before the due date (the assignment's `before_due` as a grader.visibility reader), and the
+gradebook's CSV.
 
 Nothing here is stored: a change of an assignment's policy re-computes every score at the next
 read. Pure functions of the rows and the time given.
@@ -12,11 +13,12 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from grader.results import GradeReport
+from grader.visibility import OWNER, Reader, is_private, shows_times, view
 from server.db.models import Assignment, GradingJob
 
 DAY: Final = timedelta(days=1)
@@ -74,9 +76,27 @@ def is_filtered(assignment: Assignment, is_staff: bool, now: datetime) -> bool:
     return not is_staff and now < aware(assignment.due_at) and assignment.before_due != "full"
 
 
+def before_due_reader(before_due: str, due: datetime) -> Reader:
+    """Return the reader a student is before the due date under `before_due`.
+
+    `public`: the private tests left out, the summary saying how many wait for the due date;
+    `score`: every test's points, each private test as its outcome (its points and reasons,
+    renamed "private test N"); `full`: everything.
+    """
+    if before_due == "full":
+        return OWNER
+    when = f"after the due date ({due.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
+    return Reader(hold="omit" if before_due == "public" else "outcome", until=when)
+
+
+def filtered_report(report: GradeReport, before_due: str, due: datetime) -> GradeReport:
+    """Return what a student sees of `report` before the due date under `before_due`."""
+    return view(report, before_due_reader(before_due, due))
+
+
 @dataclass(frozen=True)
 class Shown:
-    """A submission's scores as one reader may see them."""
+    """A submission's scores as one reader may see them, and whether its times show."""
 
     score: float | None
     max_score: float | None
@@ -85,24 +105,31 @@ class Shown:
     filtered: bool
     hidden_tests: int
     summary: str | None
+    times: bool = True
 
 
 def shown(job: GradingJob, assignment: Assignment, filtered: bool) -> Shown:
     """Return `job`'s scores as seen by a reader (`filtered`: as `before_due` says).
 
     Under `public` only the visible tests count, under `score` every test counts but the
-    summary names none; nothing before the job is graded.
+    summary names none; nothing before the job is graded. A filtered reader sees the job's
+    start and finish times only once it is graded with nothing held back
+    (grader.visibility.shows_times).
     """
     late_days = days_late(job.created_at, assignment.due_at)
+    seen = before_due_reader(assignment.before_due, aware(assignment.due_at)) if filtered else OWNER
+    report = None
+    if not seen.full and job.status in GRADED and job.results is not None:
+        report = GradeReport.from_json(json.loads(job.results), job.profile)
+    times = shows_times(seen, report)
     if job.status not in GRADED or job.score is None:
-        return Shown(None, None, None, late_days, filtered, 0, None)
-    if not filtered or job.results is None:
+        return Shown(None, None, None, late_days, filtered, 0, None, times)
+    if report is None:
         raw, top, summary, hidden = job.score, job.max_score or 0.0, job.summary, 0
     else:
-        report = GradeReport.from_json(json.loads(job.results), job.profile)
-        view = filtered_report(report, assignment.before_due, aware(assignment.due_at))
-        raw, top, summary = view.score, view.max_score, view.output
-        hidden = sum(1 for test in report.tests if test.visibility != "visible")
+        held = view(report, seen)
+        raw, top, summary = held.score, held.max_score, held.output
+        hidden = sum(1 for test in report.tests if is_private(test))
     raw = round(raw, 4)
     return Shown(
         raw,
@@ -112,50 +139,8 @@ def shown(job: GradingJob, assignment: Assignment, filtered: bool) -> Shown:
         filtered,
         hidden,
         summary,
+        times,
     )
-
-
-def _tests(count: int, kind: str) -> str:
-    """Return e.g. "1 private test", "3 public tests"."""
-    return f"{count} {kind} test{'' if count == 1 else 's'}"
-
-
-def filtered_report(report: GradeReport, before_due: str, due: datetime) -> GradeReport:
-    """Return what a student sees of `report` before the due date under `before_due`.
-
-    `public`: the visible tests only, the summary line saying how many private tests wait for
-    the due date; `score`: every test's points, the private tests unnamed and unexplained; `full`:
-    the report itself.
-    """
-    if before_due == "full":
-        return report
-    private = [test for test in report.tests if test.visibility != "visible"]
-    if not private:
-        return report
-    when = f"after the due date ({due.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
-    if before_due == "public":
-        # The private tests are left out, as Gradescope leaves out hidden tests; the summary
-        # line says how many there are and when they show.
-        visible = [test for test in report.tests if test.visibility == "visible"]
-        view = GradeReport(profile=report.profile, tests=visible)
-        view.output = (
-            f"score {view.score:g} of {view.max_score:g} on the "
-            f"{_tests(len(visible), 'public')}; {_tests(len(private), 'private')}: results {when}."
-        )
-        return view
-    numbers = iter(range(1, len(private) + 1))
-    tests = [
-        test
-        if test.visibility == "visible"
-        else replace(test, name=f"private test {next(numbers)}", output=f"Details {when}.")
-        for test in report.tests
-    ]
-    view = GradeReport(profile=report.profile, tests=tests)
-    view.output = (
-        f"score {view.score:g} of {view.max_score:g}; details of the "
-        f"{_tests(len(private), 'private')} {when}."
-    )
-    return view
 
 
 @dataclass(frozen=True)

@@ -829,6 +829,8 @@ class CourseService:
         places of waiting jobs (GradingService.positions)."""
         view = grades.shown(job, row, grades.is_filtered(row, is_staff, now))
         base = f"/courses/{row.course_id}/submissions/{job.id}"
+        started = None if job.started_at is None or not view.times else epoch_ms(job.started_at)
+        finished = None if job.finished_at is None or not view.times else epoch_ms(job.finished_at)
         return Submission(
             submission_id=job.id,
             course_id=row.course_id,
@@ -848,8 +850,8 @@ class CourseService:
             summary=None if view.summary is None else view.summary[:4000],
             regrades=job.regrades,
             created_time_ms=epoch_ms(job.created_at),
-            started_time_ms=None if job.started_at is None else epoch_ms(job.started_at),
-            finished_time_ms=None if job.finished_at is None else epoch_ms(job.finished_at),
+            started_time_ms=started,
+            finished_time_ms=finished,
             results_url=f"{base}/results",
             report_url=f"{base}/report",
             files_url=f"{base}/files",

@@ -14,7 +14,7 @@ Its rooms, each importing only those below it (an import-linter contract):
   shared by every process (procrastinate on PostgreSQL), instead of the in-process queue;
 - `store`: the jobs' rows;
 - `files`: the grader's private directory (uploads, results, suites);
-- `uploads`: an upload's intake (file names, zips, sizes);
+- `uploads`: an upload's intake (file names, zips, sizes, paths, entries);
 - `wire`: the profiles and a job's status as protocol models.
 
 Restarts: `start()` re-queues every job stored `queued` or `running`, oldest first; a job that
@@ -22,6 +22,6 @@ was running is graded again from the start.
 """
 
 from server.grading.service import GradingService
-from server.grading.uploads import Upload, unpack
+from server.grading.uploads import Upload, UploadLimits, unpack
 
-__all__ = ["GradingService", "Upload", "unpack"]
+__all__ = ["GradingService", "Upload", "UploadLimits", "unpack"]

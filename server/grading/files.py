@@ -10,10 +10,16 @@ any of it; student code runs as the sandbox uids.
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import time
 from pathlib import Path
 
 from grader.job import SUBMISSION_DIR
 from server.settings import Settings
+
+_JOB_ID = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
+"""A job's id, as `secrets.token_urlsafe` makes them (and as the routes accept them)."""
 
 
 class GraderFiles:
@@ -59,14 +65,44 @@ class GraderFiles:
         }
 
     def store_submission(self, job_id: str, files: dict[str, bytes]) -> Path:
-        """Write a new job's uploaded files privately; return the job's directory (blocking I/O)."""
+        """Write a new job's uploaded files privately; return the job's directory (blocking I/O).
+
+        All or nothing: a failure part way removes the job's directory before it raises.
+        """
         for directory in (self._root, self.jobs_dir):
             directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             directory.chmod(0o700)
         job_dir = self.job_dir(job_id)
         job_dir.mkdir(mode=0o700)
-        _write_private(job_dir / SUBMISSION_DIR, files)
+        try:
+            _write_private(job_dir / SUBMISSION_DIR, files)
+        except BaseException:
+            shutil.rmtree(job_dir, ignore_errors=True)
+            raise
         return job_dir
+
+    def remove_job(self, job_id: str) -> None:
+        """Remove a job's directory and everything in it, if it is there (blocking I/O)."""
+        shutil.rmtree(self.job_dir(job_id), ignore_errors=True)
+
+    def old_job_ids(self, min_age_s: float) -> list[str]:
+        """Return the ids of the job directories last changed at least `min_age_s` seconds
+        ago (blocking I/O). A directory's time is that of its last entry made or removed: the
+        upload's `submission/` when the job is new."""
+        if not self.jobs_dir.is_dir():
+            return []
+        cutoff = time.time() - min_age_s
+        found = []
+        with os.scandir(self.jobs_dir) as entries:
+            for entry in entries:
+                if not _JOB_ID.fullmatch(entry.name):
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False) and entry.stat().st_mtime <= cutoff:
+                        found.append(entry.name)
+                except OSError:  # removed meanwhile
+                    continue
+        return found
 
 
 def _write_private(directory: Path, files: dict[str, bytes]) -> None:

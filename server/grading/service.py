@@ -9,12 +9,14 @@ rows server.grading.store's and the grading server.grading.workers'.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import secrets
 import shutil
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from grader.grade import MAIN_FILES
 from grader.results import GradeReport
 from grader.sandbox import can_isolate, sandbox_support
+from grader.visibility import UPLOADER, view
 from grader.workdirs import sweep_runs
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
@@ -30,7 +33,7 @@ from server.db.models import GradingJob as JobRow
 from server.grading.files import GraderFiles
 from server.grading.shared import QueueFullError, SharedQueue
 from server.grading.store import JobStore
-from server.grading.uploads import Upload, bad_submission, unpack
+from server.grading.uploads import Upload, UploadLimits, bad_submission, unpack
 from server.grading.wire import describe_job, describe_profiles
 from server.grading.workers import GradingWorkers
 from server.settings import Settings
@@ -62,14 +65,23 @@ class GradingService:
         """Uploads past the queue check and not yet queued or refused: they hold their place."""
         self._admitting_by: Counter[int | None] = Counter()
         """The same, per uploader."""
+        self._intake = ThreadPoolExecutor(
+            settings.grader_intake_threads, thread_name_prefix="arena-intake"
+        )
+        """Unpacking, checking and writing uploads: CPU and disk work kept off the event loop,
+        on threads of its own so that it never takes every thread of the default executor."""
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def start(self) -> int:
         """Re-queue the jobs a previous run left queued or running; start the workers.
 
         Returns the number of jobs re-queued. Makes no directory until a job needs one, and
         removes the sandbox working directories a killed grading left. With the shared queue,
-        nothing: the workers grade, and find unfinished jobs themselves.
+        nothing: the workers grade, and find unfinished jobs themselves. In either case, sweeps
+        job directories that have no row now and every `grader_orphan_sweep_s` (see
+        `sweep_orphans`).
         """
+        self._sweeper = asyncio.create_task(self._sweep_periodically(), name="orphan-sweep")
         if self._shared is not None:
             return 0
         swept = await asyncio.to_thread(sweep_runs)
@@ -86,8 +98,41 @@ class GradingService:
 
     async def close(self) -> None:
         """Stop the workers and kill running gradings (their jobs are re-run at the next start)."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        self._intake.shutdown(wait=False, cancel_futures=True)
         if self._shared is None:
             await self._workers.close()
+
+    async def sweep_orphans(self) -> int:
+        """Remove the job directories that have no row and are `grader_orphan_age_s` old;
+        return how many.
+
+        A server killed between writing an upload's files and storing its row leaves such a
+        directory. A younger one may be an upload still being stored, here or by another
+        server process sharing the directory, so it is left alone.
+        """
+        old = await asyncio.to_thread(self._files.old_job_ids, self._settings.grader_orphan_age_s)
+        if not old:
+            return 0
+        stored = await self._store.existing(old)
+        orphans = [job_id for job_id in old if job_id not in stored]
+        for job_id in orphans:
+            await asyncio.to_thread(self._files.remove_job, job_id)
+        if orphans:
+            log.info("removed %d job directories that had no job", len(orphans))
+        return len(orphans)
+
+    async def _sweep_periodically(self) -> None:
+        while True:
+            try:
+                await self.sweep_orphans()
+            except Exception:
+                # A database or disk failing now may not fail at the next sweep.
+                log.exception("sweeping job directories without a job failed")
+            await asyncio.sleep(self._settings.grader_orphan_sweep_s)
 
     def profiles(self) -> GradingProfiles:
         """Describe the profiles and the limits of an upload."""
@@ -220,13 +265,28 @@ class GradingService:
     async def _store_files(
         self, profile: str, uploads: Sequence[Upload]
     ) -> tuple[str, dict[str, bytes], Path]:
-        """Check an upload's files and write them privately; return the new job's id, the
-        files and the job's directory."""
-        files = unpack(
-            uploads,
-            max_bytes=self._settings.grader_max_upload_bytes,
-            max_files=self._settings.grader_max_files,
-        )
+        """Check an upload's files and write them privately, on an intake thread; return the
+        new job's id, the files and the job's directory. Nothing is left on disk when it
+        raises."""
+        job_id = secrets.token_urlsafe(16)
+        limits = UploadLimits.of(self._settings)
+        try:
+            work = self._intake.submit(self._take_files, profile, uploads, job_id, limits)
+        except RuntimeError:  # shut down: the server is stopping
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server is stopping") from None
+        try:
+            files = await asyncio.wrap_future(work)
+        except asyncio.CancelledError:
+            # The thread may still be writing: what it wrote goes once it is done.
+            work.add_done_callback(lambda _: self._files.remove_job(job_id))
+            raise
+        return job_id, files, self._files.job_dir(job_id)
+
+    def _take_files(
+        self, profile: str, uploads: Sequence[Upload], job_id: str, limits: UploadLimits
+    ) -> dict[str, bytes]:
+        """Unpack and check an upload, then write its files as job `job_id`'s (blocking)."""
+        files = unpack(uploads, limits)
         main = MAIN_FILES[profile]
         if main not in files:
             found = ", ".join(sorted(files)[:10])
@@ -235,9 +295,8 @@ class GradingService:
                 f"level (found: {found})",
                 profile=profile,
             )
-        job_id = secrets.token_urlsafe(16)
-        job_dir = await asyncio.to_thread(self._files.store_submission, job_id, files)
-        return job_id, files, job_dir
+        self._files.store_submission(job_id, files)
+        return files
 
     async def _admit(
         self,
@@ -299,22 +358,24 @@ class GradingService:
         return await self._view(await self._row(job_id, viewer))
 
     async def results(self, job_id: str, viewer: int | None) -> dict[str, Any]:
-        """Return a finished job's results.json object; JOB_NOT_FINISHED before then."""
-        row = await self._finished(job_id, viewer)
-        data: dict[str, Any] = json.loads(row.results or "{}")
-        return data
+        """Return a finished job's results.json object as its uploader may see it;
+        JOB_NOT_FINISHED before then."""
+        report = view(_report_of(await self._finished(job_id, viewer)), UPLOADER)
+        return report.to_json()
 
     async def report(self, job_id: str, viewer: int | None) -> GradeReport:
-        """Return a finished job's report (read from its results); JOB_NOT_FINISHED before then."""
-        return _report_of(await self._finished(job_id, viewer))
+        """Return a finished job's report as its uploader may see it (read from its results);
+        JOB_NOT_FINISHED before then."""
+        return view(_report_of(await self._finished(job_id, viewer)), UPLOADER)
 
     async def job_and_report(
         self, job_id: str, viewer: int | None
     ) -> tuple[GradingJob, GradeReport | None]:
-        """Return a job's status to player `viewer` and, once it is finished, its report."""
+        """Return a job's status to player `viewer` and, once it is finished, its report as
+        its uploader may see it."""
         row = await self._row(job_id, viewer)
-        finished = row.status in ("done", "error") and row.results is not None
-        return await self._view(row), _report_of(row) if finished else None
+        report = _finished_report(row)
+        return await self._view(row), None if report is None else view(report, UPLOADER)
 
     async def _row(self, job_id: str, viewer: int | None) -> JobRow:
         """Return the job's row if player `viewer` may read it.
@@ -359,11 +420,22 @@ class GradingService:
         return row
 
     async def _view(self, row: JobRow) -> GradingJob:
-        """Return the job as a client sees it, with its place in the queue while it waits."""
+        """Return the job as its uploader sees it, with its place in the queue while it waits.
+
+        A job on the grader's own suites is read by its uploader only, who is never shown its
+        private tests (grader.visibility.UPLOADER); a course job is described by its course.
+        """
         position = await self.position(row.id) if row.status == "queued" else None
-        return describe_job(row, position)
+        return describe_job(row, position, _finished_report(row), UPLOADER)
 
 
 def _report_of(row: JobRow) -> GradeReport:
     """Return the report a finished job's stored results describe."""
     return GradeReport.from_json(json.loads(row.results or '{"tests": []}'), row.profile)
+
+
+def _finished_report(row: JobRow) -> GradeReport | None:
+    """Return a finished job's report; None while it waits or runs."""
+    if row.status not in ("done", "error") or row.results is None:
+        return None
+    return _report_of(row)

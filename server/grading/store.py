@@ -21,6 +21,9 @@ from protocol.messages import JobStatus
 from server.db.models import Assignment
 from server.db.models import GradingJob as JobRow
 
+_BATCH = 500
+"""Ids asked of the database at once (an IN list stays well within every driver's limits)."""
+
 
 def _now() -> datetime:
     return datetime.now(UTC)
@@ -102,6 +105,16 @@ class JobStore:
             member_id=member_id,
             regrades=0,
         )
+
+    async def existing(self, job_ids: Sequence[str]) -> set[str]:
+        """Return those of `job_ids` that have a row."""
+        found: set[str] = set()
+        for start in range(0, len(job_ids), _BATCH):
+            batch = job_ids[start : start + _BATCH]
+            async with self._sessions() as session:
+                rows = await session.scalars(select(JobRow.id).where(JobRow.id.in_(batch)))
+                found.update(rows)
+        return found
 
     async def get(self, job_id: str) -> JobRow | None:
         """Return the job's row; None if no job has this id."""

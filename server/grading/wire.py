@@ -1,7 +1,8 @@
 """Grading on the wire: the profiles and a job's row as protocol models.
 
-What a job's `results.json` and HTML report hold is the grader's (grader.results, grader.html);
-this module only says what a client sees of the profiles and of a job's status.
+What a job's `results.json` and HTML report hold is the grader's (grader.results, grader.html),
+and what a reader sees of them grader.visibility's; this module only says what a client sees
+of the profiles and of a job's status.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from typing import Final
 
 from grader.grade import MAIN_FILES
 from grader.profiles import PROFILES
+from grader.results import GradeReport
+from grader.visibility import UPLOADER, Reader, shows_times, view
 from protocol.messages import GradingJob, GradingProfile, GradingProfiles, JobStatus
 from server.db.models import GradingJob as JobRow
 from server.db.models import epoch_ms
@@ -43,13 +46,22 @@ def describe_profiles(settings: Settings, *, sandboxed: bool) -> GradingProfiles
     )
 
 
-def describe_job(row: JobRow, queue_position: int | None) -> GradingJob:
-    """Return a job's status as a client sees it.
+def describe_job(
+    row: JobRow,
+    queue_position: int | None,
+    report: GradeReport | None = None,
+    reader: Reader = UPLOADER,
+) -> GradingJob:
+    """Return a job's status as `reader` sees it (grader.visibility; by default its uploader).
 
-    `queue_position` counts from 1; None for a job that waits for no worker.
+    `queue_position` counts from 1; None for a job that waits for no worker. `report` is the
+    finished job's (None before): the summary is `reader`'s view of it, and the start and
+    finish times are left out when `reader` may not see them.
     """
     status: JobStatus = row.status  # type: ignore[assignment]
     base = f"/grader/jobs/{row.id}"
+    summary = row.summary if report is None else view(report, reader).output
+    timed = shows_times(reader, report)
     return GradingJob(
         job_id=row.id,
         profile=row.profile,
@@ -58,10 +70,12 @@ def describe_job(row: JobRow, queue_position: int | None) -> GradingJob:
         queue_position=queue_position,
         score=row.score,
         max_score=row.max_score,
-        summary=None if row.summary is None else row.summary[:4000],
+        summary=None if summary is None else summary[:4000],
         created_time_ms=epoch_ms(row.created_at),
-        started_time_ms=None if row.started_at is None else epoch_ms(row.started_at),
-        finished_time_ms=None if row.finished_at is None else epoch_ms(row.finished_at),
+        started_time_ms=None if row.started_at is None or not timed else epoch_ms(row.started_at),
+        finished_time_ms=(
+            None if row.finished_at is None or not timed else epoch_ms(row.finished_at)
+        ),
         results_url=f"{base}/results.json",
         report_url=f"{base}/report.html",
     )

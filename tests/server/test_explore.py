@@ -11,6 +11,7 @@ past the rate per address, MESSAGE_TOO_LARGE past the body limit; never a 500.
 from __future__ import annotations
 
 import math
+import threading
 import typing
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import server.explore as explore_service
 from bots.trace import SEARCHES, trace
 from games.registry import get_game
 from protocol.explore import SearchName
@@ -52,13 +54,15 @@ def make_server(tmp_path: Path) -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     """A client of one server shared by the module's tests that change no other setting than
-    the rate of traces (raised: together they send more than a client would in a minute)."""
+    the rates of traces and positions (raised: together they send more than a client would in
+    a minute)."""
     folder = tmp_path_factory.mktemp("explore")
     server = start_server(
         Settings(
             database_url=f"sqlite+aiosqlite:///{folder / 'arena.db'}",
             grader_dir=folder,
             rate_traces_per_address="1000/minute",
+            rate_positions_per_address="10000/minute",
         )
     )
     try:
@@ -266,6 +270,58 @@ def test_traces_are_rate_limited_per_address(make_server: Any) -> None:
     assert int(response.headers["Retry-After"]) >= 1
     # Positions cost no search and are not counted.
     assert http.post("/explore/position", json={"game": "tictactoe"}).status_code == 200
+
+
+def test_positions_are_rate_limited_per_address(make_server: Any) -> None:
+    http = make_server(rate_positions_per_address="2/minute")
+    body = {"game": "tictactoe", "moves": ["4"]}
+    assert http.post("/explore/position", json=body).status_code == 200
+    assert http.post("/explore/position", json={"game": "chess"}).status_code == 422
+    response = http.post("/explore/position", json=body)
+    error = refused(response, 429, "RATE_LIMITED", "positions")
+    assert int(response.headers["Retry-After"]) >= 1
+    assert error["details"]["scope"] == "address"
+    # Traces have their own count.
+    trace = {"game": "tictactoe", "position": "X...O....", "depth": 1}
+    assert http.post("/explore/trace", json=trace).status_code == 200
+
+
+class Held:
+    """A stand-in for a function that waits, once entered, until the test releases it."""
+
+    def __init__(self, real: typing.Callable[..., Any]) -> None:
+        self.real = real
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.entered.set()
+        self.release.wait(timeout=300)
+        return self.real(*args, **kwargs)
+
+
+def test_the_server_answers_others_while_a_position_is_worked_out(
+    make_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = Held(explore_service.reach)
+    monkeypatch.setattr(explore_service, "reach", held)
+    http = make_server()
+    body = {"game": "checkers", "moves": ["11-15", "23-19"]}
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(http.post, "/explore/position", json=body)
+            assert held.entered.wait(timeout=60), "the request never reached its work"
+            try:
+                # Working on the event loop, the server could not answer this at all.
+                health = httpx.get(f"{http.base_url}/health", timeout=30)
+            finally:
+                held.release.set()
+            assert health.status_code == 200 and health.json()["status"] == "ok"
+            answer = pending.result()
+    finally:
+        held.release.set()
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["to_move"] == "black"
 
 
 def test_a_body_over_the_limit_is_refused_before_it_is_read(http: httpx.Client) -> None:

@@ -29,7 +29,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import GradingJob as JobRow
-from server.grading import GradingService, Upload, unpack
+from server.grading import GradingService, Upload, UploadLimits, unpack
 from server.settings import Settings
 from tests.grader.processes import live_processes
 from tests.server.conftest import RunningServer, start_server
@@ -127,6 +127,10 @@ def wait_done(
 
 # -- uploads: plain files and zips -----------------------------------------------------------------
 
+LIMITS = UploadLimits(
+    max_bytes=1000, max_files=5, max_zip_entries=20, max_path_depth=3, max_path_chars=60
+)
+
 
 def zipped(entries: dict[str, bytes], links: tuple[str, ...] = ()) -> bytes:
     buffer = io.BytesIO()
@@ -142,20 +146,16 @@ def zipped(entries: dict[str, bytes], links: tuple[str, ...] = ()) -> bytes:
 
 def test_plain_files_and_a_zip_unpack_to_the_same_submission() -> None:
     files = {"checkers.py": b"print(1)\n", "helpers.py": b"X = 1\n"}
-    plain = unpack([Upload(n, d) for n, d in files.items()], max_bytes=1000, max_files=5)
+    plain = unpack([Upload(n, d) for n, d in files.items()], LIMITS)
     assert plain == files
-    flat = unpack([Upload("s.zip", zipped(files))], max_bytes=1000, max_files=5)
+    flat = unpack([Upload("s.zip", zipped(files))], LIMITS)
     assert flat == files
     # A zip of the student's folder is unwrapped; macOS litter is skipped.
     folder = {f"work/{name}": data for name, data in files.items()}
     folder["__MACOSX/work/._checkers.py"] = b"junk"
     folder["work/__pycache__/helpers.cpython-311.pyc"] = b"junk"
-    assert unpack([Upload("s.zip", zipped(folder))], max_bytes=1000, max_files=5) == files
-    nested = unpack(
-        [Upload("s.zip", zipped({"checkers.py": b"", "lib/board.py": b""}))],
-        max_bytes=1000,
-        max_files=5,
-    )
+    assert unpack([Upload("s.zip", zipped(folder))], LIMITS) == files
+    nested = unpack([Upload("s.zip", zipped({"checkers.py": b"", "lib/board.py": b""}))], LIMITS)
     assert sorted(nested) == ["checkers.py", "lib/board.py"]
 
 
@@ -204,7 +204,7 @@ def test_a_bad_upload_is_refused_with_its_reason(
     uploads: list[Upload], code: ErrorCode, words: str
 ) -> None:
     with pytest.raises(ProtocolError) as caught:
-        unpack(uploads, max_bytes=1000, max_files=5)
+        unpack(uploads, LIMITS)
     assert caught.value.code is code
     assert words in caught.value.message
 
@@ -768,13 +768,20 @@ def test_the_agent_profile_is_graded_on_a_private_suite_made_at_first_use(
         running.stop()
     assert job.status == "done"
     assert job.score == job.max_score == 100, results
-    assert job.summary == "score 100 of 100; full marks."
     suite = settings.grader_dir / "suites" / "agent.json"
     assert stat.S_IMODE(suite.stat().st_mode) == 0o600
     assert stat.S_IMODE(suite.parent.stat().st_mode) == 0o700
     assert json.loads(suite.read_text())["public"] is False
-    # The private suite's tests are shown only once the grades are published.
+    # The server's own suite is private: its uploader sees each test's outcome only.
     assert {test["visibility"] for test in results["tests"]} == {"after_published"}
+    assert [test["name"] for test in results["tests"]] == [
+        f"private test {n}" for n in range(1, len(results["tests"]) + 1)
+    ]
+    assert all(test["output"].startswith("passed.") for test in results["tests"])
+    count = len(results["tests"])
+    assert job.summary == (
+        f"score 100 of 100; the {count} private tests show their points and reasons only."
+    )
 
 
 @sandboxed
