@@ -495,25 +495,6 @@ def _run(
     if "/" not in program:
         program = shutil.which(program, path="/usr/bin:/bin") or ""
     python = _init_python(program, rooted) if sandboxed else sys.executable
-    report_read, report_write = os.pipe()
-    fds = [report_write]
-    config = {
-        "argv": list(argv),
-        "env": _student_env(inside),
-        "report_fd": report_write,
-        "collect": list(collect),
-        "collect_bytes": limits.file_size_bytes,
-        "limits": {
-            "cpu": limits.cpu_seconds,
-            "memory": limits.memory_bytes,
-            "file_size": limits.file_size_bytes,
-            "open_files": limits.open_files,
-            # Counted in the sandbox's user namespace, its init included. On the host it would
-            # count the grader's own processes: none there.
-            "processes": limits.processes + 1 if sandboxed else None,
-            "core": 0,
-        },
-    }
     report = IsolationReport(
         separate_user=rooted,
         network=sandboxed,
@@ -525,8 +506,28 @@ def _run(
         capabilities_dropped=sandboxed,
         disk_limit=sandboxed,
     )
+    report_read, report_write = os.pipe()
+    fds = [report_write]
     try:
         fds.append(_memfd("arena-init", _INIT.read_bytes()))
+        config = {
+            "argv": list(argv),
+            "env": _student_env(inside),
+            "report_fd": report_write,
+            "init_fd": fds[-1],
+            "collect": list(collect),
+            "collect_bytes": limits.file_size_bytes,
+            "limits": {
+                "cpu": limits.cpu_seconds,
+                "memory": limits.memory_bytes,
+                "file_size": limits.file_size_bytes,
+                "open_files": limits.open_files,
+                # Counted in the sandbox's user namespace, its init included. On the host it
+                # would count the grader's own processes: none there.
+                "processes": limits.processes + 1 if sandboxed else None,
+                "core": 0,
+            },
+        }
         init = [python, "-I", "-S", f"/dev/fd/{fds[-1]}", json.dumps(config)]
         if sandboxed:
             assert support.bwrap is not None
@@ -944,6 +945,10 @@ def _interpret(
         if signal_number == signal.SIGXCPU or (
             signal_number == signal.SIGKILL and cpu >= limits.cpu_seconds * 0.95
         ):
+            # The kernel sends SIGXCPU when its count, sampled at each timer tick, reaches the
+            # limit; on a busy machine the exact count wait4 gives is lower. Report the count
+            # the verdict was made on.
+            cpu = max(cpu, float(limits.cpu_seconds))
             return result(
                 Status.CPU_LIMIT,
                 f"your program used more than {limits.cpu_seconds} s of CPU time and was stopped",

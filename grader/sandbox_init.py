@@ -42,6 +42,7 @@ _LIMITS = (
 def main(raw_config: str) -> int:
     """Run the program the config names; report its end on the config's `report_fd`."""
     config = json.loads(raw_config)
+    os.close(int(config["init_fd"]))  # this file, read already: the program has no use for it
     report_fd = int(config["report_fd"])
     os.set_inheritable(report_fd, False)
     _make_undumpable()

@@ -194,7 +194,8 @@ def test_program_sees_its_own_processes_only_and_an_init_that_tells_nothing() ->
         "    except OSError as error:\n"
         "        return type(error).__name__\n"
         "print(json.dumps({'pids': pids, 'me': os.getpid(), 'init': read('/proc/1/cmdline'),\n"
-        "  'environ': read('/proc/1/environ'), 'maps': read('/proc/1/maps')}))\n"
+        "  'environ': read('/proc/1/environ'), 'maps': read('/proc/1/maps'),\n"
+        "  'fds': sorted(os.listdir('/proc/self/fd'))}))\n"
     )
 
     result = run_sandboxed([PYTHON, "probe.py"], files={"probe.py": probe.encode()}, limits=SMALL)
@@ -210,6 +211,8 @@ def test_program_sees_its_own_processes_only_and_an_init_that_tells_nothing() ->
         assert secret not in seen["init"], secret
     # Its memory and environment are closed to the program (it is not dumpable).
     assert seen["environ"] == seen["maps"] == "PermissionError"
+    # The program inherits stdin, stdout and stderr only (3: the listing's own).
+    assert seen["fds"] == ["0", "1", "2", "3"]
 
 
 def test_without_root_the_result_says_the_isolation_is_missing(
