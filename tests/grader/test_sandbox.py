@@ -624,10 +624,14 @@ def test_a_run_is_sandboxed_without_root(shared_tmp: Path) -> None:
     import subprocess
 
     packages = sysconfig.get_path("purelib")
-    command = [PYTHON, "-s", "-c", UNROOTED]
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{ROOT}:{packages}", "TMPDIR": str(shared_tmp)}
+    paths = [str(ROOT), packages, *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    env["TMPDIR"] = str(shared_tmp)
+    command = [sys.executable, "-c", UNROOTED]
     uid = os.getuid()
     if ROOTED:
+        # The tests' interpreter may live where the unprivileged uid cannot go (/root).
+        command = [PYTHON, "-s", "-c", UNROOTED]
         setpriv = "/usr/bin/setpriv"
         if not os.path.exists(setpriv):
             pytest.skip(f"{setpriv} (util-linux) is missing: cannot drop root for the test")
