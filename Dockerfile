@@ -1,8 +1,8 @@
 # Arena server image: `docker compose up` runs it against PostgreSQL (see docker-compose.yml).
 #
-# The server runs as root because the autograder's sandbox needs it (namespaces through
-# util-linux unshare, and a switch to an unprivileged uid per worker slot: 64000 and up);
-# student programs never run as root. The container that grades must be privileged for the
+# The server runs as root so that the autograder's sandbox (bubblewrap, installed with Arena,
+# and libseccomp, part of the base image) runs each worker slot's programs under a uid of its
+# own: 64000 and up; student programs never run as root. The container that grades must be privileged for the
 # namespaces: in docker-compose.yml that is the `arena worker` containers (the servers queue
 # uploads for them and need no privilege); a lone `arena serve` (role all) that is not
 # privileged still serves matches and tournaments and refuses uploads with GRADER_UNAVAILABLE.

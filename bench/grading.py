@@ -3,6 +3,14 @@
     python bench/grading.py [--submissions 300] [--workers 1] [--database URL]
                             [--peer sample|all|none] [--peer-repeats 3] [--timeouts 0]
                             [--concurrency 64] [--quick] [--json]
+    python bench/grading.py --sandbox-runs 200 [--json]
+
+`--sandbox-runs N` measures the sandbox alone instead: the cost of one run, what every puzzle
+and agent session pays. N times, in turn, an empty Python program (`python3 -c pass`) is run
+bare (subprocess) and in the sandbox (`run_sandboxed`, as root under a sandbox uid); printed
+are the medians (and 10th/90th percentiles) of each one's wall time and CPU (the children's),
+and the difference: the sandbox's overhead per run. The first sandboxed run (the probe, the
+interpreter's `ldd`, the seccomp filter: once per process) is left out.
 
 Measured in one run:
 
@@ -42,6 +50,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -597,6 +606,66 @@ def show(arena: dict[str, Any], peer: dict[str, Any] | None, workers: int) -> li
     return lines
 
 
+def bench_sandbox(runs: int, python: str, uid: int) -> dict[str, Any]:
+    """Time `runs` empty programs run bare and in the sandbox, in turn; return the figures."""
+    from grader.sandbox import Isolation, run_sandboxed
+
+    argv = [python, "-c", "pass"]
+    isolation = Isolation(uid=uid, gid=uid)
+    first = run_sandboxed(argv, files={}, isolation=isolation)
+    if not first.is_ok:
+        raise SystemExit(f"the sandbox failed: {first.reason}")
+    times: dict[str, list[float]] = {"bare": [], "sandboxed": []}
+    cpu: dict[str, list[float]] = {"bare": [], "sandboxed": []}
+    for _ in range(runs):
+        for kind in ("bare", "sandboxed"):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            if kind == "bare":
+                subprocess.run(argv, check=True, env={"PATH": "/usr/bin:/bin"})
+            else:
+                result = run_sandboxed(argv, files={"checkers.py": b"pass\n"}, isolation=isolation)
+                if not result.is_ok:
+                    raise SystemExit(f"the sandbox failed: {result.reason}")
+            times[kind].append(time.perf_counter() - started)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[kind].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+
+    def spread(values: list[float]) -> dict[str, float]:
+        ordered = sorted(values)
+        return {
+            "p10": ordered[len(ordered) // 10],
+            "median": statistics.median(ordered),
+            "p90": ordered[len(ordered) * 9 // 10],
+        }
+
+    figures = {kind: {"wall": spread(times[kind]), "cpu": spread(cpu[kind])} for kind in times}
+    return {
+        **figures,
+        "overhead_wall": figures["sandboxed"]["wall"]["median"] - figures["bare"]["wall"]["median"],
+        "overhead_cpu": figures["sandboxed"]["cpu"]["median"] - figures["bare"]["cpu"]["median"],
+        "isolation": str(first.isolation),
+    }
+
+
+def show_sandbox(figures: dict[str, Any]) -> list[str]:
+    """Return the sandbox bench's lines."""
+    lines = []
+    for kind in ("bare", "sandboxed"):
+        wall, cpu = figures[kind]["wall"], figures[kind]["cpu"]
+        lines.append(
+            f"{kind:9}: wall median {wall['median'] * 1000:.1f} ms "
+            f"(p10 {wall['p10'] * 1000:.1f}, p90 {wall['p90'] * 1000:.1f}); "
+            f"CPU median {cpu['median'] * 1000:.1f} ms"
+        )
+    lines.append(
+        f"overhead per run: {figures['overhead_wall'] * 1000:.1f} ms wall, "
+        f"{figures['overhead_cpu'] * 1000:.1f} ms CPU"
+    )
+    lines.append(f"isolation: {figures['isolation']}")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--submissions", type=int, default=300, help="uploads in the burst")
@@ -623,7 +692,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the upload order")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 30 uploads, 1 peer run")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    parser.add_argument(
+        "--sandbox-runs", type=int, default=0, help="measure one sandboxed run instead (N runs)"
+    )
     args = parser.parse_args()
+    if args.sandbox_runs:
+        info, load = machine_info(), os.getloadavg()
+        print(f"Sandbox overhead: {args.sandbox_runs} empty programs, bare and sandboxed in turn")
+        print(describe(info))
+        print(f"  load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        figures = bench_sandbox(args.sandbox_runs, "/usr/bin/python3", args.uid_base)
+        after = os.getloadavg()
+        print(f"  load average after: {after[0]:.2f}")
+        for line in show_sandbox(figures):
+            print("  " + line)
+        if args.json:
+            print(json.dumps({"machine": info, "load": [load, after], **figures}, indent=2))
+        return
     if args.quick:
         args.submissions, args.peer_repeats = 30, 1
 

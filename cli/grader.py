@@ -87,11 +87,13 @@ def grade_command(
     honours, and a top-level output, which students see at once, naming no private test.
     Exits 0 whenever grading ran, whatever the score; 2 for a usage error, such as a
     SUBMISSION that does not exist (with --gradescope that is graded 0 instead, so the course
-    platform always gets a results.json).
+    platform always gets a results.json). Where no sandbox can be made it grades anyway and
+    says so on stderr.
     """
     from cli.grade_report import print_report
     from grader.grade import GradeError, GradeOptions, grade
     from grader.html import html_report
+    from grader.sandbox import Mode, sandbox_support
     from grader.visibility import OWNER, gradescope_json, view
 
     if profile not in PROFILES:
@@ -103,6 +105,13 @@ def grade_command(
     suite = suite if suite is not None else public_suite(profile)
     if not suite.is_file():
         fail(f"the {profile} suite {suite} does not exist (see --suite)")
+    support = sandbox_support()
+    if support.mode is Mode.NONE:
+        typer.echo(
+            f"note: no sandbox here ({support.reason}): the program runs as you, with its "
+            "resource limits only; see docs/GRADER.md, Sandbox",
+            err=True,
+        )
     try:
         report = grade(profile, submission, GradeOptions(suite=suite, python=python))
     except GradeError as error:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +50,7 @@ from grader.profiles import DEFAULT_PYTHON
 from grader.results import GradeReport, Reason, TestResult, Visibility, run_reason
 from grader.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
 from grader.visibility import run_order
+from grader.workdirs import new_workdir
 
 PROGRAM: Final = "checkers.py"
 """The program an endgame submission must hold at its top level."""
@@ -336,7 +336,7 @@ def grade_endgame(
         raise GradeError("the puzzle suite is empty")
     report = GradeReport(profile="endgame")
     total = points * len(puzzles)
-    staging = Path(tempfile.mkdtemp(prefix="arena-submission-"))
+    staging = new_workdir()  # holds the puzzle's input: removed even if this process is killed
     try:
         problem = _stage(submission, staging)
         if problem is not None:

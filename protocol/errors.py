@@ -103,8 +103,8 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         "`GET /grader/jobs/{id}` until its status is `done` or `error`.",
         ErrorCode.QUEUE_FULL: "The grading queue is full, or holds as many of this player's jobs "
         "as one player may have waiting; nothing was queued. Retry later.",
-        ErrorCode.GRADER_UNAVAILABLE: "This server cannot sandbox student code (it does not run "
-        "as root with util-linux unshare), so it grades nothing; nothing was queued.",
+        ErrorCode.GRADER_UNAVAILABLE: "This server cannot sandbox student code "
+        "(`details.sandbox` says why), so it grades nothing; nothing was queued.",
         ErrorCode.INTERNAL_ERROR: "The server failed; the match is unchanged. Retry, and report "
         "it if it repeats.",
         ErrorCode.NOT_CHALLENGED: "There is no pending challenge for you in this match (or no "

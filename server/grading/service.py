@@ -24,8 +24,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from grader.grade import MAIN_FILES
 from grader.results import GradeReport
-from grader.sandbox import can_isolate
+from grader.sandbox import can_isolate, sandbox_support
 from grader.visibility import UPLOADER, view
+from grader.workdirs import sweep_runs
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.models import GradingJob as JobRow
@@ -74,14 +75,18 @@ class GradingService:
     async def start(self) -> int:
         """Re-queue the jobs a previous run left queued or running; start the workers.
 
-        Returns the number of jobs re-queued. Makes no directory until a job needs one. With
-        the shared queue, nothing: the workers grade, and find unfinished jobs themselves. In
-        either case, sweeps job directories that have no row now and every
-        `grader_orphan_sweep_s` (see `sweep_orphans`).
+        Returns the number of jobs re-queued. Makes no directory until a job needs one, and
+        removes the sandbox working directories a killed grading left. With the shared queue,
+        nothing: the workers grade, and find unfinished jobs themselves. In either case, sweeps
+        job directories that have no row now and every `grader_orphan_sweep_s` (see
+        `sweep_orphans`).
         """
         self._sweeper = asyncio.create_task(self._sweep_periodically(), name="orphan-sweep")
         if self._shared is not None:
             return 0
+        swept = await asyncio.to_thread(sweep_runs)
+        if swept:
+            log.info("removed %d sandbox directories of killed gradings", swept)
         pending = await self._store.requeue_unfinished()
         for job_id, owner, regrade in pending:
             # A regrade waits behind fresh uploads after a restart as before it.
@@ -169,11 +174,12 @@ class GradingService:
                 {"profile": "unknown profile"},
             )
         if not self._sandboxed() and not self._settings.grader_allow_unsandboxed:
+            why = sandbox_support().reason or "the sandbox is unavailable"
             raise ProtocolError(
                 ErrorCode.GRADER_UNAVAILABLE,
-                "this server cannot sandbox student code (it must run as root with util-linux "
-                "unshare), so it grades nothing; its operator can set "
-                "ARENA_GRADER_ALLOW_UNSANDBOXED=true for trials on trusted code",
+                f"this server cannot sandbox student code ({why}), so it grades nothing; its "
+                "operator can set ARENA_GRADER_ALLOW_UNSANDBOXED=true for trials on trusted code",
+                {"sandbox": why},
             )
         if self._shared is not None:
             return await self._submit_shared(

@@ -12,7 +12,8 @@ import logging
 
 import procrastinate
 
-from grader.sandbox import can_isolate
+from grader.sandbox import can_isolate, sandbox_support
+from grader.workdirs import sweep_runs
 from server.grading.files import GraderFiles
 from server.grading.shared import GRADE_TASK, GRADING_QUEUE, SharedQueue
 from server.grading.store import JobStore
@@ -25,16 +26,19 @@ log = logging.getLogger(__name__)
 def register(app: procrastinate.App, runtime: JobRuntime) -> None:
     """Add the grading task to a worker's `app`, and its upkeep to `runtime`.
 
-    Not on a worker that cannot sandbox student code (not root, no util-linux unshare) unless
-    its operator allows unsandboxed grading: such a worker takes no grading job (it listens
-    only to the queues of its tasks), which waits for a worker that can.
+    Not on a worker that cannot sandbox student code (grader.sandbox.sandbox_support says
+    why) unless its operator allows unsandboxed grading: such a worker takes no grading job
+    (it listens only to the queues of its tasks), which waits for a worker that can. A worker
+    that grades first removes the sandbox working directories killed gradings left.
     """
     if not can_isolate() and not runtime.settings.grader_allow_unsandboxed:
         log.warning(
-            "this worker cannot sandbox student code (it must run as root with util-linux "
-            "unshare): it grades nothing"
+            "this worker cannot sandbox student code (%s): it grades nothing",
+            sandbox_support().reason,
         )
         return
+    if swept := sweep_runs():
+        log.info("removed %d sandbox directories of killed gradings", swept)
     grader = Grader(runtime.settings, JobStore(runtime.sessions), GraderFiles(runtime.settings))
     free_uids = [runtime.uid_base + slot for slot in reversed(range(runtime.concurrency))]
     shared = SharedQueue(app, runtime.sessions)

@@ -12,7 +12,7 @@ from games.checkers import Checkers, parse_board
 from grader.agent import EXAMPLES_TEST, grade_agent, reference_values
 from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent, make_agent_suite
 from grader.results import TestResult
-from grader.sandbox import UNSHARE
+from grader.sandbox import can_isolate, sandbox_support
 
 AGENTS = Path(__file__).parent / "agents"
 REFERENCE = Path(__file__).parents[2] / "grader" / "reference" / "agent_solution.py"
@@ -21,7 +21,7 @@ GAME = Checkers()
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root to drop to uid 65534"),
-    pytest.mark.skipif(not os.path.exists(UNSHARE), reason=f"{UNSHARE} (util-linux) is missing"),
+    pytest.mark.skipif(not can_isolate(), reason=f"no sandbox here: {sandbox_support().reason}"),
     pytest.mark.skipif(not os.path.exists(PYTHON), reason=f"{PYTHON} is missing"),
 ]
 

@@ -27,7 +27,7 @@ from grader.endgame_suite import Puzzle, load_puzzles, make_puzzle_suite, save_p
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report, report_body
 from grader.results import GradeReport, TestResult
-from grader.sandbox import MIB, UNSHARE, Limits
+from grader.sandbox import MIB, Limits, Mode, Support, can_isolate
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "grader" / "reference" / "endgame_solver.py"
@@ -40,8 +40,8 @@ AGENTS = Path(__file__).parent / "agents"
 PYTHON = "/usr/bin/python3"
 
 sandboxed = pytest.mark.skipif(
-    os.geteuid() != 0 or not os.path.exists(UNSHARE) or not os.path.exists(PYTHON),
-    reason=f"the sandbox needs root, {UNSHARE} (util-linux) and {PYTHON}",
+    os.geteuid() != 0 or not can_isolate() or not os.path.exists(PYTHON),
+    reason=f"these tests need root (the sandbox uid), the sandbox and {PYTHON}",
 )
 
 SMALL = Limits(cpu_seconds=5, wall_seconds=2.0, memory_bytes=256 * MIB, output_bytes=64 * 1024)
@@ -296,6 +296,23 @@ def test_cli_missing_program_still_writes_results(tmp_path: Path) -> None:
     )
     assert outcome.exit_code == 0, outcome.output
     assert json.loads(results.read_text())["tests"][0]["score"] == 0
+
+
+def test_cli_says_plainly_when_it_grades_without_a_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    why = "bubblewrap cannot make a sandbox here: No permissions to create a new namespace"
+    monkeypatch.setattr("grader.sandbox.sandbox_support", lambda: Support(Mode.NONE, why))
+    results = tmp_path / "results.json"
+
+    outcome = CliRunner().invoke(
+        create_cli(),
+        ["grade", str(SUBMISSIONS / "missing_program"), "--results", str(results)],
+    )
+
+    assert outcome.exit_code == 0, outcome.output
+    assert f"no sandbox here ({why}): the program runs as you" in outcome.stderr
+    assert results.is_file()
 
 
 @pytest.mark.parametrize("profile", ["endgame", "agent"])

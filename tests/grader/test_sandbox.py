@@ -1,4 +1,8 @@
-"""The sandbox against a gallery of broken and malicious programs (tests/grader/gallery/)."""
+"""The sandbox against a gallery of broken and malicious programs (tests/grader/gallery/).
+
+Run as root the sandbox runs under the uid of `Isolation` (65534 here); run as another user it
+runs under that user's uid, in a user namespace. The tests that need the uid switch say so.
+"""
 
 from __future__ import annotations
 
@@ -18,13 +22,14 @@ import pytest
 import grader
 from grader.sandbox import (
     MIB,
-    UNSHARE,
     Limits,
     SandboxError,
     SandboxResult,
     Status,
+    can_isolate,
     private_dir,
     run_sandboxed,
+    sandbox_support,
 )
 from tests.grader.processes import live_processes
 
@@ -34,11 +39,13 @@ SANDBOX_UID = 65534
 # The student's interpreter must be readable by the sandbox uid (the venv's may live under /root).
 PYTHON = "/usr/bin/python3"
 
+ROOTED = os.geteuid() == 0
+
 pytestmark = [
-    pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root to drop to uid 65534"),
-    pytest.mark.skipif(not os.path.exists(UNSHARE), reason=f"{UNSHARE} (util-linux) is missing"),
+    pytest.mark.skipif(not can_isolate(), reason=f"no sandbox here: {sandbox_support().reason}"),
     pytest.mark.skipif(not os.path.exists(PYTHON), reason=f"{PYTHON} is missing"),
 ]
+rooted = pytest.mark.skipif(not ROOTED, reason="the uid switch to 65534 needs root")
 
 SMALL = Limits(cpu_seconds=5, wall_seconds=3.0, memory_bytes=256 * MIB, output_bytes=64 * 1024)
 
@@ -53,7 +60,14 @@ def run(program: str, *args: str, limits: Limits = SMALL, stdin: bytes = b"") ->
 
 @pytest.fixture
 def no_survivors() -> Iterator[None]:
-    """Fail the test if a process of the sandbox uid is still alive after it."""
+    """Fail the test if a process of the sandbox uid is still alive after it.
+
+    Only as root: without root the sandbox shares the tester's uid with every other process
+    of the tester's (its PID namespace still ends with its init).
+    """
+    if not ROOTED:
+        yield
+        return
     before = live_processes(SANDBOX_UID)
     yield
     deadline = time.monotonic() + 2.0
@@ -79,7 +93,7 @@ def test_ok_program_echoes_stdin_in_a_scrubbed_environment(no_survivors: None) -
     assert result.exit_code == 0
     assert result.stdout == "RED TO MOVE\n"
     assert not result.stdout_truncated
-    assert result.isolation.network and result.isolation.separate_user
+    assert result.isolation.network and result.isolation.separate_user is ROOTED
     assert result.isolation.filesystem and result.isolation.pid_namespace
 
 
@@ -101,10 +115,14 @@ def test_program_sees_only_its_files_its_uid_and_the_scrubbed_environment(
 
     assert result.status is Status.OK, result.stderr
     seen = json.loads(result.stdout)
-    assert (seen["uid"], seen["gid"], seen["groups"]) == (SANDBOX_UID, SANDBOX_UID, [])
+    if ROOTED:
+        assert (seen["uid"], seen["gid"], seen["groups"]) == (SANDBOX_UID, SANDBOX_UID, [])
+    else:
+        assert (seen["uid"], seen["gid"]) == (os.getuid(), os.getgid())
     assert seen["files"] == ["data", "probe.py"]
     assert seen["mode"] == "0o700"
     assert seen["pid"] != 1  # an init of ours is PID 1, so the program keeps normal signals
+    assert "arena-run-" in seen["cwd"]
     assert seen["env"] == {
         "PATH": "/usr/bin:/bin",
         "HOME": seen["cwd"],
@@ -166,23 +184,35 @@ def test_program_sees_a_minimal_root_and_nothing_of_the_host() -> None:
         assert secret not in result.stdout
 
 
-def test_program_sees_its_own_processes_only_not_the_init() -> None:
+def test_program_sees_its_own_processes_only_and_an_init_that_tells_nothing() -> None:
     probe = (
         "import json, os\n"
         "pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
-        "try:\n"
-        "    init = open('/proc/1/cmdline', 'rb').read().decode(errors='replace')\n"
-        "except OSError as error:\n"
-        "    init = type(error).__name__\n"
-        "print(json.dumps({'pids': pids, 'me': os.getpid(), 'init': init}))\n"
+        "def read(path):\n"
+        "    try:\n"
+        "        return open(path, 'rb').read().decode(errors='replace')\n"
+        "    except OSError as error:\n"
+        "        return type(error).__name__\n"
+        "print(json.dumps({'pids': pids, 'me': os.getpid(), 'init': read('/proc/1/cmdline'),\n"
+        "  'environ': read('/proc/1/environ'), 'maps': read('/proc/1/maps'),\n"
+        "  'fds': sorted(os.listdir('/proc/self/fd'))}))\n"
     )
 
     result = run_sandboxed([PYTHON, "probe.py"], files={"probe.py": probe.encode()}, limits=SMALL)
 
     assert result.status is Status.OK, result.stderr
     seen = json.loads(result.stdout)
-    assert seen["pids"] == [seen["me"]]
-    assert seen["init"] == "FileNotFoundError"  # the init's command line names the grader's paths
+    # The sandbox's init (PID 1, started by bubblewrap) and the program: no process of the host.
+    assert seen["pids"] == [1, seen["me"]]
+    # The init's command line names nothing of the grader's: its code arrives on a descriptor.
+    init = seen["init"].split("\0")
+    assert init[:3] == [PYTHON, "-I", "-S"] and init[3].startswith("/dev/fd/")
+    for secret in (str(ROOT), "sandbox", "bwrap", "arena-runs", "site-packages"):
+        assert secret not in seen["init"], secret
+    # Its memory and environment are closed to the program (it is not dumpable).
+    assert seen["environ"] == seen["maps"] == "PermissionError"
+    # The program inherits stdin, stdout and stderr only (3: the listing's own).
+    assert seen["fds"] == ["0", "1", "2", "3"]
 
 
 def test_without_root_the_result_says_the_isolation_is_missing(
@@ -223,6 +253,8 @@ def test_installed_packages_inside_the_standard_library_are_covered() -> None:
     packages = os.path.join(stdlib, "site-packages")
     if not os.path.isdir(packages) or not os.listdir(packages):
         pytest.skip(f"{python} keeps no packages inside its standard library {stdlib}")
+    if ROOTED and not all(os.stat(p).st_mode & 0o001 for p in Path(python).parents):
+        pytest.skip(f"the sandbox uid cannot reach {python} (bubblewrap binds as that uid)")
 
     result = run_sandboxed(
         [python, "lister.py", stdlib, packages],
@@ -280,8 +312,10 @@ def test_network_is_unreachable_even_on_loopback(no_survivors: None) -> None:
     result = run("socket_connect.py")
 
     assert result.status is Status.OK, result.stderr
+    # The sandbox's own network namespace: its loopback reaches nothing of the host's
+    # (PostgreSQL listens on the host's), and there is no other interface.
     assert result.stdout.splitlines() == [
-        f"127.0.0.1:5432 failed {errno.errorcode[errno.ENETUNREACH]}",
+        f"127.0.0.1:5432 failed {errno.errorcode[errno.ECONNREFUSED]}",
         f"1.1.1.1:53 failed {errno.errorcode[errno.ENETUNREACH]}",
     ]
 
@@ -391,3 +425,250 @@ def test_private_dir_is_mode_0700(private_tmp: Path) -> None:
     directory = private_dir(private_tmp / "suite")
 
     assert directory.stat().st_mode & 0o777 == 0o700
+
+
+# -- what the sandbox withholds: privileges, kernel interfaces, room to write --------------------
+
+STATUS_PROBE = """
+import json
+fields = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+print(json.dumps({key: fields[key].strip() for key in
+    ("NoNewPrivs", "Seccomp", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}))
+"""
+
+
+def test_the_program_runs_with_no_privileges_under_a_seccomp_filter() -> None:
+    result = run_sandboxed(
+        [PYTHON, "probe.py"], files={"probe.py": STATUS_PROBE.encode()}, limits=SMALL
+    )
+
+    assert result.status is Status.OK, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["NoNewPrivs"] == "1"
+    assert seen["Seccomp"] == "2"  # a filter
+    for capabilities in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert int(seen[capabilities], 16) == 0, capabilities
+    report = result.isolation
+    assert report.seccomp and report.no_new_privs and report.capabilities_dropped
+    assert report.user_namespace and report.disk_limit
+
+
+SYSCALLS = {
+    "x86_64": {
+        "setns": 308,
+        "keyctl": 250,
+        "bpf": 321,
+        "perf_event_open": 298,
+        "userfaultfd": 323,
+        "io_uring_setup": 425,
+        "process_vm_readv": 310,
+        "open_tree": 428,
+        "fsopen": 430,
+        "clone3": 435,
+        "clone": 56,
+    },
+    "aarch64": {
+        "setns": 268,
+        "keyctl": 219,
+        "bpf": 280,
+        "perf_event_open": 241,
+        "userfaultfd": 282,
+        "io_uring_setup": 425,
+        "process_vm_readv": 270,
+        "open_tree": 428,
+        "fsopen": 430,
+        "clone3": 435,
+        "clone": 220,
+    },
+}
+
+ESCAPES = """
+import ctypes, errno, json, os, sys
+NR = json.loads(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+
+def outcome(result):
+    if result == 0 and os.getpid() != PID:
+        os._exit(0)  # a clone that worked: its child leaves at once
+    return "ok" if result >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+
+def call(function, *args):
+    ctypes.set_errno(0)
+    return outcome(function(*args))
+
+PID = os.getpid()
+CLONE_NEWUSER, CLONE_NEWNS, SIGCHLD = 0x10000000, 0x00020000, 17
+seen = {
+    "unshare(CLONE_NEWUSER)": call(libc.unshare, CLONE_NEWUSER),
+    "unshare(CLONE_NEWNS)": call(libc.unshare, CLONE_NEWNS),
+    "clone(CLONE_NEWUSER)": call(libc.syscall, NR["clone"], CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0),
+    "mount tmpfs": call(libc.mount, b"none", b".", b"tmpfs", 0, None),
+    "umount2": call(libc.umount2, b"/proc", 2),
+    "chroot": call(libc.chroot, b"."),
+    "ptrace(PTRACE_TRACEME)": call(libc.ptrace, 0, 0, None, None),
+    "setns": call(libc.syscall, NR["setns"], 0, 0),
+    "keyctl(get session keyring)": call(libc.syscall, NR["keyctl"], 0, -3, 0),
+    "bpf": call(libc.syscall, NR["bpf"], 0, None, 0),
+    "perf_event_open": call(libc.syscall, NR["perf_event_open"], None, 0, -1, -1, 0),
+    "userfaultfd": call(libc.syscall, NR["userfaultfd"], 0),
+    "io_uring_setup": call(libc.syscall, NR["io_uring_setup"], 1, None),
+    "process_vm_readv": call(libc.syscall, NR["process_vm_readv"], 1, None, 0, None, 0, 0),
+    "open_tree": call(libc.syscall, NR["open_tree"], -100, b"/", 1),
+    "fsopen": call(libc.syscall, NR["fsopen"], b"tmpfs", 0),
+    "clone3": call(libc.syscall, NR["clone3"], None, 0),
+}
+print(json.dumps(seen))
+"""
+
+
+def test_kernel_interfaces_that_could_leave_the_sandbox_are_denied() -> None:
+    import platform
+
+    numbers = SYSCALLS.get(platform.machine())
+    if numbers is None:
+        pytest.skip(f"no system call numbers for {platform.machine()} in this test")
+
+    result = run_sandboxed(
+        [PYTHON, "escape.py", json.dumps(numbers)],
+        files={"escape.py": ESCAPES.encode()},
+        limits=SMALL,
+    )
+
+    assert result.status is Status.OK, result.stderr
+    seen = json.loads(result.stdout)
+    # Denied by the filter before the kernel looks at the arguments: EPERM, whatever they are
+    # (clone3 ENOSYS, so that libc falls back to clone, whose flags the filter reads).
+    expected = {name: "EPERM" for name in seen}
+    expected["clone3"] = "ENOSYS"
+    assert seen == expected
+
+
+FLOOD = """
+import errno
+block = b"x" * (1024 * 1024)
+written, error = 0, "none"
+for i in range(1500):
+    try:
+        with open(f"block-{i}", "wb") as handle:
+            handle.write(block)
+        written += 1
+    except OSError as failure:
+        error = errno.errorcode[failure.errno]
+        break
+print(written, error)
+"""
+
+
+def test_writing_many_files_stops_at_the_working_directorys_size() -> None:
+    limits = Limits(wall_seconds=20.0, file_size_bytes=1 * MIB, disk_bytes=8 * MIB)
+
+    result = run_sandboxed([PYTHON, "flood.py"], files={"flood.py": FLOOD.encode()}, limits=limits)
+
+    assert result.status is Status.OK, result.stderr
+    written, error = result.stdout.split()
+    # 1,500 files of 1 MiB each were tried: the tmpfs of 8 MiB (and the program's own page)
+    # is full after at most 8, and the rest of the host's memory and disk are untouched.
+    assert error == "ENOSPC"
+    assert int(written) <= 8
+    assert result.isolation.disk_limit
+
+
+# -- without root --------------------------------------------------------------------------------
+
+UNROOTED = """
+import dataclasses, json, sys
+from grader.sandbox import run_sandboxed, sandbox_support
+support = sandbox_support()
+if support.mode.value == "none":
+    print(json.dumps({"none": support.reason}))
+    sys.exit(0)
+probe = sys.argv[1]
+result = run_sandboxed([sys.argv[2], "probe.py", *sys.argv[3:]], files={"probe.py": probe.encode()})
+print(json.dumps({"mode": support.mode.value, "status": result.status.value,
+                  "stderr": result.stderr, "seen": result.stdout,
+                  "isolation": dataclasses.asdict(result.isolation)}))
+"""
+
+UNROOTED_PROBE = """
+import ctypes, json, os, sys
+fields = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+listed = {}
+for path in sys.argv[1:]:
+    try:
+        listed[path] = sorted(os.listdir(path))
+    except OSError as error:
+        listed[path] = type(error).__name__
+libc = ctypes.CDLL(None, use_errno=True)
+print(json.dumps({"uid": os.getuid(), "listed": listed,
+    "status": {key: fields[key].strip() for key in ("NoNewPrivs", "Seccomp", "CapEff", "CapBnd")},
+    "unshare": libc.unshare(0x10000000), "errno": ctypes.get_errno()}))
+"""
+
+
+@pytest.fixture
+def shared_tmp() -> Iterator[Path]:
+    """Yield a fresh directory any user may write in (mode 1777), removed afterwards."""
+    directory = Path(tempfile.mkdtemp(prefix="arena-unrooted-"))
+    directory.chmod(0o1777)
+    yield directory
+    shutil.rmtree(directory)
+
+
+def test_a_run_is_sandboxed_without_root(shared_tmp: Path) -> None:
+    """An ordinary user gets the sandbox too, in a user namespace of its own.
+
+    As root the run happens in a child process dropped to an unprivileged uid (setpriv);
+    otherwise in a child process of the tester's own.
+    """
+    import subprocess
+
+    packages = sysconfig.get_path("purelib")
+    paths = [str(ROOT), packages, *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    env["TMPDIR"] = str(shared_tmp)
+    command = [sys.executable, "-c", UNROOTED]
+    uid = os.getuid()
+    if ROOTED:
+        # The tests' interpreter may live where the unprivileged uid cannot go (/root).
+        command = [PYTHON, "-s", "-c", UNROOTED]
+        setpriv = "/usr/bin/setpriv"
+        if not os.path.exists(setpriv):
+            pytest.skip(f"{setpriv} (util-linux) is missing: cannot drop root for the test")
+        for needed in (ROOT, Path(packages), shared_tmp):
+            if not all(os.stat(p).st_mode & 0o001 for p in (needed, *needed.parents)):
+                pytest.skip(f"an unprivileged uid cannot reach {needed}")
+        uid = int(os.environ.get("ARENA_GRADER_UID_BASE", "64000")) + 999
+        command = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *command]
+    listed = ["/", "/home", "/root", str(ROOT), packages]
+    done = subprocess.run(
+        [*command, UNROOTED_PROBE, PYTHON, *listed],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr.decode()
+    answer = json.loads(done.stdout)
+    if "none" in answer:
+        pytest.skip(f"no sandbox without root here: {answer['none']}")
+    assert answer["mode"] == "user"
+    assert answer["status"] == "ok", answer["stderr"]
+    report = answer["isolation"]
+    assert not report["separate_user"]  # the uid is the user's own
+    for enforced in ("network", "filesystem", "pid_namespace", "user_namespace", "seccomp"):
+        assert report[enforced], enforced
+    assert report["no_new_privs"] and report["capabilities_dropped"] and report["disk_limit"]
+    seen = json.loads(answer["seen"])
+    assert seen["uid"] == uid
+    assert seen["status"] == {
+        "NoNewPrivs": "1",
+        "Seccomp": "2",
+        "CapEff": "0" * 16,
+        "CapBnd": "0" * 16,
+    }
+    assert (seen["unshare"], seen["errno"]) == (-1, errno.EPERM)
+    assert set(seen["listed"]["/"]) <= {"dev", "etc", "lib", "lib64", "proc", "tmp", "usr", "bin"}
+    for hidden in listed[1:]:
+        assert seen["listed"][hidden] == "FileNotFoundError", hidden

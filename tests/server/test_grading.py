@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import func, select
 
 import grader
-from grader.sandbox import UNSHARE
+from grader.sandbox import Mode, Support, can_isolate
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.engine import create_engine, migrate, session_factory
@@ -41,8 +41,8 @@ PUZZLES = len(json.loads(PUBLIC_SUITE.read_text())["puzzles"])
 PYTHON = "/usr/bin/python3"
 
 sandboxed = pytest.mark.skipif(
-    os.geteuid() != 0 or not os.path.exists(UNSHARE) or not os.path.exists(PYTHON),
-    reason="the grader's sandbox needs root, util-linux unshare and /usr/bin/python3",
+    os.geteuid() != 0 or not can_isolate() or not os.path.exists(PYTHON),
+    reason="these tests need root (the sandbox uids), the sandbox and /usr/bin/python3",
 )
 
 # A checkers.py that reports its uid on stderr and fails each puzzle after `delay` seconds.
@@ -252,6 +252,8 @@ async def test_without_a_sandbox_nothing_is_graded_unless_allowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("server.grading.service.can_isolate", lambda: False)
+    why = "bubblewrap cannot make a sandbox here: No permissions to create a new namespace"
+    monkeypatch.setattr("server.grading.service.sandbox_support", lambda: Support(Mode.NONE, why))
     url = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
     engine = create_engine(url)
     await migrate(engine)
@@ -263,6 +265,10 @@ async def test_without_a_sandbox_nothing_is_graded_unless_allowed(
         with pytest.raises(ProtocolError) as refused:
             await strict.submit("endgame", [Upload("checkers.py", b"pass\n")])
         assert refused.value.code is ErrorCode.GRADER_UNAVAILABLE
+        # It says why, and what the operator may do about it.
+        assert refused.value.details == {"sandbox": why}
+        assert why in refused.value.message
+        assert "ARENA_GRADER_ALLOW_UNSANDBOXED=true" in refused.value.message
         assert not (tmp_path / "g").exists()  # nothing stored
         trial = GradingService(
             session_factory(engine),

@@ -27,7 +27,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from grader.sandbox import UNSHARE
+from grader.sandbox import can_isolate
 from server.db.engine import create_engine
 from server.db.models import GradingJob as JobRow
 from server.settings import Settings
@@ -47,8 +47,8 @@ SLOW_SECONDS = 15
 """How long each of the two slow jobs sleeps before solving: both workers are busy meanwhile."""
 
 sandboxed = pytest.mark.skipif(
-    os.geteuid() != 0 or not os.path.exists(UNSHARE) or not os.path.exists("/usr/bin/python3"),
-    reason="the grader's sandbox needs root, util-linux unshare and /usr/bin/python3",
+    os.geteuid() != 0 or not can_isolate() or not os.path.exists("/usr/bin/python3"),
+    reason="these tests need root (the sandbox uids), the sandbox and /usr/bin/python3",
 )
 
 # The reference solution run after a pause: a correct job that is surely running at the kill.
