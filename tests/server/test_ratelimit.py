@@ -24,7 +24,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.messages import ErrorResponse
-from server.ratelimit import RateLimiter, address_key
+from server.connections import address_key
+from server.ratelimit import RateLimiter
 from server.settings import Settings
 from tests.server.conftest import RunningServer, free_port, start_server
 
