@@ -50,6 +50,10 @@ from server.connections import (
 log = logging.getLogger("uvicorn.error")
 
 
+LINGER_S = 1.0
+"""How long a refused connection's answer may wait for the client to read it before close."""
+
+
 class Phase(enum.Enum):
     """Where a connection is in its current request, which decides its deadline."""
 
@@ -62,7 +66,7 @@ class Phase(enum.Enum):
     BUSY = "busy"
     """The request is read: the app answers it (no deadline here)."""
     DONE = "done"
-    """Closed, refused, or upgraded to a WebSocket."""
+    """Closed, refused (what still arrives is dropped), or upgraded to a WebSocket."""
 
 
 class HeadLimitedConnection(h11.Connection):
@@ -187,6 +191,12 @@ class ArenaH11Protocol(H11Protocol):
             self._upgraded.resume_writing()
         else:
             super().resume_writing()
+
+    def shutdown(self) -> None:
+        if self.phase is Phase.DONE:
+            self.transport.close()  # refused: its answer is written, h11's state is spent
+        else:
+            super().shutdown()
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         """Hand the connection to a WebSocket protocol, as uvicorn does, keeping the client's
@@ -358,4 +368,14 @@ class ArenaH11Protocol(H11Protocol):
             "connection: close\r\n\r\n"
         )
         self.transport.write(head.encode() + content)
-        self.transport.close()
+        # A lingering close: closing at once with the client's request unread (or still on its
+        # way) would reset the connection, and the client could lose the answer. The sending
+        # side is shut instead, what still arrives is dropped, and the connection closes when
+        # the client closes its side (`eof_received`), or after LINGER_S. Not for a connection
+        # over its address's limit, which is counted nowhere: its file is freed at once (a
+        # client that sent its request already may see a reset instead of the answer).
+        if code is not ErrorCode.TOO_MANY_CONNECTIONS and self.transport.can_write_eof():
+            self.transport.write_eof()
+            self._deadline = self.loop.call_later(LINGER_S, self.transport.close)
+        else:
+            self.transport.close()
