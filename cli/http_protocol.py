@@ -277,7 +277,11 @@ class ArenaH11Protocol(H11Protocol):
             self.client = header.client
             if not self._admit(header.client[0]):
                 return b""
-        return data[header.size :]
+        rest = data[header.size :]
+        if not rest:
+            # The proxy sends the header as it connects: the client's request is yet to come.
+            self._enter(Phase.IDLE)
+        return rest
 
     def _trust_forwarded_headers(self) -> None:
         cls = type(self)

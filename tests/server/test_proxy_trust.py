@@ -30,7 +30,13 @@ import yaml
 from cli.cluster import Cluster, ClusterSpec, has_worker_command, running_cluster
 from tests.server.conftest import free_port
 from tests.server.test_cluster_launch import _empty_database
-from tests.server.test_connections import DEADLINE_S, error_of, open_file_limit, read_response
+from tests.server.test_connections import (
+    DEADLINE_S,
+    error_of,
+    open_file_limit,
+    read_response,
+    wait_for,
+)
 
 DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL")
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
@@ -120,7 +126,11 @@ def test_every_process_of_the_cluster_runs_at_its_hard_open_file_limit(cluster: 
     if hard <= 512:
         pytest.skip("the hard open-file limit leaves nothing to raise")
     for member in cluster.members:
-        assert open_file_limit(member.pid) == (hard, hard), member.name
+        # A worker is not waited for at start: it raises its limit once it has started.
+        wait_for(
+            lambda: open_file_limit(member.pid) == (hard, hard),  # noqa: B023 - called at once
+            f"{member.name} kept a soft open-file limit below {hard}",
+        )
 
 
 def test_the_cluster_proxy_counts_each_client_by_its_own_address(cluster: Cluster) -> None:
