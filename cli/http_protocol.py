@@ -85,6 +85,8 @@ class HeadLimitedConnection(h11.Connection):
         try:
             if self.their_state is not h11.IDLE:
                 return super().next_event()
+            # `trailing_data` is h11's public view of its buffer (a copy): taken once per
+            # request head, and again only when the buffer could hold a head over the limit.
             buffered = len(self.trailing_data[0])
             event = super().next_event()
             if (
