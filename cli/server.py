@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import gc
 import json
+import os
 import shutil
 import socket
 import sys
@@ -15,6 +16,7 @@ import typer
 from typer.core import TyperCommand
 
 from cli.common import fail
+from cli.rlimit import raise_open_file_limit
 
 if TYPE_CHECKING:
     from server.settings import Settings
@@ -190,7 +192,6 @@ def serve(
 
     Options override their environment variables; all other settings are listed below.
     """
-    import uvicorn
     from pydantic import ValidationError
 
     from server.app import create_app
@@ -205,25 +206,20 @@ def serve(
         settings = Settings(**overrides)
     except ValidationError as exc:
         fail("bad setting: " + "; ".join(_setting_error(e) for e in exc.errors()))
+    raise_open_file_limit()
     sock = listen(settings.host, settings.port)
     actual_port = sock.getsockname()[1]
     typer.echo(quick_start(settings, port=actual_port))
+    if os.environ.get("FORWARDED_ALLOW_IPS"):
+        typer.echo(
+            "FORWARDED_ALLOW_IPS is ignored: name the proxies whose X-Forwarded-For (or PROXY "
+            "protocol header) to trust in ARENA_TRUSTED_PROXIES (docs/SECURITY.md)",
+            err=True,
+        )
     app = create_app(settings)
-    config = uvicorn.Config(
-        app,
-        host=settings.host,
-        port=actual_port,
-        log_level="info",
-        ws_per_message_deflate=settings.ws_compression,
-        # uvicorn refuses a larger frame from its header, before buffering it (default 16 MiB).
-        ws_max_size=settings.max_message_bytes,
-        # h11 bounds the request line and headers; httptools would buffer any amount of them.
-        http="h11",
-        h11_max_incomplete_event_size=settings.max_header_bytes,
-    )
-    from cli.uvicorn_server import TunedServer
+    from cli.uvicorn_server import TunedServer, server_config
 
-    TunedServer(config).run(sockets=[sock])
+    TunedServer(server_config(app, settings, port=actual_port)).run(sockets=[sock])
 
 
 def _setting_error(error: Any) -> str:

@@ -19,6 +19,7 @@ from starlette.requests import HTTPConnection
 
 from protocol.errors import ErrorCode
 from server.auth import hash_token
+from server.connections import address_key
 from server.courses import CourseService
 from server.db.models import Player
 from server.errors import MatchError
@@ -28,7 +29,7 @@ from server.hub import Connection, Hub
 from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.players import PlayerRegistry
-from server.ratelimit import Action, RateLimiter, address_key
+from server.ratelimit import Action, RateLimiter
 from server.ratings import RatingService
 from server.settings import Settings
 from server.tournaments import TournamentService
