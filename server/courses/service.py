@@ -56,12 +56,12 @@ from protocol.errors import ErrorCode, ProtocolError
 from server.auth import hash_token, new_token
 from server.courses import grades, suites
 from server.courses.roster import bad_roster, parse_roster
-from server.courses.store import CourseStore
+from server.courses.store import CourseStore, lock_member, recent_times_in
 from server.db.models import Assignment as AssignmentRow
 from server.db.models import Course as CourseRow
 from server.db.models import CourseMember, Player, epoch_ms
 from server.db.models import GradingJob as JobRow
-from server.grading import GradingService, Upload
+from server.grading import Admission, GradingService, Upload
 from server.grading.files import GraderFiles
 from server.settings import Settings
 
@@ -121,8 +121,6 @@ class CourseService:
         self._grading = grading
         self._store = CourseStore(sessions)
         self._files = GraderFiles(settings)
-        self._submitting: dict[tuple[int, int], asyncio.Lock] = {}
-        """One lock per (member, assignment): a student's submissions are counted one by one."""
         self._suite_lock = asyncio.Lock()
         """Held while an assignment's suite file and its row change together."""
         self._generator = asyncio.Semaphore(1)
@@ -452,24 +450,24 @@ class CourseService:
                 f"the suite of {row.name[:100]} is still being generated; nothing was queued: "
                 "submit again in a few minutes",
             )
-        if me.role in STAFF:
-            job = await self._grading.submit(
-                row.profile, uploads, player.id, assignment_id=row.id, member_id=me.id
+        admission = None
+        if me.role not in STAFF:
+            now = _now()
+            _check_deadline(row, now)
+            # Refused at once, before the files are read; the count that decides is made again
+            # as the row is stored (`_daily_limit`): concurrent submissions all pass this one.
+            _refuse_over_limit(
+                row, await self._store.recent_times(row.id, me.id, now - grades.WINDOW), now
             )
-        else:
-            key = (me.id, row.id)
-            lock = self._submitting.setdefault(key, asyncio.Lock())
-            try:
-                async with lock:
-                    now = _now()
-                    _check_deadline(row, now)
-                    await self._check_limit(row, me, now)
-                    job = await self._grading.submit(
-                        row.profile, uploads, player.id, assignment_id=row.id, member_id=me.id
-                    )
-            finally:
-                if not lock.locked():
-                    self._submitting.pop(key, None)
+            admission = _daily_limit(row, me.id)
+        job = await self._grading.submit(
+            row.profile,
+            uploads,
+            player.id,
+            assignment_id=row.id,
+            member_id=me.id,
+            admission=admission,
+        )
         stored = await self._store.job(job.job_id)
         assert stored is not None  # just stored
         places = await self._grading.positions([stored.id])
@@ -778,25 +776,6 @@ class CourseService:
             )
         return row
 
-    async def _check_limit(self, row: AssignmentRow, me: CourseMember, now: datetime) -> None:
-        """Refuse a student's submission past the daily limit (a rolling 24 hours)."""
-        times = await self._store.recent_times(row.id, me.id, now - grades.WINDOW)
-        used, limit = len(times), row.daily_limit
-        if used < limit:
-            return
-        allowed = grades.aware(times[used - limit]) + grades.WINDOW
-        wait = max(allowed - now, timedelta(seconds=1))
-        raise ProtocolError(
-            ErrorCode.SUBMISSION_LIMIT,
-            f"you have used {used} of {limit} submissions in the last 24 hours; the next is "
-            f"allowed at {_iso(allowed)} (in {_in(wait)})",
-            {
-                "limit": limit,
-                "next_allowed_time_ms": epoch_ms(allowed),
-                "retry_after_s": math.ceil(wait.total_seconds()),
-            },
-        )
-
     def _student_assignment(
         self, row: AssignmentRow, jobs: Sequence[JobRow], now: datetime
     ) -> Assignment:
@@ -959,6 +938,42 @@ def _assignment(row: AssignmentRow, now: datetime) -> Assignment:
         private_tests=row.private_tests,
         released=grades.aware(row.release_at) <= now,
     )
+
+
+def _refuse_over_limit(row: AssignmentRow, times: Sequence[datetime], now: datetime) -> None:
+    """Refuse a student's submission past the daily limit (a rolling 24 hours): SUBMISSION_LIMIT
+    with the next allowed time. `times` are the member's submissions in the window, oldest
+    first."""
+    used, limit = len(times), row.daily_limit
+    if used < limit:
+        return
+    allowed = grades.aware(times[used - limit]) + grades.WINDOW
+    wait = max(allowed - now, timedelta(seconds=1))
+    raise ProtocolError(
+        ErrorCode.SUBMISSION_LIMIT,
+        f"you have used {used} of {limit} submissions in the last 24 hours; the next is "
+        f"allowed at {_iso(allowed)} (in {_in(wait)})",
+        {
+            "limit": limit,
+            "next_allowed_time_ms": epoch_ms(allowed),
+            "retry_after_s": math.ceil(wait.total_seconds()),
+        },
+    )
+
+
+def _daily_limit(row: AssignmentRow, member_id: int) -> Admission:
+    """Return the daily limit's check made as the submission's row is stored: the member's
+    row locked (server.courses.store.lock_member), their submissions counted, the row added
+    only under the limit, in one transaction. So concurrent submissions, to this process or
+    to others on the same database, are counted one at a time."""
+
+    async def check(session: AsyncSession) -> None:
+        await lock_member(session, member_id)
+        now = _now()
+        times = await recent_times_in(session, row.id, member_id, now - grades.WINDOW)
+        _refuse_over_limit(row, times, now)
+
+    return check
 
 
 def _check_deadline(row: AssignmentRow, now: datetime) -> None:

@@ -22,6 +22,7 @@ was running is graded again from the start.
 """
 
 from server.grading.service import GradingService
+from server.grading.store import Admission
 from server.grading.uploads import Upload, unpack
 
-__all__ = ["GradingService", "Upload", "unpack"]
+__all__ = ["Admission", "GradingService", "Upload", "unpack"]

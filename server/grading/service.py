@@ -28,7 +28,7 @@ from protocol.messages import GradingJob, GradingProfiles
 from server.db.models import GradingJob as JobRow
 from server.grading.files import GraderFiles
 from server.grading.shared import QueueFullError, SharedQueue
-from server.grading.store import JobStore
+from server.grading.store import Admission, JobStore
 from server.grading.uploads import Upload, bad_submission, unpack
 from server.grading.wire import describe_job, describe_profiles
 from server.grading.workers import GradingWorkers
@@ -105,6 +105,7 @@ class GradingService:
         *,
         assignment_id: int | None = None,
         member_id: int | None = None,
+        admission: Admission | None = None,
     ) -> GradingJob:
         """Check, store and queue an upload by `player_id`; return its job (status `queued`).
 
@@ -114,8 +115,10 @@ class GradingService:
         whose suite grades it, and its member; it is read through its course only. Raises
         ProtocolError: VALIDATION_ERROR for an unknown profile, BAD_SUBMISSION or
         SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full or the player
-        has `grader_max_queued_per_player` jobs waiting already. Nothing is
-        stored or queued when it raises; once it returns, the job survives a restart.
+        has `grader_max_queued_per_player` jobs waiting already. `admission` is the caller's
+        last check, run in the transaction that stores the job's row (server.grading.store:
+        a course's daily limit). Nothing is stored or queued when it raises; once it returns,
+        the job survives a restart.
         """
         if profile not in MAIN_FILES:
             raise ProtocolError(
@@ -132,7 +135,7 @@ class GradingService:
             )
         if self._shared is not None:
             return await self._submit_shared(
-                profile, uploads, player_id, assignment_id, member_id, self._shared
+                profile, uploads, player_id, assignment_id, member_id, self._shared, admission
             )
         # The check and the place it takes are one step (no await between them), and the place
         # is held until the job is queued or refused: concurrent uploads cannot all pass the
@@ -148,7 +151,9 @@ class GradingService:
         self._admitting += 1
         self._admitting_by[player_id] += 1
         try:
-            return await self._admit(profile, uploads, player_id, assignment_id, member_id)
+            return await self._admit(
+                profile, uploads, player_id, assignment_id, member_id, admission
+            )
         finally:
             self._admitting -= 1
             self._admitting_by[player_id] -= 1
@@ -181,6 +186,7 @@ class GradingService:
         assignment_id: int | None,
         member_id: int | None,
         shared: SharedQueue,
+        admission: Admission | None,
     ) -> GradingJob:
         """`submit` with the shared queue: the limits count the database's waiting rows,
         checked before the files are read and again, with the place taken, as the row is
@@ -199,6 +205,7 @@ class GradingService:
                 row,
                 max_queued=self._settings.grader_max_queued,
                 max_per_player=self._settings.grader_max_queued_per_player,
+                check=admission,
             )
         except QueueFullError as full:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
@@ -240,12 +247,13 @@ class GradingService:
         player_id: int | None,
         assignment_id: int | None,
         member_id: int | None,
+        admission: Admission | None,
     ) -> GradingJob:
         """Check, store and queue an upload that holds a place in the queue."""
         job_id, files, job_dir = await self._store_files(profile, uploads)
         try:
             row = await self._store.add(
-                job_id, profile, sorted(files), player_id, assignment_id, member_id
+                job_id, profile, sorted(files), player_id, assignment_id, member_id, admission
             )
         except BaseException:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)

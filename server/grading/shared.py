@@ -34,6 +34,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.db.models import GradingJob as JobRow
+from server.grading.store import Admission
 
 log = logging.getLogger(__name__)
 
@@ -108,9 +109,11 @@ class SharedQueue:
         *,
         max_queued: int,
         max_per_player: int,
+        check: Admission | None = None,
     ) -> int:
         """Store the new `queued` row if the queue and its uploader's lane have room; return
-        its rank in the lane. Raises QueueFullError, storing nothing, when they have none."""
+        its rank in the lane. Raises QueueFullError, storing nothing, when they have none;
+        `check` runs in the same transaction before the row (server.grading.store.Admission)."""
         async with self._sessions() as session:
             await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _ADMIT_LOCK})
             total, mine = await _counts(session, row.player_id)
@@ -118,6 +121,8 @@ class SharedQueue:
                 raise QueueFullError(per_player=False)
             if row.player_id is not None and mine >= max_per_player:
                 raise QueueFullError(per_player=True)
+            if check is not None:
+                await check(session)
             rank = await _lane(session, row.player_id, background=False)
             session.add(row)
             await session.commit()

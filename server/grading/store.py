@@ -8,7 +8,7 @@ once, so a restart finds every job where it was.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -24,6 +24,12 @@ from server.db.models import GradingJob as JobRow
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+Admission = Callable[[AsyncSession], Awaitable[None]]
+"""A caller's last check of an upload, run in the transaction that stores the job's row,
+before the row: a policy that counts rows (a course's daily limit) locks what it counts there
+and raises to refuse, so the check and the insert are one step (server.courses.service)."""
 
 
 @dataclass(frozen=True)
@@ -70,15 +76,19 @@ class JobStore:
         player_id: int | None,
         assignment_id: int | None = None,
         member_id: int | None = None,
+        check: Admission | None = None,
     ) -> JobRow:
         """Store a new job, `queued`, uploaded by `player_id` (None: anonymous); return its row.
 
-        A course submission names its assignment and the member who submitted it.
+        A course submission names its assignment and the member who submitted it. `check`
+        runs first in the transaction that stores the row (see `Admission`): what it raises
+        is raised, and nothing is stored.
         """
         row = self.new_row(job_id, profile, files, player_id, assignment_id, member_id)
-        async with self._sessions() as session:
+        async with self._sessions() as session, session.begin():
+            if check is not None:
+                await check(session)
             session.add(row)
-            await session.commit()
         return row
 
     @staticmethod
