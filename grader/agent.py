@@ -101,6 +101,7 @@ from games.checkers import (
 )
 from grader.agent_runner import HARNESS, HARNESS_NAME, Reply, Request, Runner, read_answer
 from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent
+from grader.budget import Budget
 from grader.course import (
     describe_outcome,
     format_move,
@@ -422,6 +423,7 @@ def grade_agent(
     limits: Limits | None = None,
     suite: AgentSuite | None = None,
     isolation: Isolation | None = None,
+    budget: Budget | None = None,
 ) -> GradeReport:
     """Grade an agent submission (agent.py, or a directory holding it); see the module docstring.
 
@@ -429,8 +431,9 @@ def grade_agent(
     and reads suite files. A private suite's tests are "after_published", except the examples'
     test (`EXAMPLES_TEST`), which is always "visible". `limits` gives the
     sandbox's memory, process and file limits (its times are set per session from the suite);
-    `isolation` the sandbox uid (distinct per concurrent grading). Never raises for anything
-    the submission does.
+    `isolation` the sandbox uid (distinct per concurrent grading); `budget` the grading's
+    wall time, after which no session starts and the calls left are not run (grader.budget).
+    Never raises for anything the submission does.
     """
     suite = suite or AgentSuite()
     files = _submission_files(Path(submission))
@@ -440,6 +443,7 @@ def grade_agent(
         limits=limits or Limits(),
         suite=suite,
         isolation=isolation,
+        budget=budget,
         import_error=None if isinstance(files, dict) else files,
     )
     results = _legal_parts(runner, suite)

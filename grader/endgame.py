@@ -27,12 +27,13 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
 from bots.solve import Solver
 from games.checkers import WHITE, Checkers, CheckersMove, CheckersState, format_board, parse_board
+from grader.budget import Budget
 from grader.course import (
     Board,
     OutputError,
@@ -300,6 +301,7 @@ def grade_endgame(
     points: float = 1.0,
     solver: Solver | None = None,
     isolation: Isolation | None = None,
+    budget: Budget | None = None,
 ) -> GradeReport:
     """Run checkers.py on each puzzle in the sandbox and judge its line; `points` per puzzle.
 
@@ -308,8 +310,10 @@ def grade_endgame(
     --outputfile output.txt` in a fresh sandbox with the submission's files, then
     `check_solution` scores output.txt. A run that fails (timeout, CPU, memory,
     crash, no output file) scores 0 on that puzzle with the sandbox's reason. Public puzzles
-    are "visible" tests, private ones "after_published". Raises GradeError only for an empty
-    suite or a puzzle the solver cannot certify.
+    are "visible" tests, private ones "after_published". With `budget`, each run's wall
+    limit is cut to what is left of it, and once it is spent the puzzles left score 0 as not
+    run, saying why (grader.budget). Raises GradeError only for an empty suite or a puzzle
+    the solver cannot certify.
     """
     if not puzzles:
         raise GradeError("the puzzle suite is empty")
@@ -325,9 +329,33 @@ def grade_endgame(
             report.output = f"Not graded: {problem}"
             return report
         solver = solver or Solver()
+        budget = budget or Budget(None)
         for puzzle in puzzles:
+            if budget.is_spent():
+                name, visibility = _identity(puzzle)
+                report.tests.append(
+                    TestResult(
+                        name=name,
+                        score=0.0,
+                        max_score=points,
+                        output=budget.not_run(),
+                        visibility=visibility,
+                    )
+                )
+                continue
+            wall = budget.wall(limits.wall_seconds)
+            cut = wall < limits.wall_seconds
             report.tests.append(
-                _grade_puzzle(staging, puzzle, limits, python, points, solver, isolation)
+                _grade_puzzle(
+                    staging,
+                    puzzle,
+                    replace(limits, wall_seconds=wall) if cut else limits,
+                    python,
+                    points,
+                    solver,
+                    isolation,
+                    budget.ran_out() if cut else None,
+                )
             )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -378,9 +406,11 @@ def _grade_puzzle(
     points: float,
     solver: Solver,
     isolation: Isolation | None,
+    cut_short: str | None = None,
 ) -> TestResult:
-    name = f"{puzzle.name} ({puzzle.plies} plies)"
-    visibility: Visibility = "visible" if puzzle.public else "after_published"
+    """Run the program on one puzzle and judge it; `cut_short` says why, when the run's wall
+    limit is the grading's budget's rather than the test's own (a run stopped at it)."""
+    name, visibility = _identity(puzzle)
     # The submission's own input.txt/output.txt (stale files, links) must not stand in for ours.
     _remove(staging / INPUT_FILE)
     _remove(staging / OUTPUT_FILE)
@@ -402,6 +432,8 @@ def _grade_puzzle(
     if run.status is Status.SANDBOX_ERROR:
         return result(0.0, [run.reason, "Please report this to the course staff."])
     if not run.is_ok:
+        if cut_short is not None and run.status is Status.TIMEOUT:
+            return result(0.0, [cut_short, *_failure(run)])
         return result(0.0, _failure(run))
     if OUTPUT_FILE not in run.files:
         return result(
@@ -421,6 +453,12 @@ def _grade_puzzle(
         lost = [part for part, earned in verdict.components.items() if not earned]
         lines.append(f"points lost for: {', '.join(lost)}")
     return result(verdict.score * points, lines)
+
+
+def _identity(puzzle: Puzzle) -> tuple[str, Visibility]:
+    """Return the name and visibility of a puzzle's test."""
+    visibility: Visibility = "visible" if puzzle.public else "after_published"
+    return f"{puzzle.name} ({puzzle.plies} plies)", visibility
 
 
 def _failure(run: SandboxResult) -> list[str]:

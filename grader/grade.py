@@ -22,6 +22,7 @@ from grader.agent_suite import (
     make_agent_suite,
     save_agent_suite,
 )
+from grader.budget import Budget
 from grader.endgame import ENDGAME_LIMITS, PROGRAM, grade_endgame
 from grader.endgame_suite import PuzzleError, load_puzzles, make_puzzle_suite, save_puzzles
 from grader.errors import GradeError
@@ -46,17 +47,22 @@ class GradeOptions:
     required; agent: an agent suite, see grader.agent_suite, default `AgentSuite()`);
     `limits` overrides the profile's default limits per run; `isolation` is the sandbox uid,
     which must differ between gradings that run at the same time (the server gives each of its
-    worker slots its own).
+    worker slots its own); `budget_s` bounds the wall time of all the runs together
+    (grader.budget; None: no bound but each run's).
     """
 
     suite: Path | None = None
     limits: Limits | None = None
     python: str = DEFAULT_PYTHON
     isolation: Isolation | None = None
+    budget_s: float | None = None
 
 
 def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
-    """Grade `submission` under the named profile; raise GradeError for an unknown profile."""
+    """Grade `submission` under the named profile; raise GradeError for an unknown profile.
+
+    The budget (`options.budget_s`) starts here, once the suite is read.
+    """
     if profile == "endgame":
         if options.suite is None:
             raise GradeError("the endgame profile needs a puzzle suite file")
@@ -70,6 +76,7 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
             limits=options.limits or ENDGAME_LIMITS,
             python=options.python,
             isolation=options.isolation,
+            budget=Budget(options.budget_s),
         )
     if profile == "agent":
         suite = AgentSuite()
@@ -84,6 +91,7 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
             limits=options.limits,
             suite=suite,
             isolation=options.isolation,
+            budget=Budget(options.budget_s),
         )
     raise GradeError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
 
