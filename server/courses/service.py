@@ -61,7 +61,7 @@ from server.db.models import Assignment as AssignmentRow
 from server.db.models import Course as CourseRow
 from server.db.models import CourseMember, Player, epoch_ms
 from server.db.models import GradingJob as JobRow
-from server.grading import Admission, GradingService, Upload
+from server.grading import Admission, GradingService, Place, Upload, describe_wait
 from server.grading.files import GraderFiles
 from server.settings import Settings
 
@@ -433,9 +433,15 @@ class CourseService:
     # -- submissions -------------------------------------------------------------------------
 
     async def submit(
-        self, player: Player, course_id: int, assignment_id: int, uploads: Sequence[Upload]
+        self,
+        player: Player,
+        course_id: int,
+        assignment_id: int,
+        uploads: Sequence[Upload],
+        address: str | None = None,
     ) -> Submission:
-        """Queue a submission to an assignment by a member; return it (status `queued`).
+        """Queue a submission to an assignment by a member from client `address`; return it
+        (status `queued`).
 
         A student: UNKNOWN_ASSIGNMENT before the release, DEADLINE_PASSED after the due date
         (hard) or the last late day (penalty), SUBMISSION_LIMIT with `next_allowed_time_ms`
@@ -467,10 +473,11 @@ class CourseService:
             assignment_id=row.id,
             member_id=me.id,
             admission=admission,
+            address=address,
         )
         stored = await self._store.job(job.job_id)
         assert stored is not None  # just stored
-        places = await self._grading.positions([stored.id])
+        places = await self._grading.places([stored.id])
         return self._submission(
             stored, row, me, is_staff=me.role in STAFF, now=_now(), places=places
         )
@@ -490,7 +497,7 @@ class CourseService:
             await self._member_row(course_id, member_id)
         jobs = await self._store.jobs([row.id], member_id, MAX_SUBMISSIONS)
         members = await self._members_by_id(course_id)
-        places = await self._grading.positions([job.id for job in jobs if job.status == "queued"])
+        places = await self._grading.places([job.id for job in jobs if job.status == "queued"])
         return SubmissionList(
             submissions=tuple(
                 self._submission(job, row, members[job.member_id or 0], is_staff, now, places)
@@ -507,7 +514,7 @@ class CourseService:
         rows = {row.id: row for row in await self._store.assignments(course_id)}
         jobs = await self._store.jobs(list(rows), member.id, MAX_SUBMISSIONS)
         now = _now()
-        places = await self._grading.positions([job.id for job in jobs if job.status == "queued"])
+        places = await self._grading.places([job.id for job in jobs if job.status == "queued"])
         return SubmissionList(
             submissions=tuple(
                 self._submission(job, rows[job.assignment_id or 0], member, True, now, places)
@@ -802,12 +809,13 @@ class CourseService:
         member: CourseMember,
         is_staff: bool,
         now: datetime,
-        places: Mapping[str, int | None],
+        places: Mapping[str, Place],
     ) -> Submission:
-        """A course job as `is_staff` or its submitter sees it now; `places` has the queue
-        places of waiting jobs (GradingService.positions)."""
+        """A course job as `is_staff` or its submitter sees it now; `places` has where the
+        waiting jobs stand in the queue (GradingService.places)."""
         view = grades.shown(job, row, grades.is_filtered(row, is_staff, now))
         base = f"/courses/{row.course_id}/submissions/{job.id}"
+        place = places.get(job.id) if job.status == "queued" else None
         return Submission(
             submission_id=job.id,
             course_id=row.course_id,
@@ -816,7 +824,8 @@ class CourseService:
             student_id=member.student_id,
             status=job.status,
             files=tuple(job.files),
-            queue_position=places.get(job.id) if job.status == "queued" else None,
+            queue_position=place.position if place is not None else None,
+            wait=describe_wait(place) if place is not None else None,
             score=view.score,
             max_score=view.max_score,
             final_score=view.final_score,
@@ -852,7 +861,7 @@ class CourseService:
         member = (
             me if job.member_id == me.id else await self._member_row(course_id, job.member_id or 0)
         )
-        places = await self._grading.positions([job.id] if job.status == "queued" else [])
+        places = await self._grading.places([job.id] if job.status == "queued" else [])
         return self._submission(job, row, member, is_staff, _now(), places), job, row
 
     async def _standings(

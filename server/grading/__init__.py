@@ -21,8 +21,10 @@ Restarts: `start()` re-queues every job stored `queued` or `running`, oldest fir
 was running is graded again from the start.
 """
 
+from server.grading.queue import Place
 from server.grading.service import GradingService
 from server.grading.store import Admission
 from server.grading.uploads import Upload, unpack
+from server.grading.wire import describe_wait
 
-__all__ = ["Admission", "GradingService", "Upload", "unpack"]
+__all__ = ["Admission", "GradingService", "Place", "Upload", "describe_wait", "unpack"]

@@ -21,7 +21,7 @@ import pytest
 from server.courses.store import CourseStore
 from server.grading.service import GradingService
 from server.settings import Settings
-from tests.server.conftest import RunningServer, start_server
+from tests.server.conftest import start_server
 from tests.server.test_courses import add_assignment, new_course, students, suite_of
 
 PROGRAM = b"import sys\nsys.exit(1)\n"
@@ -34,7 +34,7 @@ def limit_settings(base: Settings) -> Settings:
             "rate_limits_enabled": False,
             "grader_allow_unsandboxed": True,
             "grader_max_queued_per_player": 100,
-            #"grader_max_queued_per_address": 100,
+            "grader_max_queued_per_address": 100,
         }
     )
 
