@@ -115,7 +115,8 @@ class TournamentService:
         (`_held`): a finished, cancelled or waiting tournament costs no memory."""
         self._users: Counter[str] = Counter()
         """The requests using each held tournament now."""
-        self._load_lock = asyncio.Lock()
+        self._loading: dict[str, asyncio.Future[HostedTournament | None]] = {}
+        """The reads from the database in progress, by tournament id."""
         self._games = games
         self._owners = owners
         self._unclaimed: set[str] = set()
@@ -433,8 +434,11 @@ class TournamentService:
         if notice is None:
             log.warning("ignored a tournament notice: %.200r", payload)
             return
-        async with self._load_lock:  # a tournament being loaded is held once this is taken
-            tournament = self._loaded.get(notice.tournament_id)
+        loading = self._loading.get(notice.tournament_id)
+        if loading is not None:  # being read: held by the requests waiting for it, woken first
+            with contextlib.suppress(Exception):
+                await asyncio.shield(loading)
+        tournament = self._loaded.get(notice.tournament_id)
         if tournament is None:
             return
         if notice.game is not None:
@@ -546,16 +550,21 @@ class TournamentService:
         tournament = self._loaded.get(tournament_id)
         if tournament is not None:
             return tournament
-        async with self._load_lock:
-            tournament = self._loaded.get(tournament_id)
-            if tournament is not None:
-                return tournament
-            tournament = await self._store.load(tournament_id)
-            if tournament is None:
-                raise ProtocolError(
-                    ErrorCode.UNKNOWN_TOURNAMENT,
-                    f"no tournament has id {tournament_id!r}",
-                    {"tournament_id": tournament_id},
-                )
-            self._loaded[tournament_id] = tournament
-            return tournament
+        # One read per tournament at a time, shared by the requests that want it; reads of
+        # different tournaments (a large finished one takes a while) do not wait for each other.
+        loading = self._loading.get(tournament_id)
+        if loading is None:
+            loading = asyncio.ensure_future(self._store.load(tournament_id))
+            self._loading[tournament_id] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(tournament_id, None))
+        found = await asyncio.shield(loading)
+        if found is None:
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TOURNAMENT,
+                f"no tournament has id {tournament_id!r}",
+                {"tournament_id": tournament_id},
+            )
+        # The first request back holds the copy read; the others share it (or, if every
+        # request let it go meanwhile, the copy held now: there is one at a time). A request
+        # cancelled while the read runs holds nothing, so nothing stays held for it.
+        return self._loaded.setdefault(tournament_id, found)

@@ -200,3 +200,41 @@ def test_tournaments_at_the_maxima_hold_no_schedule_before_they_start(
         for watcher in watchers:
             watcher.close()
         until(lambda: held(server) == 0, "the cancelled tournaments were let go")
+
+
+def test_concurrent_requests_on_a_tournament_read_back_share_one_copy(
+    server: RunningServer,
+) -> None:
+    """Starts racing on a tournament that is not held: one runner, one first game."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        owner = auth_headers(http)
+        # Its games wait for the owner's own moves: the first game stays in play.
+        state = create(
+            http, owner, **{**SMALL, "bots": ["player:organiser", "random"], "concurrency": 1}
+        )
+        tournament_id = state["tournament_id"]
+        assert held(server) == 0
+
+        async def start_all() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+                return list(
+                    await asyncio.gather(
+                        *(
+                            client.post(f"/tournaments/{tournament_id}/start", headers=owner)
+                            for _ in range(8)
+                        )
+                    )
+                )
+
+        answers = asyncio.run(start_all())
+        assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
+        assert {a.json()["status"] for a in answers} == {"running"}
+        until(
+            lambda: len(http.get(f"/tournaments/{tournament_id}").json()["games"]) >= 1,
+            "the first game began",
+        )
+        again = http.get(f"/tournaments/{tournament_id}").json()
+        assert again["status"] == "running" and len(again["games"]) == 1
+        assert held(server) == 1  # its runner runs here
+        assert http.post(f"/tournaments/{tournament_id}/cancel", headers=owner).is_success
+        until(lambda: held(server) == 0, "the cancelled tournament was let go")
