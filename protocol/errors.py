@@ -105,7 +105,8 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.JOB_NOT_FINISHED: "The grading job is still queued or running; poll "
         "`GET /grader/jobs/{id}` until its status is `done` or `error`.",
         ErrorCode.QUEUE_FULL: "The grading queue is full, or holds as many of this player's jobs "
-        "as one player may have waiting; nothing was queued. Retry later.",
+        "as one player may have waiting, or as many from this client address as one address "
+        "may have waiting; nothing was queued. Retry later.",
         ErrorCode.GRADER_UNAVAILABLE: "This server cannot sandbox student code "
         "(`details.sandbox` says why), so it grades nothing; nothing was queued.",
         ErrorCode.INTERNAL_ERROR: "The server failed; the match is unchanged. Retry, and report "

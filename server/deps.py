@@ -212,6 +212,14 @@ def _address(connection: HTTPConnection) -> str:
     return address_key(connection.client.host if connection.client else None)
 
 
+async def client_address(connection: HTTPConnection) -> str:
+    """Return the client's address as the per-address limits count it (IPv6 by its /64)."""
+    return _address(connection)
+
+
+ClientAddressDep = Annotated[str, Depends(client_address)]
+
+
 async def limit_registration(request: Request, limiter: RateLimiterDep) -> None:
     """Count a registration against its address (`rate_registrations_per_address`)."""
     await limiter.check(Action.REGISTER, _address(request), None)

@@ -100,6 +100,13 @@ class Settings(BaseSettings):
         description="jobs one player may have waiting at once; more of theirs get QUEUE_FULL "
         "(one token cannot fill the queue; regrades are not counted)",
     )
+    grader_max_queued_per_address: int = Field(
+        10,
+        ge=1,
+        description="uploads from one client address that may wait at once (an IPv6 address "
+        "counted by its /64); more get QUEUE_FULL (many tokens behind one address cannot fill "
+        "the queue; course submissions and regrades are not counted)",
+    )
     grader_max_upload_bytes: int = Field(
         2 * 1024 * 1024, ge=1024, description="largest upload (all files, unzipped), in bytes"
     )
@@ -148,6 +155,13 @@ class Settings(BaseSettings):
     )
     grader_job_timeout_s: float = Field(
         1800.0, gt=0, description="a grading job that runs longer is stopped and reported"
+    )
+    grader_job_budget_s: float = Field(
+        600.0,
+        gt=0,
+        description="wall time one job's runs of the student's code may take together: a run "
+        "is cut at what is left of it, and the tests after it are not run, each saying why "
+        "(keep it under grader_job_timeout_s, which stops the whole grading)",
     )
     grader_allow_unsandboxed: bool = Field(
         False,
