@@ -390,10 +390,8 @@ def test_a_regrade_stops_a_stale_grading_and_a_stopped_worker_hands_its_job_on(
             asyncio.run(_regrade(settings, job_id))
             wait_for(
                 "the stale grading stops and the regrade runs",
-                lambda: (
-                    bool(grading_processes(grader_dir))
-                    and not set(first) & set(grading_processes(grader_dir))
-                ),
+                # One look at the processes: the stale one gone and another grading.
+                lambda: bool(now := set(grading_processes(grader_dir))) and not set(first) & now,
                 timeout=30,
             )
             assert row(job_id) == ("running", 2, 1)
