@@ -113,6 +113,7 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
             "Or let a bot play for you ($NAME) over WebSockets:",
             f"  {arena} bot --server $BASE --token $TOKEN --bot id:time=0.5",
             "Grade a checkers assignment (docs/GRADER.md), starting from the course's starter:",
+            f"  ({grading_line(settings)})",
             f"  {arena} grader starter --out my-solution",
             f"  {arena} grader submit my-solution/checkers.py --profile endgame --server $BASE "
             "--token $TOKEN",
@@ -121,6 +122,28 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
             "Bots in any language: docs/PROTOCOL.md. Every setting: "
             f"{arena} serve --help. Stop with Ctrl-C.",
         ]
+    )
+
+
+def grading_line(settings: Settings) -> str:
+    """Return how this server grades student code: in which sandbox, or why not at all."""
+    from grader.sandbox import Mode, sandbox_support
+
+    if settings.role == "server":
+        return "student code is graded by `arena worker` processes, each in its own sandbox"
+    support = sandbox_support()
+    if support.mode is Mode.ROOT:
+        return "student code runs in bubblewrap's sandbox, as uids of its own"
+    if support.mode is Mode.USER:
+        return "student code runs in bubblewrap's sandbox, in a user namespace"
+    if settings.grader_allow_unsandboxed:
+        return (
+            f"WARNING: student code runs WITHOUT a sandbox here ({support.reason}); "
+            "grade only code you trust"
+        )
+    return (
+        f"grading is off here: no sandbox ({support.reason}); docs/GRADER.md, 'Sandbox', "
+        "says what it needs"
     )
 
 
