@@ -16,6 +16,8 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from server.web.results import RESULT_WORDS, outcome_text
+
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; "
@@ -63,6 +65,8 @@ class Pages:
             lstrip_blocks=True,
         )
         self._environment.filters["breakable"] = breakable
+        # The match page words a result as its script does, from the same table.
+        self._environment.globals.update(outcome_text=outcome_text, result_words=dict(RESULT_WORDS))
 
     def render(self, name: str, context: Mapping[str, Any], status_code: int = 200) -> HTMLResponse:
         """Return the page `name` rendered with `context`, with the page headers."""
