@@ -195,9 +195,7 @@ def test_resign_ends_the_match_with_its_reason(page: Page) -> None:
     page.get_by_role("button", name="Yes, resign").click()
     # The referee names the side that resigned (Connect Four's: first and second).
     expect(page.locator("#result-outcome")).to_have_text("You lost by resignation")
-    expect(page.locator("#status")).to_contain_text(
-        "alphabeta:depth=2 (house bot) beat guest-"
-    )
+    expect(page.locator("#status")).to_contain_text("alphabeta:depth=2 (house bot) beat guest-")
     expect(page.locator("#status")).to_contain_text(": Second resigned")
     expect(page.locator("#status")).to_contain_text("(resign)")
     expect(page.locator(PANEL)).to_have_attribute("data-turn", "over")
