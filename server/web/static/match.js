@@ -311,7 +311,10 @@ function handle(message) {
         message.elapsed_ms == null ? "" : `${(message.elapsed_ms / 1000).toFixed(1)} s`,
       );
       article.dataset.seq = String(message.seq);
-      if (status === "waiting") status = "active";
+      if (status === "waiting") {
+        status = "active";
+        article.dataset.status = status;
+      }
       setClocks(message.clocks);
       setToMove(message.to_move);
       break;
