@@ -473,6 +473,7 @@ class started:  # noqa: N801 - used as a function: `with started(...) as cluster
         env = {
             **LIFTED,
             "ARENA_WS_MAX_CONNECTIONS_PER_ADDRESS": str(2 * args.matches + 16),
+            "ARENA_MAX_CONNECTIONS_PER_ADDRESS": str(4 * args.matches + 64),
             "ARENA_REDIS_KEY_PREFIX": f"bench-{uuid.uuid4().hex[:8]}",
             **(env or {}),
         }

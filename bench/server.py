@@ -308,14 +308,15 @@ async def bench_arena(
         log_file = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 - closed below
         # Every player connects from this machine and the load generator is one address that
         # registers 2N players and replaces finished matches hundreds of times a minute: lift
-        # the per-address WebSocket connection limit (default 64) and the REST rate limits,
-        # which exist for strangers; the WebSocket message limits stay on, their cost is part
-        # of every move.
+        # the per-address connection limits (256 connections, 64 of them WebSockets) and the
+        # REST rate limits, which exist for strangers; the WebSocket message limits stay on,
+        # their cost is part of every move.
         lifted = {
             f"ARENA_RATE_{name}": "1000000/minute"
             for name in ("REGISTRATIONS_PER_ADDRESS", "MATCHES_PER_PLAYER", "MATCHES_PER_ADDRESS")
         }
         lifted["ARENA_WS_MAX_CONNECTIONS_PER_ADDRESS"] = str(2 * args.matches + 16)
+        lifted["ARENA_MAX_CONNECTIONS_PER_ADDRESS"] = str(4 * args.matches + 64)
         process = subprocess.Popen(
             command, stdout=log_file, stderr=subprocess.STDOUT, env={**os.environ, **lifted}
         )

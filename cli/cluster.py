@@ -2,7 +2,8 @@
 
 N `arena serve` processes (ARENA_ROLE=server) on their own ports, M `arena worker` processes,
 and a TCP proxy (cli/tcp_proxy.py) in front that gives each connection to the next server in
-turn, all on one PostgreSQL database (the truth) and one Redis (the bus). The same topology as
+turn and names its client in a PROXY protocol header (the servers trust the proxy's address),
+all on one PostgreSQL database (the truth) and one Redis (the bus). The same topology as
 docker-compose.yml, without Docker.
 
 The library half (`ClusterSpec`, `Cluster`, `running_cluster`) is what the tests and
@@ -31,6 +32,7 @@ from typing import Annotated, TextIO
 import typer
 
 from cli.common import fail
+from cli.rlimit import raise_open_file_limit
 
 SERVER_ROLE = "server"
 WORKER_ROLE = "worker"
@@ -169,6 +171,15 @@ def _free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+def _sources(host: str) -> list[str]:
+    """Return the addresses a connection to a server listening on `host` comes from."""
+    return {
+        "0.0.0.0": ["127.0.0.1"],
+        "::": ["::1"],
+        "localhost": ["127.0.0.1", "::1"],
+    }.get(host, [host])
+
+
 def arena_executable() -> str:
     """The `arena` console script of this interpreter's environment (else the one on PATH)."""
     beside = Path(sys.executable).parent / "arena"
@@ -215,12 +226,16 @@ class Cluster:
             "ARENA_REDIS_URL": spec.redis_url,
             **spec.env,
         }
+        # The servers take each client's address from the proxy's PROXY protocol header: they
+        # trust the address the proxy connects from, besides any proxy the environment names.
+        named = base.get("ARENA_TRUSTED_PROXIES", "").split(",")
+        trusted = ",".join(dict.fromkeys(i for i in [*named, *_sources(spec.host)] if i.strip()))
         self.servers = [
             self._member(
                 f"server-{i + 1}",
                 SERVER_ROLE,
                 [arena, "serve", "--host", spec.host, "--port", str(port)],
-                {**base, "ARENA_ROLE": SERVER_ROLE},
+                {**base, "ARENA_ROLE": SERVER_ROLE, "ARENA_TRUSTED_PROXIES": trusted},
                 port,
             )
             for i, port in enumerate(ports)
@@ -514,6 +529,7 @@ def cluster(
         log_dir=log_dir,
         echo=None if quiet else echo,
     )
+    raise_open_file_limit()  # inherited by every process it starts
     try:
         check_services(database, redis_url)
         topology = Cluster(spec)

@@ -208,7 +208,9 @@ def _wait(api: Api, path: str, job: dict[str, Any], ident: str, timeout: float) 
                 console.print(escape(f"still {job['status']} after {timeout:g} s; its id: {ident}"))
                 raise typer.Exit(1)
             if job["status"] == "queued":
-                status.update(f"queued, position {job.get('queue_position') or '?'}")
+                wait = job.get("wait") or {}
+                why = f": {wait['reason']}" if wait.get("reason") else ""
+                status.update(escape(f"queued, position {job.get('queue_position') or '?'}{why}"))
             else:
                 status.update(f"being graded ({time.monotonic() - started:.0f} s)")
             time.sleep(1.0)

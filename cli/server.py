@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import gc
 import json
+import os
 import shutil
 import socket
 import sys
@@ -15,6 +16,7 @@ import typer
 from typer.core import TyperCommand
 
 from cli.common import fail
+from cli.rlimit import raise_open_file_limit
 
 if TYPE_CHECKING:
     from server.settings import Settings
@@ -111,6 +113,7 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
             "Or let a bot play for you ($NAME) over WebSockets:",
             f"  {arena} bot --server $BASE --token $TOKEN --bot id:time=0.5",
             "Grade a checkers assignment (docs/GRADER.md), starting from the course's starter:",
+            f"  ({grading_line(settings)})",
             f"  {arena} grader starter --out my-solution",
             f"  {arena} grader submit my-solution/checkers.py --profile endgame --server $BASE "
             "--token $TOKEN",
@@ -119,6 +122,28 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
             "Bots in any language: docs/PROTOCOL.md. Every setting: "
             f"{arena} serve --help. Stop with Ctrl-C.",
         ]
+    )
+
+
+def grading_line(settings: Settings) -> str:
+    """Return how this server grades student code: in which sandbox, or why not at all."""
+    from grader.sandbox import Mode, sandbox_support
+
+    if settings.role == "server":
+        return "student code is graded by `arena worker` processes, each in its own sandbox"
+    support = sandbox_support()
+    if support.mode is Mode.ROOT:
+        return "student code runs in bubblewrap's sandbox, as uids of its own"
+    if support.mode is Mode.USER:
+        return "student code runs in bubblewrap's sandbox, in a user namespace"
+    if settings.grader_allow_unsandboxed:
+        return (
+            f"WARNING: student code runs WITHOUT a sandbox here ({support.reason}); "
+            "grade only code you trust"
+        )
+    return (
+        f"grading is off here: no sandbox ({support.reason}); docs/GRADER.md, 'Sandbox', "
+        "says what it needs"
     )
 
 
@@ -190,7 +215,6 @@ def serve(
 
     Options override their environment variables; all other settings are listed below.
     """
-    import uvicorn
     from pydantic import ValidationError
 
     from server.app import create_app
@@ -205,25 +229,20 @@ def serve(
         settings = Settings(**overrides)
     except ValidationError as exc:
         fail("bad setting: " + "; ".join(_setting_error(e) for e in exc.errors()))
+    raise_open_file_limit()
     sock = listen(settings.host, settings.port)
     actual_port = sock.getsockname()[1]
     typer.echo(quick_start(settings, port=actual_port))
+    if os.environ.get("FORWARDED_ALLOW_IPS"):
+        typer.echo(
+            "FORWARDED_ALLOW_IPS is ignored: name the proxies whose X-Forwarded-For (or PROXY "
+            "protocol header) to trust in ARENA_TRUSTED_PROXIES (docs/SECURITY.md)",
+            err=True,
+        )
     app = create_app(settings)
-    config = uvicorn.Config(
-        app,
-        host=settings.host,
-        port=actual_port,
-        log_level="info",
-        ws_per_message_deflate=settings.ws_compression,
-        # uvicorn refuses a larger frame from its header, before buffering it (default 16 MiB).
-        ws_max_size=settings.max_message_bytes,
-        # h11 bounds the request line and headers; httptools would buffer any amount of them.
-        http="h11",
-        h11_max_incomplete_event_size=settings.max_header_bytes,
-    )
-    from cli.uvicorn_server import TunedServer
+    from cli.uvicorn_server import TunedServer, server_config
 
-    TunedServer(config).run(sockets=[sock])
+    TunedServer(server_config(app, settings, port=actual_port)).run(sockets=[sock])
 
 
 def _setting_error(error: Any) -> str:

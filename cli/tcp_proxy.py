@@ -1,14 +1,16 @@
 """A small TCP proxy for `arena cluster`: one address in front of several `arena serve`.
 
 Each client connection goes to the next server in turn (round robin per connection) and its
-bytes are copied both ways until either side closes, so HTTP, keep-alive and WebSocket
-upgrades pass through unchanged: the proxy reads no protocol. A server that refuses the
-connection (stopped, killed, not yet started) is skipped for the next one; the client is
-refused only when every server refuses.
+bytes are copied both ways, so HTTP, keep-alive and WebSocket upgrades pass through unchanged:
+the proxy reads no protocol. A server that refuses the connection (stopped, killed, not yet
+started) is skipped for the next one; the client is refused only when every server refuses.
 
-The servers see every client as the proxy's address (127.0.0.1): there is no X-Forwarded-For
-at this layer, so the per-address limits count all clients together. Fine for a cluster on one
-machine; in front of real clients use a reverse proxy that adds the header (deploy/nginx.conf).
+Each server connection starts with a PROXY protocol header (version 1, the text line
+`PROXY TCP4 CLIENT PROXY CLIENT_PORT PROXY_PORT`) naming the client, so that a server that
+trusts this proxy (`ARENA_TRUSTED_PROXIES`, which `arena cluster` sets) counts every client by
+its own address; the client's X-Forwarded-For is never believed (a TCP proxy cannot rewrite the
+headers of each request on a kept-alive connection). When the server closes its side, the
+client's connection is closed too: the server's time limits bound what the proxy holds.
 
     python -m cli.tcp_proxy --listen 127.0.0.1:8000 --backend 127.0.0.1:8001 --backend ...
 
@@ -20,9 +22,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import signal
 import sys
 from collections.abc import Sequence
+
+from proxyprotocol.result import ProxyResult, ProxyResultIPv4, ProxyResultIPv6, ProxyResultUnknown
+from proxyprotocol.v1 import ProxyProtocolV1
+
+from cli.rlimit import raise_open_file_limit
 
 CHUNK = 64 * 1024
 """Largest read from one side before it is written to the other."""
@@ -77,7 +85,16 @@ class TcpProxy:
                 return
             up_reader, up_writer = upstream
             try:
-                await asyncio.gather(_copy(reader, up_writer), _copy(up_reader, writer))
+                up_writer.write(proxy_header(writer))
+                to_server = asyncio.create_task(_copy(reader, up_writer))
+                try:
+                    # The server's side ending ends the connection: HTTP and WebSocket servers
+                    # never half-close, and a client that keeps its side open after the
+                    # server closed would hold both sockets for ever.
+                    await _copy(up_reader, writer)
+                finally:
+                    to_server.cancel()
+                    await asyncio.gather(to_server, return_exceptions=True)
             finally:
                 up_writer.close()
         except asyncio.CancelledError:
@@ -101,6 +118,20 @@ class TcpProxy:
             except (OSError, TimeoutError):
                 continue
         return None
+
+
+def proxy_header(client: asyncio.StreamWriter) -> bytes:
+    """Return the PROXY protocol header naming `client`'s address and the proxy's."""
+    peer = client.get_extra_info("peername")
+    local = client.get_extra_info("sockname")
+    result: ProxyResult = ProxyResultUnknown()
+    with contextlib.suppress(TypeError, ValueError, IndexError):
+        source, dest = ipaddress.ip_address(peer[0]), ipaddress.ip_address(local[0])
+        if isinstance(source, ipaddress.IPv4Address) and isinstance(dest, ipaddress.IPv4Address):
+            result = ProxyResultIPv4((source, int(peer[1])), (dest, int(local[1])))
+        elif isinstance(source, ipaddress.IPv6Address) and isinstance(dest, ipaddress.IPv6Address):
+            result = ProxyResultIPv6((source, int(peer[1])), (dest, int(local[1])))
+    return ProxyProtocolV1().pack(result)
 
 
 async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -143,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         backends = [parse_address(b) for b in args.backend]
     except ValueError as exc:
         parser.error(str(exc))
+    raise_open_file_limit()  # two sockets per client connection
     run = asyncio.run
     with contextlib.suppress(ImportError):
         import uvloop

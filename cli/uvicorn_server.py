@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import socket
+from typing import Any
 
 import uvicorn
 
+from cli.http_protocol import ArenaH11Protocol
 from cli.server import tune_garbage_collector
+from server.connections import ConnectionGate
+from server.settings import Settings
 
 
 class TunedServer(uvicorn.Server):
@@ -17,3 +21,27 @@ class TunedServer(uvicorn.Server):
         # After the lifespan: the migrations' garbage is gone and the services are built, so
         # what is frozen is what lives for good.
         tune_garbage_collector()
+
+
+def server_config(
+    app: Any, settings: Settings, *, port: int, log_level: str = "info"
+) -> uvicorn.Config:
+    """Return uvicorn's configuration serving `app` as `arena serve` does, on `port`.
+
+    HTTP is parsed by h11 (httptools would buffer any amount of headers) in `ArenaH11Protocol`,
+    which holds every connection to the settings' limits (docs/SECURITY.md, "Connections") and
+    takes a client's address from the trusted proxies alone: uvicorn's own forwarded-headers
+    handling, which trusts 127.0.0.1 (or FORWARDED_ALLOW_IPS) on every connection, is off.
+    """
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=port,
+        log_level=log_level,
+        ws_per_message_deflate=settings.ws_compression,
+        # uvicorn refuses a larger frame from its header, before buffering it (default 16 MiB).
+        ws_max_size=settings.max_message_bytes,
+        http=ArenaH11Protocol.bound(ConnectionGate.from_settings(settings)),
+        h11_max_incomplete_event_size=settings.max_header_bytes,
+        proxy_headers=False,
+    )

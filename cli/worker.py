@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.common import fail
+from cli.rlimit import raise_open_file_limit
 
 
 def register(app: typer.Typer) -> None:
@@ -69,6 +70,7 @@ def worker(
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    raise_open_file_limit()  # its database connections and grading children's pipes
     asyncio.run(
         run_worker(
             settings,

@@ -101,6 +101,7 @@ from games.checkers import (
 )
 from grader.agent_runner import HARNESS, HARNESS_NAME, Reply, Request, Runner, read_answer
 from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent
+from grader.budget import Budget
 from grader.course import (
     describe_outcome,
     format_move,
@@ -458,6 +459,7 @@ def grade_agent(
     suite: AgentSuite | None = None,
     isolation: Isolation | None = None,
     order: random.Random | None = None,
+    budget: Budget | None = None,
 ) -> GradeReport:
     """Grade an agent submission (agent.py, or a directory holding it); see the module docstring.
 
@@ -467,7 +469,9 @@ def grade_agent(
     (grader.results.Reason). The examples' calls run first, in order; a private suite's other
     calls run in an order drawn from `order` (default: a fresh `random.SystemRandom()`).
     `limits` gives the sandbox's memory, process and file limits (its times are set per
-    session from the suite); `isolation` the sandbox uid (distinct per concurrent grading).
+    session from the suite); `isolation` the sandbox uid (distinct per concurrent grading);
+    `budget` the grading's wall time, after which no session starts and the calls left are
+    not run (grader.budget).
     Never raises for anything the submission does.
     """
     suite = suite or AgentSuite()
@@ -478,6 +482,7 @@ def grade_agent(
         limits=limits or Limits(),
         suite=suite,
         isolation=isolation,
+        budget=budget,
         import_error=None if isinstance(files, dict) else files,
         order=order or random.SystemRandom(),
     )

@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from games.checkers import CheckersMove, CheckersState, square_at
 from grader.agent_suite import AgentSuite
+from grader.budget import Budget
 from grader.course import explain_illegal, format_coordinates, format_path, illegal_path
 from grader.results import Reason, run_reason
 from grader.sandbox import Isolation, Limits, SandboxResult, Status, run_sandboxed
@@ -71,6 +72,8 @@ class Runner:
     limits: Limits
     suite: AgentSuite
     isolation: Isolation | None = None
+    budget: Budget | None = None
+    """The grading's wall-time budget: once it is spent, no session starts (grader.budget)."""
     timeouts: int = 0
     sessions: int = 0
     import_error: str | None = None
@@ -91,6 +94,11 @@ class Runner:
         while pending:
             if self.import_error is not None:
                 self._fill(replies, pending, Reply(ok=False, error=self.import_error))
+                break
+            if self.budget is not None and self.budget.is_spent():
+                self._fill(
+                    replies, pending, Reply(ok=False, error=self.budget.not_run(), not_run=True)
+                )
                 break
             if self.timeouts >= self.suite.max_timeouts:
                 error = (

@@ -27,12 +27,13 @@ from __future__ import annotations
 import random
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
 from bots.solve import Solver
 from games.checkers import WHITE, Checkers, CheckersMove, CheckersState, format_board, parse_board
+from grader.budget import Budget
 from grader.course import (
     Board,
     OutputError,
@@ -317,6 +318,7 @@ def grade_endgame(
     solver: Solver | None = None,
     isolation: Isolation | None = None,
     order: random.Random | None = None,
+    budget: Budget | None = None,
 ) -> GradeReport:
     """Run checkers.py on each puzzle in the sandbox and judge its line; `points` per puzzle.
 
@@ -329,8 +331,9 @@ def grade_endgame(
     (grader.results.Reason). The public puzzles run first, in order, then the private ones in
     an order drawn from `order` (default: a fresh `random.SystemRandom()`, so no two gradings
     can be told apart by it; grader.visibility.run_order); the report lists the puzzles in
-    the suite's order. Raises GradeError only for an empty suite or a puzzle the solver
-    cannot certify.
+    the suite's order. With `budget`, each run's wall limit is cut to what is left of it, and
+    once it is spent the puzzles left score 0 as not run, saying why (grader.budget). Raises
+    GradeError only for an empty suite or a puzzle the solver cannot certify.
     """
     if not puzzles:
         raise GradeError("the puzzle suite is empty")
@@ -354,9 +357,31 @@ def grade_endgame(
         solver = solver or Solver()
         graded: dict[int, TestResult] = {}
         hidden = [not puzzle.public for puzzle in puzzles]
+        budget = budget or Budget(None)
         for index in run_order(hidden, order or random.SystemRandom()):
+            puzzle = puzzles[index]
+            if budget.is_spent():
+                name, visibility = _identity(puzzle)
+                graded[index] = TestResult(
+                    name=name,
+                    score=0.0,
+                    max_score=points,
+                    output=budget.not_run(),
+                    visibility=visibility,
+                    reasons=("not run",),
+                )
+                continue
+            wall = budget.wall(limits.wall_seconds)
+            cut = wall < limits.wall_seconds
             graded[index] = _grade_puzzle(
-                staging, puzzles[index], limits, python, points, solver, isolation
+                staging,
+                puzzle,
+                replace(limits, wall_seconds=wall) if cut else limits,
+                python,
+                points,
+                solver,
+                isolation,
+                budget.ran_out() if cut else None,
             )
         report.tests.extend(graded[index] for index in range(len(puzzles)))
     finally:
@@ -408,9 +433,11 @@ def _grade_puzzle(
     points: float,
     solver: Solver,
     isolation: Isolation | None,
+    cut_short: str | None = None,
 ) -> TestResult:
-    name = f"{puzzle.name} ({puzzle.plies} plies)"
-    visibility: Visibility = "visible" if puzzle.public else "after_published"
+    """Run the program on one puzzle and judge it; `cut_short` says why, when the run's wall
+    limit is the grading's budget's rather than the test's own (a run stopped at it)."""
+    name, visibility = _identity(puzzle)
     # The submission's own input.txt/output.txt (stale files, links) must not stand in for ours.
     _remove(staging / INPUT_FILE)
     _remove(staging / OUTPUT_FILE)
@@ -433,6 +460,8 @@ def _grade_puzzle(
     if run.status is Status.SANDBOX_ERROR:
         return result(0.0, [run.reason, "Please report this to the course staff."], "grader error")
     if not run.is_ok:
+        if cut_short is not None and run.status is Status.TIMEOUT:
+            return result(0.0, [cut_short, *_failure(run)], run_reason(run.status))
         return result(0.0, _failure(run), run_reason(run.status))
     if OUTPUT_FILE not in run.files:
         return result(
@@ -453,6 +482,12 @@ def _grade_puzzle(
         lost = [part for part, earned in verdict.components.items() if not earned]
         lines.append(f"points lost for: {', '.join(lost)}")
     return result(verdict.score * points, lines, verdict.reason)
+
+
+def _identity(puzzle: Puzzle) -> tuple[str, Visibility]:
+    """Return the name and visibility of a puzzle's test."""
+    visibility: Visibility = "visible" if puzzle.public else "after_published"
+    return f"{puzzle.name} ({puzzle.plies} plies)", visibility
 
 
 def _failure(run: SandboxResult) -> list[str]:

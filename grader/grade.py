@@ -23,6 +23,7 @@ from grader.agent_suite import (
     make_agent_suite,
     save_agent_suite,
 )
+from grader.budget import Budget
 from grader.endgame import ENDGAME_LIMITS, PROGRAM, grade_endgame
 from grader.endgame_suite import PuzzleError, load_puzzles, make_puzzle_suite, save_puzzles
 from grader.errors import GradeError
@@ -49,7 +50,8 @@ class GradeOptions:
     which must differ between gradings that run at the same time (the server gives each of its
     worker slots its own). `order` draws the order the private tests run in (default: a
     fresh `random.SystemRandom()`, a new unpredictable order per grading; a seeded
-    `random.Random` repeats one).
+    `random.Random` repeats one); `budget_s` bounds the wall time of all the runs together
+    (grader.budget; None: no bound but each run's).
     """
 
     suite: Path | None = None
@@ -57,10 +59,14 @@ class GradeOptions:
     python: str = DEFAULT_PYTHON
     isolation: Isolation | None = None
     order: random.Random | None = None
+    budget_s: float | None = None
 
 
 def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
-    """Grade `submission` under the named profile; raise GradeError for an unknown profile."""
+    """Grade `submission` under the named profile; raise GradeError for an unknown profile.
+
+    The budget (`options.budget_s`) starts here, once the suite is read.
+    """
     if profile == "endgame":
         if options.suite is None:
             raise GradeError("the endgame profile needs a puzzle suite file")
@@ -75,6 +81,7 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
             python=options.python,
             isolation=options.isolation,
             order=options.order,
+            budget=Budget(options.budget_s),
         )
     if profile == "agent":
         suite = AgentSuite()
@@ -90,6 +97,7 @@ def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:
             suite=suite,
             isolation=options.isolation,
             order=options.order,
+            budget=Budget(options.budget_s),
         )
     raise GradeError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
 

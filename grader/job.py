@@ -8,7 +8,10 @@ the server's event loop, and a grading that runs too long can be killed as a who
 job.json::
 
     {"profile": "endgame", "suite": "/private/suites/endgame.json", "python": "/usr/bin/python3",
-     "uid": 64000, "gid": 64000}
+     "uid": 64000, "gid": 64000, "budget_s": 600}
+
+`budget_s` (optional; null or absent: none) bounds the wall time of all the submission's runs
+together (grader.budget): the tests left once it is spent are reported as not run.
 
 A `suite` file that does not exist yet is generated first, with a random seed, under a lock
 file (so concurrent jobs make it once) and written 0600: the server's private suite.
@@ -54,13 +57,15 @@ class JobError(Exception):
 
 @dataclass(frozen=True)
 class Job:
-    """What job.json says: the profile, the suite file, the interpreter and the sandbox uid."""
+    """What job.json says: the profile, the suite file, the interpreter, the sandbox uid and
+    the wall-time budget of the runs (None: none)."""
 
     profile: str
     suite: Path | None
     python: str
     uid: int
     gid: int
+    budget_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the job.json object."""
@@ -70,6 +75,7 @@ class Job:
             "python": self.python,
             "uid": self.uid,
             "gid": self.gid,
+            "budget_s": self.budget_s,
         }
 
 
@@ -82,12 +88,14 @@ def read_job(job_dir: Path) -> Job:
         raise JobError(f"cannot read {path}: {error}") from error
     try:
         suite = data["suite"]
+        budget = data.get("budget_s")
         return Job(
             profile=str(data["profile"]),
             suite=None if suite is None else Path(suite),
             python=str(data["python"]),
             uid=int(data["uid"]),
             gid=int(data["gid"]),
+            budget_s=None if budget is None else float(budget),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise JobError(f"{path}: missing or bad field {error}") from error
@@ -116,7 +124,10 @@ def run_job(job_dir: Path) -> GradeReport:
     if job.suite is not None:
         ensure_suite(job.profile, job.suite)
     options = GradeOptions(
-        suite=job.suite, python=job.python, isolation=Isolation(uid=job.uid, gid=job.gid)
+        suite=job.suite,
+        python=job.python,
+        isolation=Isolation(uid=job.uid, gid=job.gid),
+        budget_s=job.budget_s,
     )
     report = grade(job.profile, job_dir / SUBMISSION_DIR, options)
     write_results(job_dir, report)

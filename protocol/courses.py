@@ -15,7 +15,14 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field, Strict, model_validator
 
-from protocol.messages import EpochMs, GradingProfileName, JobId, JobStatus, WireModel
+from protocol.messages import (
+    EpochMs,
+    GradingProfileName,
+    JobId,
+    JobStatus,
+    QueueWait,
+    WireModel,
+)
 
 MAX_COURSE_MEMBERS = 10_000
 """Most members a course's lists carry on the wire (the server's own limit is lower)."""
@@ -312,6 +319,8 @@ class Submission(WireModel):
     status: JobStatus
     files: tuple[Annotated[str, Field(max_length=255)], ...]
     queue_position: Annotated[int, Strict(), Field(ge=1)] | None = None
+    wait: QueueWait | None = None
+    """Why it waits, while `queued` (protocol.messages.QueueWait)."""
     score: Score | None = None
     max_score: Score | None = None
     final_score: Score | None = None

@@ -56,6 +56,9 @@ class ErrorCode(StrEnum):
     UNAVAILABLE = "UNAVAILABLE"
     TRACE_TOO_LARGE = "TRACE_TOO_LARGE"
     TRACE_TIMEOUT = "TRACE_TIMEOUT"
+    TOO_MANY_CONNECTIONS = "TOO_MANY_CONNECTIONS"
+    REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
+    HEADERS_TOO_LARGE = "HEADERS_TOO_LARGE"
 
 
 ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
@@ -102,7 +105,8 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.JOB_NOT_FINISHED: "The grading job is still queued or running; poll "
         "`GET /grader/jobs/{id}` until its status is `done` or `error`.",
         ErrorCode.QUEUE_FULL: "The grading queue is full, or holds as many of this player's jobs "
-        "as one player may have waiting; nothing was queued. Retry later.",
+        "as one player may have waiting, or as many from this client address as one address "
+        "may have waiting; nothing was queued. Retry later.",
         ErrorCode.GRADER_UNAVAILABLE: "This server cannot sandbox student code "
         "(`details.sandbox` says why), so it grades nothing; nothing was queued.",
         ErrorCode.INTERNAL_ERROR: "The server failed; the match is unchanged. Retry, and report "
@@ -138,6 +142,14 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.TRACE_TIMEOUT: "The trace did not end within the server's time limit "
         "(`details.limit_s`), or waited that long for a free thread, and was stopped; nothing is "
         "returned. Ask a smaller depth, or retry when the server is less busy.",
+        ErrorCode.TOO_MANY_CONNECTIONS: "Your address already has as many connections open as "
+        "the server allows (`details.limit`, HTTP and WebSocket together); this one was closed "
+        "at once. Close connections you no longer use, or reuse one (keep-alive).",
+        ErrorCode.REQUEST_TIMEOUT: "The request's line and headers, or its body, did not "
+        "arrive within the server's time (`details.limit_s`, counted per request, not per "
+        "byte); nothing was done and the connection was closed.",
+        ErrorCode.HEADERS_TOO_LARGE: "The request line and headers are longer than the server "
+        "reads (`details.limit`, in bytes); nothing was done and the connection was closed.",
     }
 )
 """One line per error code, for documentation and for default error messages."""
@@ -187,6 +199,9 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.UNAVAILABLE: 503,
         ErrorCode.TRACE_TOO_LARGE: 422,
         ErrorCode.TRACE_TIMEOUT: 503,
+        ErrorCode.TOO_MANY_CONNECTIONS: 503,
+        ErrorCode.REQUEST_TIMEOUT: 408,
+        ErrorCode.HEADERS_TOO_LARGE: 431,
     }
 )
 """The HTTP status of a REST response carrying each error code."""

@@ -1137,8 +1137,29 @@ class GradingProfiles(WireModel):
     (unless the operator allowed unsandboxed grading, for trials)."""
 
 
+class QueueWait(WireModel):
+    """Why a queued grading job waits: its place, and whose jobs are graded before it.
+
+    `position` counts from 1 (1: the next job a free worker takes); `ahead` jobs (position
+    less one) are taken before it: `ahead_own` of them the same player's earlier uploads,
+    `ahead_address` other players' from the same client address, `ahead_others` everyone
+    else's. The queue takes client addresses in turn, then the players of an address in turn
+    (docs/GRADER.md), so a player or an address with many jobs waiting waits behind the
+    others. `reason` says the same in words.
+    """
+
+    type: Literal["queue_wait"] = "queue_wait"
+    position: Annotated[int, Strict(), Field(ge=1)]
+    ahead: Count
+    ahead_own: Count
+    ahead_address: Count
+    ahead_others: Count
+    reason: Text
+
+
 class GradingJob(WireModel):
-    """A grading job: its status, its place in the queue, and its score once graded.
+    """A grading job: its status, its place in the queue and why it waits, and its score once
+    graded.
 
     `results_url` (Gradescope's results.json) and `report_url` (an HTML report) answer once the
     status is `done` or `error`; before then they answer JOB_NOT_FINISHED.
@@ -1151,6 +1172,8 @@ class GradingJob(WireModel):
     files: tuple[Annotated[str, Field(max_length=255)], ...]
     queue_position: Annotated[int, Strict(), Field(ge=1)] | None = None
     """1 for the next job to start; None unless `queued`."""
+    wait: QueueWait | None = None
+    """Why it waits, while `queued` (its place and whose jobs are before it)."""
     score: Annotated[float, Field(ge=0)] | None = None
     max_score: Annotated[float, Field(ge=0)] | None = None
     summary: Annotated[str, Field(max_length=4000)] | None = None

@@ -201,8 +201,8 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     app.state.pages = Pages()
-    install_redaction()
     install(app)
+    install_redaction(app.routes)  # after the routes: their credential path parameters too
     app.add_exception_handler(RateLimitedError, rate_limited_response)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, exempt=BODY_LIMIT_EXEMPT)
     app.add_middleware(NoSniff)

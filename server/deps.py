@@ -19,6 +19,7 @@ from starlette.requests import HTTPConnection
 
 from protocol.errors import ErrorCode
 from server.auth import hash_token
+from server.connections import address_key
 from server.courses import CourseService
 from server.db.models import Player
 from server.errors import MatchError
@@ -28,7 +29,7 @@ from server.hub import Connection, Hub
 from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.players import PlayerRegistry
-from server.ratelimit import Action, RateLimiter, address_key
+from server.ratelimit import Action, RateLimiter
 from server.ratings import RatingService
 from server.settings import Settings
 from server.tournaments import TournamentService
@@ -209,6 +210,14 @@ def _token_key(credentials: Credentials) -> str | None:
 
 def _address(connection: HTTPConnection) -> str:
     return address_key(connection.client.host if connection.client else None)
+
+
+async def client_address(connection: HTTPConnection) -> str:
+    """Return the client's address as the per-address limits count it (IPv6 by its /64)."""
+    return _address(connection)
+
+
+ClientAddressDep = Annotated[str, Depends(client_address)]
 
 
 async def limit_registration(request: Request, limiter: RateLimiterDep) -> None:

@@ -197,7 +197,12 @@ class Hub:
     """The application's WebSocket connections: one per player, and each match's spectators.
 
     It also counts every open WebSocket by client address and by player (`admit`, `release`),
-    from the handshake to the end of its route, whether or not it has said hello yet.
+    from the handshake to the end of its route, whether or not it has said hello yet. The
+    address count is the WebSocket share of the address's connections: every connection,
+    HTTP or WebSocket, already counts in the connection layer (`server.connections`, at most
+    `max_connections_per_address`), and at most `ws_max_connections_per_address` of them may
+    be WebSockets here, where a refusal can be a close code (4009) the client reads. Behind an
+    HTTP proxy (`X-Forwarded-For`) this is the only count of the client's own connections.
     """
 
     def __init__(self) -> None:

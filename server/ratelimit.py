@@ -31,14 +31,13 @@ watchers. A message over the rate is dropped and answered with a `RATE_LIMITED` 
 `rate_ws_refusals` refusals in that window) is closed with 1008. The buckets live in the
 process's memory: a connection lives in one process.
 
-The client's address is the socket's peer as uvicorn reports it; behind a reverse proxy run
-uvicorn with `--proxy-headers --forwarded-allow-ips=PROXY` so that it is the real client's.
-IPv6 addresses are counted by their /64 network, the block one host is usually given.
+The client's address is the one the connection layer gives the request (`server.connections`):
+the socket's peer, or the client a trusted proxy names (`trusted_proxies`). IPv6 addresses are
+counted by their /64 network, the block one host is usually given (`address_key`).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import math
 import time
@@ -117,21 +116,6 @@ async def rate_limited_response(_request: Request, exc: Exception) -> JSONRespon
     return error_response(
         exc, headers={"Retry-After": str(max(1, math.ceil(exc.retry_after_ms / 1000)))}
     )
-
-
-def address_key(host: str | None) -> str:
-    """Return the key counting requests from `host`: the address, or its /64 for IPv6."""
-    if not host:
-        return "unknown"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
-    return str(address)
 
 
 _PRUNE_FROM = 10_000

@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from grader.profiles import DEFAULT_PYTHON
 from protocol.messages import MAX_MESSAGE_BYTES
+from server.connections import parse_trusted_proxies
 
 
 class Settings(BaseSettings):
@@ -99,6 +100,13 @@ class Settings(BaseSettings):
         description="jobs one player may have waiting at once; more of theirs get QUEUE_FULL "
         "(one token cannot fill the queue; regrades are not counted)",
     )
+    grader_max_queued_per_address: int = Field(
+        10,
+        ge=1,
+        description="uploads from one client address that may wait at once (an IPv6 address "
+        "counted by its /64); more get QUEUE_FULL (many tokens behind one address cannot fill "
+        "the queue; course submissions and regrades are not counted)",
+    )
     grader_max_upload_bytes: int = Field(
         2 * 1024 * 1024, ge=1024, description="largest upload (all files, unzipped), in bytes"
     )
@@ -148,6 +156,13 @@ class Settings(BaseSettings):
     grader_job_timeout_s: float = Field(
         1800.0, gt=0, description="a grading job that runs longer is stopped and reported"
     )
+    grader_job_budget_s: float = Field(
+        600.0,
+        gt=0,
+        description="wall time one job's runs of the student's code may take together: a run "
+        "is cut at what is left of it, and the tests after it are not run, each saying why "
+        "(keep it under grader_job_timeout_s, which stops the whole grading)",
+    )
     grader_allow_unsandboxed: bool = Field(
         False,
         description="grade even when the sandbox is unavailable (not root): student code then "
@@ -177,9 +192,9 @@ class Settings(BaseSettings):
     ws_max_connections_per_address: int = Field(
         64,
         ge=1,
-        description="WebSockets open at once from one client address (all routes; behind a "
-        "proxy without forwarded headers, every client has the proxy's address); more are "
-        "closed with 4009",
+        description="of an address's connections (max_connections_per_address), how many may "
+        "be WebSockets at once (all routes; the address a trusted proxy names); more are closed "
+        "with 4009. Above max_connections_per_address it changes nothing",
     )
     ws_max_connections_per_player: int = Field(
         16,
@@ -389,6 +404,12 @@ class Settings(BaseSettings):
             raise ValueError(f"a public URL starts with http:// or https://, not {value!r}")
         return value.rstrip("/") if value else None
 
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _check_trusted_proxies(cls, value: str) -> str:
+        parse_trusted_proxies(value)
+        return value
+
     @field_validator("redis_url")
     @classmethod
     def _check_redis_url(cls, value: str | None) -> str | None:
@@ -409,9 +430,47 @@ class Settings(BaseSettings):
         16 * 1024,
         ge=1024,
         le=1024 * 1024,
-        description="most bytes of a request line and headers buffered while incomplete "
-        "(`arena serve` parses HTTP with h11, which enforces it): a request whose headers have "
-        "not ended by then gets 400 and is not read further",
+        description="longest request line and headers, in bytes, however they arrive: longer "
+        "ones get 431 HEADERS_TOO_LARGE and are not read further",
+    )
+    # --- limits: connections (`arena serve`'s connection layer, server.connections) ---
+    max_connections_per_address: int = Field(
+        256,
+        ge=1,
+        le=1_000_000,
+        description="connections open at once from one client address (IPv6: one /64), HTTP "
+        "and WebSocket together; one more is answered 503 TOO_MANY_CONNECTIONS and closed. A "
+        "trusted proxy's own connections are not counted (the clients a PROXY header names "
+        "are). Each connection is an open file: size it against the open-file limit",
+    )
+    http_idle_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        le=3600,
+        description="seconds a connection may wait without a request, a new one that sends "
+        "nothing included, before it is closed",
+    )
+    http_header_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        le=3600,
+        description="seconds from a request's first byte to the end of its headers (per "
+        "request, not per byte); later: 408 REQUEST_TIMEOUT and closed",
+    )
+    http_body_timeout_s: float = Field(
+        60.0,
+        gt=0,
+        le=86_400,
+        description="seconds from the end of a request's headers to the end of its body (per "
+        "request, not per byte: an upload must arrive within it); later: 408 REQUEST_TIMEOUT "
+        "and closed",
+    )
+    trusted_proxies: str = Field(
+        "",
+        description="addresses or networks (comma-separated, e.g. 127.0.0.1,10.0.0.0/8) of the "
+        "proxies whose word on their client's address is taken: a PROXY protocol header (v1 "
+        "or v2) at the start of a connection, else X-Forwarded-For. Default: none, every "
+        "client is its socket's peer. Only list proxies that set the client's address",
     )
     # --- limits: bots and games ---
     bot_threads: int = Field(

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from cli.main import GROUPS
+from server.connections import parse_trusted_proxies
 from server.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,9 +137,10 @@ def test_servers_serve_with_the_server_role_on_postgresql_and_redis(
         assert "@postgres:5432/" in env["ARENA_DATABASE_URL"]
         assert env["ARENA_REDIS_URL"].startswith("redis://redis:6379/")
         # Reached through the proxy only: nothing published, the proxy's forwarded address
-        # trusted (the per-address limits count clients, not the proxy).
+        # trusted (the per-address limits count clients, not the proxy), never everyone's.
         assert not published(server)
-        assert env["FORWARDED_ALLOW_IPS"] == "*"
+        assert "FORWARDED_ALLOW_IPS" not in env
+        assert parse_trusted_proxies(env["ARENA_TRUSTED_PROXIES"])
         assert "healthcheck" in server
     # The second waits for the first to answer: they never migrate the database at once.
     assert depends_on(services["arena-1"]) == {
@@ -202,7 +204,8 @@ def test_the_proxy_publishes_one_port_and_balances_the_servers_with_websockets(
     assert "proxy_http_version 1.1;" in nginx
     assert re.search(r"proxy_set_header\s+Upgrade\s+\$http_upgrade;", nginx)
     assert re.search(r"proxy_set_header\s+Connection\s+\$connection_upgrade;", nginx)
-    assert re.search(r"proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for;", nginx)
+    # The client's address set, not appended to: the client's own header is dropped.
+    assert re.search(r"proxy_set_header\s+X-Forwarded-For\s+\$remote_addr;", nginx)
 
 
 def test_the_house_bot_plays_through_the_proxy(config: dict[str, Any]) -> None:

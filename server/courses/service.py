@@ -56,12 +56,12 @@ from protocol.errors import ErrorCode, ProtocolError
 from server.auth import hash_token, new_token
 from server.courses import grades, suites
 from server.courses.roster import bad_roster, parse_roster
-from server.courses.store import CourseStore
+from server.courses.store import CourseStore, lock_member, recent_times_in
 from server.db.models import Assignment as AssignmentRow
 from server.db.models import Course as CourseRow
 from server.db.models import CourseMember, Player, epoch_ms
 from server.db.models import GradingJob as JobRow
-from server.grading import GradingService, Upload
+from server.grading import Admission, GradingService, Place, Upload, describe_wait
 from server.grading.files import GraderFiles
 from server.settings import Settings
 
@@ -121,8 +121,6 @@ class CourseService:
         self._grading = grading
         self._store = CourseStore(sessions)
         self._files = GraderFiles(settings)
-        self._submitting: dict[tuple[int, int], asyncio.Lock] = {}
-        """One lock per (member, assignment): a student's submissions are counted one by one."""
         self._suite_lock = asyncio.Lock()
         """Held while an assignment's suite file and its row change together."""
         self._generator = asyncio.Semaphore(1)
@@ -435,9 +433,15 @@ class CourseService:
     # -- submissions -------------------------------------------------------------------------
 
     async def submit(
-        self, player: Player, course_id: int, assignment_id: int, uploads: Sequence[Upload]
+        self,
+        player: Player,
+        course_id: int,
+        assignment_id: int,
+        uploads: Sequence[Upload],
+        address: str | None = None,
     ) -> Submission:
-        """Queue a submission to an assignment by a member; return it (status `queued`).
+        """Queue a submission to an assignment by a member from client `address`; return it
+        (status `queued`).
 
         A student: UNKNOWN_ASSIGNMENT before the release, DEADLINE_PASSED after the due date
         (hard) or the last late day (penalty), SUBMISSION_LIMIT with `next_allowed_time_ms`
@@ -452,27 +456,28 @@ class CourseService:
                 f"the suite of {row.name[:100]} is still being generated; nothing was queued: "
                 "submit again in a few minutes",
             )
-        if me.role in STAFF:
-            job = await self._grading.submit(
-                row.profile, uploads, player.id, assignment_id=row.id, member_id=me.id
+        admission = None
+        if me.role not in STAFF:
+            now = _now()
+            _check_deadline(row, now)
+            # Refused at once, before the files are read; the count that decides is made again
+            # as the row is stored (`_daily_limit`): concurrent submissions all pass this one.
+            _refuse_over_limit(
+                row, await self._store.recent_times(row.id, me.id, now - grades.WINDOW), now
             )
-        else:
-            key = (me.id, row.id)
-            lock = self._submitting.setdefault(key, asyncio.Lock())
-            try:
-                async with lock:
-                    now = _now()
-                    _check_deadline(row, now)
-                    await self._check_limit(row, me, now)
-                    job = await self._grading.submit(
-                        row.profile, uploads, player.id, assignment_id=row.id, member_id=me.id
-                    )
-            finally:
-                if not lock.locked():
-                    self._submitting.pop(key, None)
+            admission = _daily_limit(row, me.id)
+        job = await self._grading.submit(
+            row.profile,
+            uploads,
+            player.id,
+            assignment_id=row.id,
+            member_id=me.id,
+            admission=admission,
+            address=address,
+        )
         stored = await self._store.job(job.job_id)
         assert stored is not None  # just stored
-        places = await self._grading.positions([stored.id])
+        places = await self._grading.places([stored.id])
         return self._submission(
             stored, row, me, is_staff=me.role in STAFF, now=_now(), places=places
         )
@@ -492,7 +497,7 @@ class CourseService:
             await self._member_row(course_id, member_id)
         jobs = await self._store.jobs([row.id], member_id, MAX_SUBMISSIONS)
         members = await self._members_by_id(course_id)
-        places = await self._grading.positions([job.id for job in jobs if job.status == "queued"])
+        places = await self._grading.places([job.id for job in jobs if job.status == "queued"])
         return SubmissionList(
             submissions=tuple(
                 self._submission(job, row, members[job.member_id or 0], is_staff, now, places)
@@ -509,7 +514,7 @@ class CourseService:
         rows = {row.id: row for row in await self._store.assignments(course_id)}
         jobs = await self._store.jobs(list(rows), member.id, MAX_SUBMISSIONS)
         now = _now()
-        places = await self._grading.positions([job.id for job in jobs if job.status == "queued"])
+        places = await self._grading.places([job.id for job in jobs if job.status == "queued"])
         return SubmissionList(
             submissions=tuple(
                 self._submission(job, rows[job.assignment_id or 0], member, True, now, places)
@@ -778,25 +783,6 @@ class CourseService:
             )
         return row
 
-    async def _check_limit(self, row: AssignmentRow, me: CourseMember, now: datetime) -> None:
-        """Refuse a student's submission past the daily limit (a rolling 24 hours)."""
-        times = await self._store.recent_times(row.id, me.id, now - grades.WINDOW)
-        used, limit = len(times), row.daily_limit
-        if used < limit:
-            return
-        allowed = grades.aware(times[used - limit]) + grades.WINDOW
-        wait = max(allowed - now, timedelta(seconds=1))
-        raise ProtocolError(
-            ErrorCode.SUBMISSION_LIMIT,
-            f"you have used {used} of {limit} submissions in the last 24 hours; the next is "
-            f"allowed at {_iso(allowed)} (in {_in(wait)})",
-            {
-                "limit": limit,
-                "next_allowed_time_ms": epoch_ms(allowed),
-                "retry_after_s": math.ceil(wait.total_seconds()),
-            },
-        )
-
     def _student_assignment(
         self, row: AssignmentRow, jobs: Sequence[JobRow], now: datetime
     ) -> Assignment:
@@ -823,14 +809,15 @@ class CourseService:
         member: CourseMember,
         is_staff: bool,
         now: datetime,
-        places: Mapping[str, int | None],
+        places: Mapping[str, Place],
     ) -> Submission:
-        """A course job as `is_staff` or its submitter sees it now; `places` has the queue
-        places of waiting jobs (GradingService.positions)."""
+        """A course job as `is_staff` or its submitter sees it now; `places` has where the
+        waiting jobs stand in the queue (GradingService.places)."""
         view = grades.shown(job, row, grades.is_filtered(row, is_staff, now))
         base = f"/courses/{row.course_id}/submissions/{job.id}"
         started = None if job.started_at is None or not view.times else epoch_ms(job.started_at)
         finished = None if job.finished_at is None or not view.times else epoch_ms(job.finished_at)
+        place = places.get(job.id) if job.status == "queued" else None
         return Submission(
             submission_id=job.id,
             course_id=row.course_id,
@@ -839,7 +826,8 @@ class CourseService:
             student_id=member.student_id,
             status=job.status,
             files=tuple(job.files),
-            queue_position=places.get(job.id) if job.status == "queued" else None,
+            queue_position=place.position if place is not None else None,
+            wait=describe_wait(place) if place is not None else None,
             score=view.score,
             max_score=view.max_score,
             final_score=view.final_score,
@@ -875,7 +863,7 @@ class CourseService:
         member = (
             me if job.member_id == me.id else await self._member_row(course_id, job.member_id or 0)
         )
-        places = await self._grading.positions([job.id] if job.status == "queued" else [])
+        places = await self._grading.places([job.id] if job.status == "queued" else [])
         return self._submission(job, row, member, is_staff, _now(), places), job, row
 
     async def _standings(
@@ -961,6 +949,42 @@ def _assignment(row: AssignmentRow, now: datetime) -> Assignment:
         private_tests=row.private_tests,
         released=grades.aware(row.release_at) <= now,
     )
+
+
+def _refuse_over_limit(row: AssignmentRow, times: Sequence[datetime], now: datetime) -> None:
+    """Refuse a student's submission past the daily limit (a rolling 24 hours): SUBMISSION_LIMIT
+    with the next allowed time. `times` are the member's submissions in the window, oldest
+    first."""
+    used, limit = len(times), row.daily_limit
+    if used < limit:
+        return
+    allowed = grades.aware(times[used - limit]) + grades.WINDOW
+    wait = max(allowed - now, timedelta(seconds=1))
+    raise ProtocolError(
+        ErrorCode.SUBMISSION_LIMIT,
+        f"you have used {used} of {limit} submissions in the last 24 hours; the next is "
+        f"allowed at {_iso(allowed)} (in {_in(wait)})",
+        {
+            "limit": limit,
+            "next_allowed_time_ms": epoch_ms(allowed),
+            "retry_after_s": math.ceil(wait.total_seconds()),
+        },
+    )
+
+
+def _daily_limit(row: AssignmentRow, member_id: int) -> Admission:
+    """Return the daily limit's check made as the submission's row is stored: the member's
+    row locked (server.courses.store.lock_member), their submissions counted, the row added
+    only under the limit, in one transaction. So concurrent submissions, to this process or
+    to others on the same database, are counted one at a time."""
+
+    async def check(session: AsyncSession) -> None:
+        await lock_member(session, member_id)
+        now = _now()
+        times = await recent_times_in(session, row.id, member_id, now - grades.WINDOW)
+        _refuse_over_limit(row, times, now)
+
+    return check
 
 
 def _check_deadline(row: AssignmentRow, now: datetime) -> None:

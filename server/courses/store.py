@@ -309,16 +309,7 @@ class CourseStore:
         """Return the times of a member's submissions to an assignment since `since`, oldest
         first (regrades are no new submissions: their time is the first)."""
         async with self._sessions() as session:
-            rows = await session.scalars(
-                select(JobRow.created_at)
-                .where(
-                    JobRow.assignment_id == assignment_id,
-                    JobRow.member_id == member_id,
-                    JobRow.created_at >= since,
-                )
-                .order_by(JobRow.created_at)
-            )
-            return list(rows)
+            return await recent_times_in(session, assignment_id, member_id, since)
 
     async def add_regrade(
         self, assignment_id: int, requested_by: int, job_ids: Sequence[str]
@@ -354,3 +345,39 @@ class CourseStore:
         async with self._sessions() as session:
             rows = await session.scalars(select(JobRow.status).where(JobRow.id.in_(job_ids)))
             return list(rows)
+
+
+async def recent_times_in(
+    session: AsyncSession, assignment_id: int, member_id: int, since: datetime
+) -> list[datetime]:
+    """`CourseStore.recent_times` in the caller's `session` (its transaction)."""
+    rows = await session.scalars(
+        select(JobRow.created_at)
+        .where(
+            JobRow.assignment_id == assignment_id,
+            JobRow.member_id == member_id,
+            JobRow.created_at >= since,
+        )
+        .order_by(JobRow.created_at)
+    )
+    return list(rows)
+
+
+async def lock_member(session: AsyncSession, member_id: int) -> None:
+    """Hold the member's row until the end of `session`'s transaction: another transaction
+    locking it waits for this one's commit, in this process or any other on the database.
+
+    PostgreSQL: SELECT ... FOR UPDATE. SQLite has one writer at a time: a write to the row,
+    made first in the transaction, takes the database's write lock (waiting for it, under
+    the busy timeout) and reads from that moment on, so every later read in the transaction
+    sees the other writers' commits.
+    """
+    connection = await session.connection()
+    if connection.dialect.name == "sqlite":
+        await session.execute(
+            update(CourseMember).where(CourseMember.id == member_id).values(id=CourseMember.id)
+        )
+        return
+    await session.execute(
+        select(CourseMember.id).where(CourseMember.id == member_id).with_for_update()
+    )

@@ -246,6 +246,9 @@ class GradingJob(Base):
     """The course member who submitted it (with `assignment_id`)."""
     regrades: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """How many times staff had it graded again (a regrade is not a new submission)."""
+    address: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    """The client address it was uploaded from, as the rate limits count it (IPv6 by its
+    /64): the queue takes addresses in turn (server.grading.queue). None before it was kept."""
 
 
 class Rating(Base):

@@ -7,7 +7,9 @@ on it is graded even if the server restarts.
 
 Its rooms, each importing only those below it (an import-linter contract):
 
-- `service`: the policies (profiles, the sandbox, the queue's limit, who reads a job);
+- `service`: the policies (profiles, the sandbox, the queue's limits, who reads a job);
+- `queue`: the order of the waiting jobs (addresses in turn, then their players), in one
+  process and as the shared queue's priorities;
 - `workers`: the queue and the worker tasks that grade each job in a child process
   (`Grader`, which `arena worker` uses too: server.jobs.grading);
 - `shared`: with `ARENA_ROLE=server`, the jobs' admission, order and places in the queue
@@ -21,7 +23,18 @@ Restarts: `start()` re-queues every job stored `queued` or `running`, oldest fir
 was running is graded again from the start.
 """
 
+from server.grading.queue import Place
 from server.grading.service import GradingService
+from server.grading.store import Admission
 from server.grading.uploads import Upload, UploadLimits, unpack
+from server.grading.wire import describe_wait
 
-__all__ = ["GradingService", "Upload", "UploadLimits", "unpack"]
+__all__ = [
+    "Admission",
+    "GradingService",
+    "Place",
+    "Upload",
+    "UploadLimits",
+    "describe_wait",
+    "unpack",
+]

@@ -17,6 +17,7 @@ import shutil
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,8 +32,9 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.models import GradingJob as JobRow
 from server.grading.files import GraderFiles
+from server.grading.queue import Place
 from server.grading.shared import QueueFullError, SharedQueue
-from server.grading.store import JobStore
+from server.grading.store import Admission, JobStore
 from server.grading.uploads import Upload, UploadLimits, bad_submission, unpack
 from server.grading.wire import describe_job, describe_profiles
 from server.grading.workers import GradingWorkers
@@ -65,6 +67,8 @@ class GradingService:
         """Uploads past the queue check and not yet queued or refused: they hold their place."""
         self._admitting_by: Counter[int | None] = Counter()
         """The same, per uploader."""
+        self._admitting_from: Counter[str | None] = Counter()
+        """The same, per address (course submissions not counted)."""
         self._intake = ThreadPoolExecutor(
             settings.grader_intake_threads, thread_name_prefix="arena-intake"
         )
@@ -88,9 +92,11 @@ class GradingService:
         if swept:
             log.info("removed %d sandbox directories of killed gradings", swept)
         pending = await self._store.requeue_unfinished()
-        for job_id, owner, regrade in pending:
+        for job in pending:
             # A regrade waits behind fresh uploads after a restart as before it.
-            self._workers.enqueue(job_id, owner, background=regrade)
+            self._workers.enqueue(
+                job.job_id, job.owner, job.address, background=job.background, exempt=job.course
+            )
         self._workers.start()
         if pending:
             log.info("re-queued %d grading jobs", len(pending))
@@ -153,19 +159,26 @@ class GradingService:
         uploads: Sequence[Upload],
         player_id: int | None = None,
         *,
+        address: str | None = None,
         assignment_id: int | None = None,
         member_id: int | None = None,
+        admission: Admission | None = None,
     ) -> GradingJob:
-        """Check, store and queue an upload by `player_id`; return its job (status `queued`).
+        """Check, store and queue an upload by `player_id` from client `address`; return its
+        job (status `queued`).
 
         `player_id` None is an anonymous upload, which the route accepts only when
         `grader_allow_anonymous` is set; such a job is read by anyone holding its id. A course
         submission (server.courses, which decides its policies first) names its assignment,
         whose suite grades it, and its member; it is read through its course only. Raises
         ProtocolError: VALIDATION_ERROR for an unknown profile, BAD_SUBMISSION or
-        SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full or the player
-        has `grader_max_queued_per_player` jobs waiting already. Nothing is
-        stored or queued when it raises; once it returns, the job survives a restart.
+        SUBMISSION_TOO_LARGE for the files, QUEUE_FULL when the queue is full, the player has
+        `grader_max_queued_per_player` jobs waiting already, or the address
+        `grader_max_queued_per_address` (course submissions are not counted there: a class
+        may submit from one campus address). `admission` is the caller's last check, run in
+        the transaction that stores the job's row (server.grading.store: a course's daily
+        limit). Nothing is stored or queued when it raises; once it returns, the job survives
+        a restart.
         """
         if profile not in MAIN_FILES:
             raise ProtocolError(
@@ -181,40 +194,62 @@ class GradingService:
                 "operator can set ARENA_GRADER_ALLOW_UNSANDBOXED=true for trials on trusted code",
                 {"sandbox": why},
             )
+        intake = _Intake(profile, uploads, player_id, address, assignment_id, member_id, admission)
         if self._shared is not None:
-            return await self._submit_shared(
-                profile, uploads, player_id, assignment_id, member_id, self._shared
-            )
-        # The check and the place it takes are one step (no await between them), and the place
-        # is held until the job is queued or refused: concurrent uploads cannot all pass the
-        # check while the first of them is still being stored.
-        if self._workers.waiting + self._admitting >= self._settings.grader_max_queued:
-            raise self._queue_full(per_player=False)
-        per_player = self._settings.grader_max_queued_per_player
+            return await self._submit_shared(intake, self._shared)
+        # The checks and the place they take are one step (no await between them), and the
+        # place is held until the job is queued or refused: concurrent uploads cannot all pass
+        # the checks while the first of them is still being stored.
+        settings = self._settings
+        if self._workers.waiting + self._admitting >= settings.grader_max_queued:
+            raise self._queue_full("queue")
         if (
             player_id is not None
-            and self._workers.waiting_of(player_id) + self._admitting_by[player_id] >= per_player
+            and self._workers.waiting_of(player_id) + self._admitting_by[player_id]
+            >= settings.grader_max_queued_per_player
         ):
-            raise self._queue_full(per_player=True)
+            raise self._queue_full("player")
+        if (
+            not intake.course
+            and self._workers.waiting_from(address) + self._admitting_from[address]
+            >= settings.grader_max_queued_per_address
+        ):
+            raise self._queue_full("address")
         self._admitting += 1
         self._admitting_by[player_id] += 1
+        if not intake.course:
+            self._admitting_from[address] += 1
         try:
-            return await self._admit(profile, uploads, player_id, assignment_id, member_id)
+            return await self._admit(intake)
         finally:
             self._admitting -= 1
             self._admitting_by[player_id] -= 1
             if not self._admitting_by[player_id]:
                 del self._admitting_by[player_id]
+            if not intake.course:
+                self._admitting_from[address] -= 1
+                if not self._admitting_from[address]:
+                    del self._admitting_from[address]
 
-    def _queue_full(self, *, per_player: bool) -> ProtocolError:
-        """Return the QUEUE_FULL refusal of the whole queue or of one player's lane."""
-        if per_player:
+    def _queue_full(self, scope: str) -> ProtocolError:
+        """Return the QUEUE_FULL refusal of the whole queue (`scope` "queue"), of one player's
+        waiting jobs ("player") or of one address's ("address")."""
+        if scope == "player":
             limit = self._settings.grader_max_queued_per_player
             return ProtocolError(
                 ErrorCode.QUEUE_FULL,
                 f"you have {limit} submissions waiting to be graded, the most one player "
                 "may have waiting; nothing was queued: upload again once one of them is graded",
                 {"player_queue_limit": limit},
+            )
+        if scope == "address":
+            limit = self._settings.grader_max_queued_per_address
+            return ProtocolError(
+                ErrorCode.QUEUE_FULL,
+                f"{limit} submissions from your address are waiting to be graded, the most "
+                "one address may have waiting (whatever the tokens); nothing was queued: "
+                "upload again once one of them is graded",
+                {"address_queue_limit": limit},
             )
         limit = self._settings.grader_max_queued
         return ProtocolError(
@@ -224,43 +259,48 @@ class GradingService:
             {"queue_limit": limit},
         )
 
-    async def _submit_shared(
-        self,
-        profile: str,
-        uploads: Sequence[Upload],
-        player_id: int | None,
-        assignment_id: int | None,
-        member_id: int | None,
-        shared: SharedQueue,
-    ) -> GradingJob:
+    async def _submit_shared(self, intake: _Intake, shared: SharedQueue) -> GradingJob:
         """`submit` with the shared queue: the limits count the database's waiting rows,
         checked before the files are read and again, with the place taken, as the row is
         stored (server.grading.shared)."""
-        total, mine = await shared.waiting(player_id)
-        if total >= self._settings.grader_max_queued:
-            raise self._queue_full(per_player=False)
-        if player_id is not None and mine >= self._settings.grader_max_queued_per_player:
-            raise self._queue_full(per_player=True)
-        job_id, files, job_dir = await self._store_files(profile, uploads)
+        settings = self._settings
+        waiting = await shared.waiting(intake.player_id, intake.address)
+        if waiting.total >= settings.grader_max_queued:
+            raise self._queue_full("queue")
+        if intake.player_id is not None and waiting.player >= settings.grader_max_queued_per_player:
+            raise self._queue_full("player")
+        if not intake.course and waiting.address >= settings.grader_max_queued_per_address:
+            raise self._queue_full("address")
+        job_id, files, job_dir = await self._store_files(intake.profile, intake.uploads)
         row = self._store.new_row(
-            job_id, profile, sorted(files), player_id, assignment_id, member_id
+            job_id,
+            intake.profile,
+            sorted(files),
+            intake.player_id,
+            intake.assignment_id,
+            intake.member_id,
+            intake.address,
         )
         try:
             rank = await shared.admit(
                 row,
-                max_queued=self._settings.grader_max_queued,
-                max_per_player=self._settings.grader_max_queued_per_player,
+                max_queued=settings.grader_max_queued,
+                max_per_player=settings.grader_max_queued_per_player,
+                max_per_address=settings.grader_max_queued_per_address,
+                check=intake.admission,
             )
         except QueueFullError as full:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
-            raise self._queue_full(per_player=full.per_player) from None
+            raise self._queue_full(full.scope) from None
         except BaseException:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
             raise
         # Stored: from here the job is graded even if this process dies before the next line
         # (a worker queues a row that has no job: SharedQueue.requeue_orphans).
         await shared.defer(job_id, rank)
-        return describe_job(row, await shared.position(job_id))
+        # Its address's other waiting jobs may rank after it now (another player's turn).
+        await shared.rank([(intake.address, False)])
+        return describe_job(row, await shared.place(job_id))
 
     async def _store_files(
         self, profile: str, uploads: Sequence[Upload]
@@ -298,24 +338,24 @@ class GradingService:
         self._files.store_submission(job_id, files)
         return files
 
-    async def _admit(
-        self,
-        profile: str,
-        uploads: Sequence[Upload],
-        player_id: int | None,
-        assignment_id: int | None,
-        member_id: int | None,
-    ) -> GradingJob:
+    async def _admit(self, intake: _Intake) -> GradingJob:
         """Check, store and queue an upload that holds a place in the queue."""
-        job_id, files, job_dir = await self._store_files(profile, uploads)
+        job_id, files, job_dir = await self._store_files(intake.profile, intake.uploads)
         try:
             row = await self._store.add(
-                job_id, profile, sorted(files), player_id, assignment_id, member_id
+                job_id,
+                intake.profile,
+                sorted(files),
+                intake.player_id,
+                intake.assignment_id,
+                intake.member_id,
+                intake.admission,
+                intake.address,
             )
         except BaseException:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
             raise
-        self._workers.enqueue(job_id, player_id)
+        self._workers.enqueue(job_id, intake.player_id, intake.address, exempt=intake.course)
         return await self._view(row)
 
     async def regrade(self, job_ids: Sequence[str]) -> list[str]:
@@ -327,11 +367,13 @@ class GradingService:
         if self._shared is not None:
             # A grading still running elsewhere sees its attempt superseded and stops.
             await self._shared.defer_regrades(found)
-            return [job_id for job_id, _ in found]
-        for job_id, owner in found:
-            self._workers.stop_grading(job_id)
-            self._workers.enqueue(job_id, owner, background=True)
-        return [job_id for job_id, _ in found]
+            return [job.job_id for job in found]
+        for job in found:
+            self._workers.stop_grading(job.job_id)
+            self._workers.enqueue(
+                job.job_id, job.owner, job.address, background=True, exempt=job.course
+            )
+        return [job.job_id for job in found]
 
     def queue_position(self, job_id: str) -> int | None:
         """Return a job's place in this process's queue, from 1; None when it waits for no
@@ -341,13 +383,33 @@ class GradingService:
     async def position(self, job_id: str) -> int | None:
         """Return a job's place in the queue, from 1, in-process or shared; None when it
         waits for no worker."""
-        if self._shared is not None:
-            return await self._shared.position(job_id)
-        return self._workers.position(job_id)
+        place = await self.place(job_id)
+        return None if place is None else place.position
+
+    async def place(self, job_id: str) -> Place | None:
+        """Return where a job stands in the queue, in-process or shared, and whose jobs are
+        before it (server.grading.queue.Place); None when it waits for no worker."""
+        return (await self.places([job_id])).get(job_id)
+
+    async def places(self, job_ids: Sequence[str]) -> dict[str, Place]:
+        """Return where each waiting job of `job_ids` stands (see `place`); the others are
+        left out."""
+        if self._shared is None:
+            return self._workers.places(job_ids)
+        found = {}
+        for job_id in job_ids:
+            place = await self._shared.place(job_id)
+            if place is not None:
+                found[job_id] = place
+        return found
 
     async def positions(self, job_ids: Sequence[str]) -> dict[str, int | None]:
         """Return the places of jobs in the queue (see `position`), by job id."""
-        return {job_id: await self.position(job_id) for job_id in job_ids}
+        places = await self.places(job_ids)
+        return {
+            job_id: place.position if (place := places.get(job_id)) is not None else None
+            for job_id in job_ids
+        }
 
     async def uploaded_files(self, job_id: str) -> dict[str, bytes]:
         """Return a job's uploaded files (path -> bytes); empty once they are gone."""
@@ -425,8 +487,26 @@ class GradingService:
         A job on the grader's own suites is read by its uploader only, who is never shown its
         private tests (grader.visibility.UPLOADER); a course job is described by its course.
         """
-        position = await self.position(row.id) if row.status == "queued" else None
-        return describe_job(row, position, _finished_report(row), UPLOADER)
+        place = await self.place(row.id) if row.status == "queued" else None
+        return describe_job(row, place, _finished_report(row), UPLOADER)
+
+
+@dataclass(frozen=True)
+class _Intake:
+    """An upload on its way into the queue: its files, who sent it from where, and what for."""
+
+    profile: str
+    uploads: Sequence[Upload]
+    player_id: int | None
+    address: str | None
+    assignment_id: int | None
+    member_id: int | None
+    admission: Admission | None
+
+    @property
+    def course(self) -> bool:
+        """Return True for a course submission (not counted toward its address's limit)."""
+        return self.assignment_id is not None
 
 
 def _report_of(row: JobRow) -> GradeReport:

@@ -3,17 +3,20 @@
 With several server processes, the waiting jobs are procrastinate jobs in PostgreSQL
 (server.jobs), taken by `arena worker` processes; this module is the grading side of it.
 
-- Order: procrastinate takes the highest priority first, then the oldest. A job's priority
-  is minus its rank in its uploader's lane when it is queued (how many of that uploader's
-  jobs wait before it in its tier), so the uploaders take turns: every uploader's first
-  waiting job goes before anyone's second. Regrades (background) rank below every fresh
-  upload (`BACKGROUND`). It is server.grading.queue's round robin with one difference: a
-  rank is fixed when the job is queued, so an uploader arriving while another's lane is half
-  served is served before that lane's next job rather than at the end of the turn.
-- Limits: `grader_max_queued` and `grader_max_queued_per_player` count the rows stored
-  `queued` in the database (every server's), checked and taken in one transaction under an
-  advisory lock, so concurrent uploads to different servers cannot all pass.
-- Places: a job's place is counted in procrastinate's table, in the order it takes jobs.
+- Order: procrastinate takes the highest priority first, then the oldest (the lowest id). A
+  job's priority is minus its rank among its address's jobs (server.grading.queue: addresses
+  in turn, then the players of an address, counted over the address's waiting and running
+  rows), so the order is server.grading.queue's, arrival meaning the procrastinate job's id.
+  procrastinate fixes a priority when a job is deferred; when an address queues a job, the
+  ranks of its waiting jobs are counted again and their priorities updated in procrastinate's
+  table (`rank`), under the advisory lock of admissions. Regrades (background) rank below
+  every fresh upload (`BACKGROUND`).
+- Limits: `grader_max_queued`, `grader_max_queued_per_player` and
+  `grader_max_queued_per_address` count the rows stored `queued` in the database (every
+  server's), checked and taken in one transaction under an advisory lock, so concurrent
+  uploads to different servers cannot all pass.
+- Places: a job's place is counted in procrastinate's table, in the order it takes jobs, with
+  whose jobs are before it (`place`).
 - Once: each deferred job carries the lock `grading:<id>`, so procrastinate runs one job of
   a grading at a time; the row's attempt number fences any stale run (server.grading.store).
 - Nothing lost: a row stored `queued` or `running` with no job waiting or running for it (a
@@ -23,9 +26,10 @@ With several server processes, the waiting jobs are procrastinate jobs in Postgr
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import procrastinate
@@ -34,6 +38,8 @@ from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.db.models import GradingJob as JobRow
+from server.grading.queue import Entry, Place, address_ranks
+from server.grading.store import Admission, Queued
 
 log = logging.getLogger(__name__)
 
@@ -48,16 +54,27 @@ _ADMIT_LOCK: Final = 0x41524E03
 
 
 class QueueFullError(Exception):
-    """An upload was refused: the queue is full (`per_player` False) or its uploader's lane."""
+    """An upload was refused: the queue is full (`scope` "queue"), or the jobs waiting of its
+    uploader ("player") or of its address ("address") are at their limit."""
 
-    def __init__(self, per_player: bool) -> None:
-        super().__init__("per player" if per_player else "queue")
-        self.per_player = per_player
+    def __init__(self, scope: str) -> None:
+        super().__init__(scope)
+        self.scope = scope
 
 
 def priority(rank: int, *, background: bool) -> int:
-    """Return the procrastinate priority of a job `rank` places into its uploader's lane."""
+    """Return the procrastinate priority of a job of rank `rank` among its address's jobs."""
     return -(rank + (BACKGROUND if background else 0))
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """The jobs waiting in the shared queue: in all, of one player, and the fresh uploads
+    from one address (course submissions not counted)."""
+
+    total: int
+    player: int
+    address: int
 
 
 _POSITION = text(
@@ -76,9 +93,44 @@ _POSITION = text(
     """
 )
 
+_ME = text(
+    """
+    SELECT p.id, p.priority, g.player_id, g.address
+      FROM procrastinate_jobs AS p JOIN grading_jobs AS g ON g.id = p.args->>'job_id'
+     WHERE p.task_name = :task AND p.status = 'todo' AND p.args->>'job_id' = :job_id
+     ORDER BY p.priority DESC, p.id LIMIT 1
+    """
+)
+
+_AHEAD = text(
+    """
+    SELECT count(*),
+           count(*) FILTER (WHERE CAST(:player AS integer) IS NOT NULL
+                                  AND g.player_id = CAST(:player AS integer)),
+           count(*) FILTER (WHERE (CAST(:player AS integer) IS NULL
+                                   OR g.player_id IS DISTINCT FROM CAST(:player AS integer))
+                                  AND g.id IS NOT NULL
+                                  AND g.address IS NOT DISTINCT FROM CAST(:address AS text))
+      FROM procrastinate_jobs AS other
+      LEFT JOIN grading_jobs AS g ON g.id = other.args->>'job_id'
+     WHERE other.task_name = :task AND other.status = 'todo'
+       AND (other.priority > :priority OR (other.priority = :priority AND other.id < :id))
+    """
+)
+
+_REPRIORITIZE = text(
+    """
+    UPDATE procrastinate_jobs AS p SET priority = v.priority
+      FROM (SELECT unnest(CAST(:job_ids AS text[])) AS job_id,
+                   unnest(CAST(:priorities AS integer[])) AS priority) AS v
+     WHERE p.task_name = :task AND p.status = 'todo' AND p.args->>'job_id' = v.job_id
+       AND p.priority <> v.priority
+    """
+)
+
 _ORPHANS = text(
     """
-    SELECT g.id, g.player_id, g.regrades FROM grading_jobs AS g
+    SELECT g.id, g.player_id, g.regrades, g.address FROM grading_jobs AS g
      WHERE g.status IN ('queued', 'running')
        AND NOT EXISTS (
            SELECT 1 FROM procrastinate_jobs AS p
@@ -97,10 +149,11 @@ class SharedQueue:
         self._app = app
         self._sessions = sessions
 
-    async def waiting(self, player_id: int | None) -> tuple[int, int]:
-        """Return how many jobs wait, in all, and of player `player_id` (0 for None)."""
+    async def waiting(self, player_id: int | None, address: str | None) -> Waiting:
+        """Return how many jobs wait, in all, of player `player_id` (0 for None) and from
+        `address` (fresh uploads other than course submissions)."""
         async with self._sessions() as session:
-            return await _counts(session, player_id)
+            return await _counts(session, player_id, address)
 
     async def admit(
         self,
@@ -108,38 +161,69 @@ class SharedQueue:
         *,
         max_queued: int,
         max_per_player: int,
+        max_per_address: int,
+        check: Admission | None = None,
     ) -> int:
-        """Store the new `queued` row if the queue and its uploader's lane have room; return
-        its rank in the lane. Raises QueueFullError, storing nothing, when they have none."""
+        """Store the new `queued` row if the queue, its uploader's jobs and its address's
+        (a course submission: not counted) are under their limits; return its rank among its
+        address's jobs. Raises QueueFullError, storing nothing, when one is at its limit;
+        `check` runs in the same transaction before the row (server.grading.store.Admission)."""
         async with self._sessions() as session:
-            await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _ADMIT_LOCK})
-            total, mine = await _counts(session, row.player_id)
-            if total >= max_queued:
-                raise QueueFullError(per_player=False)
-            if row.player_id is not None and mine >= max_per_player:
-                raise QueueFullError(per_player=True)
-            rank = await _lane(session, row.player_id, background=False)
+            await _lock(session)
+            counts = await _counts(session, row.player_id, row.address)
+            if counts.total >= max_queued:
+                raise QueueFullError("queue")
+            if row.player_id is not None and counts.player >= max_per_player:
+                raise QueueFullError("player")
+            if row.assignment_id is None and counts.address >= max_per_address:
+                raise QueueFullError("address")
+            if check is not None:
+                await check(session)
             session.add(row)
+            await session.flush()
+            ranks = await _ranks(session, row.address, background=False)
             await session.commit()
-        return rank
+        return ranks.get(row.id, 0)
 
     async def defer(self, job_id: str, rank: int, *, background: bool = False) -> None:
-        """Queue the grading of a stored job, `rank` places into its uploader's lane."""
-        await self._deferrer(job_id, priority(rank, background=background)).defer_async(
-            job_id=job_id
-        )
+        """Queue the grading of a stored job of rank `rank` among its address's jobs.
 
-    async def defer_regrades(self, found: Sequence[tuple[str, int | None]]) -> None:
-        """Queue the regrades of jobs just stored `queued` again (job id, uploader) as
-        background work, each uploader's in the given order behind its waiting regrades."""
-        regraded = {job_id for job_id, _ in found}
-        ahead: Counter[int | None] = Counter()
+        A fresh job's grading is queued under its queueing lock: a worker that took the row
+        for an orphan (`requeue_orphans`, between the row's commit and this call) has queued
+        it already, and it is not queued twice.
+        """
+        deferrer = self._deferrer(
+            job_id, priority(rank, background=background), queueing_lock=not background
+        )
+        with contextlib.suppress(AlreadyEnqueued):
+            await deferrer.defer_async(job_id=job_id)
+
+    async def rank(self, addresses: Iterable[tuple[str | None, bool]]) -> None:
+        """Count again the ranks of the waiting jobs of each (address, background) and set
+        their priorities (server.grading.queue); under the admissions' lock, so each counts
+        every job admitted before it."""
         async with self._sessions() as session:
-            for owner in {owner for _, owner in found}:
-                ahead[owner] = await _lane(session, owner, background=True, exclude=regraded)
-        for job_id, owner in found:
-            await self.defer(job_id, ahead[owner], background=True)
-            ahead[owner] += 1
+            await _lock(session)
+            for address, background in set(addresses):
+                ranks = await _ranks(session, address, background=background)
+                if not ranks:
+                    continue
+                await session.execute(
+                    _REPRIORITIZE,
+                    {
+                        "task": GRADE_TASK,
+                        "job_ids": list(ranks),
+                        "priorities": [priority(r, background=background) for r in ranks.values()],
+                    },
+                )
+            await session.commit()
+
+    async def defer_regrades(self, found: Sequence[Queued]) -> None:
+        """Queue the regrades of jobs just stored `queued` again as background work, in the
+        given order among each address's."""
+        for job in found:
+            await self.defer(job.job_id, BACKGROUND, background=True)
+        await self.rank((job.address, True) for job in found)
 
     async def position(self, job_id: str) -> int | None:
         """Return the job's place in the shared queue, from 1; None when it waits for none."""
@@ -147,25 +231,44 @@ class SharedQueue:
             place = await session.scalar(_POSITION, {"task": GRADE_TASK, "job_id": job_id})
         return None if place is None else int(place)
 
+    async def place(self, job_id: str) -> Place | None:
+        """Return where the job stands in the shared queue and whose jobs are before it
+        (server.grading.queue.Place); None when it waits for none."""
+        async with self._sessions() as session:
+            me = (await session.execute(_ME, {"task": GRADE_TASK, "job_id": job_id})).first()
+            if me is None:
+                return None
+            ahead, own, address = (
+                await session.execute(
+                    _AHEAD,
+                    {
+                        "task": GRADE_TASK,
+                        "priority": me.priority,
+                        "id": me.id,
+                        "player": me.player_id,
+                        "address": me.address,
+                    },
+                )
+            ).one()
+        return Place(ahead + 1, own, address, ahead - own - address)
+
     async def requeue_orphans(self) -> int:
         """Queue again every unfinished job that has no grading waiting or running; return
         how many. Two workers doing it at once queue each once (a queueing lock)."""
         async with self._sessions() as session:
             orphans = (await session.execute(_ORPHANS, {"task": GRADE_TASK})).all()
-            ranks = [
-                await _lane(session, owner, background=regrades > 0, exclude={job_id})
-                for job_id, owner, regrades in orphans
-            ]
         count = 0
-        for (job_id, _, regrades), rank in zip(orphans, ranks, strict=True):
+        for job_id, _, regrades, _ in orphans:
             try:
                 await self._deferrer(
-                    job_id, priority(rank, background=regrades > 0), queueing_lock=True
+                    job_id, priority(0, background=regrades > 0), queueing_lock=True
                 ).defer_async(job_id=job_id)
             except AlreadyEnqueued:
                 continue
             count += 1
             log.warning("grading job %s had no queued grading: queued again", job_id)
+        if orphans:
+            await self.rank((address, regrades > 0) for _, _, regrades, address in orphans)
         return count
 
     def _deferrer(
@@ -181,40 +284,38 @@ class SharedQueue:
         )
 
 
-async def _counts(session: AsyncSession, player_id: int | None) -> tuple[int, int]:
-    total = await session.scalar(
-        select(func.count()).select_from(JobRow).where(JobRow.status == "queued")
-    )
+async def _lock(session: AsyncSession) -> None:
+    """Take the admissions' advisory lock until the session's transaction ends."""
+    await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _ADMIT_LOCK})
+
+
+async def _counts(session: AsyncSession, player_id: int | None, address: str | None) -> Waiting:
+    queued = select(func.count()).select_from(JobRow).where(JobRow.status == "queued")
+    total = await session.scalar(queued)
     mine = 0
     if player_id is not None:
-        mine = (
-            await session.scalar(
-                select(func.count())
-                .select_from(JobRow)
-                .where(JobRow.status == "queued", JobRow.player_id == player_id)
-            )
-            or 0
+        mine = await session.scalar(queued.where(JobRow.player_id == player_id)) or 0
+    from_address = await session.scalar(
+        queued.where(
+            JobRow.address.is_not_distinct_from(address),
+            JobRow.assignment_id.is_(None),
+            JobRow.regrades == 0,
         )
-    return total or 0, mine
+    )
+    return Waiting(total or 0, mine, from_address or 0)
 
 
-async def _lane(
-    session: AsyncSession,
-    owner: int | None,
-    *,
-    background: bool,
-    exclude: set[str] | frozenset[str] = frozenset(),
-) -> int:
-    """Return how many jobs of `owner` (None: anonymous uploads) wait in a tier."""
-    query = (
-        select(func.count())
-        .select_from(JobRow)
-        .where(
-            JobRow.status == "queued",
-            JobRow.player_id.is_(None) if owner is None else JobRow.player_id == owner,
+async def _ranks(session: AsyncSession, address: str | None, *, background: bool) -> dict[str, int]:
+    """Return the rank of each waiting job from `address` in a tier (server.grading.queue),
+    counted over its waiting and running rows; arrival is the time it was stored."""
+    rows = await session.execute(
+        select(JobRow.id, JobRow.player_id, JobRow.status, JobRow.created_at).where(
+            JobRow.status.in_(("queued", "running")),
+            JobRow.address.is_not_distinct_from(address),
             JobRow.regrades > 0 if background else JobRow.regrades == 0,
         )
     )
-    if exclude:
-        query = query.where(JobRow.id.not_in(exclude))
-    return await session.scalar(query) or 0
+    return address_ranks(
+        Entry(job_id, owner, status == "running", (created_at, job_id))
+        for job_id, owner, status, created_at in rows
+    )

@@ -8,9 +8,10 @@ once, so a restart finds every job where it was.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -29,6 +30,24 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+Admission = Callable[[AsyncSession], Awaitable[None]]
+"""A caller's last check of an upload, run in the transaction that stores the job's row,
+before the row: a policy that counts rows (a course's daily limit) locks what it counts there
+and raises to refuse, so the check and the insert are one step (server.courses.service)."""
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A job to queue: its uploader (None: anonymous), the address it came from, whether it
+    is a regrade (background work) and whether it is a course submission."""
+
+    job_id: str
+    owner: int | None
+    address: str | None
+    background: bool
+    course: bool
+
+
 @dataclass(frozen=True)
 class Attempt:
     """One grading of a job: its profile, its attempt number, and its course assignment."""
@@ -44,20 +63,19 @@ class JobStore:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
 
-    async def requeue_unfinished(self) -> list[tuple[str, int | None, bool]]:
-        """Store every job left `queued` or `running` as `queued`; return them oldest first,
-        each as (job id, uploader's player id or None, whether it waits for a regrade).
+    async def requeue_unfinished(self) -> list[Queued]:
+        """Store every job left `queued` or `running` as `queued`; return them oldest first.
 
         A job that was running is graded again from the start.
         """
         async with self._sessions() as session:
             rows = await session.execute(
-                select(JobRow.id, JobRow.player_id, JobRow.regrades)
+                select(*_QUEUED_COLUMNS)
                 .where(JobRow.status.in_(("queued", "running")))
                 .order_by(JobRow.created_at, JobRow.id)
             )
-            unfinished = [(job_id, owner, regrades > 0) for job_id, owner, regrades in rows]
-            pending = [job_id for job_id, _, _ in unfinished]
+            unfinished = [_queued(row) for row in rows]
+            pending = [job.job_id for job in unfinished]
             if pending:
                 await session.execute(
                     update(JobRow).where(JobRow.id.in_(pending)).values(status="queued")
@@ -73,15 +91,20 @@ class JobStore:
         player_id: int | None,
         assignment_id: int | None = None,
         member_id: int | None = None,
+        check: Admission | None = None,
+        address: str | None = None,
     ) -> JobRow:
         """Store a new job, `queued`, uploaded by `player_id` (None: anonymous); return its row.
 
-        A course submission names its assignment and the member who submitted it.
+        A course submission names its assignment and the member who submitted it. `check`
+        runs first in the transaction that stores the row (see `Admission`): what it raises
+        is raised, and nothing is stored.
         """
-        row = self.new_row(job_id, profile, files, player_id, assignment_id, member_id)
-        async with self._sessions() as session:
+        row = self.new_row(job_id, profile, files, player_id, assignment_id, member_id, address)
+        async with self._sessions() as session, session.begin():
+            if check is not None:
+                await check(session)
             session.add(row)
-            await session.commit()
         return row
 
     @staticmethod
@@ -92,8 +115,10 @@ class JobStore:
         player_id: int | None,
         assignment_id: int | None = None,
         member_id: int | None = None,
+        address: str | None = None,
     ) -> JobRow:
-        """Return a new job's row, `queued`, not stored (see `add`)."""
+        """Return a new job's row, `queued`, not stored (see `add`); `address` is the client
+        address it was uploaded from."""
         return JobRow(
             id=job_id,
             profile=profile,
@@ -104,6 +129,7 @@ class JobStore:
             assignment_id=assignment_id,
             member_id=member_id,
             regrades=0,
+            address=address,
         )
 
     async def existing(self, job_ids: Sequence[str]) -> set[str]:
@@ -180,18 +206,21 @@ class JobStore:
             )
         return found is not None
 
-    async def requeue(self, job_ids: Sequence[str]) -> list[tuple[str, int | None]]:
+    async def requeue(self, job_ids: Sequence[str]) -> list[Queued]:
         """Store finished or running jobs `queued` again, their results cleared, one more
-        regrade each; return those found, each as (job id, uploader's player id or None). An
-        attempt still running is dropped when it ends (see `store_report`)."""
+        regrade each; return those found, in the order given, as background work. An attempt
+        still running is dropped when it ends (see `store_report`)."""
         if not job_ids:
             return []
         async with self._sessions() as session:
-            rows = await session.execute(
-                select(JobRow.id, JobRow.player_id).where(JobRow.id.in_(job_ids))
-            )
-            owners = [(job_id, player_id) for job_id, player_id in rows]
-            found = [job_id for job_id, _ in owners]
+            rows = await session.execute(select(*_QUEUED_COLUMNS).where(JobRow.id.in_(job_ids)))
+            by_id = {row.id: row for row in rows}
+            owners = [
+                replace(_queued(by_id[job_id]), background=True)
+                for job_id in dict.fromkeys(job_ids)
+                if job_id in by_id
+            ]
+            found = [job.job_id for job in owners]
             if found:
                 await session.execute(
                     update(JobRow)
@@ -242,3 +271,23 @@ class JobStore:
                 )
             )
             await session.commit()
+
+
+_QUEUED_COLUMNS = (
+    JobRow.id,
+    JobRow.player_id,
+    JobRow.address,
+    JobRow.regrades,
+    JobRow.assignment_id,
+)
+
+
+def _queued(row: Any) -> Queued:
+    """Return a row of `_QUEUED_COLUMNS` as the job to queue."""
+    return Queued(
+        job_id=row.id,
+        owner=row.player_id,
+        address=row.address,
+        background=row.regrades > 0,
+        course=row.assignment_id is not None,
+    )

@@ -13,9 +13,16 @@ from grader.grade import MAIN_FILES
 from grader.profiles import PROFILES
 from grader.results import GradeReport
 from grader.visibility import UPLOADER, Reader, shows_times, view
-from protocol.messages import GradingJob, GradingProfile, GradingProfiles, JobStatus
+from protocol.messages import (
+    GradingJob,
+    GradingProfile,
+    GradingProfiles,
+    JobStatus,
+    QueueWait,
+)
 from server.db.models import GradingJob as JobRow
 from server.db.models import epoch_ms
+from server.grading.queue import Place
 from server.settings import Settings
 
 DESCRIPTIONS: Final = {
@@ -46,17 +53,61 @@ def describe_profiles(settings: Settings, *, sandboxed: bool) -> GradingProfiles
     )
 
 
+def describe_wait(place: Place) -> QueueWait:
+    """Return why a queued job waits, in fields and in words, from its `place`."""
+    if place.ahead == 0:
+        reason = "next in the queue: it starts as soon as a worker is free"
+    else:
+        parts = []
+        if place.own:
+            parts.append(
+                _count(place.own, "of your own earlier uploads", "of your own earlier upload")
+            )
+        if place.address:
+            parts.append(
+                _count(
+                    place.address,
+                    "from other players at your address",
+                    "from another player at your address",
+                )
+            )
+        if place.others:
+            parts.append(_count(place.others, "from other uploaders", "from another uploader"))
+        reason = (
+            f"{place.ahead} {'job is' if place.ahead == 1 else 'jobs are'} ahead of it in the "
+            f"queue: {', '.join(parts)}"
+        )
+        if place.own or place.address:
+            reason += (
+                "; the queue takes addresses in turn, then the players of an address in turn, "
+                "so the jobs of a player or an address with more waiting go after the others'"
+            )
+    return QueueWait(
+        position=place.position,
+        ahead=place.ahead,
+        ahead_own=place.own,
+        ahead_address=place.address,
+        ahead_others=place.others,
+        reason=reason,
+    )
+
+
+def _count(count: int, many: str, one: str) -> str:
+    return f"{count} {many}" if count != 1 else f"1 {one}"
+
+
 def describe_job(
     row: JobRow,
-    queue_position: int | None,
+    place: Place | None,
     report: GradeReport | None = None,
     reader: Reader = UPLOADER,
 ) -> GradingJob:
     """Return a job's status as `reader` sees it (grader.visibility; by default its uploader).
 
-    `queue_position` counts from 1; None for a job that waits for no worker. `report` is the
-    finished job's (None before): the summary is `reader`'s view of it, and the start and
-    finish times are left out when `reader` may not see them.
+    `place` is where it stands in the queue (server.grading.queue.Place); None for a job that
+    waits for no worker. `report` is the finished job's (None before): the summary is
+    `reader`'s view of it, and the start and finish times are left out when `reader` may not
+    see them.
     """
     status: JobStatus = row.status  # type: ignore[assignment]
     base = f"/grader/jobs/{row.id}"
@@ -67,7 +118,8 @@ def describe_job(
         profile=row.profile,
         status=status,
         files=tuple(row.files),
-        queue_position=queue_position,
+        queue_position=None if place is None else place.position,
+        wait=None if place is None else describe_wait(place),
         score=row.score,
         max_score=row.max_score,
         summary=None if summary is None else summary[:4000],

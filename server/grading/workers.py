@@ -1,7 +1,7 @@
 """The grading queue and its workers: jobs graded in order, each in a child process.
 
 `settings.grader_workers` worker tasks take jobs in the queue's order (server.grading.queue:
-round robin between uploaders, fresh uploads before regrades); a course submission is graded
+addresses in turn, then their players, fresh uploads before regrades); a course submission is graded
 with its assignment's suite, any other job with its profile's; worker slot i runs its sandboxes as
 uid `grader_uid_base + i` (RLIMIT_NPROC counts per uid, so concurrent gradings must not share
 one). Each grading runs in a child process, `python -m grader.job JOB_DIR` (see grader/job.py),
@@ -24,7 +24,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -33,7 +33,7 @@ from grader.results import GradeReport
 from grader.sandbox import SETPRIV
 from protocol.messages import JobStatus
 from server.grading.files import GraderFiles
-from server.grading.queue import FairQueue
+from server.grading.queue import FairQueue, Place
 from server.grading.store import JobStore
 from server.settings import Settings
 
@@ -89,6 +89,7 @@ class Grader:
             python=self._settings.grader_python,
             uid=uid,
             gid=uid,
+            budget_s=self._settings.grader_job_budget_s,
         )
         if attempt.assignment_id is not None and not suite.is_file():
             # Never the grader's own random suite in place of the one the staff set.
@@ -218,17 +219,35 @@ class GradingWorkers:
         """Return how many jobs uploaded by player `owner` (None: anonymous) wait."""
         return self._queue.waiting_of(owner)
 
+    def waiting_from(self, address: str | None) -> int:
+        """Return how many fresh uploads from `address` wait (course submissions not counted)."""
+        return self._queue.waiting_from(address)
+
     def position(self, job_id: str) -> int | None:
         """Return the job's place in the queue, from 1; None when it waits for no worker."""
         return self._queue.position(job_id)
 
-    def enqueue(self, job_id: str, owner: int | None, *, background: bool = False) -> None:
-        """Queue a job uploaded by player `owner` (None: anonymous); `background` for a regrade.
+    def places(self, job_ids: Sequence[str]) -> dict[str, Place]:
+        """Return where each waiting job of `job_ids` stands (server.grading.queue.Place)."""
+        return self._queue.places(job_ids)
 
-        It waits behind the jobs before it of the same uploader and takes turns with the other
-        uploaders' (server.grading.queue).
+    def enqueue(
+        self,
+        job_id: str,
+        owner: int | None,
+        address: str | None = None,
+        *,
+        background: bool = False,
+        exempt: bool = False,
+    ) -> None:
+        """Queue a job uploaded by player `owner` (None: anonymous) from `address`;
+        `background` for a regrade, `exempt` for a course submission (not counted toward its
+        address's waiting jobs).
+
+        It takes turns with the other addresses' jobs, and within its address with the other
+        players' (server.grading.queue).
         """
-        self._queue.push(job_id, owner, background=background)
+        self._queue.push(job_id, owner, address, background=background, exempt=exempt)
         self._ready.set()
 
     def stop_grading(self, job_id: str) -> None:
@@ -263,6 +282,8 @@ class GradingWorkers:
                 raise
             except Exception:  # a worker must outlive any one job
                 log.exception("grading job %s failed", job_id)
+            finally:
+                self._queue.done(job_id)
 
 
 def _grading_command(job_dir: Path) -> list[str]:

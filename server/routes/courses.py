@@ -39,7 +39,7 @@ from protocol.courses import (
 )
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import ErrorResponse
-from server.deps import CoursesDep, PlayerDep, SettingsDep
+from server.deps import ClientAddressDep, CoursesDep, PlayerDep, SettingsDep
 from server.routes.uploads import UploadLimitRoute, read_uploads
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -215,6 +215,7 @@ async def submit(
     settings: SettingsDep,
     player: PlayerDep,
     response: Response,
+    address: ClientAddressDep,
     files: Annotated[
         list[UploadFile],
         File(description="The program and its modules as plain files, or one .zip."),
@@ -222,7 +223,7 @@ async def submit(
 ) -> Submission:
     """Submit to an assignment (multipart `files`); poll the submission until it is graded."""
     uploaded = await read_uploads(files, settings.grader_max_upload_bytes)
-    submission = await courses.submit(player, course_id, assignment_id, uploaded)
+    submission = await courses.submit(player, course_id, assignment_id, uploaded, address)
     response.headers["Location"] = f"/courses/{course_id}/submissions/{submission.submission_id}"
     return submission
 

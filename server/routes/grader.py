@@ -11,6 +11,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
 from server.db.models import Player
 from server.deps import (
+    ClientAddressDep,
     GradingDep,
     OptionalGuestDep,
     OptionalPlayerDep,
@@ -51,6 +52,7 @@ async def submit(
     settings: SettingsDep,
     response: Response,
     player: OptionalPlayerDep,
+    address: ClientAddressDep,
     profile: Annotated[str, Form(max_length=32, description="`endgame` or `agent`")],
     files: Annotated[
         list[UploadFile],
@@ -66,7 +68,9 @@ async def submit(
     if player is None and not settings.grader_allow_anonymous:
         raise anonymous_upload()
     uploads = await read_uploads(files, settings.grader_max_upload_bytes)
-    job = await grading.submit(profile, uploads, None if player is None else player.id)
+    job = await grading.submit(
+        profile, uploads, None if player is None else player.id, address=address
+    )
     response.headers["Location"] = f"/grader/jobs/{job.job_id}"
     return job
 

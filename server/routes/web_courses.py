@@ -46,6 +46,7 @@ from server.courses import CourseService
 from server.db.models import Player
 from server.deps import (
     GUEST_COOKIE,
+    ClientAddressDep,
     CoursesDep,
     GradingDep,
     GuestDep,
@@ -660,6 +661,7 @@ async def submit_from_form(
     settings: SettingsDep,
     pages: PagesDep,
     viewer: OptionalGuestDep,
+    address: ClientAddressDep,
 ) -> Response:
     """Submit to an assignment from its page (multipart `files`) as the signed-in member; go
     to the submission's page, or show the assignment's page again saying why not (the
@@ -678,7 +680,7 @@ async def submit_from_form(
                 ErrorCode.VALIDATION_ERROR, "choose the files of your program, or one .zip"
             )
         uploads = await read_uploads(files, settings.grader_max_upload_bytes)
-        submission = await courses.submit(player, course_id, assignment_id, uploads)
+        submission = await courses.submit(player, course_id, assignment_id, uploads, address)
     except ProtocolError as error:
         if viewer is None or error.code in (
             ErrorCode.UNKNOWN_COURSE,

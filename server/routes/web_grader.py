@@ -28,6 +28,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
 from server.db.models import Player
 from server.deps import (
+    ClientAddressDep,
     GradingDep,
     GuestDep,
     OptionalGuestDep,
@@ -178,6 +179,7 @@ async def upload_from_form(
     players: PlayersDep,
     pages: PagesDep,
     guest: OptionalGuestDep,
+    address: ClientAddressDep,
 ) -> Response:
     """Upload a submission from the grader page's form (multipart: `profile`, `files`) as the
     browser's guest, made first for a browser without one; go to the job's page, or show the
@@ -198,7 +200,7 @@ async def upload_from_form(
     guest, token = await guest_or_new(request, players, guest)
     try:
         uploads = await read_uploads(files, settings.grader_max_upload_bytes)
-        job = await grading.submit(profile, uploads, guest.id)
+        job = await grading.submit(profile, uploads, guest.id, address=address)
     except ProtocolError as error:
         response: Response = grader_page(request, pages, grading, guest, error.message, profile)
     else:

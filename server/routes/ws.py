@@ -41,6 +41,7 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION, is_compatible, spoken_version
 from server.auth import hash_token
+from server.connections import address_key
 from server.db.models import Player
 from server.deps import HubDep, ServiceDep, SettingsDep, TournamentsDep, admit_message
 from server.errors import MatchError
@@ -151,8 +152,8 @@ async def _handshake(websocket: WebSocket, connection: Connection, settings: Set
 
 
 def _address(websocket: WebSocket) -> str:
-    """Return the client's address (the proxy's, behind a proxy that does not forward it)."""
-    return websocket.client.host if websocket.client is not None else ""
+    """Return the key of the client's address (a trusted proxy's client; IPv6 by its /64)."""
+    return address_key(websocket.client.host if websocket.client is not None else None)
 
 
 def _admit(websocket: WebSocket, hub: Hub, settings: Settings, player_id: int | None) -> str | None:

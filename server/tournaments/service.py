@@ -1,8 +1,14 @@
 """The tournament service: who may create, start, cancel, answer and read tournaments.
 
 `TournamentService` decides the policies (the server's maxima, the invitations, the owner's
-rights) and keeps the tournaments loaded so far; the planning is server.tournaments.planning's,
-the storage server.tournaments.store's and the playing server.tournaments.runner's.
+rights); the planning is server.tournaments.planning's, the storage server.tournaments.store's
+and the playing server.tournaments.runner's.
+
+Memory: the service holds a tournament while its runner runs here, while someone watches it
+here, and while a request uses it (concurrent requests share that one copy); any other is read
+from the database when asked, so finished, cancelled and waiting tournaments cost nothing. A
+waiting tournament holds no schedule either: it is planned at creation to be checked and
+counted, and again when it starts.
 
 On workers (`ARENA_ROLE=server`, a `GameQueue` given): a tournament between house bots only is
 not played here. Starting it stores it `running` and defers one job per game to the queue;
@@ -39,7 +45,8 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -103,7 +110,13 @@ class TournamentService:
             self._store, matches, notify, None if owners is None else self._follow_s
         )
         self._loaded: dict[str, HostedTournament] = {}
-        self._load_lock = asyncio.Lock()
+        """The tournaments held in memory: each one whose runner runs here, is watched here, or
+        is in use by a request (`_users`). The others are read from the database when asked
+        (`_held`): a finished, cancelled or waiting tournament costs no memory."""
+        self._users: Counter[str] = Counter()
+        """The requests using each held tournament now."""
+        self._loading: dict[str, asyncio.Future[HostedTournament | None]] = {}
+        """The reads from the database in progress, by tournament id."""
         self._games = games
         self._owners = owners
         self._unclaimed: set[str] = set()
@@ -119,11 +132,11 @@ class TournamentService:
         """
         ids = await self._store.running_ids()
         for tournament_id in ids:
-            tournament = await self._get(tournament_id)
-            # The workers queue again the games of theirs that have no job (a crash between
-            # the start and the jobs): server.jobs.tournament_games.
-            if not self._on_workers(tournament) and self._owners is None:
-                await self._runner.launch(tournament)
+            async with self._held(tournament_id) as tournament:
+                # The workers queue again the games of theirs that have no job (a crash
+                # between the start and the jobs): server.jobs.tournament_games.
+                if not self._on_workers(tournament) and self._owners is None:
+                    await self._launch(tournament)
         if (self._games is not None or self._owners is not None) and self._follower is None:
             self._follower = asyncio.create_task(self._follow(), name="arena-tournament-follower")
         return len(ids)
@@ -170,20 +183,25 @@ class TournamentService:
         for tournament_id in candidates:
             if tournament_id not in mine:
                 continue
-            tournament = await self._get(tournament_id)
-            if self._on_workers(tournament):
-                continue
-            epoch = await self._owners.claim(tournament_id)
-            if epoch is None:
-                continue
-            await self._refresh(tournament)
-            if tournament.status != "running":
-                continue
-            tournament.epoch = epoch
-            await self._runner.launch(tournament)
-            taken += 1
-            log.info("took tournament %s over (epoch %d)", tournament_id, epoch)
+            async with self._held(tournament_id) as tournament:
+                if await self._take_over(tournament, self._owners):
+                    taken += 1
         return taken
+
+    async def _take_over(self, tournament: HostedTournament, owners: TournamentOwners) -> bool:
+        """Claim a running tournament played by a runner and run it here; return whether."""
+        if self._on_workers(tournament):
+            return False
+        epoch = await owners.claim(tournament.id)
+        if epoch is None:
+            return False
+        await self._refresh(tournament)
+        if tournament.status != "running":
+            return False
+        tournament.epoch = epoch
+        await self._launch(tournament)
+        log.info("took tournament %s over (epoch %d)", tournament.id, epoch)
+        return True
 
     def wants_match(self, match_id: str, players: object = None, seqs: object = None) -> bool:
         """Return True for a match a runner here waits for (a `Bus.on_match` filter)."""
@@ -210,7 +228,9 @@ class TournamentService:
         """
         settings = self._matches.settings
         check_maxima(body, settings)  # cheap, on the loop: a tournament too large fails at once
-        _spec, tasks = await asyncio.to_thread(plan, body, settings)
+        # Planned to check the openings and count the games; the schedule is planned again when
+        # the tournament starts (up to 16 MB at the maxima: a waiting tournament holds none).
+        games_total = len((await asyncio.to_thread(plan, body, settings))[1])
         invitations = {}
         for participant in body.bots:
             name = player_name(participant)
@@ -227,15 +247,13 @@ class TournamentService:
             id="t_" + uuid.uuid4().hex[:16],
             body=body,
             status="created",
-            games_total=len(tasks),
+            games_total=games_total,
             created_ms=int(self._wall() * 1000),
             owner_id=creator.id,
             owner_name=creator.name,
             invitations=invitations,
-            tasks=tasks,
         )
         await self._store.add(tournament)
-        self._loaded[tournament.id] = tournament
         return await tournament.state()
 
     async def start(self, tournament_id: str, player: Player) -> TournamentState:
@@ -244,7 +262,11 @@ class TournamentService:
         Only its owner may start it (FORBIDDEN), once every invited player has accepted
         (INVITATIONS_PENDING, naming who has not).
         """
-        tournament = await self._get(tournament_id)
+        async with self._held(tournament_id) as tournament:
+            return await self._start(tournament, player)
+
+    async def _start(self, tournament: HostedTournament, player: Player) -> TournamentState:
+        """`start` on a held tournament."""
         self._check_owner(tournament, player, "start")
         several = self._owners is not None or self._games is not None
         if tournament.status == "created" and several:
@@ -271,14 +293,14 @@ class TournamentService:
                     return await tournament.state()
                 tournament.status = "running"
                 tournament.epoch = epoch
-                await self._runner.launch(tournament)
+                await self._launch(tournament)
                 return await tournament.state()
             tournament.status = "running"
             await self._store.store_status(tournament)
             if self._on_workers(tournament):
                 await self._defer_unplayed(tournament)
             else:
-                await self._runner.launch(tournament)
+                await self._launch(tournament)
         return await tournament.state()
 
     async def cancel(self, tournament_id: str, player: Player) -> TournamentState:
@@ -287,7 +309,11 @@ class TournamentService:
         Only its owner may cancel it (FORBIDDEN); an ended one gives TOURNAMENT_OVER. A game
         stopped in play keeps no result (its match is adjudicated a draw, not counted).
         """
-        tournament = await self._get(tournament_id)
+        async with self._held(tournament_id) as tournament:
+            return await self._cancel(tournament, player)
+
+    async def _cancel(self, tournament: HostedTournament, player: Player) -> TournamentState:
+        """`cancel` on a held tournament."""
         self._check_owner(tournament, player, "cancel")
         if tournament.status not in ("created", "running"):
             raise ProtocolError(
@@ -312,7 +338,13 @@ class TournamentService:
         NOT_CHALLENGED when the tournament does not invite `player`; TOURNAMENT_OVER once it
         has started or ended (answers count only before the start).
         """
-        tournament = await self._get(tournament_id)
+        async with self._held(tournament_id) as tournament:
+            return await self._answer(tournament, player, accept)
+
+    async def _answer(
+        self, tournament: HostedTournament, player: Player, accept: bool
+    ) -> TournamentState:
+        """`answer` on a held tournament."""
         if player.name not in tournament.invitations:
             raise ProtocolError(
                 ErrorCode.NOT_CHALLENGED,
@@ -348,7 +380,8 @@ class TournamentService:
 
     async def state(self, tournament_id: str) -> TournamentState:
         """Return a tournament's state with its standings and games."""
-        return await (await self._get(tournament_id)).state()
+        async with self._held(tournament_id) as tournament:
+            return await tournament.state()
 
     async def list_tournaments(self, limit: int = 50, offset: int = 0) -> TournamentList:
         """Return a page of tournaments, newest first."""
@@ -356,17 +389,23 @@ class TournamentService:
 
     async def watch(self, tournament_id: str, watcher: Watcher) -> None:
         """Send `watcher` the tournament's state now, then every progress message."""
-        tournament = await self._get(tournament_id)
-        state = await tournament.state()
-        # No await from here: the watcher gets every message after the state it was sent.
-        watcher(state)
-        tournament.watchers.add(watcher)
+        async with self._held(tournament_id) as tournament:
+            state = await tournament.state()
+            # No await from here: the watcher gets every message after the state it was sent.
+            watcher(state)
+            tournament.watchers.add(watcher)  # held while watched
 
     def unwatch(self, tournament_id: str, watcher: Watcher) -> None:
-        """Stop sending to `watcher`."""
+        """Stop sending to `watcher` (a tournament no longer watched may leave memory)."""
         tournament = self._loaded.get(tournament_id)
         if tournament is not None:
             tournament.watchers.discard(watcher)
+            self._release(tournament)
+
+    @property
+    def loaded_count(self) -> int:
+        """Return how many tournaments are held in memory (run or watched here, or in use)."""
+        return len(self._loaded)
 
     # -- tournaments played on workers ---------------------------------------------------------
 
@@ -395,8 +434,11 @@ class TournamentService:
         if notice is None:
             log.warning("ignored a tournament notice: %.200r", payload)
             return
-        async with self._load_lock:  # a tournament being loaded is held once this is taken
-            tournament = self._loaded.get(notice.tournament_id)
+        loading = self._loading.get(notice.tournament_id)
+        if loading is not None:  # being read: held by the requests waiting for it, woken first
+            with contextlib.suppress(Exception):
+                await asyncio.shield(loading)
+        tournament = self._loaded.get(notice.tournament_id)
         if tournament is None:
             return
         if notice.game is not None:
@@ -473,21 +515,56 @@ class TournamentService:
             )
         )
 
+    async def _launch(self, tournament: HostedTournament) -> None:
+        """Start the tournament's runner here; the tournament is held until the runner ends."""
+        await self._runner.launch(tournament)
+        if tournament.runner is not None:
+            tournament.runner.add_done_callback(lambda _: self._release(tournament))
+
+    @contextlib.asynccontextmanager
+    async def _held(self, tournament_id: str) -> AsyncIterator[HostedTournament]:
+        """Hold the tournament while the caller uses it (read from the database unless held
+        already: concurrent requests share one copy); then let it go unless it must stay
+        (`_release`). UNKNOWN_TOURNAMENT when there is none."""
+        tournament = await self._get(tournament_id)
+        self._users[tournament.id] += 1  # no await since `_get`: not let go meanwhile
+        try:
+            yield tournament
+        finally:
+            self._users[tournament.id] -= 1
+            if self._users[tournament.id] <= 0:
+                del self._users[tournament.id]
+            self._release(tournament)
+
+    def _release(self, tournament: HostedTournament) -> None:
+        """Let the tournament leave memory unless its runner runs here, someone watches it
+        here or a request uses it; it is read from the database when next asked."""
+        if self._users.get(tournament.id) or tournament.watchers or self._runs_here(tournament):
+            return
+        if self._loaded.get(tournament.id) is tournament:
+            del self._loaded[tournament.id]
+
     async def _get(self, tournament_id: str) -> HostedTournament:
-        """Return the tournament, loading it from the database the first time."""
+        """Return the held tournament, or read it from the database and hold it (the caller
+        lets it go: `_held`)."""
         tournament = self._loaded.get(tournament_id)
         if tournament is not None:
             return tournament
-        async with self._load_lock:
-            tournament = self._loaded.get(tournament_id)
-            if tournament is not None:
-                return tournament
-            tournament = await self._store.load(tournament_id)
-            if tournament is None:
-                raise ProtocolError(
-                    ErrorCode.UNKNOWN_TOURNAMENT,
-                    f"no tournament has id {tournament_id!r}",
-                    {"tournament_id": tournament_id},
-                )
-            self._loaded[tournament_id] = tournament
-            return tournament
+        # One read per tournament at a time, shared by the requests that want it; reads of
+        # different tournaments (a large finished one takes a while) do not wait for each other.
+        loading = self._loading.get(tournament_id)
+        if loading is None:
+            loading = asyncio.ensure_future(self._store.load(tournament_id))
+            self._loading[tournament_id] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(tournament_id, None))
+        found = await asyncio.shield(loading)
+        if found is None:
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TOURNAMENT,
+                f"no tournament has id {tournament_id!r}",
+                {"tournament_id": tournament_id},
+            )
+        # The first request back holds the copy read; the others share it (or, if every
+        # request let it go meanwhile, the copy held now: there is one at a time). A request
+        # cancelled while the read runs holds nothing, so nothing stays held for it.
+        return self._loaded.setdefault(tournament_id, found)

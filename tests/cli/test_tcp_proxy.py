@@ -1,5 +1,6 @@
-"""The cluster's TCP proxy (cli/tcp_proxy.py): round robin per connection, bytes both ways,
-a refusing backend skipped, WebSocket upgrades passed through; against real sockets."""
+"""The cluster's TCP proxy (cli/tcp_proxy.py): round robin per connection, bytes both ways
+after a PROXY protocol header naming the client, a refusing backend skipped, WebSocket
+upgrades passed through; against real sockets."""
 
 from __future__ import annotations
 
@@ -17,10 +18,18 @@ from cli.tcp_proxy import TcpProxy, parse_address
 from tests.server.conftest import free_port
 
 
+async def read_proxy_line(reader: asyncio.StreamReader) -> None:
+    """Read the PROXY protocol header the proxy starts each connection with, and check it."""
+    header = (await reader.readline()).decode()
+    assert header.startswith("PROXY TCP4 127.0.0.1 127.0.0.1 ") and header.endswith("\r\n")
+
+
 async def named_backend(name: str) -> tuple[asyncio.Server, int]:
-    """A TCP server that greets with its name, then echoes every byte until EOF, then says bye."""
+    """A TCP server that reads the PROXY header, greets with its name, then echoes every byte
+    until EOF, then says bye."""
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_proxy_line(reader)
         writer.write(f"{name}\n".encode())
         while data := await reader.read(1024):
             writer.write(data)
@@ -84,9 +93,28 @@ async def test_a_websocket_passes_through() -> None:
         async for message in ws:
             await ws.send(f"{ws.request.path if ws.request else '?'}:{message}")
 
-    backend_port = free_port()
+    async def strip_proxy_header(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """Read the PROXY header, then pass the rest to the WebSocket server (which reads
+        none) and back."""
+        await read_proxy_line(reader)
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", ws_port)
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+            sink.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    ws_port = free_port()
+    shim = await asyncio.start_server(strip_proxy_header, "127.0.0.1", 0)
+    backend_port = int(shim.sockets[0].getsockname()[1])
     async with (
-        serve(echo, "127.0.0.1", backend_port),
+        shim,
+        serve(echo, "127.0.0.1", ws_port),
         proxy_to([backend_port]) as (_, port),
         connect(f"ws://127.0.0.1:{port}/ws") as ws,
     ):

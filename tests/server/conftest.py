@@ -20,6 +20,7 @@ import pytest
 import uvicorn
 from sqlalchemy import text
 
+from cli.uvicorn_server import server_config
 from server.app import create_app
 from server.db.engine import create_engine
 from server.db.models import Base
@@ -108,16 +109,13 @@ class RunningServer:
 
 
 def start_server(settings: Settings) -> RunningServer:
-    """Start `create_app(settings)` under uvicorn on a free port and wait until it serves."""
+    """Start `create_app(settings)` under uvicorn on a free port and wait until it serves.
+
+    The server is configured as `arena serve` configures it: its HTTP protocol, connection
+    limits and proxy trust included.
+    """
     port = free_port()
-    config = uvicorn.Config(
-        create_app(settings),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        lifespan="on",
-        ws_max_size=settings.max_message_bytes,
-    )
+    config = server_config(create_app(settings), settings, port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
     thread.start()

@@ -225,6 +225,7 @@ def test_a_server_killed_mid_burst_grades_every_accepted_upload_once_after_resta
         "ARENA_GRADER_WORKERS": "2",
         "ARENA_GRADER_UID_BASE": str(UID_BASE),
         "ARENA_GRADER_MAX_QUEUED": str(MAX_QUEUED),
+        "ARENA_GRADER_MAX_QUEUED_PER_ADDRESS": str(MAX_QUEUED),  # every client is on 127.0.0.1
         "ARENA_RATE_LIMITS_ENABLED": "false",
     }
     every = kinds()

@@ -30,7 +30,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.messages import ErrorResponse
-from server.ratelimit import RateLimiter, address_key
+from server.connections import address_key
+from server.ratelimit import RateLimiter
 from server.settings import Settings
 from tests.server.conftest import RunningServer, free_port, start_server
 
@@ -330,8 +331,8 @@ async def test_spectators_and_tournament_watchers_are_limited_too(make_server: A
 
 
 def test_a_trusted_proxy_names_the_client_and_others_cannot(make_server: Any) -> None:
-    # uvicorn trusts X-Forwarded-For from FORWARDED_ALLOW_IPS, by default 127.0.0.1 only.
-    server = make_server(rate_registrations_per_address="1/day")
+    # X-Forwarded-For is taken from the proxies named in trusted_proxies only.
+    server = make_server(rate_registrations_per_address="1/day", trusted_proxies="127.0.0.1")
 
     def via(http: httpx.Client, forwarded: str, name: str) -> httpx.Response:
         return http.post("/players", json={"name": name}, headers={"X-Forwarded-For": forwarded})

@@ -124,6 +124,7 @@ def test_a_burst_on_two_workers_survives_killing_one_mid_grading(tmp_path: Path)
         "ARENA_GRADER_ENDGAME_SUITE": str(tmp_path / "one-puzzle.json"),
         "ARENA_GRADER_UID_BASE": str(UID_BASE),
         "ARENA_GRADER_MAX_QUEUED_PER_PLAYER": "3",
+        "ARENA_GRADER_MAX_QUEUED_PER_ADDRESS": "100",  # every client is on 127.0.0.1
         "ARENA_RATE_LIMITS_ENABLED": "false",
         "ARENA_WORKER_HEARTBEAT_S": "0.5",
         "ARENA_WORKER_STALLED_S": "3",
@@ -389,10 +390,8 @@ def test_a_regrade_stops_a_stale_grading_and_a_stopped_worker_hands_its_job_on(
             asyncio.run(_regrade(settings, job_id))
             wait_for(
                 "the stale grading stops and the regrade runs",
-                lambda: (
-                    bool(grading_processes(grader_dir))
-                    and not set(first) & set(grading_processes(grader_dir))
-                ),
+                # One look at the processes: the stale one gone and another grading.
+                lambda: bool(now := set(grading_processes(grader_dir))) and not set(first) & now,
                 timeout=30,
             )
             assert row(job_id) == ("running", 2, 1)
@@ -452,3 +451,76 @@ async def test_concurrent_uploads_to_two_servers_never_overfill_the_shared_queue
             await queue.close_async()
         for engine in engines:
             await engine.dispose()
+
+
+async def test_the_shared_queue_takes_addresses_in_turn_and_says_why_a_job_waits(
+    tmp_path: Path,
+) -> None:
+    """The order of server.grading.queue in procrastinate's table: one address with two
+    tokens, its first job taken by a worker, then another address's upload goes first; the
+    per-address limit; each job's place and whose jobs are before it."""
+    assert DATABASE is not None
+    await _reset(DATABASE)
+    settings = Settings(
+        database_url=DATABASE,
+        role="server",
+        grader_dir=tmp_path / "grader",
+        grader_allow_unsandboxed=True,
+        grader_max_queued_per_player=3,
+        grader_max_queued_per_address=5,
+    )
+    engine = create_engine(DATABASE)
+    await migrate(engine)
+    await ensure_schema(settings)
+    queue = build_queue(settings)
+    await queue.open_async()
+    sessions = session_factory(engine)
+    try:
+        players = PlayerRegistry(sessions)
+        first = (await players.register("first", "hash-1")).id
+        second = (await players.register("second", "hash-2")).id
+        stranger = (await players.register("stranger", "hash-3")).id
+        grading = GradingService(sessions, settings, queue)
+        source = [Upload("checkers.py", b"pass\n")]
+        here, there = "10.0.0.1", "10.0.0.2"
+        j1 = await grading.submit("endgame", source, first, address=here)
+        async with engine.begin() as connection:  # a worker takes it
+            await connection.execute(
+                text("UPDATE grading_jobs SET status = 'running' WHERE id = :id"),
+                {"id": j1.job_id},
+            )
+            await connection.execute(
+                text("UPDATE procrastinate_jobs SET status = 'doing' WHERE args->>'job_id' = :id"),
+                {"id": j1.job_id},
+            )
+        js = [await grading.submit("endgame", source, first, address=here) for _ in range(3)]
+        with pytest.raises(ProtocolError) as refused:
+            await grading.submit("endgame", source, first, address=here)
+        assert refused.value.details == {"player_queue_limit": 3}
+        ks = [await grading.submit("endgame", source, second, address=here) for _ in range(2)]
+        with pytest.raises(ProtocolError) as refused:
+            await grading.submit("endgame", source, second, address=here)
+        assert refused.value.details == {"address_queue_limit": 5}
+        other = await grading.submit("endgame", source, stranger, address=there)
+        assert other.queue_position == 1
+        assert other.wait is not None and other.wait.ahead == 0
+        order = [ks[0], js[0], ks[1], js[1], js[2]]
+        places = await grading.places([job.job_id for job in order])
+        assert [places[job.job_id].position for job in order] == [2, 3, 4, 5, 6]
+        k2 = places[ks[1].job_id]
+        assert (k2.ahead, k2.own, k2.address, k2.others) == (3, 1, 1, 1)
+        j4 = places[js[2].job_id]
+        assert (j4.own, j4.address, j4.others) == (2, 2, 1)
+        async with engine.connect() as connection:
+            taken = (
+                await connection.execute(
+                    text(
+                        "SELECT args->>'job_id' FROM procrastinate_jobs WHERE status = 'todo' "
+                        "ORDER BY priority DESC, id"
+                    )
+                )
+            ).scalars()
+            assert list(taken) == [other.job_id, *(job.job_id for job in order)]
+    finally:
+        await queue.close_async()
+        await engine.dispose()

@@ -110,7 +110,10 @@ def test_the_reference_solution_waits_its_turn_then_shows_its_score(
 
     page.wait_for_url(re.compile(r"/grader/jobs/[A-Za-z0-9_\-]+$"))
     status = page.locator("#job-status")
-    expect(status).to_have_text("Queued: number 1 in the queue.")
+    # Its place, and why it waits, in the server's words.
+    expect(status).to_have_text(
+        "Queued: number 1 in the queue. Next in the queue: it starts as soon as a worker is free."
+    )
     shoot(page, screenshots, "grader-job-waiting")
     # The page follows the job by itself: its turn comes, then its report.
     expect(status).to_have_text("Being graded now.", timeout=GRADED_WAIT_MS)

@@ -6,9 +6,12 @@ const POLL_MS = 1000;
 
 function statusText(job) {
   if (job.status === "queued") {
-    return job.queue_position
+    const place = job.queue_position
       ? `Queued: number ${job.queue_position} in the queue.`
       : "Queued.";
+    // Why it waits, in the server's words (the job's `wait`), as the page first drew it.
+    const why = job.wait ? ` ${job.wait.reason[0].toUpperCase()}${job.wait.reason.slice(1)}.` : "";
+    return place + why;
   }
   if (job.status === "running") return "Being graded now.";
   return "Graded.";
