@@ -167,6 +167,10 @@ class Membership:
         self._orphans = False
         self._joined = False
         self._failing = False
+        self._renewing: asyncio.Future[bool] | None = None
+        """The heartbeat's renewal in flight, if one is: never cancelled (a query cut off
+        mid-transaction can leave its row locked on the database's side)."""
+        self._renewing_since = 0.0
         self.taken_over = 0
         """Matches this process has taken over from dead (or no) owners."""
         self.also: list[Callable[[], Awaitable[object]]] = []
@@ -202,6 +206,8 @@ class Membership:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._renewing is not None:
+            await asyncio.wait({self._renewing}, timeout=max(self._ttl, 5.0))
         try:
             await self._leases.release(self._host.owned_ids())
         except Exception:
@@ -215,10 +221,12 @@ class Membership:
         while True:
             sent = time.monotonic()
             try:
-                renewed = await asyncio.wait_for(self.table.renew(), self._period)
+                renewed = await self._renew()
             except Exception as error:  # noqa: BLE001 -- logged once per outage, retried
                 if not self._failing:
-                    log.warning("cannot renew the heartbeat of %s: %s", self.process_id, error)
+                    log.warning(
+                        "cannot renew the heartbeat of %s: %s", self.process_id, repr(error)
+                    )
                 self._failing = True
             else:
                 if self._failing:
@@ -232,7 +240,8 @@ class Membership:
                         self.process_id,
                         dropped,
                     )
-                self._renewed_at = sent
+                # As of when the row was written: a renewal may have answered late.
+                self._renewed_at = self._renewing_since
             if time.monotonic() - self._renewed_at > self._ttl and self._host.owned_ids():
                 self._orphans = True
                 dropped = self._host.drop_all()
@@ -243,6 +252,19 @@ class Membership:
                     dropped,
                 )
             await asyncio.sleep(max(0.0, self._period - (time.monotonic() - sent)))
+
+    async def _renew(self) -> bool:
+        """Return the heartbeat's renewal, started now unless one is still in flight; raise
+        TimeoutError when it has not answered within a period (it goes on meanwhile, and the
+        next beat waits for it again instead of starting another)."""
+        if self._renewing is None or self._renewing.done():
+            self._renewing = asyncio.ensure_future(self.table.renew())
+            self._renewing_since = time.monotonic()
+        renewing = self._renewing
+        await asyncio.wait({renewing}, timeout=self._period)
+        if not renewing.done():
+            raise TimeoutError(f"no answer from the database within {self._period:g} s")
+        return renewing.result()
 
     async def _reap_forever(self) -> None:
         while True:

@@ -780,3 +780,56 @@ async def _play_and_stop(
         assert spectator.moves == finals[spectator.match_id]["moves"]
         assert spectator.ended == 1
     return match_ids
+
+
+async def test_a_slow_heartbeat_is_waited_for_never_cut_off() -> None:
+    """A renewal slower than the heartbeat's period goes on (cutting a query off in the middle
+    of its transaction can leave the process's row locked in the database, and every later
+    write to it waiting); the next beats wait for it instead of starting another, and once it
+    answers, the process counts as renewed again. No database: the table is a stand-in."""
+    answer = asyncio.Event()
+    calls: list[str] = []
+
+    class SlowTable:
+        process_id = "p1"
+
+        async def renew(self) -> bool:
+            calls.append("start")
+            try:
+                await answer.wait()
+            except asyncio.CancelledError:
+                calls.append("cut off")
+                raise
+            calls.append("done")
+            return True
+
+    class Holder:
+        def owned_ids(self) -> list[str]:
+            return []
+
+        def drop_all(self) -> int:
+            return 0
+
+    member = Membership(
+        cast(ProcessTable, SlowTable()),
+        cast(Leases, None),
+        cast(Any, Holder()),
+        lease_ttl_ms=60_000,
+        heartbeat_ms=20,
+    )
+    beat = asyncio.create_task(member._beat_forever())
+    try:
+        for _ in range(100):  # many periods go by while the renewal hangs
+            await asyncio.sleep(0.01)
+        assert calls == ["start"], calls
+        assert member._failing
+        answer.set()
+        for _ in range(3000):
+            if not member._failing:
+                break
+            await asyncio.sleep(0.01)
+        assert not member._failing, "the renewal's answer was not taken"
+        assert "cut off" not in calls and calls[:2] == ["start", "done"], calls
+    finally:
+        beat.cancel()
+        await asyncio.gather(beat, return_exceptions=True)
