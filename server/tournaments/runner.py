@@ -110,6 +110,7 @@ class TournamentRunner:
         if runner is not None and not runner.done():
             runner.cancel()
             await asyncio.gather(runner, return_exceptions=True)
+        await self._settle(tournament)
         await self._end_early(tournament, why)
 
     async def close(self) -> None:
@@ -182,6 +183,7 @@ class TournamentRunner:
             return
         runner.cancel()
         await asyncio.gather(runner, return_exceptions=True)
+        await self._settle(tournament)
         for game in tournament.ordered_games():
             if game.result is None:
                 await self._stop_match(game.match_id, why)
@@ -282,7 +284,21 @@ class TournamentRunner:
         finally:
             slots.release()
 
+    async def _settle(self, tournament: HostedTournament) -> None:
+        """Wait for the games being created when the runner was stopped: then every game
+        stored is in memory with its match made, and can be stopped like the others."""
+        if tournament.creating:
+            await asyncio.gather(*tournament.creating, return_exceptions=True)
+
     async def _create_match(self, tournament: HostedTournament, task: GameTask) -> str:
+        """Record the game and make its match as one step the runner's cancellation does not
+        cut in two (`_record_and_make`); return the match's id."""
+        creating = asyncio.ensure_future(self._record_and_make(tournament, task))
+        tournament.creating.add(creating)
+        creating.add_done_callback(tournament.creating.discard)
+        return await asyncio.shield(creating)
+
+    async def _record_and_make(self, tournament: HostedTournament, task: GameTask) -> str:
         """Record the game under a new match id, then make the match (see `_make_match`)."""
         game = TournamentGame(
             index=task.index,

@@ -49,6 +49,9 @@ class HostedTournament:
     tasks: list[GameTask] | None = None
     watchers: set[Watcher] = field(default_factory=set)
     runner: asyncio.Task[None] | None = None
+    creating: set[asyncio.Future[str]] = field(default_factory=set)
+    """Games being recorded and their matches made: a step the runner's cancellation does not
+    cut in two (a stop waits for it, so that every game stored is in `games`)."""
     epoch: int | None = None
     """In a cluster, the owner epoch of this process's claim (server.tournaments.owners) that
     its runner writes under; None: not claimed here (or a single process: writes unfenced)."""

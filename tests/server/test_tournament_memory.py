@@ -238,3 +238,58 @@ def test_concurrent_requests_on_a_tournament_read_back_share_one_copy(
         assert held(server) == 1  # its runner runs here
         assert http.post(f"/tournaments/{tournament_id}/cancel", headers=owner).is_success
         until(lambda: held(server) == 0, "the cancelled tournament was let go")
+
+
+def test_a_cancel_while_a_game_is_being_created_answers_what_is_stored(
+    server: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancel that lands between a game's row and its match waits for that step: its answer
+    names every game stored, each stopped, and reading the tournament back says the same."""
+    from server.tournaments.store import TournamentStore
+
+    stored = threading.Event()
+    release = threading.Event()
+    original = TournamentStore.add_game
+
+    async def add_game_then_hold(self: TournamentStore, *args: Any, **kwargs: Any) -> None:
+        await original(self, *args, **kwargs)
+        stored.set()
+        await asyncio.to_thread(release.wait, 60)
+
+    monkeypatch.setattr(TournamentStore, "add_game", add_game_then_hold)
+    with httpx.Client(base_url=server.url, timeout=60) as http:
+        owner = auth_headers(http)
+        # The owner never plays its own moves: no game ends by itself.
+        state = create(http, owner, **{**SMALL, "bots": ["player:organiser", "random"]})
+        tournament_id = state["tournament_id"]
+        assert http.post(f"/tournaments/{tournament_id}/start", headers=owner).is_success
+        assert stored.wait(60), "no game was stored"
+        answers: list[httpx.Response] = []
+        cancel = threading.Thread(
+            target=lambda: answers.append(
+                http.post(f"/tournaments/{tournament_id}/cancel", headers=owner)
+            )
+        )
+        cancel.start()
+
+        def listed_as_cancelled() -> bool:
+            tournaments = http.get("/tournaments").json()["tournaments"]
+            return any(
+                t["tournament_id"] == tournament_id and t["status"] == "cancelled"
+                for t in tournaments
+            )
+
+        until(listed_as_cancelled, "the cancel was stored")
+        release.set()
+        cancel.join(60)
+        (answer,) = answers
+        assert answer.status_code == 200, answer.text
+        games = answer.json()["games"]
+        assert games, "the game stored before the cancel is not in its answer"
+        until(lambda: held(server) == 0, "the cancelled tournament was let go")
+        again = http.get(f"/tournaments/{tournament_id}").json()
+        assert again == answer.json()
+        for game in games:
+            match = http.get(f"/matches/{game['match_id']}")
+            assert match.status_code == 200, match.text
+            assert match.json()["status"] != "active", game
