@@ -38,7 +38,7 @@ SIDE_NAMES: Final = ("black", "red")
 PDN_SIDE_NAMES: Final = ("Black", "White")
 """The PDN name of each colour, as `arena solve` writes it."""
 PDN_NOTE: Final = (
-    "a move in [brackets] is the same move in PDN squares 1-32, as `arena solve` writes it "
+    "a move in [brackets] is the same move in PDN squares 1-32, as arena solve writes it "
     "(PDN calls red White)"
 )
 """Says once, where moves are listed, what the bracketed PDN moves are."""

@@ -413,41 +413,42 @@ class _Judge:
         )
 
 
-def _where(misplay: Misplay) -> str:
-    """Say which move of the output, and from which position, in both notations."""
-    return (
-        f"ply {misplay.ply}, {misplay.side}'s move {format_move(misplay.move)} from state "
-        f"{misplay.ply} of your output (line {misplay.line}; {format_position(misplay.before)})"
-    )
-
-
 def explain_misplay(misplay: Misplay) -> str:
-    """Say what the move threw away, counting every distance from the position it was
-    played from."""
+    """Say what the move threw away: the move and the position it was played from, in both
+    notations, then every distance counted from that position."""
     best = format_moves(misplay.best)
-    if misplay.side == "red":
-        fastest = (
-            f"from that position red's fastest forced win takes {misplay.value} "
-            f"{_plies(misplay.value)}, by {best}"
-        )
-        if misplay.after is None:
-            return (
-                f"{_where(misplay)} gives up the win, or delays it by more than {WIN_SLACK} "
-                f"plies: {fastest}; after this move red has no forced win ending within "
-                f"{misplay.bound} plies of that position (a red move may delay the win by at "
-                f"most {WIN_SLACK} plies, and leave it at most {DEFAULT_MAX_PLIES + 1} plies "
-                "away)"
-            )
-        return (
-            f"{_where(misplay)} is not a fastest win: {fastest}; after this move, with black "
-            f"resisting, the win ends {misplay.after} plies from that position"
-        )
-    return (
-        f"{_where(misplay)} gives up early: from that position black, resisting longest, lasts "
-        f"{misplay.value} {_plies(misplay.value)}, by {best}; after this move red's fastest win "
-        f"ends {misplay.after} plies from that position; red's later moves are judged against "
-        "that faster win"
+    value = f"{misplay.value} {_plies(misplay.value)}"
+    if misplay.side == "red" and misplay.after is None:
+        head = f"gives up the win, or delays it by more than {WIN_SLACK} plies"
+        limit = f"a red move may delay the win by at most {WIN_SLACK} plies"
+        if misplay.bound > DEFAULT_MAX_PLIES:
+            limit += f", and leave it at most {DEFAULT_MAX_PLIES + 1} plies away"
+        facts = [
+            f"from there red's fastest forced win takes {value}, by {best}",
+            f"after this move red has no forced win ending within {misplay.bound} plies of "
+            f"that position ({limit})",
+        ]
+    elif misplay.side == "red":
+        head = "is not a fastest win"
+        facts = [
+            f"from there red's fastest forced win takes {value}, by {best}",
+            f"after this move, with black resisting, the win ends {misplay.after} plies from "
+            "that position",
+        ]
+    else:
+        head = "gives up early"
+        facts = [
+            f"from there black, resisting longest, lasts {value}, by {best}",
+            f"after this move red's fastest win ends {misplay.after} plies from that position; "
+            "red's later moves are judged against that faster win",
+        ]
+    where = (
+        f"played from state {misplay.ply} of your output (line {misplay.line}): "
+        f"{format_position(misplay.before)}"
     )
+    lines = [f"ply {misplay.ply}: {misplay.side}'s move {format_move(misplay.move)} {head}"]
+    lines.extend(f"    {line}" for line in (where, *facts))
+    return "\n".join(lines)
 
 
 def _plies(count: int) -> str:
@@ -587,7 +588,7 @@ def _stage(submission: Path, staging: Path) -> str | None:
         listed = f" (found: {', '.join(found)})" if found else " (found no .py file)"
         return (
             f"no {PROGRAM} at the top of the submission{listed}: upload your program as "
-            f"{PROGRAM}, runnable as `python3 {PROGRAM} --inputfile IN --outputfile OUT`"
+            f"{PROGRAM}: the grader runs {COMMAND}"
         )
     shutil.copytree(submission, staging, symlinks=True, dirs_exist_ok=True)
     return None
@@ -643,7 +644,7 @@ def _grade_puzzle(
             0.0,
             [
                 f"your program finished but wrote no output file: write the states to the "
-                f"path given by --outputfile (here {OUTPUT_FILE}); the grader runs `{COMMAND}`"
+                f"path given by --outputfile (here {OUTPUT_FILE}); the grader runs {COMMAND}"
             ],
             "unreadable output",
         )

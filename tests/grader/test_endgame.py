@@ -272,7 +272,7 @@ def test_a_longer_legal_win_loses_the_fastest_points() -> None:
     text = " ".join(verdict.messages)
     assert f"the line ends in a red win after {verdict.plies} plies" in text
     assert "the puzzle's fastest forced win takes 5" in text
-    assert "ply 1, red's move" in text
+    assert "ply 1: red's move" in text
     assert "is not a fastest win" in text
 
 
@@ -291,8 +291,9 @@ def test_black_not_resisting_is_found_and_red_judged_on_what_it_could_then_force
     assert verdict.components == {RED_FORCES_WIN: True, RED_FASTEST: True, BLACK_RESISTS: False}
     assert verdict.score == pytest.approx(0.75)
     text = " ".join(verdict.messages)
-    assert "ply 2, black's move" in text
-    assert "from that position black, resisting longest, lasts 6 plies" in text
+    assert "ply 2: black's move" in text
+    assert "gives up early" in text
+    assert "from there black, resisting longest, lasts 6 plies" in text
 
 
 def test_a_puzzle_without_a_forced_win_is_the_graders_error() -> None:
@@ -314,12 +315,16 @@ def test_a_slow_red_move_rescued_by_a_black_mistake_is_not_the_fastest_win() -> 
     text = "\n".join(verdict.messages)
     # The first red move off the fastest win, with its position in both notations.
     assert (
-        "ply 1, red's move (2,1)-(1,2) [9-6] from state 1 of your output (line 1; "
-        "PDN W:WK1,K2,K9:BK8 (red, PDN's White, to move)) is not a fastest win: from that "
-        "position red's fastest forced win takes 5 plies, by "
+        "ply 1: red's move (2,1)-(1,2) [9-6] is not a fastest win\n"
+        "    played from state 1 of your output (line 1): "
+        "PDN W:WK1,K2,K9:BK8 (red, PDN's White, to move)\n"
+        "    from there red's fastest forced win takes 5 plies, by "
     ) in text
     assert "after this move, with black resisting, the win ends 9 plies from that position" in text
-    assert "ply 2, black's move (1,6)-(0,5) [8-3] from state 2 of your output (line 10;" in text
+    assert (
+        "ply 2: black's move (1,6)-(0,5) [8-3] gives up early\n"
+        "    played from state 2 of your output (line 10): "
+    ) in text
     assert "[brackets] is the same move in PDN squares 1-32" in text
     assert verdict.red is not None and verdict.red.ply == 1 and not verdict.red.gives_up
 
@@ -333,9 +338,11 @@ def test_a_red_move_that_gives_the_win_up_earns_nothing_though_black_gives_it_ba
     assert verdict.reason == "wrong answer"
     text = "\n".join(verdict.messages)
     assert (
-        "ply 1, red's move (2,7)-(1,6) [12-8] from state 1 of your output (line 1; "
-        "PDN W:W12,14,21,25:B7 (red, PDN's White, to move)) gives up the win, or delays it "
-        "by more than 4 plies: from that position red's fastest forced win takes 5 plies"
+        "ply 1: red's move (2,7)-(1,6) [12-8] gives up the win, or delays it by more than "
+        "4 plies\n"
+        "    played from state 1 of your output (line 1): "
+        "PDN W:W12,14,21,25:B7 (red, PDN's White, to move)\n"
+        "    from there red's fastest forced win takes 5 plies"
     ) in text
     assert "no forced win ending within 9 plies of that position" in text
     assert "only because black's later moves gave it back" in text
