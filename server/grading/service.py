@@ -155,7 +155,7 @@ class GradingService:
             raise ProtocolError(
                 ErrorCode.NOT_FOUND,
                 f"no starter for profile {profile[:40]!r}: choose one of {', '.join(MAIN_FILES)}",
-                {"profile": "unknown profile"},
+                {"profile": profile[:40]},
             ) from None
 
     def _sandboxed(self) -> bool:
