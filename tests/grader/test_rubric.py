@@ -60,13 +60,13 @@ def suite() -> list[Puzzle]:
     return puzzles
 
 
-def submission(tmp_path: Path, program: Path, *helpers: Path) -> Path:
-    """A student's folder: `program` as checkers.py, and its helper modules."""
+def submission(tmp_path: Path, program: Path, *modules: Path) -> Path:
+    """A student's folder: `program` as checkers.py, and the modules it imports."""
     folder = tmp_path / program.stem
     folder.mkdir()
     shutil.copyfile(program, folder / "checkers.py")
-    for helper in helpers:
-        shutil.copyfile(helper, folder / helper.name)
+    for module in modules:
+        shutil.copyfile(module, folder / module.name)
     return folder
 
 

@@ -1,4 +1,4 @@
-"""A student's checkers helper module: boards, legal moves, reading and writing the files.
+"""A student's own checkers module: boards, legal moves, reading and writing the files.
 
 Shared by the test's student programs (copied beside each one as `rules.py`, as a student's
 own module would be). Standard library only, as the grader's sandbox requires.
