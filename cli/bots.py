@@ -190,42 +190,74 @@ def solve_command(
         solution = Solver(clock=clock).solve(
             state, max_plies=max_plies, deadline=deadline, max_nodes=max_nodes, progress=progress
         )
-    best = sorted((state.format_move(m) for m in solution.best_moves), key=natural_key)
+    ordered = sorted(solution.best_moves, key=lambda m: natural_key(state.format_move(m)))
+    best = [state.format_move(m) for m in ordered]
     stop = _stop_message(solution, rules, state, seconds, max_nodes, max_plies)
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "value": solution.value,
-                    "score": solution.score,
-                    "best_moves": best,
-                    "plies": solution.plies,
-                    "nodes": solution.nodes,
-                    "seconds": round(solution.seconds, 6),
-                    "lower": solution.lower,
-                    "upper": solution.upper,
-                    "limit": solution.limit,
-                    "depth": solution.depth,
-                    "method": solution.method,
-                }
-            )
-        )
+        data: dict[str, Any] = {
+            "value": solution.value,
+            "score": solution.score,
+            "best_moves": best,
+            "plies": solution.plies,
+            "nodes": solution.nodes,
+            "seconds": round(solution.seconds, 6),
+            "lower": solution.lower,
+            "upper": solution.upper,
+            "limit": solution.limit,
+            "depth": solution.depth,
+            "method": solution.method,
+        }
+        course = _course_moves(state, ordered)
+        if course is not None:
+            data["best_moves_course"] = course
+        print(json.dumps(data))
         if stop is not None:
             err_console.print(stop, highlight=False, markup=False, soft_wrap=True)
     else:
+        course = _course_moves(state, ordered)
+        if course is not None:
+            best = [f"{pdn} [{text}]" for pdn, text in zip(best, course, strict=True)]
         _print_solution(solution, rules, state, best, stop)
     if stop is not None:
         raise typer.Exit(1)
 
 
+def _course_moves(state: State[Any], moves: list[Any]) -> list[str] | None:
+    """Return checkers moves in the course's (row,col) coordinates (None for other games):
+    the grader speaks them, so a student can compare the two."""
+    from games.checkers import CheckersMove, CheckersState
+    from grader.course import format_path
+
+    if not isinstance(state, CheckersState):
+        return None
+    return [
+        format_path(m.path, "x" if m.is_capture else "-")
+        for m in moves
+        if isinstance(m, CheckersMove)
+    ]
+
+
+def _player(rules: Game, state: State[Any]) -> str:
+    """Name the side to move: the game's name, and for checkers the course's too."""
+    from games.checkers import CheckersState
+    from grader.course import side_to_move
+
+    name = rules.player_names[state.to_move]
+    if isinstance(state, CheckersState):
+        return f"{name} (to move; {side_to_move(state)} in the course's words)"
+    return f"{name} (to move)"
+
+
 def _print_solution(
     solution: Solution, rules: Game, state: State[Any], best: list[str], stop: str | None
 ) -> None:
-    player = rules.player_names[state.to_move]
+    from games.checkers import CheckersState
+
+    player = _player(rules, state)
     if solution.value == "unknown":
         console.print(f"{rules.name}: {stop}", markup=False, soft_wrap=True)
     else:
-        console.print(f"{rules.name}: {solution.value} for {player} (to move)")
+        console.print(f"{rules.name}: {solution.value} for {player}", markup=False)
         console.print(f"  score       {solution.score}")
         if solution.plies is not None:
             console.print(f"  plies       {solution.plies} to the end with best play")
@@ -233,10 +265,18 @@ def _print_solution(
             console.print(
                 "  solved by   the nim-sum theory (instant; the length of play is not computed)"
             )
-        moves = " ".join(best) if best else "-"
+        checkers = isinstance(state, CheckersState)
+        moves = (", " if checkers else " ").join(best) if best else "-"
         if solution.method == "nim-sum":
             moves = f"{moves} (every winning move)" if best else "- (every move loses)"
-        console.print(f"  best moves  {moves}")
+        console.print(f"  best moves  {moves}", markup=False, soft_wrap=True)
+        if checkers and best:
+            console.print(
+                "  [brackets]  the same moves as the course writes them: (row,col), row 0 at "
+                "the top; red is White",
+                markup=False,
+                soft_wrap=True,
+            )
         if stop is not None:
             console.print(f"  {stop}", markup=False, soft_wrap=True)
     console.print(f"  {solution.nodes:,} nodes in {solution.seconds:.3f} s")
@@ -256,7 +296,7 @@ def _stop_message(
 
     if solution.limit is None:
         return None
-    player = f"{rules.player_names[state.to_move]} (to move)"
+    player = _player(rules, state)
     if solution.limit == "plies":
         return (
             f"no forced win or loss within {solution.depth} plies (the --max-plies limit); "

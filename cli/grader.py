@@ -86,9 +86,10 @@ def grade_command(
     (--results, --json) is Gradescope's: every test with its visibility, which Gradescope
     honours, and a top-level output, which students see at once, naming no private test.
     Exits 0 whenever grading ran, whatever the score; 2 for a usage error, such as a
-    SUBMISSION that does not exist (with --gradescope that is graded 0 instead, so the course
-    platform always gets a results.json). Where no sandbox can be made it grades anyway and
-    says so on stderr.
+    SUBMISSION that does not exist or cannot be graded (a file that is not a .py program, a
+    folder without the profile's program; with --gradescope such a submission is graded 0
+    instead, so the course platform always gets a results.json). Where no sandbox can be made
+    it grades anyway and says so on stderr.
     """
     from cli.grade_report import print_report
     from grader.grade import GradeError, GradeOptions, grade
@@ -98,8 +99,10 @@ def grade_command(
 
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
-    if not gradescope and not submission.exists():
-        fail(f"the submission {submission} does not exist (give a folder holding the program)")
+    if not gradescope:
+        problem = submission_problem(profile, submission)
+        if problem is not None:
+            fail(problem)
     if not os.access(python, os.X_OK):
         fail(f"the interpreter {python} does not exist or is not executable (see --python)")
     suite = suite if suite is not None else public_suite(profile)
@@ -128,6 +131,37 @@ def grade_command(
         print(json.dumps(data, indent=2))
     else:
         print_report(view(report, OWNER))
+
+
+def submission_problem(profile: str, submission: Path) -> str | None:
+    """Return why `submission` cannot be graded under `profile`, in one line, or None.
+
+    A submission is a folder holding the profile's program at its top level, or that program
+    as a single .py file (the endgame profile's must be named checkers.py, as the grader runs
+    it by that name; an agent file of any name is graded as agent.py).
+    """
+    from grader.grade import MAIN_FILES
+
+    program = MAIN_FILES[profile]
+    shape = f"give a folder holding {program}, or {program} itself"
+    if not submission.exists():
+        return f"the submission {submission} does not exist ({shape})"
+    if submission.is_dir():
+        if (submission / program).is_file():
+            return None
+        found = sorted(p.name for p in submission.iterdir() if p.suffix == ".py")
+        listed = f"it holds {', '.join(found)}" if found else "it holds no .py file"
+        return f"the folder {submission} has no {program} at its top level ({listed}); {shape}"
+    if not submission.is_file():
+        return f"the submission {submission} is neither a folder nor a file; {shape}"
+    if submission.suffix != ".py":
+        return f"the submission {submission} is not a Python program (.py); {shape}"
+    if profile == "endgame" and submission.name != program:
+        return (
+            f"the submission {submission} is not named {program}, the name the grader runs it "
+            f"by; rename it, or {shape}"
+        )
+    return None
 
 
 def make_puzzles_command(
@@ -212,17 +246,15 @@ def starter_command(
     search is left to the student, so it scores 0 until it is written, with the grader saying
     what is missing.
     """
-    from grader.grade import MAIN_FILES
+    from grader.grade import GradeError, starter
 
-    if profile not in PROFILES:
-        fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
-    name = MAIN_FILES[profile]
+    try:
+        name, text = starter(profile)
+    except GradeError as error:
+        fail(str(error))
     target = out / name
     if target.exists() and not force:
         fail(f"{target} exists already; choose another --out, or --force to overwrite it")
-    from importlib.resources import files
-
-    text = files("grader").joinpath("starters", profile, name).read_text(encoding="utf-8")
     try:
         out.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")

@@ -71,7 +71,10 @@ Scoring (defaults; `AgentSuite` sets them)
    games, the reference solution failed against alphabeta:depth=2 with 31 game seeds of 150;
    judged after 40 plies on 8 games it scored at least 2/8 with each of 160 seeds (5.2/8 on
    average; about 1 seed in 1,000 fails, estimated from its pairs of games).
-4. ``time`` (10 points, all or nothing): lost if any call exceeded time_limit + slack.
+4. ``time`` (10 points): none if any call exceeded time_limit + slack; otherwise in
+   proportion to the calls that answered with a legal move. A call that raised, crashed,
+   returned no legal move or was not run shows nothing of the agent's timing, so an agent
+   whose every call raises earns nothing here either.
 
 Gaps: the time a call took is measured by the harness inside the sandbox, so a student who
 tampers with the harness's clock could under-report it (the sandbox's wall limit still bounds
@@ -82,7 +85,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -99,7 +102,15 @@ from games.checkers import (
     format_board,
     parse_board,
 )
-from grader.agent_runner import HARNESS, HARNESS_NAME, Reply, Request, Runner, read_answer
+from grader.agent_runner import (
+    HARNESS,
+    HARNESS_NAME,
+    Answer,
+    Reply,
+    Request,
+    Runner,
+    read_answer,
+)
 from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent
 from grader.budget import Budget
 from grader.course import (
@@ -121,6 +132,28 @@ AGENT_SCORING: Final = Scoring(win=LOSS_VALUE, by_distance=False)
 MAX_SUBMISSION_BYTES: Final = 2 * 1024 * 1024
 MAX_LISTED: Final = 12
 """Failures listed in one test's explanation; the rest are counted."""
+
+
+@dataclass
+class _Calls:
+    """The calls of a grading read so far, and how many answered with a legal move."""
+
+    made: int = 0
+    legal: int = 0
+    reasons: list[Reason] = field(default_factory=list)
+    """Why the other calls gave no legal move."""
+
+    def read(self, state: CheckersState, reply: Reply) -> Answer:
+        """Read `reply` against `state` (grader.agent_runner.read_answer), counting it."""
+        answer = read_answer(state, reply)
+        self.made += 1
+        if answer.move is not None:
+            self.legal += 1
+        else:
+            self.reasons.append(answer.reason or "illegal move")
+        return answer
+
+
 EXAMPLES_TEST: Final = "legal moves: public examples"
 """The name of the examples' test, which students see before the grades are published."""
 
@@ -163,6 +196,7 @@ def _legal_test(
     points: float,
     positions: Sequence[tuple[str, str, str]],
     replies: Sequence[Reply],
+    calls: _Calls,
     *,
     show_boards: bool = False,
 ) -> TestResult:
@@ -172,7 +206,7 @@ def _legal_test(
     reasons: list[Reason] = []
     earned = 0
     for (name, board, player), reply in zip(positions, replies, strict=True):
-        answer = read_answer(_board_state(board, player), reply)
+        answer = calls.read(_board_state(board, player), reply)
         if answer.move is not None:
             earned += 1
             continue
@@ -199,7 +233,7 @@ def _legal_calls(
     return runner.run(requests, labels, shuffle=shuffle)
 
 
-def _legal_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
+def _legal_parts(runner: Runner, suite: AgentSuite, calls: _Calls) -> list[TestResult]:
     """Return the examples' test (when the suite has examples), then the legal-move test.
 
     The examples' calls run first, in sessions of their own: a call that shares a session
@@ -212,10 +246,12 @@ def _legal_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
     if examples:
         replies = _legal_calls(runner, suite, examples, shuffle=False)
         results.append(
-            _legal_test(EXAMPLES_TEST, suite.example_points, examples, replies, show_boards=True)
+            _legal_test(
+                EXAMPLES_TEST, suite.example_points, examples, replies, calls, show_boards=True
+            )
         )
     replies = _legal_calls(runner, suite, positions, shuffle=not suite.public)
-    results.append(_legal_test("legal moves", suite.legal_points, positions, replies))
+    results.append(_legal_test("legal moves", suite.legal_points, positions, replies, calls))
     return results
 
 
@@ -245,7 +281,7 @@ def reference_values(state: CheckersState, depth: int) -> dict[CheckersMove, flo
     return values
 
 
-def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
+def _exact_parts(runner: Runner, suite: AgentSuite, calls: _Calls) -> list[TestResult]:
     positions = exact_positions(suite.exact_positions, suite.exact_seed)
     requests = []
     labels = []
@@ -266,7 +302,7 @@ def _exact_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
             values = reference_values(state, depth)
             best = max(values.values())
             optimal = format_moves([m for m, v in values.items() if v == best])
-            answer = read_answer(state, reply)
+            answer = calls.read(state, reply)
             where = f"- position {number} ({side_to_move(state)} to move)"
             if answer.move is None:
                 lines.append(f"{where}: {answer.problem}")
@@ -339,7 +375,7 @@ def _finish_if_over(game: _Game, suite: AgentSuite) -> bool:
     return False
 
 
-def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
+def _games_parts(runner: Runner, suite: AgentSuite, calls: _Calls) -> list[TestResult]:
     games: list[_Game] = []
     bots = {}
     for opponent in suite.opponents:
@@ -375,7 +411,7 @@ def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
         ]
         replies = runner.run(requests, labels, shuffle=not suite.public)
         for game, reply in zip(waiting, replies, strict=True):
-            answer = read_answer(game.state, reply)
+            answer = calls.read(game.state, reply)
             if answer.move is None:
                 game.result = 0.0
                 game.note = f"forfeited at ply {game.plies + 1}: {answer.problem}"
@@ -414,9 +450,24 @@ def _games_parts(runner: Runner, suite: AgentSuite) -> list[TestResult]:
     return results
 
 
-def _time_part(runner: Runner, suite: AgentSuite) -> TestResult:
+def _time_part(runner: Runner, suite: AgentSuite, calls: _Calls) -> TestResult:
+    """Score the time test: nothing after a call over time, else the share of the calls that
+    answered with a legal move (a call that raised shows nothing of the agent's timing)."""
     if not runner.timed_out_calls:
-        return TestResult("time", suite.time_points, suite.time_points, "every call in time")
+        if calls.made and calls.legal == calls.made:
+            return TestResult(
+                "time", suite.time_points, suite.time_points, "every call answered in time"
+            )
+        score = suite.time_points * calls.legal / calls.made if calls.made else 0.0
+        return TestResult(
+            "time",
+            score,
+            suite.time_points,
+            f"{calls.legal} of {calls.made} calls answered with a legal move in time; a call "
+            "that raised, crashed, returned no legal move or was not run shows nothing of "
+            "your agent's timing, so it earns no share of these points",
+            reasons=sorted_reasons(calls.reasons),
+        )
     lines = runner.timed_out_calls[:MAX_LISTED]
     return TestResult(
         "time",
@@ -486,10 +537,11 @@ def grade_agent(
         import_error=None if isinstance(files, dict) else files,
         order=order or random.SystemRandom(),
     )
-    results = _legal_parts(runner, suite)
-    results.extend(_exact_parts(runner, suite))
-    results.extend(_games_parts(runner, suite))
-    results.append(_time_part(runner, suite))
+    calls = _Calls()
+    results = _legal_parts(runner, suite, calls)
+    results.extend(_exact_parts(runner, suite, calls))
+    results.extend(_games_parts(runner, suite, calls))
+    results.append(_time_part(runner, suite, calls))
     if not suite.public:
         # Only the examples are public: every other test waits for the grades' publication.
         results = [

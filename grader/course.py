@@ -3,6 +3,9 @@
 The course (docs/GAMES.md, "Course board format") writes a board as 8 rows of ``. r b R B``,
 row 0 at the top; red is Arena's White and moves up, black is Arena's Black. A square is
 written (row,column), a move its squares joined by ``-`` (a step) or ``x`` (a capture).
+Arena's own tools (`arena solve`, the explorer) speak PDN: White and Black, squares 1-32. So
+a move is shown in both, ``(5,2)-(4,3) [22-18]``, and a position also as its PDN FEN, which
+`arena solve checkers --position` reads.
 
 Both profiles speak to students through this module, so a side, a move, the end of a game and
 an illegal move read the same in the endgame and the agent profiles. An illegal move is first
@@ -24,6 +27,7 @@ from games.checkers import (
     CheckersMove,
     CheckersState,
     format_board,
+    format_fen,
     square_at,
     square_column,
     square_row,
@@ -31,6 +35,13 @@ from games.checkers import (
 
 SIDE_NAMES: Final = ("black", "red")
 """The course's name of each games.checkers colour: Black 0 is black, White 1 is red."""
+PDN_SIDE_NAMES: Final = ("Black", "White")
+"""The PDN name of each colour, as `arena solve` writes it."""
+PDN_NOTE: Final = (
+    "a move in [brackets] is the same move in PDN squares 1-32, as arena solve writes it "
+    "(PDN calls red White)"
+)
+"""Says once, where moves are listed, what the bracketed PDN moves are."""
 BOARD_CHARS: Final = frozenset(".rbRB")
 MAX_STATES: Final = 400
 """More boards than any puzzle line needs: a longer output is rejected before it is checked."""
@@ -62,13 +73,23 @@ def format_path(path: Sequence[int], separator: str = "-") -> str:
 
 
 def format_move(move: CheckersMove) -> str:
-    """Return a move in course coordinates: (row,column) squares joined by - or x."""
-    return format_path(move.path, "x" if move.is_capture else "-")
+    """Return a move in course coordinates, then in PDN squares: ``(5,2)-(4,3) [22-18]``."""
+    return f"{format_path(move.path, 'x' if move.is_capture else '-')} [{move}]"
 
 
 def format_moves(moves: Sequence[CheckersMove]) -> str:
-    """Return moves in course coordinates, ordered by their paths, joined by commas."""
+    """Return moves as `format_move` writes them, ordered by their paths, joined by commas."""
     return ", ".join(format_move(m) for m in sorted(moves, key=lambda m: m.path))
+
+
+def format_position(state: CheckersState) -> str:
+    """Return a position's PDN FEN and its side to move in both words.
+
+    ``PDN W:W18,22:B5 (red, PDN's White, to move)``: the FEN is what `arena solve checkers
+    --position` reads.
+    """
+    side = f"{SIDE_NAMES[state.turn]}, PDN's {PDN_SIDE_NAMES[state.turn]}"
+    return f"PDN {format_fen(state)} ({side}, to move)"
 
 
 def course_board(pieces: Mapping[tuple[int, int], str]) -> str:

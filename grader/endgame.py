@@ -4,20 +4,26 @@ A puzzle (grader.endgame_suite) is a course-format board (docs/GAMES.md, "Course
 format"), red to move. `grade_endgame` runs the student's program once per puzzle in the
 sandbox; the program writes the sequence of states from the puzzle to the end of the game,
 boards separated by blank lines. `check_solution` judges that text against Arena's rules
-(games.checkers) and Arena's exact solver (bots.solve); it runs no student code.
+(games.checkers) and the exact value of every position on the line; it runs no student code.
 
-Scoring: a `PuzzleVerdict` has four components, each worth `WEIGHTS[name]` of the puzzle's score
-(a number in [0, 1]); a component earns all of its weight or none.
+Every move is judged against the exact value of the position it is played from, the course
+board alone (no draw rules, as the assignment has none): the endgame database
+(bots.egdb.probe.DatabaseSolver) where it is built and holds the position, Arena's proof search
+(bots.solve) otherwise; both give the same answers. A red move keeps the fastest win when it
+leaves black lost in one ply less than red's fastest win from there; a black move is a best
+defence when it leaves red's fastest win one ply shorter than black's longest resistance. After
+a black mistake red's moves are judged from the position it left, against the faster win it
+allows: the line is judged on what red could force at each point.
 
-- ``legal line`` (0.25): the first state is the puzzle and every transition is one legal move of
-  the side to move (red at even plies, black at odd plies): captures are compulsory, a
-  multi-jump is completed, crowning ends the move, and the game is not already over.
-- ``reaches a win`` (0.25): the line is legal and its last state is a win for red (black to
-  move with no legal move or no pieces).
-- ``optimal length`` (0.25): the line wins in exactly the number of plies of the fastest forced
-  win (red winning as fast as possible, black resisting as long as possible).
-- ``black resists`` (0.25): the line wins and every black move is among those that delay the
-  loss longest.
+Scoring: a `PuzzleVerdict` has three components, each worth `WEIGHTS[name]` of the puzzle's
+score (a number in [0, 1]); a component earns all of its weight or none, and only a legal
+line that ends in a red win earns any (docs/GRADER.md gives the reason for each weight):
+
+- ``red forces the win`` (0.5): every red move keeps a forced win, at most `WIN_SLACK` plies
+  slower than the fastest one from its position, so the win is red's doing and not the
+  fruit of black's mistakes.
+- ``red wins fastest`` (0.25): red forces the win and every red move keeps the fastest win.
+- ``black resists longest`` (0.25): red forces the win and every black move is a best defence.
 
 A line that cannot be read (malformed board, garbage, empty file) scores 0 with the reason.
 """
@@ -29,18 +35,22 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
-from bots.solve import Solver
+from bots.egdb import DatabaseError
+from bots.egdb.probe import Database, DatabaseSolver, default_directory
+from bots.solve import Solution, Solver
 from games.checkers import WHITE, Checkers, CheckersMove, CheckersState, format_board, parse_board
 from grader.budget import Budget
 from grader.course import (
+    PDN_NOTE,
     Board,
     OutputError,
     describe_outcome,
     explain_illegal,
     format_move,
     format_moves,
+    format_position,
     illegal_board,
     read_states,
     side_to_move,
@@ -57,6 +67,8 @@ PROGRAM: Final = "checkers.py"
 """The program an endgame submission must hold at its top level."""
 INPUT_FILE: Final = "input.txt"
 OUTPUT_FILE: Final = "output.txt"
+COMMAND: Final = f"python3 {PROGRAM} --inputfile {INPUT_FILE} --outputfile {OUTPUT_FILE}"
+"""How the grader runs the program, as a student reads it."""
 ENDGAME_LIMITS: Final = Limits(
     cpu_seconds=10,
     wall_seconds=20.0,
@@ -69,29 +81,77 @@ ENDGAME_LIMITS: Final = Limits(
 STDERR_LINES: Final = 8
 """Lines of the end of stderr quoted when a run fails."""
 
-LEGAL_LINE: Final = "legal line"
-REACHES_WIN: Final = "reaches a win"
-OPTIMAL_LENGTH: Final = "optimal length"
-BLACK_RESISTS: Final = "black resists"
-WEIGHTS: Final = {LEGAL_LINE: 0.25, REACHES_WIN: 0.25, OPTIMAL_LENGTH: 0.25, BLACK_RESISTS: 0.25}
+RED_FORCES_WIN: Final = "red forces the win"
+RED_FASTEST: Final = "red wins fastest"
+BLACK_RESISTS: Final = "black resists longest"
+WEIGHTS: Final = {RED_FORCES_WIN: 0.5, RED_FASTEST: 0.25, BLACK_RESISTS: 0.25}
 """The share of a puzzle's score earned by each component; the shares sum to 1."""
 
+WIN_SLACK: Final = 4
+"""How many plies slower than the fastest win a red move may make the win and still keep it.
+
+A draw cannot be proved by the proof search, so whether a slow move keeps any win at all is
+asked within a bound: the fastest win from the move's position plus this slack. A move that
+delays the win by more counts as giving it away. The bound keeps that one search affordable
+(it is the longest the judge runs) and the same with the endgame database as without it."""
 DEFAULT_MAX_PLIES: Final = 30
-"""How deep the solver looks for a proof (the puzzle's win and each judged move)."""
+"""How deep the solver looks for the puzzle's own win, and the longest win a red move may
+leave (a line that keeps delaying its win is not followed further)."""
+
+Side = Literal["red", "black"]
+
+
+@dataclass(frozen=True, slots=True)
+class Misplay:
+    """The first move of one side that did not keep the exact value of its position.
+
+    `ply` is the move's 1-based ply in the line (state `ply + 1` of the output is the board it
+    made, `line` the line of the output where the board before it starts); `before` the
+    position it was played from (a fresh board: no history). For red, `value` is red's
+    fastest win from `before` in plies and `after` the plies of red's fastest win after the
+    move counted from `before` (None: no forced win within `bound` plies of `before`); for
+    black, `value` is black's longest resistance from `before` and `after` what the move left,
+    counted the same way. `best` are the moves that keep `value`.
+    """
+
+    side: Side
+    ply: int
+    line: int
+    move: CheckersMove
+    before: CheckersState
+    value: int
+    after: int | None
+    bound: int
+    best: tuple[CheckersMove, ...]
+
+    @property
+    def gives_up(self) -> bool:
+        """True for a red move after which no forced win ends within the bound."""
+        return self.after is None
 
 
 @dataclass(slots=True)
 class PuzzleVerdict:
     """The judgement of one puzzle: the earned components, the line's facts, and the reasons.
 
-    `plies` is the length of the student's line (None if it could not be read), `optimal_plies`
-    the length of the fastest forced win. `messages` explain every point lost (and what was
-    right); `score` is the weighted sum of `components` (see the module docstring).
+    `plies` is the length of the student's line (None if it could not be read),
+    `optimal_plies` the length of the fastest forced win. `legal` and `wins` say whether the
+    line is legal and ends in a red win; `red` and `black` are the first misplay of each side
+    (None when every move of that side that was judged kept the exact value), `gave_up` the
+    red move that gave the win away (it may come after `red`, a slow move that kept the win;
+    nothing after it is judged). `messages`
+    explain every point lost (and what was right); `score` is the weighted sum of
+    `components` (see the module docstring).
     """
 
     components: dict[str, bool] = field(default_factory=lambda: dict.fromkeys(WEIGHTS, False))
     plies: int | None = None
     optimal_plies: int | None = None
+    legal: bool = False
+    wins: bool = False
+    red: Misplay | None = None
+    black: Misplay | None = None
+    gave_up: Misplay | None = None
     messages: list[str] = field(default_factory=list)
     unreadable: bool = False
     """The output could not be read as boards."""
@@ -113,9 +173,27 @@ class PuzzleVerdict:
             return None
         if self.unreadable:
             return "unreadable output"
-        if not self.components[LEGAL_LINE]:
+        if not self.legal:
             return "illegal move"
         return "wrong answer"
+
+
+Line = list[tuple[CheckersState, CheckersMove | None]]
+"""A replayed line: each state with the move that led to it (None for the puzzle)."""
+
+
+def exact_solver() -> Solver:
+    """Return the solver that judges lines: the endgame database where one is built, else the
+    proof search.
+
+    The database is looked for where `arena egdb build` puts it ($ARENA_EGDB_DIR, else the
+    user's data directory); a missing or unusable one leaves the proof search, which gives
+    the same verdicts, only slower.
+    """
+    try:
+        return DatabaseSolver(Database(default_directory()))
+    except (DatabaseError, OSError):
+        return Solver()
 
 
 def check_solution(
@@ -129,7 +207,7 @@ def check_solution(
 
     Raises PuzzleError when the puzzle is not a board or red has no forced win within
     `max_plies` (the grader's fault, never the student's). Pass one `Solver` for a whole suite
-    to share its search table.
+    to share its search table (`exact_solver()` uses the endgame database when it is built).
     """
     solver = solver or Solver()
     game = Checkers()
@@ -157,24 +235,24 @@ def check_solution(
     line = _follow(puzzle, boards, verdict)
     if line is None:
         return verdict
-    verdict.components[LEGAL_LINE] = True
+    verdict.legal = True
     verdict.messages.append(f"every transition of the {len(line) - 1}-ply line is legal")
-    _judge_end(line, verdict)
-    if not verdict.components[REACHES_WIN]:
-        return verdict
-    _judge_length(line, solution.plies, solver, verdict)
-    _judge_black(line, solver, verdict)
+    _judge_end(line, solution.plies, verdict)
+    _Judge(solver, line, boards).run(solution.plies, verdict)
+    verdict.components[RED_FORCES_WIN] = verdict.wins and verdict.gave_up is None
+    verdict.components[RED_FASTEST] = verdict.components[RED_FORCES_WIN] and verdict.red is None
+    verdict.components[BLACK_RESISTS] = verdict.components[RED_FORCES_WIN] and verdict.black is None
+    _summarise(verdict)
     return verdict
 
 
-def _follow(
-    puzzle: CheckersState, boards: list[Board], verdict: PuzzleVerdict
-) -> list[tuple[CheckersState, CheckersMove | None]] | None:
+def _follow(puzzle: CheckersState, boards: list[Board], verdict: PuzzleVerdict) -> Line | None:
     """Replay the boards as moves; return (state, move that led to it), or None if illegal."""
-    line: list[tuple[CheckersState, CheckersMove | None]] = [(puzzle, None)]
+    line: Line = [(puzzle, None)]
     state = puzzle
     for index, board in enumerate(boards[1:], start=1):
         where = f"ply {index} (state {index + 1}, line {board.line})"
+        state = fresh(state)  # the course's rules: a game ends only when a side cannot move
         outcome = state.outcome()
         if outcome is not None:
             verdict.messages.append(
@@ -198,9 +276,7 @@ def _follow(
     return line
 
 
-def _judge_end(
-    line: list[tuple[CheckersState, CheckersMove | None]], verdict: PuzzleVerdict
-) -> None:
+def _judge_end(line: Line, optimal: int, verdict: PuzzleVerdict) -> None:
     final = line[-1][0]
     plies = len(line) - 1
     outcome = final.outcome()
@@ -208,101 +284,200 @@ def _judge_end(
         side = side_to_move(final)
         verdict.messages.append(
             f"the line stops after {plies} plies but the game is not over: {side} still has "
-            f"legal moves ({format_moves(final.legal_moves())})"
+            f"legal moves ({format_moves(final.legal_moves())}); a line scores only when it "
+            "ends in a red win"
         )
     elif outcome.winner == WHITE:
-        verdict.components[REACHES_WIN] = True
-        verdict.messages.append(f"the line ends in a win for red ({describe_outcome(final)})")
+        verdict.wins = True
+        verdict.messages.append(
+            f"the line ends in a red win after {plies} plies ({describe_outcome(final)}); "
+            f"the puzzle's fastest forced win takes {optimal}"
+        )
     elif outcome.winner is None:
         verdict.messages.append(f"the line ends in a {describe_outcome(final)}, not a red win")
     else:
         verdict.messages.append(f"the line ends in a loss for red ({describe_outcome(final)})")
 
 
-def _judge_length(
-    line: list[tuple[CheckersState, CheckersMove | None]],
-    optimal: int,
-    solver: Solver,
-    verdict: PuzzleVerdict,
-) -> None:
-    plies = len(line) - 1
-    if plies == optimal:
-        verdict.components[OPTIMAL_LENGTH] = True
-        verdict.messages.append(f"the line wins in {plies} plies, the fastest forced win")
-        return
-    if plies < optimal:
-        verdict.messages.append(
-            f"your line wins in {plies} plies, sooner than the {optimal} plies of the fastest "
-            "forced win: black did not resist"
-        )
-        return
-    verdict.messages.append(
-        f"your line wins in {plies} plies; the fastest forced win takes {optimal}"
-    )
-    for ply in range(0, plies, 2):
-        state = line[ply][0]
-        played = line[ply + 1][1]
-        assert played is not None
-        solution = solver.solve(state, max_plies=plies - ply)
-        if solution.value == "win" and played not in solution.best_moves:
-            fastest = format_moves(_checkers_moves(solution.best_moves))
-            verdict.messages.append(
-                f"ply {ply + 1}: red's move {format_move(played)} is not on a fastest win "
-                f"(in {solution.plies} plies by {fastest})"
-            )
-            return
+def fresh(state: CheckersState) -> CheckersState:
+    """Return the position of `state` alone: the course's board and side to move, no history.
 
-
-def _judge_black(
-    line: list[tuple[CheckersState, CheckersMove | None]],
-    solver: Solver,
-    verdict: PuzzleVerdict,
-) -> None:
-    """Check that every black move delays the loss longest.
-
-    A black move that leaves red a win in K plies resists longest when black's position is lost
-    in exactly K + 1; a move whose position red cannot be shown to win within the rest of the
-    line shortens nothing measurable (a later black move gave the game away).
+    The assignment has no draw rules, so a position's value is its board's: this is also what
+    the endgame database holds.
     """
-    plies = len(line) - 1
-    for ply in range(1, plies, 2):
-        state = line[ply][0]
-        child, played = line[ply + 1]
-        assert played is not None
-        if child.is_terminal():
-            after = 0
-        else:
-            reply = solver.solve(child, max_plies=plies - ply - 1)
-            if reply.value != "win" or reply.plies is None:
-                continue
-            after = reply.plies
-        lost = solver.solve(state, max_plies=after + 1)
-        if lost.value == "loss" and lost.plies == after + 1:
-            continue
-        better = [
-            m
-            for m in state.legal_moves()
-            if m != played and _resists_longer(state.apply_unchecked(m), after, solver)
-        ]
-        verdict.messages.append(
-            f"ply {ply + 1}: black's move {format_move(played)} loses in {after + 1} plies; "
-            f"black resists longer with {format_moves(better)}"
+    return CheckersState(state.game, state.black, state.white, state.kings, state.turn)
+
+
+class _Judge:
+    """Walks a legal line and finds the first misplay of each side (see the module docstring).
+
+    Every search is bounded by a distance already known (the fastest win, the longest
+    resistance), except the one that asks whether a slow red move keeps a win at all, bounded
+    by the fastest win plus `WIN_SLACK`; after a red move that gives the win up nothing more is
+    judged.
+    """
+
+    def __init__(self, solver: Solver, line: Line, boards: list[Board]) -> None:
+        self.solver = solver
+        self.line = line
+        self.boards = boards
+        self._solved: dict[tuple[int, int, int, int, int], Solution] = {}
+
+    def solve(self, state: CheckersState, bound: int) -> Solution:
+        """Return the value of `state` within `bound` plies (each search made once)."""
+        key = (state.black, state.white, state.kings, state.turn, bound)
+        found = self._solved.get(key)
+        if found is None:
+            found = self._solved[key] = self.solver.solve(fresh(state), max_plies=max(bound, 1))
+        return found
+
+    def run(self, optimal: int, verdict: PuzzleVerdict) -> None:
+        """Judge every move of the line, from red's fastest win `optimal` in the puzzle."""
+        # `left`: the exact plies to the end from the position about to move, with the winner
+        # hurrying and the loser resisting (red's fastest win, or black's longest resistance).
+        left = optimal
+        for ply in range(1, len(self.line)):
+            state = self.line[ply - 1][0]
+            child, move = self.line[ply]
+            assert move is not None
+            if state.turn == WHITE:
+                after = self._red(ply, state, child, move, left, verdict)
+                if after is None:
+                    return
+            else:
+                after = self._black(ply, state, child, move, left, verdict)
+            left = after
+
+    def _red(
+        self,
+        ply: int,
+        state: CheckersState,
+        child: CheckersState,
+        move: CheckersMove,
+        left: int,
+        verdict: PuzzleVerdict,
+    ) -> int | None:
+        """Judge red's move; return black's resistance after it, None once the win is gone."""
+        known = self.solve(state, left)
+        assert known.value == "win" and known.plies == left, (known.value, known.plies, left)
+        if move in known.best_moves:
+            return left - 1
+        bound = min(left - 1 + WIN_SLACK, DEFAULT_MAX_PLIES)
+        reply = self.solve(child, bound)
+        kept = reply.plies if reply.value == "loss" else None
+        misplay = self._misplay(
+            "red", ply, move, state, left, None if kept is None else kept + 1, bound + 1, known
         )
-        return
-    verdict.components[BLACK_RESISTS] = True
-    verdict.messages.append("every black move resists as long as possible")
+        if verdict.red is None:
+            verdict.red = misplay
+        if kept is None:
+            verdict.gave_up = misplay
+        return kept
+
+    def _black(
+        self,
+        ply: int,
+        state: CheckersState,
+        child: CheckersState,
+        move: CheckersMove,
+        left: int,
+        verdict: PuzzleVerdict,
+    ) -> int:
+        """Judge black's move; return red's fastest win after it."""
+        known = self.solve(state, left)
+        assert known.value == "loss" and known.plies == left, (known.value, known.plies, left)
+        if move in known.best_moves:
+            return left - 1
+        reply = self.solve(child, left - 1)
+        assert reply.value == "win" and reply.plies is not None, (reply.value, left)
+        if verdict.black is None:
+            verdict.black = self._misplay(
+                "black", ply, move, state, left, reply.plies + 1, left, known
+            )
+        return reply.plies
+
+    def _misplay(
+        self,
+        side: Side,
+        ply: int,
+        move: CheckersMove,
+        state: CheckersState,
+        value: int,
+        after: int | None,
+        bound: int,
+        known: Solution,
+    ) -> Misplay:
+        best = tuple(m for m in known.best_moves if isinstance(m, CheckersMove))
+        return Misplay(
+            side, ply, self.boards[ply - 1].line, move, fresh(state), value, after, bound, best
+        )
 
 
-def _resists_longer(child: CheckersState, after: int, solver: Solver) -> bool:
-    """True when red cannot win from `child` within `after` plies."""
-    if child.is_terminal():
-        return False
-    reply = solver.solve(child, max_plies=after)
-    return reply.value != "win"
+def explain_misplay(misplay: Misplay) -> str:
+    """Say what the move threw away: the move and the position it was played from, in both
+    notations, then every distance counted from that position."""
+    best = format_moves(misplay.best)
+    value = f"{misplay.value} {_plies(misplay.value)}"
+    if misplay.side == "red" and misplay.after is None:
+        head = f"gives up the win, or delays it by more than {WIN_SLACK} plies"
+        limit = f"a red move may delay the win by at most {WIN_SLACK} plies"
+        if misplay.bound > DEFAULT_MAX_PLIES:
+            limit += f", and leave it at most {DEFAULT_MAX_PLIES + 1} plies away"
+        facts = [
+            f"from there red's fastest forced win takes {value}, by {best}",
+            f"after this move red has no forced win ending within {misplay.bound} plies of "
+            f"that position ({limit})",
+        ]
+    elif misplay.side == "red":
+        head = "is not a fastest win"
+        facts = [
+            f"from there red's fastest forced win takes {value}, by {best}",
+            f"after this move, with black resisting, the win ends {misplay.after} plies from "
+            "that position",
+        ]
+    else:
+        head = "gives up early"
+        facts = [
+            f"from there black, resisting longest, lasts {value}, by {best}",
+            f"after this move red's fastest win ends {misplay.after} plies from that position; "
+            "red's later moves are judged against that faster win",
+        ]
+    where = (
+        f"played from state {misplay.ply} of your output (line {misplay.line}): "
+        f"{format_position(misplay.before)}"
+    )
+    lines = [f"ply {misplay.ply}: {misplay.side}'s move {format_move(misplay.move)} {head}"]
+    lines.extend(f"    {line}" for line in (where, *facts))
+    return "\n".join(lines)
 
 
-def _checkers_moves(moves: Sequence[object]) -> list[CheckersMove]:
-    return [m for m in moves if isinstance(m, CheckersMove)]
+def _plies(count: int) -> str:
+    return "ply" if count == 1 else "plies"
+
+
+def _summarise(verdict: PuzzleVerdict) -> None:
+    """Explain each component, earned or not."""
+    red, black, gave_up = verdict.red, verdict.black, verdict.gave_up
+    if red is not None:
+        verdict.messages.append(explain_misplay(red))
+    elif verdict.wins:
+        verdict.messages.append(
+            "every red move keeps the fastest win from its position (after a black mistake, "
+            "the faster win it allows)"
+        )
+    if gave_up is not None and gave_up is not red:
+        verdict.messages.append(explain_misplay(gave_up))
+    if black is not None:
+        verdict.messages.append(explain_misplay(black))
+    elif verdict.wins and gave_up is None:
+        verdict.messages.append("every black move resists as long as possible")
+    if verdict.wins and gave_up is not None:
+        verdict.messages.append(
+            "the line still ends in a red win only because black's later moves gave it back: "
+            "the win is not red's doing, and black's moves after that are not judged"
+        )
+    if red is not None or black is not None:
+        verdict.messages.append(PDN_NOTE)
 
 
 # -- running the program ------------------------------------------------------------------
@@ -332,8 +507,9 @@ def grade_endgame(
     an order drawn from `order` (default: a fresh `random.SystemRandom()`, so no two gradings
     can be told apart by it; grader.visibility.run_order); the report lists the puzzles in
     the suite's order. With `budget`, each run's wall limit is cut to what is left of it, and
-    once it is spent the puzzles left score 0 as not run, saying why (grader.budget). Raises
-    GradeError only for an empty suite or a puzzle the solver cannot certify.
+    once it is spent the puzzles left score 0 as not run, saying why (grader.budget). `solver`
+    judges the lines (default: `exact_solver()`, the endgame database where it is built).
+    Raises GradeError only for an empty suite or a puzzle the solver cannot certify.
     """
     if not puzzles:
         raise GradeError("the puzzle suite is empty")
@@ -354,7 +530,7 @@ def grade_endgame(
             )
             report.output = f"Not graded: {problem}"
             return report
-        solver = solver or Solver()
+        solver = solver or exact_solver()
         graded: dict[int, TestResult] = {}
         hidden = [not puzzle.public for puzzle in puzzles]
         budget = budget or Budget(None)
@@ -412,7 +588,7 @@ def _stage(submission: Path, staging: Path) -> str | None:
         listed = f" (found: {', '.join(found)})" if found else " (found no .py file)"
         return (
             f"no {PROGRAM} at the top of the submission{listed}: upload your program as "
-            f"{PROGRAM}, runnable as `python3 {PROGRAM} --inputfile IN --outputfile OUT`"
+            f"{PROGRAM}: the grader runs {COMMAND}"
         )
     shutil.copytree(submission, staging, symlinks=True, dirs_exist_ok=True)
     return None
@@ -468,7 +644,7 @@ def _grade_puzzle(
             0.0,
             [
                 f"your program finished but wrote no output file: write the states to the "
-                f"path given by --outputfile (here {OUTPUT_FILE})"
+                f"path given by --outputfile (here {OUTPUT_FILE}); the grader runs {COMMAND}"
             ],
             "unreadable output",
         )
@@ -491,10 +667,19 @@ def _identity(puzzle: Puzzle) -> tuple[str, Visibility]:
 
 
 def _failure(run: SandboxResult) -> list[str]:
-    """Explain a run that did not end normally: the sandbox's reason and the end of stderr."""
+    """Explain a run that did not end normally: the sandbox's reason, how the program was
+    called when it failed, and the end of stderr."""
     lines = [run.reason]
     if run.status is Status.EXIT_ERROR or run.status is Status.KILLED:
         lines.append("score 0: the program must exit with code 0 after writing its output")
+        lines.append(f"the grader ran: {COMMAND}")
+        if _misread_options(run.stderr):
+            lines.append(
+                "your program opened an option's name as a file: read the input file's path "
+                "after --inputfile and the output file's after --outputfile (argparse does "
+                "it: parser.add_argument('--inputfile'), parser.add_argument('--outputfile')), "
+                "not from fixed positions in sys.argv"
+            )
     else:
         lines.append("score 0: the run was stopped at a limit")
     tail = run.stderr.strip().splitlines()[-STDERR_LINES:]
@@ -502,3 +687,11 @@ def _failure(run: SandboxResult) -> list[str]:
         lines.append("last lines of stderr:")
         lines.extend(f"    {line}" for line in tail)
     return lines
+
+
+def _misread_options(stderr: str) -> bool:
+    """True when the program failed opening `--inputfile` or `--outputfile` as a path."""
+    return any(
+        f"'{option}'" in stderr and ("No such file" in stderr or "Error" in stderr)
+        for option in ("--inputfile", "--outputfile")
+    )

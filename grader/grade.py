@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Final
 
@@ -31,7 +32,7 @@ from grader.profiles import DEFAULT_PYTHON, PROFILES
 from grader.results import GradeReport
 from grader.sandbox import Isolation, Limits
 
-__all__ = ["MAIN_FILES", "GradeError", "GradeOptions", "grade", "write_suite"]
+__all__ = ["MAIN_FILES", "GradeError", "GradeOptions", "grade", "starter", "write_suite"]
 
 MAIN_FILES: Final = {"endgame": PROGRAM, "agent": MODULE}
 """The program each profile runs, which a submission must hold at its top level."""
@@ -60,6 +61,19 @@ class GradeOptions:
     isolation: Isolation | None = None
     order: random.Random | None = None
     budget_s: float | None = None
+
+
+def starter(profile: str) -> tuple[str, str]:
+    """Return the starter file a course hands out for `profile`: its name and its text.
+
+    The starters (grader/starters/PROFILE/) read and write the assignment's formats and leave
+    the search to the student. Raises GradeError for an unknown profile.
+    """
+    if profile not in MAIN_FILES:
+        raise GradeError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+    name = MAIN_FILES[profile]
+    text = files("grader").joinpath("starters", profile, name).read_text(encoding="utf-8")
+    return name, text
 
 
 def grade(profile: str, submission: Path, options: GradeOptions) -> GradeReport:

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from html import escape
 
-from grader.results import GradeReport, TestResult
+from grader.results import GradeReport, TestResult, Visibility
+
+VISIBILITY_WORDS: dict[Visibility, str] = {
+    "visible": "public",
+    "after_published": "private",
+    "after_due_date": "private until the due date",
+    "hidden": "hidden from students",
+}
+"""A test's visibility (Gradescope's label) as a reader says it."""
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
@@ -40,7 +48,7 @@ def report_body(report: GradeReport) -> str:
     rows = "\n".join(
         f'<tr><td><a href="#test-{index}">{escape(test.name)}</a></td>'
         f'<td class="num">{_points(test.score)} / {_points(test.max_score)}</td>'
-        f"<td>{escape(test.visibility)}</td></tr>"
+        f"<td>{escape(VISIBILITY_WORDS[test.visibility])}</td></tr>"
         for index, test in enumerate(report.tests, 1)
     )
     sections = "\n".join(_section(index, test) for index, test in enumerate(report.tests, 1))
@@ -53,7 +61,7 @@ def report_body(report: GradeReport) -> str:
 <div class="scroll">
 <table>
 <thead><tr><th scope="col">test</th><th scope="col">score</th>\
-<th scope="col">visibility</th></tr></thead>
+<th scope="col">kind</th></tr></thead>
 <tbody>
 {rows}
 </tbody>

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from grader.grade import MAIN_FILES
+from grader.grade import MAIN_FILES, GradeError, starter
 from grader.results import GradeReport
 from grader.sandbox import can_isolate, sandbox_support
 from grader.visibility import UPLOADER, view
@@ -143,6 +143,20 @@ class GradingService:
     def profiles(self) -> GradingProfiles:
         """Describe the profiles and the limits of an upload."""
         return describe_profiles(self._settings, sandboxed=self._sandboxed())
+
+    def starter(self, profile: str) -> tuple[str, str]:
+        """Return a profile's starter file, its name and text (grader.grade.starter).
+
+        Raises ProtocolError: NOT_FOUND for a profile that does not exist.
+        """
+        try:
+            return starter(profile)
+        except GradeError:
+            raise ProtocolError(
+                ErrorCode.NOT_FOUND,
+                f"no starter for profile {profile[:40]!r}: choose one of {', '.join(MAIN_FILES)}",
+                {"profile": profile[:40]},
+            ) from None
 
     def _sandboxed(self) -> bool:
         """Return whether uploads are graded in the sandbox.

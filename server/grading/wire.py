@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from grader.endgame import WIN_SLACK
 from grader.grade import MAIN_FILES
 from grader.profiles import PROFILES
 from grader.results import GradeReport
@@ -26,13 +27,19 @@ from server.grading.queue import Place
 from server.settings import Settings
 
 DESCRIPTIONS: Final = {
-    "endgame": "Endgame solver: `python3 checkers.py --inputfile IN --outputfile OUT` writes "
-    "the states from IN to the end of the game; graded per puzzle on legality, a red win, and "
-    "optimal length (docs/GRADER.md).",
-    "agent": "Agent: agent.py defines select_move(board, player, depth_limit, time_limit); "
-    "graded on legal moves, exact minimax moves and values, games against reference bots and "
-    "time (docs/GRADER.md).",
+    "endgame": "Endgame solver: for each puzzle the grader runs python3 checkers.py "
+    "--inputfile input.txt --outputfile output.txt, and the program writes the boards from the "
+    "puzzle to the end of the game, red winning as fast as possible and black resisting as "
+    "long as possible. Each puzzle's point: half when every red move keeps a forced win (at "
+    f"most {WIN_SLACK} plies slower than the fastest), a quarter more when every red move "
+    "keeps the fastest win, a quarter more when every black move resists longest; a line "
+    "that does not end in a red win earns nothing.",
+    "agent": "Agent: agent.py defines select_move(board, player, depth_limit, time_limit), "
+    "called on positions and in games. Points: legal moves 20, exact minimax moves and values "
+    "at depths 1 to 3 (10 each), games against four reference bots (10 each), and 10 for "
+    "answering in time, shared among the calls answered with a legal move.",
 }
+"""What each profile grades, in plain words (a page shows them as they are)."""
 
 
 def describe_profiles(settings: Settings, *, sandboxed: bool) -> GradingProfiles:

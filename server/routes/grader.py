@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Path, Request, Response, UploadFile, status
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse
 
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
@@ -39,6 +39,27 @@ JobPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9
 async def list_profiles(grading: GradingDep) -> GradingProfiles:
     """List the assignment profiles, the program each runs, and the upload limits."""
     return grading.profiles()
+
+
+@router.get(
+    "/starters/{profile}",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/x-python": {"schema": {"type": "string"}}}}},
+)
+async def get_starter(
+    profile: Annotated[str, Path(min_length=1, max_length=32)], grading: GradingDep
+) -> Response:
+    """Download a profile's starter file (checkers.py or agent.py), as a course hands it out.
+
+    It reads and writes the assignment's formats and leaves the search to the student (the
+    same file as `arena grader starter`). An unknown profile is NOT_FOUND.
+    """
+    name, text = grading.starter(profile)
+    return Response(
+        text,
+        media_type="text/x-python; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
 
 
 @router.post(

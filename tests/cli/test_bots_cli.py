@@ -112,6 +112,22 @@ def test_solve_checkers_endgame() -> None:
     assert data["value"] == "win" and data["plies"] == 7
 
 
+def test_solve_checkers_names_sides_and_moves_as_pdn_and_as_the_course_does() -> None:
+    """The grader speaks red and (row,col), arena solve White and squares 1-32: both show."""
+    code, out, _ = run("solve", "checkers", "--position", "W:WK23,K28:B3")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "win for white (to move; red in the course's words)" in text
+    assert "23-18 [(5,4)-(4,3)], 23-19 [(5,4)-(4,5)]" in text
+    assert "(row,col), row 0 at the top; red is White" in text
+    code, out, _ = run("solve", "checkers", "--position", "W:WK23,K28:B3", "--json")
+    data = json.loads(out)
+    assert data["best_moves"][:2] == ["23-18", "23-19"]
+    assert data["best_moves_course"][:2] == ["(5,4)-(4,3)", "(5,4)-(4,5)"]
+    code, out, _ = run("solve", "tictactoe")
+    assert "[" not in out and "course" not in out
+
+
 def test_solve_nim_normal_play() -> None:
     code, out, _ = run("solve", "nim", "-o", "heaps=1,2", "-o", "misere=false", "--json")
     assert code == 0

@@ -23,6 +23,6 @@ def test_problems_are_told_in_the_courses_words() -> None:
     assert "not a move" in problem("e3-d4")
     assert problem([[5, 1], [4, 2]]) == "(5,1) is not a dark square of the board"
     assert problem([[5, 0], [3, 2]]).startswith(
-        "(5,0)-(3,2): not one legal move of red (legal moves for red: (5,0)-(4,1), "
+        "(5,0)-(3,2): not one legal move of red (legal moves for red: (5,0)-(4,1) [21-17], "
     )
     assert read_answer(OPENING, Reply(ok=False, error="boom")).problem == "boom"

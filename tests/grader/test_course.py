@@ -12,6 +12,7 @@ from grader.course import (
     explain_illegal,
     format_move,
     format_moves,
+    format_position,
     illegal_board,
     illegal_path,
     read_states,
@@ -46,10 +47,19 @@ def test_sides_and_moves_are_written_as_the_course_writes_them() -> None:
     assert (side_name(0), side_name(1)) == ("black", "red")
     assert side_to_move(FORCED) == "red"
     (jump,) = DOUBLE.legal_moves()
-    assert format_move(jump) == "(6,1)x(4,3)x(2,5)"
+    # In the course's coordinates, then in PDN squares as `arena solve` writes the move.
+    assert format_move(jump) == "(6,1)x(4,3)x(2,5) [25x18x11]"
     opening = parse_board(GAME, format_board(GAME.initial_state()), "red")
     listed = format_moves(opening.legal_moves()[::-1])
-    assert listed.startswith("(5,0)-(4,1), (5,2)-(4,1), (5,2)-(4,3)")
+    assert listed.startswith("(5,0)-(4,1) [21-17], (5,2)-(4,1) [22-17], (5,2)-(4,3) [22-18]")
+
+
+def test_a_position_is_named_in_pdn_with_both_sides_names() -> None:
+    # Red's men on (5,2) and (6,5) are PDN squares 22 and 27; black's on (4,3), (1,4) 18 and 7.
+    assert format_position(FORCED) == "PDN W:W22,27:B7,18 (red, PDN's White, to move)"
+    black = parse_board(GAME, format_board(FORCED), "black")
+    assert format_position(black).endswith("(black, PDN's Black, to move)")
+    assert GAME.parse_position(format_position(black).split()[1]).turn == black.turn
 
 
 def test_the_end_of_a_game_names_the_courses_sides() -> None:
@@ -64,7 +74,8 @@ def test_a_path_that_skips_a_capture() -> None:
     illegal = illegal_path(FORCED, path((6, 5), (5, 6)))
     assert illegal.reason is Illegal.CAPTURE_COMPULSORY
     assert explain_illegal(illegal) == (
-        "a capture is available and captures are compulsory (legal moves for red: (5,2)x(3,4))"
+        "a capture is available and captures are compulsory (legal moves for red: "
+        "(5,2)x(3,4) [22x15])"
     )
 
 

@@ -1,24 +1,33 @@
 """The endgame-solver profile: the reference solution scores full marks, broken lines lose points
-for the right reasons."""
+for the right reasons, every move judged against the exact value of its position."""
 
 from __future__ import annotations
 
+import json
+import random
+import re
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
-from bots.solve import Solver
+from bots.egdb.probe import ENV_DIRECTORY, Database, DatabaseSolver
+from bots.egdb.store import build
+from bots.solve import Solution, Solver
+from cli.main import create_cli
 from games.checkers import Checkers, CheckersMove, CheckersState, format_board, parse_board
 from grader.endgame import (
     BLACK_RESISTS,
-    LEGAL_LINE,
-    OPTIMAL_LENGTH,
-    REACHES_WIN,
+    RED_FASTEST,
+    RED_FORCES_WIN,
     WEIGHTS,
     check_solution,
+    exact_solver,
+    fresh,
 )
 from grader.endgame_suite import PuzzleError
 
@@ -81,11 +90,15 @@ def optimal(state: CheckersState, ply: int, best: list[CheckersMove]) -> Checker
     return best[0]
 
 
-def play(board: str, choose: Chooser = optimal) -> str:
-    """A line from `board` played by Arena's solver, `choose` picking among the optimal moves."""
+def play(board: str, choose: Chooser = optimal, first: tuple[str, ...] = ()) -> str:
+    """A line from `board`: the PDN moves `first`, then play by Arena's solver, `choose`
+    picking among the optimal moves."""
     solver = Solver()
     state = parse_board(GAME, board, "red")
     line = [state]
+    for text in first:
+        state = state.apply_unchecked(state.parse_move(text))
+        line.append(state)
     while not state.is_terminal():
         solution = solver.solve(state)
         best = [m for m in solution.best_moves if isinstance(m, CheckersMove)]
@@ -140,7 +153,7 @@ def test_an_illegal_jump_loses_everything() -> None:
     assert verdict.components == dict.fromkeys(WEIGHTS, False)
     assert "ply 1" in verdict.messages[0]
     assert "not one legal move of red" in verdict.messages[0]
-    assert "(5,4)-(4,3)" in verdict.messages[0]  # the legal moves are listed
+    assert "(5,4)-(4,3) [23-18]" in verdict.messages[0]  # the legal moves, in both notations
 
 
 def test_black_moving_at_reds_turn_is_explained() -> None:
@@ -210,13 +223,22 @@ def test_a_man_that_crowns_must_stop() -> None:
     assert "(2,1)x(0,3)" in verdict.messages[0]
 
 
-def test_a_line_that_stops_before_the_win() -> None:
+def test_a_line_that_stops_before_the_win_earns_nothing() -> None:
     line = play(SEVEN).split("\n\n")
     verdict = check_solution(SEVEN, "\n\n".join(line[:4]))
-    assert verdict.components[LEGAL_LINE]
-    assert not verdict.components[REACHES_WIN]
-    assert verdict.score == WEIGHTS[LEGAL_LINE]
+    assert verdict.legal
+    assert not verdict.wins
+    assert verdict.score == 0
     assert "stops after 3 plies" in " ".join(verdict.messages)
+    assert verdict.reason == "wrong answer"
+
+
+def test_the_starter_line_earns_nothing() -> None:
+    """The starter writes the puzzle alone: a legal line of no move, which wins nothing."""
+    verdict = check_solution(SEVEN, SEVEN + "\n")
+    assert verdict.legal
+    assert verdict.score == 0
+    assert "stops after 0 plies but the game is not over" in verdict.messages[-1]
 
 
 def test_moves_after_the_end_are_illegal() -> None:
@@ -241,20 +263,17 @@ def slow_red(state: CheckersState, ply: int, best: list[CheckersMove]) -> Checke
     raise AssertionError("no slower winning move")
 
 
-def test_a_longer_legal_win_loses_the_length_points() -> None:
+def test_a_longer_legal_win_loses_the_fastest_points() -> None:
     puzzle = course_board("B:W18:BK2,K16")
     verdict = check_solution(puzzle, play(puzzle, slow_red))
-    assert verdict.components == {
-        LEGAL_LINE: True,
-        REACHES_WIN: True,
-        OPTIMAL_LENGTH: False,
-        BLACK_RESISTS: True,
-    }
+    assert verdict.components == {RED_FORCES_WIN: True, RED_FASTEST: False, BLACK_RESISTS: True}
     assert verdict.score == pytest.approx(0.75)
     assert verdict.plies is not None and verdict.plies > 5
     text = " ".join(verdict.messages)
-    assert f"your line wins in {verdict.plies} plies; the fastest forced win takes 5" in text
+    assert f"the line ends in a red win after {verdict.plies} plies" in text
+    assert "the puzzle's fastest forced win takes 5" in text
     assert "ply 1: red's move" in text
+    assert "is not a fastest win" in text
 
 
 def weak_black(state: CheckersState, ply: int, best: list[CheckersMove]) -> CheckersMove:
@@ -266,15 +285,15 @@ def weak_black(state: CheckersState, ply: int, best: list[CheckersMove]) -> Chec
     return best[0]
 
 
-def test_black_not_resisting_is_found() -> None:
+def test_black_not_resisting_is_found_and_red_judged_on_what_it_could_then_force() -> None:
     verdict = check_solution(SEVEN, play(SEVEN, weak_black))
-    assert verdict.components[LEGAL_LINE]
-    assert verdict.components[REACHES_WIN]
-    assert not verdict.components[BLACK_RESISTS]
-    assert not verdict.components[OPTIMAL_LENGTH]
+    # Red plays the fastest win from the position black's mistake left: red's part is whole.
+    assert verdict.components == {RED_FORCES_WIN: True, RED_FASTEST: True, BLACK_RESISTS: False}
+    assert verdict.score == pytest.approx(0.75)
     text = " ".join(verdict.messages)
     assert "ply 2: black's move" in text
-    assert "sooner than the 7 plies" in text
+    assert "gives up early" in text
+    assert "from there black, resisting longest, lasts 6 plies" in text
 
 
 def test_a_puzzle_without_a_forced_win_is_the_graders_error() -> None:
@@ -282,3 +301,182 @@ def test_a_puzzle_without_a_forced_win_is_the_graders_error() -> None:
         check_solution(mirrored(SEVEN), SEVEN)
     with pytest.raises(PuzzleError):
         check_solution("not a board", SEVEN)
+
+
+def test_a_slow_red_move_rescued_by_a_black_mistake_is_not_the_fastest_win() -> None:
+    # Red's 9-6 keeps the win but lengthens it (5 plies to 9); black's 8-3 then gives 4 plies
+    # back, so the whole line is as short as the fastest win: the length alone cannot tell.
+    puzzle = course_board("W:WK2,K9,K1:BK8")
+    line = play(puzzle, first=("9-6", "8-3"))
+    verdict = check_solution(puzzle, line)
+    assert verdict.plies == verdict.optimal_plies == 5
+    assert verdict.components == {RED_FORCES_WIN: True, RED_FASTEST: False, BLACK_RESISTS: False}
+    assert verdict.score == pytest.approx(0.5)
+    text = "\n".join(verdict.messages)
+    # The first red move off the fastest win, with its position in both notations.
+    assert (
+        "ply 1: red's move (2,1)-(1,2) [9-6] is not a fastest win\n"
+        "    played from state 1 of your output (line 1): "
+        "PDN W:WK1,K2,K9:BK8 (red, PDN's White, to move)\n"
+        "    from there red's fastest forced win takes 5 plies, by "
+    ) in text
+    assert "after this move, with black resisting, the win ends 9 plies from that position" in text
+    assert (
+        "ply 2: black's move (1,6)-(0,5) [8-3] gives up early\n"
+        "    played from state 2 of your output (line 10): "
+    ) in text
+    assert "[brackets] is the same move in PDN squares 1-32" in text
+    assert verdict.red is not None and verdict.red.ply == 1 and not verdict.red.gives_up
+
+
+def test_a_red_move_that_gives_the_win_up_earns_nothing_though_black_gives_it_back() -> None:
+    puzzle = course_board("W:W12,14,21,25:B7")
+    verdict = check_solution(puzzle, play(puzzle, first=("12-8", "7-10")))
+    assert verdict.legal and verdict.wins  # the line ends in a red win, 2 plies early
+    assert verdict.plies == 3 and verdict.optimal_plies == 5
+    assert verdict.score == 0
+    assert verdict.reason == "wrong answer"
+    text = "\n".join(verdict.messages)
+    assert (
+        "ply 1: red's move (2,7)-(1,6) [12-8] gives up the win, or delays it by more than "
+        "4 plies\n"
+        "    played from state 1 of your output (line 1): "
+        "PDN W:W12,14,21,25:B7 (red, PDN's White, to move)\n"
+        "    from there red's fastest forced win takes 5 plies"
+    ) in text
+    assert "no forced win ending within 9 plies of that position" in text
+    assert "only because black's later moves gave it back" in text
+
+
+def test_a_named_position_is_one_arena_solve_reads_and_agrees_with() -> None:
+    puzzle = course_board("W:WK2,K9,K1:BK8")
+    verdict = check_solution(puzzle, play(puzzle, first=("9-6", "8-3")))
+    assert verdict.red is not None
+    fen = re.search(r"PDN (\S+) \(red", "\n".join(verdict.messages))
+    assert fen is not None
+    outcome = CliRunner().invoke(
+        create_cli(), ["solve", "checkers", "--position", fen.group(1), "--json"]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    solved = json.loads(outcome.stdout)
+    assert solved["value"] == "win" and solved["plies"] == verdict.red.value
+    assert sorted(solved["best_moves"]) == sorted(str(m) for m in verdict.red.best)
+    # arena solve names the same moves in the course's coordinates too.
+    assert "(2,1)-(1,2)" not in solved["best_moves_course"]  # 9-6, the slow move
+    assert len(solved["best_moves_course"]) == len(solved["best_moves"])
+
+
+def test_moves_after_a_repetition_are_judged_by_the_course_rules() -> None:
+    """The assignment has no draw rules: a line that repeats positions is followed on, and
+    stops, not won, where it stops."""
+    puzzle = course_board("W:WK2,K9,K1:BK8")
+    state = parse_board(GAME, puzzle, "red")
+    shuffle = ["1-5", "8-12", "5-1", "12-8"] * 3
+    line = [state]
+    for text in shuffle:
+        state = fresh(state)  # Arena's own rules would call the third repetition a draw
+        state = state.apply_unchecked(state.parse_move(text))
+        line.append(state)
+    verdict = check_solution(puzzle, boards(*line))
+    assert verdict.legal, verdict.messages
+    assert verdict.score == 0
+    assert "stops after 12 plies but the game is not over" in "\n".join(verdict.messages)
+
+
+# -- the endgame database gives the same verdicts as the proof search ---------------------------
+
+
+class CountingDatabaseSolver(DatabaseSolver):
+    """A DatabaseSolver that counts the solves the database answered itself."""
+
+    answered = 0
+
+    def solve(self, state: Any, **limits: Any) -> Solution:
+        solution = super().solve(state, **limits)
+        if solution.method == "egdb":
+            self.answered += 1
+        return solution
+
+
+@pytest.fixture(scope="module")
+def egdb3(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database of every position of up to 3 pieces (built in about a second)."""
+    directory = tmp_path_factory.mktemp("egdb3")
+    build(directory, 3)
+    return directory
+
+
+def random_line(board: str, seed: int) -> str:
+    """A legal line of random moves from `board`, to the end or 24 plies."""
+    rng = random.Random(seed)
+    state = parse_board(GAME, board, "red")
+    line = [state]
+    while not state.is_terminal() and len(line) <= 24:
+        state = fresh(state).apply_unchecked(rng.choice(fresh(state).legal_moves()))
+        line.append(state)
+    return boards(*line)
+
+
+def three_piece_puzzles() -> list[str]:
+    """Red wins of 3 pieces or fewer: certified ones, and seeded draws the solver proves."""
+    puzzles = [course_board("B:W26:B22"), SEVEN, course_board("B:W18:BK2,K16")]
+    rng = random.Random(5)
+    solver = Solver()
+    while len(puzzles) < 8:
+        man, king, black = rng.sample(range(1, 33), 3)
+        if man <= 4 or black >= 29:  # a man on its far row would have been crowned
+            continue
+        state = GAME.parse_position(f"W:W{man},K{king}:B{black}")
+        if state.is_terminal() or state.has_capture():
+            continue
+        solution = solver.solve(state, max_plies=11)
+        if solution.value == "win" and solution.plies is not None and solution.plies >= 3:
+            puzzles.append(format_board(state))
+    return puzzles
+
+
+def verdict_facts(verdict: Any) -> tuple[Any, ...]:
+    def misplay(found: Any) -> Any:
+        if found is None:
+            return None
+        return (
+            found.side, found.ply, found.move, found.value, found.after, found.bound,
+            sorted(m.path for m in found.best), format_board(found.before),
+        )  # fmt: skip
+
+    return (
+        verdict.components, verdict.legal, verdict.wins, verdict.plies, verdict.optimal_plies,
+        misplay(verdict.red), misplay(verdict.black), misplay(verdict.gave_up), verdict.messages,
+    )  # fmt: skip
+
+
+def test_the_endgame_database_gives_the_same_verdicts_as_the_proof_search(egdb3: Path) -> None:
+    database = CountingDatabaseSolver(Database(egdb3))
+    proof = Solver()
+    judged = 0
+    kinds = set()
+    for puzzle in three_piece_puzzles():
+        lines = [play(puzzle), play(puzzle, weak_black)]
+        lines += [random_line(puzzle, seed) for seed in range(6)]
+        for line in lines:
+            by_proof = check_solution(puzzle, line, proof)
+            by_database = check_solution(puzzle, line, database)
+            assert verdict_facts(by_database) == verdict_facts(by_proof), (puzzle, line)
+            judged += 1
+            kinds.add((by_proof.score, by_proof.gave_up is not None, by_proof.black is not None))
+    assert judged == 64
+    assert database.answered > 100  # the database answered, not the proof search behind it
+    # Full marks, black's mistakes and red's given-up wins all came up.
+    assert (1.0, False, False) in kinds
+    assert any(black for _, _, black in kinds)
+    assert any(gave_up for _, gave_up, _ in kinds)
+
+
+def test_the_judge_uses_the_database_where_it_is_built(
+    egdb3: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_DIRECTORY, str(egdb3))
+    assert isinstance(exact_solver(), DatabaseSolver)
+    monkeypatch.setenv(ENV_DIRECTORY, str(tmp_path / "none"))
+    solver = exact_solver()
+    assert type(solver) is Solver  # no database: the proof search, same verdicts

@@ -125,7 +125,22 @@ def test_garbage_output_cannot_be_read(public: list[Puzzle], tmp_path: Path) -> 
     assert report.score == 0
     for test in report.tests:
         assert "cannot read the output" in test.output
-        assert "legal line" in test.output  # the points lost are named
+        assert "red forces the win" in test.output  # the points lost are named
+
+
+@sandboxed
+def test_positional_arguments_are_told_how_the_grader_calls_the_program(
+    public: list[Puzzle], tmp_path: Path
+) -> None:
+    report = run_gallery("positional_args", public[:1], tmp_path)
+    (test,) = report.tests
+    assert test.score == 0
+    assert "FileNotFoundError" in test.output
+    assert (
+        "the grader ran: python3 checkers.py --inputfile input.txt --outputfile output.txt"
+        in test.output
+    )
+    assert "read the input file's path after --inputfile" in test.output
 
 
 @sandboxed
@@ -288,14 +303,50 @@ def test_cli_json_prints_results_for_the_reference_on_the_default_suite(referenc
 
 
 @sandboxed
-def test_cli_missing_program_still_writes_results(tmp_path: Path) -> None:
+def test_cli_gradescope_mode_grades_a_missing_program_zero_and_writes_results(
+    tmp_path: Path,
+) -> None:
     results = tmp_path / "results.json"
     outcome = CliRunner().invoke(
         create_cli(),
-        ["grade", str(SUBMISSIONS / "missing_program"), "--results", str(results)],
-    )
+        [
+            "grade", str(SUBMISSIONS / "missing_program"), "--gradescope",
+            "--results", str(results),
+        ],
+    )  # fmt: skip
     assert outcome.exit_code == 0, outcome.output
     assert json.loads(results.read_text())["tests"][0]["score"] == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "profile", "message"),
+    [
+        ("notes.txt", "endgame", "is not a Python program (.py)"),
+        ("notes.txt", "agent", "is not a Python program (.py)"),
+        ("solution.py", "endgame", "is not named checkers.py, the name the grader runs it by"),
+        ("folder", "endgame", "has no checkers.py at its top level (it holds solution.py)"),
+        ("folder", "agent", "has no agent.py at its top level (it holds solution.py)"),
+        ("/dev/null", "endgame", "is neither a folder nor a file"),
+    ],
+)
+def test_cli_a_submission_that_cannot_be_graded_exits_2_saying_why(
+    tmp_path: Path, name: str, profile: str, message: str
+) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "solution.py").write_text("print('hi')\n")
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    (tmp_path / "solution.py").write_text("print('hi')\n")
+    results = tmp_path / "results.json"
+    target = name if name.startswith("/") else str(tmp_path / name)
+    outcome = CliRunner().invoke(
+        create_cli(), ["grade", target, "--profile", profile, "--results", str(results)]
+    )
+    assert outcome.exit_code == 2, outcome.output
+    lines = outcome.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], outcome.stderr
+    assert "Traceback" not in outcome.output
+    assert not results.exists()
 
 
 def test_cli_says_plainly_when_it_grades_without_a_sandbox(
@@ -307,7 +358,7 @@ def test_cli_says_plainly_when_it_grades_without_a_sandbox(
 
     outcome = CliRunner().invoke(
         create_cli(),
-        ["grade", str(SUBMISSIONS / "missing_program"), "--results", str(results)],
+        ["grade", str(SUBMISSIONS / "missing_program"), "--gradescope", "--results", str(results)],
     )
 
     assert outcome.exit_code == 0, outcome.output
@@ -352,6 +403,7 @@ def test_cli_gradescope_mode_grades_a_missing_submission_zero_and_writes_results
     ],
 )
 def test_cli_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "checkers.py").write_text("print('hi')\n")
     outcome = CliRunner().invoke(create_cli(), ["grade", str(tmp_path), *args])
     assert outcome.exit_code == 2
     assert message in outcome.output

@@ -294,6 +294,41 @@ def test_profiles_describe_what_to_upload(grading_server: RunningServer) -> None
     }
 
 
+def test_profiles_say_in_plain_words_how_each_is_run_and_scored(
+    grading_server: RunningServer,
+) -> None:
+    with httpx.Client(base_url=grading_server.url) as client:
+        profiles = GradingProfiles.model_validate_json(client.get("/grader/profiles").text)
+    described = {p.name: p.description for p in profiles.profiles}
+    # No Markdown, and no pointer to a file of the repository: pages show the words as they are.
+    assert all("`" not in text and "docs/" not in text for text in described.values())
+    assert (
+        "python3 checkers.py --inputfile input.txt --outputfile output.txt" in described["endgame"]
+    )
+    assert "a line that does not end in a red win earns nothing" in described["endgame"]
+
+
+@pytest.mark.parametrize(("profile", "name"), [("endgame", "checkers.py"), ("agent", "agent.py")])
+def test_the_starter_files_download_from_the_server(
+    grading_server: RunningServer, profile: str, name: str
+) -> None:
+    with httpx.Client(base_url=grading_server.url) as client:
+        response = client.get(f"/grader/starters/{profile}")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/x-python")
+    assert response.headers["content-disposition"] == f'attachment; filename="{name}"'
+    assert response.text == (ROOT / "grader" / "starters" / profile / name).read_text()
+
+
+def test_an_unknown_starter_is_not_found_saying_which_exist(grading_server: RunningServer) -> None:
+    with httpx.Client(base_url=grading_server.url) as client:
+        response = client.get("/grader/starters/chess")
+    assert response.status_code == 404
+    error = response.json()
+    assert error["code"] == "NOT_FOUND"
+    assert "choose one of endgame, agent" in error["message"]
+
+
 def test_uploads_need_a_token_and_a_job_is_read_by_its_uploader_only(
     grading_server: RunningServer,
 ) -> None:

@@ -226,6 +226,8 @@ def test_staff_set_up_a_course_and_a_student_submits_and_reads_the_report(
         expect(student.locator("#report .summary")).to_contain_text(
             "2 private tests: results after the due date"
         )
+        # Each test's kind in words, not Gradescope's label.
+        expect(student.locator("#report tbody td:nth-child(3)")).to_have_text(["public"] * 2)
         settle(student)
         shoot(student, screenshots, "submission-graded")
         # Back on the assignment: the history lists it, graded.
@@ -244,6 +246,32 @@ def test_staff_set_up_a_course_and_a_student_submits_and_reads_the_report(
     expect(page.locator("#gradebook")).to_contain_text(HOSTILE)
     settle(page)
     shoot(page, screenshots, "gradebook")
+
+
+def test_an_assignment_says_how_it_is_graded_in_place_and_offers_the_starter(
+    page: Page, api: httpx.Client, web_server: RunningServer, screenshots: Path
+) -> None:
+    course = create_course(api, "CS 101: Search")
+    assignment = add_assignment(api, course, "Endgame solver")
+    invites = import_roster(api, course, ROSTER)
+    sign_in(page, invites["s001"], "Ada Lovelace")
+    page.goto(f"/courses/{course.course_id}/assignments/{assignment}")
+    scoring = page.locator("#scoring")
+    # In plain words on the page: no Markdown, no file of the repository to look up.
+    page.get_by_text("How it is run and scored").click()
+    expect(scoring).to_contain_text("the grader runs python3 checkers.py --inputfile input.txt")
+    expect(scoring).to_contain_text("a line that does not end in a red win earns nothing")
+    assert "`" not in scoring.inner_text()
+    assert "GRADER.md" not in page.content()
+    link = page.locator("#starter")
+    expect(link).to_have_text("Download the starter checkers.py")
+    with page.expect_download() as download:
+        link.click()
+    assert download.value.suggested_filename == "checkers.py"
+    starter = ROOT / "grader" / "starters" / "endgame" / "checkers.py"
+    assert Path(download.value.path()).read_text() == starter.read_text()
+    settle(page)
+    shoot(page, screenshots, "assignment-starter")
 
 
 def test_over_the_daily_limit_the_page_says_when_the_next_is_allowed(

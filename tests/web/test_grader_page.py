@@ -4,6 +4,7 @@ report; a job shown to its uploader's browser only."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import time
 import zipfile
@@ -16,7 +17,7 @@ from playwright.sync_api import Browser, Page, Response, expect
 
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
-from tests.web.conftest import DESKTOP, PHONE, settle
+from tests.web.conftest import DESKTOP, PHONE, Problems, settle
 from tests.web.test_lobby import register
 
 pytestmark = pytest.mark.web
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.web
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
 PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
+STUDENTS = ROOT / "tests" / "grader" / "students"
 GRADED_WAIT_MS = 90_000
 """Long enough for two gradings of the five public puzzles on a busy machine."""
 
@@ -269,3 +271,91 @@ def test_a_hidden_tab_asks_nothing_until_it_is_shown(page: Page) -> None:
         )
     expect(page.locator("#report .total")).to_have_text("Score: 0 of 5", timeout=GRADED_WAIT_MS)
     settle(page)
+
+
+def test_the_grader_page_says_how_each_profile_is_scored_and_offers_its_starter(
+    page: Page, screenshots: Path
+) -> None:
+    page.goto("/grader")
+    profiles = page.locator("#profiles")
+    # Said in place, in plain words: no Markdown backticks, no file of the repository to open.
+    expect(profiles).to_contain_text("a line that does not end in a red win earns nothing")
+    expect(profiles).to_contain_text("10 for answering in time")
+    assert "`" not in profiles.inner_text()
+    assert "GRADER.md" not in page.content()
+    for profile, name in (("endgame", "checkers.py"), ("agent", "agent.py")):
+        link = page.locator(f"#starter-{profile}")
+        expect(link).to_have_text(f"Download the starter {name}")
+        with page.expect_download() as download:
+            link.click()
+        assert download.value.suggested_filename == name
+        saved = Path(download.value.path())
+        assert saved.read_text() == (ROOT / "grader" / "starters" / profile / name).read_text()
+    settle(page)
+    shoot(page, screenshots, "grader-profiles")
+
+
+@pytest.fixture
+def mixed_server(database_url: str, tmp_path: Path) -> Iterator[RunningServer]:
+    """The app on the public examples with all but the first puzzle made private."""
+    suite = json.loads(PUBLIC_SUITE.read_text())
+    for number, puzzle in enumerate(suite["puzzles"]):
+        puzzle["public"] = number == 0
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(suite))
+    running = start_server(
+        Settings(
+            database_url=database_url,
+            grader_dir=tmp_path / "grader",
+            grader_endgame_suite=path,
+            grader_workers=1,
+        )
+    )
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def test_a_report_names_its_tests_kinds_in_words_and_each_move_both_ways(
+    browser: Browser, mixed_server: RunningServer, problems: Problems, screenshots: Path
+) -> None:
+    context = browser.new_context(viewport=DESKTOP, base_url=mixed_server.url)
+    page = context.new_page()
+    page.on("console", problems.console)
+    page.on("pageerror", problems.page_error)
+    try:
+        page.goto("/grader")
+        page.set_input_files(
+            "#files",
+            files=[
+                {"name": name, "mimeType": "text/x-python", "buffer": source.read_bytes()}
+                for name, source in (
+                    ("checkers.py", STUDENTS / "greedy.py"),
+                    ("rules.py", STUDENTS / "rules.py"),
+                )
+            ],
+        )
+        page.get_by_role("button", name="Upload and grade").click()
+        page.wait_for_url(re.compile(r"/grader/jobs/[A-Za-z0-9_\-]+$"))
+        expect(page.locator("#job-status")).to_have_text("Graded.", timeout=GRADED_WAIT_MS)
+        rows = page.locator("#report table tbody tr")
+        expect(rows).to_have_count(5)
+        expect(rows.nth(0).locator("td").nth(2)).to_have_text("public")
+        for number in range(1, 5):
+            expect(rows.nth(number).locator("td").nth(2)).to_have_text("private")
+        assert "after_published" not in page.content()
+        assert "`" not in page.locator("#report").inner_text()
+        # The public puzzle's explanation names red's first misplay, its position, both ways.
+        first = page.locator("#report section").first
+        expect(first).to_contain_text("ply 1: red's move (3,6)-(2,5) [16-11] gives up the win")
+        expect(first).to_contain_text("played from state 1 of your output")
+        expect(first).to_contain_text("PDN W:WK16,K18:B10,27 (red, PDN's White, to move)")
+        expect(first).to_contain_text("[brackets] is the same move in PDN squares 1-32")
+        # A private test says nothing of its puzzle.
+        expect(page.locator("#report section").nth(1)).not_to_contain_text("PDN")
+        settle(page)
+        shoot(page, screenshots, "grader-job-explained")
+    finally:
+        context.close()
+    assert problems.seen == [], "\n".join(problems.seen)
