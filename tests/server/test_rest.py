@@ -114,6 +114,8 @@ def test_checkers_match_between_two_players(client: httpx.Client) -> None:
     assert sorted(body["legal_moves"]) == sorted(before["legal_moves"])
     # The details PROTOCOL.md documents: the move, the seat's rejections so far and the limit.
     assert body["details"] == {"move": "1-5", "rejections": 1, "limit": 3, "seq": 4}
+    # The message says it too, in words: a client that shows only the message is warned.
+    assert body["message"].endswith("(rejected move 1 of 3: 2 more and you forfeit the match)")
 
     malformed = move(client, bob, match_id, "hello")
     assert malformed.status_code == 422 and malformed.json()["code"] == "INVALID_MOVE"

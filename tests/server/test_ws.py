@@ -475,9 +475,16 @@ async def test_moves_out_of_turn_count_toward_the_forfeit(
         error = await receive(ws_a, "error")
         assert error["code"] == "NOT_YOUR_TURN"
         assert (error["details"]["rejections"], error["details"]["limit"]) == (count, limit)
+        left = limit - count
+        assert error["message"].endswith(
+            f"(rejected move {count} of {limit}: {left} more and you forfeit the match)"
+        )
     await send(ws_a, {"type": "move", "match_id": match_id, "move": "8"})
     answers = {m["type"]: m for m in [await receive(ws_a), await receive(ws_a)]}
     assert answers["error"]["code"] == "NOT_YOUR_TURN"
+    assert answers["error"]["message"].endswith(
+        f"(rejected move {limit} of {limit}: you forfeit the match)"
+    )
     ended = answers["match_ended"]
     assert ended["result"]["reason"] == "forfeit" and ended["result"]["winner"] == 1
     final = await state_of(http, match_id)
