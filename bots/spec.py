@@ -178,10 +178,11 @@ class Bot:
     none (the fixed-depth searches: minimax, alphabeta), raising SearchStopped.
     """
 
-    def __init__(self, spec: BotSpec, game: Game, chooser: Chooser) -> None:
+    def __init__(self, spec: BotSpec, game: Game, chooser: Chooser, *, judges: bool = True) -> None:
         self.spec = spec
         self.game = game
         self._chooser = chooser
+        self._judges = judges
 
     @property
     def name(self) -> str:
@@ -195,6 +196,20 @@ class Bot:
         if state.is_terminal():
             raise ValueError("the game is over: there is no move to choose")
         return self._chooser(state, time_budget, stop)
+
+    def accepts_draw(self, result: SearchResult, *, to_move: bool) -> bool:
+        """Return True when the bot accepts a draw offered in the position `result` searched.
+
+        Arena's bots accept when their search scores the position a draw or worse for them (a
+        score of 0 or less from their side; a proven loss or draw included), and decline
+        otherwise: a bot that sees itself ahead plays on. `to_move` says whether the bot was
+        the side to move at the root (the score is the mover's). A bot whose score says
+        nothing of the position (random) declines every offer.
+        """
+        if not self._judges:
+            return False
+        score = result.score if to_move else -result.score
+        return score <= 0  # False for a NaN score, which says nothing either
 
     def __repr__(self) -> str:
         return f"<Bot {self.name} for {self.game.name}>"
@@ -226,7 +241,7 @@ def create_bot(
         player = PLAYERS[parsed.name](options, setup)
     except DatabaseError as exc:
         raise BotSpecError(f"{parsed.name}: {exc}") from None
-    return Bot(parsed, game, player.choose)
+    return Bot(parsed, game, player.choose, judges=player.judges)
 
 
 def _evaluation(knowledge: Knowledge, name: str | None, bot: str) -> Callable[[State[Any]], float]:

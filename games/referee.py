@@ -109,6 +109,11 @@ class Referee:
         return self._result
 
     @property
+    def draw_offer(self) -> int | None:
+        """The player whose draw offer stands, else None."""
+        return self._draw_offer
+
+    @property
     def events(self) -> tuple[Event, ...]:
         """Every accepted event so far, in order (what `restore` replays)."""
         return tuple(self._events)
@@ -523,7 +528,9 @@ class Referee:
             # only the message warns them before the forfeit.
             count = self._illegal[player]
             left = limit - count
-            warning = f"{left} more and you forfeit the match" if left > 0 else "you forfeit the match"
+            warning = (
+                f"{left} more and you forfeit the match" if left > 0 else "you forfeit the match"
+            )
             reason = f"{reason} (rejected move {count} of {limit}: {warning})"
         rejected = self._reject(player, "move", code, reason, text)
         if not counted or self._illegal[player] < limit:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
 
 import pytest
 
-from bots.result import SearchStopped
+from bots.result import SearchResult, SearchStopped
 from bots.spec import BotSpecError, SearchLimits, check_limits, create_bot, parse_bot_spec
 from games import game_names, get_game
 
@@ -185,3 +186,20 @@ def test_a_stopped_search_ends_within_a_fraction_of_a_second(game: str, spec: st
         timer.cancel()
     assert flag.is_set()
     assert time.perf_counter() - started < 1.0
+
+
+def test_a_bot_accepts_a_draw_when_its_search_scores_a_draw_or_worse_for_it() -> None:
+    bot = create_bot("alphabeta:depth=2", get_game("tictactoe"))
+    # The score is the root's mover's: the bot's own when it was to move, else its opponent's.
+    for score, to_move, accepts in [
+        (0.0, True, True),
+        (-40.0, True, True),
+        (40.0, True, False),
+        (40.0, False, True),
+        (-40.0, False, False),
+        (math.nan, True, False),
+    ]:
+        assert bot.accepts_draw(SearchResult(None, score), to_move=to_move) is accepts
+    # A random mover's score (always 0) judges nothing: it plays on.
+    randomly = create_bot("random", get_game("tictactoe"))
+    assert not randomly.accepts_draw(SearchResult(None, -40.0), to_move=True)
