@@ -92,6 +92,7 @@ from protocol.messages import (
     dump_client_message,
     dump_server_message,
     parse_client_message,
+    parse_hello,
     parse_server_message,
 )
 from protocol.schema import json_schema
@@ -186,6 +187,7 @@ __all__ = [
     "is_compatible",
     "json_schema",
     "parse_client_message",
+    "parse_hello",
     "parse_server_message",
     "parse_version",
 ]

@@ -232,8 +232,8 @@ CLOSE_DESCRIPTIONS: Mapping[CloseCode, str] = MappingProxyType(
         "it kept sending after RATE_LIMITED).",
         CloseCode.MESSAGE_TOO_BIG: "A message exceeded MAX_MESSAGE_BYTES.",
         CloseCode.SERVER_ERROR: "The server hit an unexpected error; reconnect with backoff.",
-        CloseCode.BAD_PROTOCOL: "The first message was not `hello`, or the client kept sending "
-        "messages that are not JSON.",
+        CloseCode.BAD_PROTOCOL: "The first message was not a valid `hello` (the close reason "
+        "says what was wrong with it), or the client kept sending messages that are not JSON.",
         CloseCode.UNAUTHORIZED: "The token is missing or wrong; do not reconnect with the same "
         "token.",
         CloseCode.REPLACED: "A newer connection with the same token replaced this one; do not "

@@ -1298,7 +1298,8 @@ def _diagnose(
             f"{shown} (expected one of: {', '.join(tags)})",
             {"type": tag if isinstance(tag, str) else None},
         )
-    return _validation_error(str(tag), exc)
+    model = known[tags.index(tag)]
+    return _validation_error(str(tag), exc, tuple(model.model_fields))
 
 
 # A string, or an unclosed one to the end of the text: the optional closing quote keeps the scan
@@ -1331,13 +1332,17 @@ def _bounded_int(literal: str) -> int:
     return int(literal)
 
 
-def _validation_error(tag: str, exc: ValidationError) -> ProtocolError:
-    """Return the VALIDATION_ERROR naming each bad field of a `tag` message."""
+def _validation_error(tag: str, exc: ValidationError, fields: tuple[str, ...]) -> ProtocolError:
+    """Return the VALIDATION_ERROR naming each bad field of a `tag` message (`fields`: the
+    message's own, named when an unknown one was sent)."""
     details: dict[str, ScalarValue] = {}
     for error in exc.errors(include_url=False):
         # The first location item is the union's tag; the rest is the field path.
         location = ".".join(str(part) for part in error["loc"][1:]) or "(message)"
-        details.setdefault(location, error["msg"])
+        problem = error["msg"]
+        if error["type"] == "extra_forbidden" and len(error["loc"]) == 2:
+            problem = f"unknown field; a {tag} has only the fields {', '.join(fields)}"
+        details.setdefault(location, problem)
     listed = "; ".join(f"{field}: {problem}" for field, problem in details.items())
     return ProtocolError(ErrorCode.VALIDATION_ERROR, f"bad {tag} message: {listed}", details)
 
@@ -1351,6 +1356,32 @@ def parse_client_message(data: bytes | str) -> ClientMessage:
     """
     message: ClientMessage = _parse(_CLIENT_ADAPTER, data, CLIENT_MESSAGES)
     return message
+
+
+def parse_hello(data: bytes | str) -> Hello:
+    """Return the `hello` that opens a connection, encoded as JSON in `data`.
+
+    Raises ProtocolError as `parse_client_message` does for a bad hello (VALIDATION_ERROR
+    naming its bad fields), and BAD_MESSAGE naming the type of any other message, even one with
+    bad fields of its own: what is wrong with it first is that it is not a hello.
+    """
+    try:
+        message = parse_client_message(data)
+    except ProtocolError as error:
+        if error.code is not ErrorCode.VALIDATION_ERROR:
+            raise
+        # A known type with bad fields: valid JSON within the limits (checked already).
+        tag = json.loads(data)["type"]
+        if tag == "hello":
+            raise
+        message_type = str(tag)
+    else:
+        if isinstance(message, Hello):
+            return message
+        message_type = message.type
+    raise ProtocolError(
+        ErrorCode.BAD_MESSAGE, f"the first message must be hello, not {message_type}"
+    )
 
 
 def parse_server_message(data: bytes | str) -> ServerMessage:
