@@ -50,14 +50,15 @@ class BotSpec:
         """The canonical spec text, naming only the options that differ from the defaults."""
         schema = PLAYERS[self.name].options
         changed = [
-            f"{key}={_format_value(value)}"
+            f"{key}={spec_value(value)}"
             for key, value in self.options.items()
             if value != schema[key].default
         ]
         return self.name + (":" + ",".join(changed) if changed else "")
 
 
-def _format_value(value: Any) -> str:
+def spec_value(value: Any) -> str:
+    """Return an option's value as a spec writes it (`on`/`off` for a bool)."""
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
@@ -126,7 +127,7 @@ def parse_bot_spec(text: str) -> BotSpec:
             raise BotSpecError(f"{name} option {item!r} needs a value: write {key}=VALUE")
         if key not in schema:
             known = ", ".join(
-                f"{k} (default {_format_value(o.default)})" for k, o in schema.items()
+                f"{k} (default {spec_value(o.default)})" for k, o in schema.items()
             )
             raise BotSpecError(f"{name} has no option {key!r} (options: {known})")
         if key in seen:
@@ -163,7 +164,7 @@ def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
         maximum = getattr(limits, option.limit)
         if spec.options[key] > maximum:
             raise BotSpecError(
-                f"{spec.name} option {key} is {_format_value(spec.options[key])}, more than "
+                f"{spec.name} option {key} is {spec_value(spec.options[key])}, more than "
                 f"this host's maximum of {maximum:g}"
             )
 
@@ -261,7 +262,7 @@ def describe_bots() -> list[tuple[str, str, list[tuple[str, str, str]]]]:
             name,
             player.description,
             [
-                (key, "" if o.default is None else _format_value(o.default), o.help)
+                (key, "" if o.default is None else spec_value(o.default), o.help)
                 for key, o in player.options.items()
             ],
         )

@@ -1137,6 +1137,63 @@ class GradingProfiles(WireModel):
     (unless the operator allowed unsandboxed grading, for trials)."""
 
 
+BotName = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[a-z][a-z0-9_]*$")]
+Number = Annotated[int | float, Field(allow_inf_nan=False)]
+
+
+class BotOptionInfo(WireModel):
+    """One option of a house bot: its kind, default, bounds, and the server's limit on it.
+
+    `kind` is `int`, `float`, `bool`, `str` or `eval` (one of the game's evaluations by name);
+    `default` is written as in a spec (`null`: the help says what is used). `minimum` and
+    `maximum` bound the value everywhere; `server_maximum` is this server's smaller limit
+    (`null`: none), set by `server_setting`, and checked only while every option of `unless`
+    is 0 (those options bound the search instead).
+    """
+
+    type: Literal["bot_option"] = "bot_option"
+    name: OptionKey
+    kind: Literal["int", "float", "bool", "str", "eval"]
+    default: Annotated[str, Field(max_length=64)] | None
+    help: Annotated[str, Field(max_length=500)]
+    minimum: Number | None
+    maximum: Number | None
+    server_maximum: Number | None
+    server_setting: Annotated[str, Field(max_length=64)] | None
+    unless: tuple[OptionKey, ...] = ()
+
+
+class BotInfo(WireModel):
+    """A house bot the server runs: its spec name, what it does and its options."""
+
+    type: Literal["bot_info"] = "bot_info"
+    name: BotName
+    description: Annotated[str, Field(max_length=500)]
+    options: tuple[BotOptionInfo, ...]
+
+
+class BotLimits(WireModel):
+    """This server's maxima of a house bot's search (its `ARENA_BOT_*` settings)."""
+
+    type: Literal["bot_limits"] = "bot_limits"
+    max_depth: Count
+    max_simulations: Count
+    max_seconds: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    max_nodes: Count
+    threads: Count
+    """Threads the house bots search on."""
+    searches_per_player: Count
+    """Searches of one player's matches at once (the others wait their turn)."""
+
+
+class BotList(WireModel):
+    """The house bots a match or tournament may name (`{"bot": SPEC}`), and their limits."""
+
+    type: Literal["bot_list"] = "bot_list"
+    bots: tuple[BotInfo, ...]
+    limits: BotLimits
+
+
 class QueueWait(WireModel):
     """Why a queued grading job waits: its place, and whose jobs are graded before it.
 
@@ -1203,6 +1260,7 @@ REST_MODELS: tuple[type[WireModel], ...] = (
     TournamentList,
     GradingProfiles,
     GradingJob,
+    BotList,
     Leaderboard,
     PlayerProfile,
     ErrorResponse,

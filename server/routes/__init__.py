@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from server.errors import error_response
 from server.routes import (
+    bots,
     challenges,
     courses,
     explore,
@@ -166,6 +167,7 @@ def install(app: FastAPI) -> None:
     app.include_router(index.router)
     app.include_router(players.router)
     app.include_router(leaderboard.router)
+    app.include_router(bots.router)
     app.include_router(matches.router)
     app.include_router(challenges.router)
     app.include_router(tournaments.router)

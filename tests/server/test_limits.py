@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.server.conftest import RunningServer
+from bots.spec import describe_bots
+from protocol.messages import BotList
+from server.settings import Settings
+from tests.server.conftest import RunningServer, start_server
 
 
 def player(http: httpx.Client, name: str) -> dict[str, str]:
@@ -118,3 +122,42 @@ def test_nim_tournaments_beyond_the_maxima_are_refused_at_once(
         )
         refused(response, field, *words)
         assert time.monotonic() - started < 2
+
+
+def test_the_house_bots_are_listed_with_this_servers_limits(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "grader",
+        bot_max_depth=5,
+        bot_max_nodes=1234,
+    )
+    running = start_server(settings)
+    try:
+        with httpx.Client(base_url=running.url, timeout=30) as http:
+            listed = http.get("/bots")
+            assert listed.status_code == 200, listed.text
+            body = BotList.model_validate_json(listed.text)
+            assert [bot.name for bot in body.bots] == [name for name, _, _ in describe_bots()]
+            assert (body.limits.max_depth, body.limits.max_nodes) == (5, 1234)
+            options = {(bot.name, o.name): o for bot in body.bots for o in bot.options}
+            depth = options["alphabeta", "depth"]
+            assert (depth.default, depth.minimum, depth.server_maximum) == ("6", 1, 5)
+            assert depth.server_setting == "ARENA_BOT_MAX_DEPTH"
+            assert options["id", "depth"].unless == ("time", "nodes")
+            assert options["id", "nodes"].server_maximum == 1234
+            assert options["alphabeta", "tt"].server_maximum is None
+            # What is listed is what a match may seat: at the maximum, and not beyond it.
+            alice = player(http, "alice")
+            for spec, status in [("alphabeta:depth=5", 201), ("alphabeta:depth=6", 422)]:
+                seats = ["alice", {"bot": spec}]
+                created = http.post(
+                    "/matches", json={"game": "tictactoe", "seats": seats}, headers=alice
+                )
+                assert created.status_code == status, created.text
+            assert "maximum of 5" in created.json()["message"]
+            # The OpenAPI description documents the route and its body.
+            operation = http.get("/openapi.json").json()["paths"]["/bots"]["get"]
+            answer = operation["responses"]["200"]["content"]["application/json"]["schema"]
+            assert answer["$ref"].endswith("/BotList")
+    finally:
+        running.stop()
