@@ -126,9 +126,7 @@ def parse_bot_spec(text: str) -> BotSpec:
         if not sep:
             raise BotSpecError(f"{name} option {item!r} needs a value: write {key}=VALUE")
         if key not in schema:
-            known = ", ".join(
-                f"{k} (default {spec_value(o.default)})" for k, o in schema.items()
-            )
+            known = ", ".join(f"{k} (default {spec_value(o.default)})" for k, o in schema.items())
             raise BotSpecError(f"{name} has no option {key!r} (options: {known})")
         if key in seen:
             raise BotSpecError(f"{name} option {key} is given twice")
