@@ -7,6 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from cli.bots import _SearchWatch
 from cli.main import create_cli
 
 runner = CliRunner()
@@ -37,6 +38,30 @@ def test_analyse_finds_the_immediate_win() -> None:
     data = json.loads(out)
     assert data["move"] in {"3", "7"}
     assert data["score"] > 900_000
+
+
+def test_analyse_stops_a_search_that_would_not_end_and_says_so() -> None:
+    # Before, this ran silently for hours: a fixed-depth search has no move until it ends.
+    code, out, err = run("analyse", "checkers", "--bot", "minimax:depth=128", "--time", "0.5")
+    assert code == 2 and out == ""
+    line = " ".join(err.split())
+    assert line.startswith("error: minimax:depth=128 did not finish within 0.5 s (--time), after")
+    assert "ask a smaller depth, a longer --time (0: no limit)" in line
+    # A bot that stops on time plays its best move so far.
+    code, out, _ = run("analyse", "checkers", "--bot", "id:time=0", "--time", "0.5", "--json")
+    assert code == 0 and json.loads(out)["move"] is not None
+
+
+def test_a_running_search_is_shown_and_stopped_on_its_clock() -> None:
+    now = [0.0]
+    watch = _SearchWatch("minimax:depth=128", lambda: now[0], 60)
+    for _ in range(10):
+        assert not watch.should_stop()
+    now[0] = 12.4
+    shown = watch.__rich__().text
+    assert str(shown) == "searching with minimax:depth=128: 12 s of 60 s (--time), 640 nodes or more"
+    now[0] = 60.0
+    assert watch.should_stop()
 
 
 def test_analyse_text_output() -> None:
