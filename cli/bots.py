@@ -170,8 +170,7 @@ class _SearchWatch:
         elapsed = self.clock() - self.start
         limit = f" of {self.seconds:g} s (--time)" if self.seconds > 0 else ""
         self.spinner.update(
-            text=f"searching with {self.spec}: {elapsed:.0f} s{limit}, "
-            f"{self.nodes:,} nodes or more"
+            text=f"searching with {self.spec}: {elapsed:.0f} s{limit}, {self.nodes:,} nodes or more"
         )
         return self.spinner
 

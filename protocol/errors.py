@@ -33,6 +33,7 @@ class ErrorCode(StrEnum):
     NO_DRAW_OFFER = "NO_DRAW_OFFER"
     CANNOT_ABORT = "CANNOT_ABORT"
     SEAT_TAKEN = "SEAT_TAKEN"
+    NAME_TAKEN = "NAME_TAKEN"
     UNKNOWN_JOB = "UNKNOWN_JOB"
     BAD_SUBMISSION = "BAD_SUBMISSION"
     SUBMISSION_TOO_LARGE = "SUBMISSION_TOO_LARGE"
@@ -94,7 +95,9 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.NO_DRAW_OFFER: "There is no pending draw offer from your opponent to accept "
         "or decline.",
         ErrorCode.CANNOT_ABORT: "The match can only be aborted before its first move.",
-        ErrorCode.SEAT_TAKEN: "The seat asked for is not open, or the player name is taken.",
+        ErrorCode.SEAT_TAKEN: "The seat asked for is not open.",
+        ErrorCode.NAME_TAKEN: "The player name is already registered (names are compared "
+        "without regard to case); choose another (since 1.2; SEAT_TAKEN before).",
         ErrorCode.UNKNOWN_JOB: "No grading job has this id.",
         ErrorCode.BAD_SUBMISSION: "The upload cannot be graded as it is: no file, a file name "
         "that is not a plain name, an unreadable zip or one over the server's zip limits "
@@ -176,6 +179,7 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.NO_DRAW_OFFER: 409,
         ErrorCode.CANNOT_ABORT: 409,
         ErrorCode.SEAT_TAKEN: 409,
+        ErrorCode.NAME_TAKEN: 409,
         ErrorCode.UNKNOWN_JOB: 404,
         ErrorCode.BAD_SUBMISSION: 422,
         ErrorCode.SUBMISSION_TOO_LARGE: 413,

@@ -59,7 +59,8 @@ def test_a_running_search_is_shown_and_stopped_on_its_clock() -> None:
         assert not watch.should_stop()
     now[0] = 12.4
     shown = watch.__rich__().text
-    assert str(shown) == "searching with minimax:depth=128: 12 s of 60 s (--time), 640 nodes or more"
+    expected = "searching with minimax:depth=128: 12 s of 60 s (--time), 640 nodes or more"
+    assert str(shown) == expected
     now[0] = 60.0
     assert watch.should_stop()
 

@@ -178,9 +178,13 @@ async def test_the_documented_session_is_what_the_server_sends(
         # The record of the match, and an unknown match's error.
         record = await http.get(f"/matches/{alice.match_id}/record", headers=versioned)
         alice.same(record.json(), by_type(rest, "match_record"))
+        errors = {error["code"]: error for error in rest if error.get("type") == "error"}
         unknown = await http.get("/matches/m_9")
         assert unknown.status_code == 404
-        assert unknown.json() == by_type(rest, "error")
+        assert unknown.json() == errors["UNKNOWN_MATCH"]
+        taken = await http.post("/players", json={"name": "Alice"})
+        assert taken.status_code == 409
+        assert taken.json() == errors["NAME_TAKEN"]
 
 
 def test_the_documented_house_bots_are_the_servers() -> None:
