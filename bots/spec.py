@@ -57,6 +57,14 @@ class BotSpec:
         return self.name + (":" + ",".join(changed) if changed else "")
 
 
+def format_number(value: float) -> str:
+    """Return a bound as people write it: digits grouped (1,000,000,000, never 1e+09), and a
+    fraction only when there is one (0.5)."""
+    if math.isfinite(value) and value == int(value):
+        return f"{int(value):,}"
+    return f"{value:,.10g}"
+
+
 def spec_value(value: Any) -> str:
     """Return an option's value as a spec writes it (`on`/`off` for a bool)."""
     if isinstance(value, bool):
@@ -69,7 +77,7 @@ def _convert(bot: str, key: str, option: Option, text: str) -> Any:
     if option.kind in ("int", "float") and len(raw) > MAX_NUMBER_LENGTH:
         raise BotSpecError(
             f"{bot} option {key} is a number of {len(raw)} characters; "
-            f"at most {option.maximum:g} is allowed"
+            f"at most {format_number(option.maximum)} is allowed"
             if option.maximum is not None
             else f"{bot} option {key} is a number of {len(raw)} characters, too long"
         )
@@ -97,9 +105,13 @@ def _convert(bot: str, key: str, option: Option, text: str) -> Any:
             f"{bot} option {key} must be {expected.get(option.kind, 'a name')}, not {text!r}"
         ) from None
     if option.minimum is not None and value < option.minimum:
-        raise BotSpecError(f"{bot} option {key} must be at least {option.minimum:g}, not {value}")
+        raise BotSpecError(
+            f"{bot} option {key} must be at least {format_number(option.minimum)}, not {value}"
+        )
     if option.maximum is not None and value > option.maximum:
-        raise BotSpecError(f"{bot} option {key} must be at most {option.maximum:g}, not {value}")
+        raise BotSpecError(
+            f"{bot} option {key} must be at most {format_number(option.maximum)}, not {value}"
+        )
     return value
 
 
@@ -163,7 +175,7 @@ def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
         if spec.options[key] > maximum:
             raise BotSpecError(
                 f"{spec.name} option {key} is {spec_value(spec.options[key])}, more than "
-                f"this host's maximum of {maximum:g}"
+                f"this host's maximum of {format_number(maximum)}"
             )
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from cli.common import err_console, fail, game_errors, load_game, plural
+from cli.common import err_console, fail, game_errors, load_game, number, plural
 from cli.games import GameArg, OptionOpt, PositionOpt, natural_key
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def analyse(
             )
     except SearchStopped:
         fail(
-            f"{bot.strip()} did not finish within {seconds:g} s (--time), after at least "
+            f"{bot.strip()} did not finish within {number(seconds)} s (--time), after at least "
             f"{plural(watch.nodes, 'node')}: a fixed-depth search has no move before it ends; "
             "ask a smaller depth, a longer --time (0: no limit), or a bot that stops on time "
             "with its best move so far (id:time=5)"
@@ -135,10 +135,10 @@ def analyse(
     console.print(f"  score  {describe_score(result.score)} (for the side to move)")
     console.print(f"  pv     {' '.join(pv)}")
     console.print(
-        f"  depth {stats.depth}, {stats.nodes:,} nodes, {stats.evaluations:,} evaluations, "
-        f"{stats.seconds:.3f} s, {stats.nps:,.0f} nodes/s, table hits {stats.tt_hits:,}, "
-        f"cut-offs {stats.cutoffs:,}"
-        + (f", {stats.simulations:,} simulations" if stats.simulations else "")
+        f"  depth {stats.depth}, {plural(stats.nodes, 'node')}, "
+        f"{plural(stats.evaluations, 'evaluation')}, {stats.seconds:.3f} s, "
+        f"{stats.nps:,.0f} nodes/s, table hits {stats.tt_hits:,}, cut-offs {stats.cutoffs:,}"
+        + (f", {plural(stats.simulations, 'simulation')}" if stats.simulations else "")
     )
 
 
@@ -168,7 +168,7 @@ class _SearchWatch:
 
     def __rich__(self) -> Spinner:
         elapsed = self.clock() - self.start
-        limit = f" of {self.seconds:g} s (--time)" if self.seconds > 0 else ""
+        limit = f" of {number(self.seconds)} s (--time)" if self.seconds > 0 else ""
         self.spinner.update(
             text=f"searching with {self.spec}: {elapsed:.0f} s{limit}, {self.nodes:,} nodes or more"
         )
@@ -310,7 +310,7 @@ def _print_solution(
         console.print(f"  best moves  {moves}")
         if stop is not None:
             console.print(f"  {stop}", markup=False, soft_wrap=True)
-    console.print(f"  {solution.nodes:,} nodes in {solution.seconds:.3f} s")
+    console.print(f"  {plural(solution.nodes, 'node')} in {solution.seconds:.3f} s")
 
 
 def _stop_message(
@@ -330,13 +330,15 @@ def _stop_message(
     player = f"{rules.player_names[state.to_move]} (to move)"
     if solution.limit == "plies":
         return (
-            f"no forced win or loss within {solution.depth} plies (the --max-plies limit); "
+            f"no forced win or loss within {plural(solution.depth or 0, 'ply', 'plies')} (the "
+            "--max-plies limit); "
             "raise --max-plies to look further (a draw cannot be proved this way)"
         )
     if solution.limit == "time":
-        stopped, advice = f"stopped after {seconds:g} s (time limit)", "raise --time"
+        stopped, advice = f"stopped after {number(seconds)} s (time limit)", "raise --time"
     else:
-        stopped, advice = f"stopped after {max_nodes:,} nodes (node limit)", "raise --nodes"
+        stopped = f"stopped after {plural(max_nodes or 0, 'node')} (node limit)"
+        advice = "raise --nodes"
     if solution.value != "unknown":
         return (
             f"{stopped} while listing the best moves: the value is exact, the list may be "
@@ -344,7 +346,10 @@ def _stop_message(
         )
     if solution.depth is not None:
         plies = max_plies or DEFAULT_CHECKERS_PLIES
-        known = f"no forced win or loss within {solution.depth} plies (of the {plies} asked for)"
+        known = (
+            f"no forced win or loss within {plural(solution.depth, 'ply', 'plies')} (of the "
+            f"{plies} asked for)"
+        )
     else:
         known = (
             f"score between {solution.lower} and {solution.upper} ({_verdict(solution, player)})"
@@ -397,7 +402,7 @@ class _ProgressLine:
         self.name = name
         self.clock = clock
         self.start = clock()
-        self.limit = f" of {seconds:g} s" if seconds > 0 else ""
+        self.limit = f" of {number(seconds)} s" if seconds > 0 else ""
         self.latest: SolveProgress | None = None
         from rich.spinner import Spinner
 
@@ -413,9 +418,9 @@ class _ProgressLine:
         latest = self.latest
         if latest is not None:
             if latest.depth is not None:
-                known = f"no forced win or loss within {latest.depth} plies"
+                known = f"no forced win or loss within {plural(latest.depth, 'ply', 'plies')}"
             else:
                 known = f"score between {latest.lower} and {latest.upper}"
-            text += f": {known}, {latest.nodes:,} nodes"
+            text += f": {known}, {plural(latest.nodes, 'node')}"
         self.spinner.update(text=f"{text}, {elapsed:.0f} s{self.limit}")
         return self.spinner

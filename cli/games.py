@@ -93,6 +93,9 @@ PROGRESS_AFTER_S = 1.0
 PROBE_SECONDS = 0.25
 """How long the counts of the shallow depths may take before the rest is estimated from them."""
 
+MIN_DECAY = 0.5
+"""The least a growth per ply is taken to shrink from one ply to the next (`plan_perft`)."""
+
 
 @dataclass(frozen=True)
 class PerftPlan:
@@ -129,30 +132,48 @@ def plan_perft(
     state: State[Any], depth: int, clock: Callable[[], float] = time.perf_counter
 ) -> PerftPlan:
     """Count the depths up to `depth` while each takes less than PROBE_SECONDS on `clock`;
-    return the exact count if that reaches `depth`, else the estimate for `depth` (the growth
-    per ply of the last two depths counted, at their rate)."""
-    previous = 1
+    return the exact count if that reaches `depth`, else the estimate for `depth`.
+
+    The estimate grows the last count by the growth per ply of the last two depths, that growth
+    shrinking as it did from the depth before (a tree whose games end, such as tic-tac-toe's,
+    grows less at each ply and then shrinks: its count is small however deep it is asked for).
+    """
+    counts = [1]
     for ply in range(1, depth + 1):
         start = clock()
         nodes = perft(state, ply)
         took = max(clock() - start, 1e-9)
         if ply == depth or nodes == 0:
             return PerftPlan(exact=nodes)
-        if took >= PROBE_SECONDS:
-            growth = nodes / previous
-            log_growth = math.log10(growth) if growth > 1 else 0.0
-            steps = depth - ply
+        counts.append(nodes)
+        if took >= PROBE_SECONDS and ply >= 2:
+            growth = counts[-1] / counts[-2]
+            decay = min(1.0, max(MIN_DECAY, growth / (counts[-2] / counts[-3])))
+            log_growth = _log_growth(growth, decay, depth - ply)
             return PerftPlan(
                 exact=None,
                 probed=ply,
                 probe_seconds=took,
                 growth=growth,
                 rate=nodes / took,
-                log10_nodes=math.log10(nodes) + steps * log_growth,
-                log10_seconds=math.log10(took) + steps * log_growth,
+                log10_nodes=math.log10(nodes) + log_growth,
+                log10_seconds=math.log10(took) + log_growth,
             )
-        previous = nodes
     return PerftPlan(exact=1)  # depth 0
+
+
+def _log_growth(growth: float, decay: float, steps: int) -> float:
+    """Return log10 of how much a count grows in `steps` plies, each ply's growth `decay` times
+    the one before, the first `growth * decay` (counted only while it is more than 1: past
+    that the tree shrinks, and the deepest counts are the smaller)."""
+    if growth <= 1:
+        return 0.0
+    if decay >= 1:
+        return steps * math.log10(growth)
+    # log10(growth * decay**k) for k = 1..n, summed: n log g + log d * n (n + 1) / 2.
+    growing = math.floor(math.log10(growth) / -math.log10(decay))
+    n = min(steps, growing)
+    return max(0.0, n * math.log10(growth) + math.log10(decay) * n * (n + 1) / 2)
 
 
 def perft_command(

@@ -114,8 +114,8 @@ HOST = SearchLimits(depth=8, simulations=20_000, seconds=10.0, nodes=1_000_000)
         ("alphabeta_lecture:depth=9", "alphabeta_lecture option depth is 9, more than"),
         ("id:time=0,depth=30", "id option depth is 30, more than this host's maximum of 8"),
         ("id:time=11", "id option time is 11.0, more than this host's maximum of 10"),
-        ("id:nodes=2000000", "id option nodes is 2000000, more than this host's maximum of 1e+06"),
-        ("mcts:simulations=20001", "simulations is 20001, more than this host's maximum of 20000"),
+        ("id:nodes=2000000", "nodes is 2000000, more than this host's maximum of 1,000,000"),
+        ("mcts:simulations=20001", "simulations is 20001, more than this host's maximum of 20,000"),
         ("mcts:time=60", "mcts option time is 60.0, more than this host's maximum of 10"),
     ],
 )
@@ -145,8 +145,8 @@ def test_a_host_accepts_searches_within_its_maxima(text: str) -> None:
         ("alphabeta:depth=" + "9" * 100, "depth is a number of 100 characters; at most 128"),
         ("alphabeta:depth=" + "9" * 10_000, "depth is a number of 10000 characters"),
         ("alphabeta:depth=129", "depth must be at most 128, not 129"),
-        ("mcts:simulations=1" + "0" * 20, "simulations must be at most 1e+09"),
-        ("id:time=1e300", "time must be at most 86400"),
+        ("mcts:simulations=1" + "0" * 20, "simulations must be at most 1,000,000,000"),
+        ("id:time=1e300", "time must be at most 86,400"),
         ("random:seed=" + "9" * 30, "seed must be at most"),
     ],
 )

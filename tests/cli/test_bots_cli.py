@@ -229,3 +229,34 @@ def test_solve_large_nim_by_theory() -> None:
     assert data["best_moves"] == ["3:128"]  # heap 3 down to 100 ^ 200 = 172: nim-sum 0
     code, out, _ = run("solve", "nim", "-o", "heaps=100,200,300")
     assert "nim-sum theory" in out and "every winning move" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        # One of a thing is said in the singular.
+        (("analyse", "tictactoe", "--bot", "random"), "depth 1, 1 node, 0 evaluations"),
+        (("solve", "connect4", "--nodes", "1"), "stopped after 1 node (node limit)"),
+        (("solve", "connect4", "--nodes", "1"), "1 node in 0.0"),
+        (
+            ("solve", "checkers", "--position", "W:WK23,K28:B3", "--max-plies", "1"),
+            "no forced win or loss within 1 ply (the --max-plies limit)",
+        ),
+        # Large numbers are written out with their digits grouped, never as 1e+09.
+        (
+            ("analyse", "connect4", "--bot", "mcts:simulations=2000000000"),
+            "mcts option simulations must be at most 1,000,000,000, not 2000000000",
+        ),
+        (
+            ("analyse", "connect4", "--bot", "mcts:time=100000000"),
+            "mcts option time must be at most 86,400, not 100000000.0",
+        ),
+        (
+            ("trace", "tictactoe", "--bot", "alphabeta:depth=1", "--window", "-1e13,5"),
+            "--window bounds must be inf or within ±1,000,000,000,000, not -1e13",
+        ),
+    ],
+)
+def test_counts_are_said_as_people_say_them(args: tuple[str, ...], shown: str) -> None:
+    result = runner.invoke(app, list(args))
+    assert shown in " ".join(result.output.split()), result.output

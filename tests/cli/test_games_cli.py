@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from cli.games import PERFT_MAX_SECONDS, _count, plan_perft
+from cli.games import PERFT_MAX_SECONDS, _count, _log_growth, plan_perft
 from cli.main import create_cli
 from games import get_game
 
@@ -80,11 +80,15 @@ def test_perft_estimates_from_the_shallow_depths_on_its_clock() -> None:
     # The test's clock: each count of the probe looks like 0.3 s, more than its budget.
     ticks = iter(range(1000))
     plan = plan_perft(get_game("checkers").initial_state(), 12, clock=lambda: next(ticks) * 0.3)
-    assert plan.exact is None and plan.probed == 1
-    assert plan.growth == 7.0  # 7 moves at 1 ply
+    assert plan.exact is None and plan.probed == 2
+    assert plan.growth == 7.0  # 7 moves, then 49 replies: 7 times as many, as from 1 to 7
     assert round(plan.log10_nodes, 6) == round(12 * math.log10(7), 6)
     assert plan.seconds() > PERFT_MAX_SECONDS  # refused at the default limit
-    assert plan.depth_within(0.3 * 7) == 2
+    assert plan.depth_within(0.3 * 7) == 3
+    # A growth that shrinks ply by ply (games ending) stops growing the estimate: tic-tac-toe
+    # at 7 plies grows 2.7 times, having grown 3.6 times before.
+    assert _log_growth(148_176 / 54_720, (148_176 / 54_720) / (54_720 / 15_120), 10**11) < 1
+    assert _log_growth(2.0, 0.5, 1000) == 0.0
     # Counts that fit the probe (on a clock that never moves) are exact, and so is every count
     # past the games' end.
     assert plan_perft(get_game("checkers").initial_state(), 4, clock=lambda: 0.0).exact == 1469

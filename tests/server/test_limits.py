@@ -38,10 +38,10 @@ def refused(response: httpx.Response, field: str, *words: str) -> None:
         ("alphabeta:depth=40", ("depth is 40", "maximum of 10")),
         ("alphabeta:depth=" + "9" * 100, ("depth is a number of 100 characters", "at most 128")),
         ("minimax:depth=11", ("depth is 11", "maximum of 10")),
-        ("mcts:simulations=1000000", ("simulations is 1000000", "maximum of 100000")),
+        ("mcts:simulations=1000000", ("simulations is 1000000", "maximum of 100,000")),
         ("mcts:time=31", ("time is 31.0", "maximum of 30")),
         ("id:time=0,depth=64", ("depth is 64", "maximum of 10")),
-        ("id:nodes=20000000", ("nodes is 20000000", "maximum of 1e+07")),
+        ("id:nodes=20000000", ("nodes is 20000000", "maximum of 10,000,000")),
     ],
 )
 def test_house_bots_beyond_the_maxima_are_refused(
