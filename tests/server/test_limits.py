@@ -106,7 +106,11 @@ def test_nim_matches_beyond_the_maxima_are_refused(
     [
         ({"options": {"heaps": "1000000"}}, "options", ("1000000 objects", "maximum of 64")),
         ({"options": {"heaps": "1,1,1,1,1,1,1,1,1"}}, "options", ("9 heaps",)),
-        ({"openings": ["fen:3,5", "fen:100,100"]}, "openings", ("entry 1", "heap 1 has 100")),
+        (
+            {"openings": ["fen:3,5", "fen:100,100"]},
+            "openings",
+            ("opening 2 of 2 ('fen:100,100')", "heap 1 has 100"),
+        ),
     ],
 )
 def test_nim_tournaments_beyond_the_maxima_are_refused_at_once(
