@@ -57,6 +57,7 @@ test-slow: $(DEV_STAMP)
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/perft.py
 	$(BIN)/python bench/search.py
+	$(BIN)/python bench/protocol.py
 	$(BIN)/python bench/connect4.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/web.py

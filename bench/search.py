@@ -13,6 +13,10 @@ Measured in one run, on the same work:
    alpha_beta_search. Target: <= 10 ms.
 3. Misère Nim (1,3,5,7) solved: Arena vs open-spiel's alpha_beta_search (about 40 s: it has
    no table; `--skip-peer-nim` leaves it out). Target: <= 10 ms.
+4. Stopping: each kind of search is stopped 0.3 s into a search that would run for minutes,
+   and the time from the stop to the search's return is measured (worst of `--stop-repeat`
+   runs). Target: <= 100 ms, a fraction of a second (a house bot's search stops so when its
+   match ends; the tests count the nodes after the stop instead, never seconds).
 
 Nodes are counted as calls of the recursive search (root and leaves included) on both sides.
 """
@@ -21,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +39,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
+from bots.result import SearchStopped  # noqa: E402
 from bots.solve import solve  # noqa: E402
 from bots.spec import create_bot  # noqa: E402
 from games import get_game  # noqa: E402
@@ -40,6 +47,18 @@ from games import get_game  # noqa: E402
 NPS_TARGET = 100_000
 NODE_RATIO_TARGET = 5.0
 SOLVE_TARGET_MS = 10.0
+STOP_TARGET_MS = 100.0
+STOPPED_SEARCHES = (
+    ("checkers", "minimax:depth=12"),
+    ("checkers", "alphabeta:depth=30,tt=off,ordering=off"),
+    ("checkers", "alphabeta:depth=30"),
+    ("checkers", "alphabeta_lecture:depth=12"),
+    ("checkers", "negamax:depth=12"),
+    ("checkers", "id:time=0,depth=40"),
+    ("connect4", "mcts:simulations=100000000"),
+    ("connect4", "mcts:time=3600"),
+)
+"""Searches that run for minutes unless stopped: the one kind of each search module."""
 
 
 def best_of(repeat: int, run: Callable[[], Any]) -> tuple[float, Any]:
@@ -150,15 +169,67 @@ def solved(
     return out
 
 
+def stop_latency(game_name: str, spec: str, after: float = 0.3) -> float:
+    """Return the seconds from setting the stop, `after` seconds into the search, to its end."""
+    game = get_game(game_name)
+    bot = create_bot(spec, game)
+    flag = threading.Event()
+    set_at: list[float] = []
+
+    def set_stop() -> None:
+        set_at.append(time.perf_counter())
+        flag.set()
+
+    timer = threading.Timer(after, set_stop)
+    timer.start()
+    try:
+        bot.choose(game.initial_state(), stop=flag.is_set)
+    except SearchStopped:
+        pass  # the fixed-depth searches have no move to return
+    finally:
+        timer.cancel()
+    ended = time.perf_counter()
+    if not set_at:
+        raise RuntimeError(f"{spec} ended before it was stopped")
+    return ended - set_at[0]
+
+
+def stopping(repeat: int) -> dict[str, Any]:
+    """Return the worst stop latency of `repeat` runs of each search in STOPPED_SEARCHES,
+    with the machine's load average before and after (the figures are wall time)."""
+    rows: dict[str, Any] = {}
+    load_before = os.getloadavg()
+    for game_name, spec in STOPPED_SEARCHES:
+        worst = max(stop_latency(game_name, spec) for _ in range(repeat))
+        rows[f"{game_name} {spec}"] = round(worst * 1000, 2)
+    return {
+        "worst_ms": rows,
+        "target_met": all(ms <= STOP_TARGET_MS for ms in rows.values()),
+        "load_average": [round(load, 2) for load in (*load_before, *os.getloadavg())],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmarks and print the report; exit 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkers-depth", type=int, default=8)
     parser.add_argument("--skip-peer-nim", action="store_true", help="skip open-spiel on Nim")
+    parser.add_argument("--stop-repeat", type=int, default=5, help="runs of each stopped search")
+    parser.add_argument("--only-stop", action="store_true", help="measure the stopping only")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 
     report: dict[str, Any] = {"machine": machine_info()}
+    if args.only_stop:
+        report["stopping"] = stopping(args.stop_repeat)
+        if args.json:
+            print(json.dumps(report, indent=2))
+        else:
+            print("Search benchmarks")
+            print(describe(report["machine"]))
+            print_stopping(report["stopping"])
+        return 0
+
     report["checkers"] = checkers(args.checkers_depth)
     report["tictactoe"] = solved("tictactoe", {}, ("tic_tac_toe", {}))
     report["nim_misere_1357"] = solved(
@@ -166,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         {},
         None if args.skip_peer_nim else ("nim", {"pile_sizes": "1;3;5;7", "is_misere": True}),
     )
+    report["stopping"] = stopping(args.stop_repeat)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -213,7 +285,22 @@ def main(argv: list[str] | None = None) -> int:
             )
         else:
             print(f"  open-spiel: {peer}")
+    print_stopping(report["stopping"])
     return 0
+
+
+def print_stopping(report: dict[str, Any]) -> None:
+    """Print the stop latencies, the machine's load and whether the target is met."""
+    print("\nStopped 0.3 s into a search of minutes: from the stop to the search's return")
+    for label, ms in report["worst_ms"].items():
+        print(f"  {label:<46} {ms:8.2f} ms (worst)")
+    load = report["load_average"]
+    print(
+        f"  load average (1, 5, 15 min) before: {load[0]}, {load[1]}, {load[2]}; after: "
+        f"{load[3]}, {load[4]}, {load[5]}"
+    )
+    met = "met" if report["target_met"] else "NOT met"
+    print(f"  target <= {STOP_TARGET_MS:g} ms: {met}")
 
 
 if __name__ == "__main__":

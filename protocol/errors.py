@@ -19,6 +19,7 @@ class ErrorCode(StrEnum):
     NOT_YOUR_TURN = "NOT_YOUR_TURN"
     STALE_SEQ = "STALE_SEQ"
     MATCH_OVER = "MATCH_OVER"
+    MATCH_NOT_OVER = "MATCH_NOT_OVER"
     NOT_STARTED = "NOT_STARTED"
     BAD_MESSAGE = "BAD_MESSAGE"
     VALIDATION_ERROR = "VALIDATION_ERROR"
@@ -73,6 +74,8 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.STALE_SEQ: "`expected_seq` differs from the match's current `seq`: you missed "
         "an event. `details.seq` holds the current one; the move was not played.",
         ErrorCode.MATCH_OVER: "The match has already ended (finished or aborted).",
+        ErrorCode.MATCH_NOT_OVER: "A rematch follows a finished match; this one is still being "
+        "played (or waits for a player, or was aborted).",
         ErrorCode.NOT_STARTED: "The match is still waiting for a player; nothing can be "
         "played yet.",
         ErrorCode.BAD_MESSAGE: "Not a JSON object, no `type`, an unknown `type`, nested deeper "
@@ -165,6 +168,7 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.NOT_YOUR_TURN: 409,
         ErrorCode.STALE_SEQ: 409,
         ErrorCode.MATCH_OVER: 409,
+        ErrorCode.MATCH_NOT_OVER: 409,
         ErrorCode.NOT_STARTED: 409,
         ErrorCode.BAD_MESSAGE: 400,
         ErrorCode.VALIDATION_ERROR: 422,

@@ -3,8 +3,9 @@
 The policies of seats live here, as functions of a `LiveMatch` that refuse with a `MatchError`:
 a new match's game, options, start position and seats (house bots within the server's maxima,
 players found by name, any other player named only challenged); the seat a player may join,
-answer a challenge for, or act from. Nothing here locks, commits or publishes: the match service
-(server.matches) calls these under the match's lock.
+answer a challenge for, or act from; the rematch a player of a finished match may ask for.
+Nothing here locks, commits or publishes: the match service (server.matches) calls these under
+the match's lock.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from games.match import MatchConfig, Status
 from games.referee import Referee
 from games.registry import get_game
 from protocol.errors import ErrorCode
-from protocol.messages import HouseBot, MatchCreate
+from protocol.messages import HouseBot, MatchCreate, SeatRequest
 from server import translation
 from server.db.models import Player
 from server.errors import MatchError
@@ -176,6 +177,43 @@ def seat_of(live: LiveMatch, player: Player) -> int:
             match_id=live.id,
         )
     return seat
+
+
+def rematch_request(live: LiveMatch, player: Player) -> MatchCreate:
+    """Return the rematch of `live` that `player` asks for: the same game, options, start
+    position, clocks and ply cap, the seats swapped. A house bot is seated again; the other
+    player is named, so creating the match as `player` challenges them.
+
+    Refuses NOT_A_PLAYER to anyone who held no seat, MATCH_NOT_OVER unless the match finished.
+    """
+    seat_of(live, player)
+    referee = live.referee
+    if referee.status is not Status.FINISHED:
+        raise MatchError(
+            ErrorCode.MATCH_NOT_OVER,
+            f"match {live.id} is {referee.status.value}: a rematch follows a finished match",
+            match_id=live.id,
+        )
+    config = referee.config
+    start = config.start
+    if start is not None and not isinstance(start, str):
+        start = config.game.format_position(start)
+    seats: list[SeatRequest] = []
+    for old in (1, 0):
+        bot, name = live.bot_specs[old], live.names[old]
+        if bot is not None:
+            seats.append(HouseBot(bot=bot))
+        else:
+            assert name is not None, "a finished match had both of its seats taken"
+            seats.append(name)
+    return MatchCreate(
+        game=config.game.name,
+        options=dict(live.options),
+        start_position=start,
+        time_control=translation.time_control(config.time_control),
+        max_plies=config.max_plies,
+        seats=(seats[0], seats[1]),
+    )
 
 
 def invalid(field_name: str, message: str) -> MatchError:

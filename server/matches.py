@@ -505,6 +505,13 @@ class MatchService:
         call = {"player": _who(player), "action": action}
         return await self._on_match(match_id, here, "act", call, MatchState.model_validate)
 
+    async def rematch(self, match_id: str, player: Player) -> MatchState:
+        """Create the rematch of a finished match for one of its players: the same match with
+        the seats swapped (`match_setup.rematch_request`), created as `create_match` creates
+        any, by `player`: a house bot is seated, another player challenged."""
+        body = await self.read(match_id, lambda live: match_setup.rematch_request(live, player))
+        return await self.create_match(body, creator=player)
+
     async def adjudicate(self, match_id: str, winner: int | None, reason: str) -> MatchState:
         """End an active match by the server's decision: `winner` wins (None: a draw).
 

@@ -43,7 +43,7 @@ import math
 import time
 import weakref
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -123,19 +123,26 @@ _PRUNE_FROM = 10_000
 
 
 class _Bucket:
-    """One connection's token bucket, and the times of its recent refusals."""
+    """One connection's token bucket, and the times of its recent refusals (on `clock`)."""
 
-    def __init__(self, rate: RateLimitItem, burst: int, refusals: RateLimitItem) -> None:
+    def __init__(
+        self,
+        rate: RateLimitItem,
+        burst: int,
+        refusals: RateLimitItem,
+        clock: Callable[[], float],
+    ) -> None:
         self.per_second = rate.amount / rate.get_expiry()
         self.burst = burst
+        self.clock = clock
         self.tokens = float(burst)
-        self.updated = time.monotonic()
+        self.updated = clock()
         self.refusals: deque[float] = deque()
         self.refusal_limit = refusals
 
     def take(self) -> float:
         """Take a token: return 0.0, or the seconds until one is available (nothing taken)."""
-        now = time.monotonic()
+        now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.per_second)
         self.updated = now
         if self.tokens >= 1:
@@ -145,14 +152,14 @@ class _Bucket:
 
     def is_idle(self) -> bool:
         """Return True if the bucket has refilled and holds no recent refusal."""
-        now = time.monotonic()
+        now = self.clock()
         refilled = self.tokens + (now - self.updated) * self.per_second >= self.burst
         recent = bool(self.refusals) and self.refusals[-1] > now - self.refusal_limit.get_expiry()
         return refilled and not recent
 
     def refuse(self) -> bool:
         """Record a refusal; return True when there were too many in the window."""
-        now = time.monotonic()
+        now = self.clock()
         self.refusals.append(now)
         while self.refusals[0] <= now - self.refusal_limit.get_expiry():
             self.refusals.popleft()
@@ -163,10 +170,13 @@ class RateLimiter:
     """The application's rate limits and their counts (one per app, on `app.state`).
 
     Build it in the lifespan and `close` it at shutdown (it may hold Redis connections).
+    `clock` (monotonic seconds) times the WebSocket buckets; the REST counts are kept by the
+    `limits` library on its own clock, the wall clock.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.enabled = settings.rate_limits_enabled
+        self._clock = clock
         self._pool: ConnectionPool | None = None
         storage: Storage
         if settings.redis_url:
@@ -272,7 +282,7 @@ class RateLimiter:
         return bucket
 
     def _new_bucket(self) -> _Bucket:
-        return _Bucket(self._ws_rate, self._ws_burst, self._ws_refusals)
+        return _Bucket(self._ws_rate, self._ws_burst, self._ws_refusals, self._clock)
 
     def _prune(self) -> None:
         """Forget the players' buckets that are full again: a fresh one is the same."""

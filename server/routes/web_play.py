@@ -6,9 +6,9 @@ act) under the same rate limits; only the credential differs: the guest cookie (
 SameSite=Strict, see server.routes.web), and a request with another site's `Origin` is
 refused. Two kinds of answer:
 
-- the forms (`POST /web/play`, `/web/matches/{id}/join`, `/accept`, `/decline`) answer with a
-  redirect to the page to show next (303), or a page saying what was wrong (the play form
-  again, 422; a refused join or answer, with the refusal's status);
+- the forms (`POST /web/play`, `/web/matches/{id}/join`, `/accept`, `/decline`, `/rematch`)
+  answer with a redirect to the page to show next (303), or a page saying what was wrong (the
+  play form again, 422; a refused join, answer or rematch, with the refusal's status);
 - the page's script (`static/play.js`) posts moves and actions as JSON and gets REST's own
   answers: `move_made` or `match_state`, or the `ErrorResponse` of a refusal (4xx), which the
   page shows beside the board.
@@ -298,6 +298,37 @@ async def decline_from_page(
     except ProtocolError as error:
         return _refused_page(pages, request, "Declining the challenge", error, "/")
     return RedirectResponse("/", status_code=status.HTTP_303_SEE_OTHER)
+
+
+@router.post(
+    "/matches/{match_id}/rematch",
+    status_code=status.HTTP_303_SEE_OTHER,
+    response_class=RedirectResponse,
+    responses={
+        303: {"description": "See Other: the new match's page"},
+        429: RATE_LIMITED_RESPONSE,
+        **ERRORS,
+        **REFUSED_PAGES,
+        422: {
+            **HTML_ANSWER,
+            "description": "Refused by the match service (a bot no longer "
+            "allowed, say): a page (HTML) saying why",
+        },
+    },
+    dependencies=[Depends(limit_web_match_creation)],
+)
+async def rematch_from_page(
+    match_id: MatchPath, request: Request, guest: GuestDep, service: ServiceDep, pages: PagesDep
+) -> Response:
+    """Create the rematch of the guest's finished match: the same game and clocks, the colours
+    swapped; a house bot plays again, a player is challenged (as `POST /matches` creates a
+    match, counted as it is). Go to the new match's page, or a page saying why not
+    (NOT_A_PLAYER, MATCH_NOT_OVER, UNKNOWN_MATCH...)."""
+    try:
+        state = await service.rematch(match_id, guest)
+    except ProtocolError as error:
+        return _refused_page(pages, request, "The rematch", error, f"/matches/{match_id}")
+    return RedirectResponse(f"/matches/{state.match_id}", status_code=status.HTTP_303_SEE_OTHER)
 
 
 @router.post("/matches/{match_id}/moves", responses=ERRORS)

@@ -261,7 +261,7 @@ def test_a_trace_past_the_time_limit_is_stopped(make_server: Any) -> None:
 
 
 def test_traces_are_rate_limited_per_address(make_server: Any) -> None:
-    http = make_server(rate_traces_per_address="2/minute")
+    http = make_server(rate_traces_per_address="2/day")
     body = {"game": "tictactoe", "position": "X...O....", "depth": 1}
     assert http.post("/explore/trace", json=body).status_code == 200
     assert http.post("/explore/trace", json={"game": "chess"}).status_code == 422
@@ -273,7 +273,7 @@ def test_traces_are_rate_limited_per_address(make_server: Any) -> None:
 
 
 def test_positions_are_rate_limited_per_address(make_server: Any) -> None:
-    http = make_server(rate_positions_per_address="2/minute")
+    http = make_server(rate_positions_per_address="2/day")
     body = {"game": "tictactoe", "moves": ["4"]}
     assert http.post("/explore/position", json=body).status_code == 200
     assert http.post("/explore/position", json={"game": "chess"}).status_code == 422

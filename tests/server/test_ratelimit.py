@@ -1,7 +1,13 @@
-"""Rate limits end to end: a real uvicorn server, real HTTP and WebSocket clients, short windows.
+"""Rate limits end to end: a real uvicorn server, real HTTP and WebSocket clients.
 
 Another client address is a real one: the client binds 127.0.0.2 (loopback, like 127.0.0.1),
 so the server sees a different socket peer.
+
+The counts are tested with windows of a day and WebSocket rates of a minute, which no test
+outlasts however loaded the machine, so a count never depends on how fast the requests went.
+That a refused client gets through after the wait it is told is tested on the WebSocket
+buckets with a clock the test moves (`RateLimiter(clock=...)`), and once on a REST window of 2
+seconds, where a slow machine only lets more time pass.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from server.settings import Settings
 from tests.server.conftest import RunningServer, free_port, start_server
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
-TIMEOUT = 5.0
+TIMEOUT = 30.0
+"""Seconds a wait for the server may take before the test fails: generous, for a loaded machine."""
 
 
 @pytest.fixture
@@ -68,16 +75,6 @@ def new_match(http: httpx.Client, auth: dict[str, str]) -> httpx.Response:
     return http.post("/matches", json=body, headers=auth)
 
 
-def fresh_window(period: float) -> None:
-    """Sleep until just after the next start of a `period`-second window.
-
-    The counts are kept per fixed window (aligned on the epoch); the sliding window counter
-    lets a request through just after a window ends (its documented up-to-2N), so a test that
-    counts to a limit starts at a window's beginning and stays within one window.
-    """
-    time.sleep(period - time.time() % period + 0.01)
-
-
 def assert_rate_limited(response: httpx.Response, scope: str, limit: str) -> float:
     """Check a 429 as PROTOCOL.md documents it; return the seconds it says to wait."""
     assert response.status_code == 429, response.text
@@ -92,83 +89,82 @@ def assert_rate_limited(response: httpx.Response, scope: str, limit: str) -> flo
 
 
 def test_registrations_are_limited_per_address(make_server: Any) -> None:
-    server = make_server(rate_registrations_per_address="3/2 seconds")
+    server = make_server(rate_registrations_per_address="3/day")
     with client(server) as http, client(server, "127.0.0.2") as other:
-        fresh_window(2)
         for name in ("a1", "a2", "a3"):
             register(http, name)
         refused = http.post("/players", json={"name": "a4"})
-        wait = assert_rate_limited(refused, "address", "3 per 2 second")
+        assert_rate_limited(refused, "address", "3 per 1 day")
         assert "registrations" in refused.json()["message"]
-        # Another address has its own count.
+        # Another address has its own count; nothing was registered by the refused request.
         register(other, "b1")
-        # Nothing was registered by the refused request, and the window frees up in time.
+        register(other, "a4")
+
+
+def test_a_refused_client_gets_through_after_the_wait_it_is_told(make_server: Any) -> None:
+    # A window of 2 seconds on the wall clock, which the `limits` library keeps the counts on.
+    # Time passing only frees the window: a loaded machine makes this test easier, not harder.
+    server = make_server(rate_registrations_per_address="2/2 seconds")
+    with client(server) as http:
+        for number in range(20):  # the third is refused, unless the machine is very slow
+            refused = http.post("/players", json={"name": f"a{number}"})
+            if refused.status_code != 201:
+                break
+        wait = assert_rate_limited(refused, "address", "2 per 2 second")
         time.sleep(wait + 0.05)
-        register(http, "a4")
+        register(http, "late")
 
 
 def test_match_creation_is_limited_per_token_and_per_address(make_server: Any) -> None:
-    server = make_server(
-        rate_matches_per_player="3/2 seconds", rate_matches_per_address="5/2 seconds"
-    )
+    server = make_server(rate_matches_per_player="3/day", rate_matches_per_address="5/day")
     with client(server) as http, client(server, "127.0.0.2") as other:
         alice, bob, carol = register(http, "alice"), register(http, "bob"), register(other, "c")
-        fresh_window(2)
-        started = time.monotonic()
         for _ in range(3):
             assert new_match(http, alice).status_code == 201
         # Alice floods: refused per token, and her refusals do not use her address's budget...
         for _ in range(5):
-            assert_rate_limited(new_match(http, alice), "token", "3 per 2 second")
+            assert_rate_limited(new_match(http, alice), "token", "3 per 1 day")
         # ...so Bob, at the same address, still has its remaining two.
         assert new_match(http, bob).status_code == 201
         assert new_match(http, bob).status_code == 201
-        wait = assert_rate_limited(new_match(http, bob), "address", "5 per 2 second")
+        assert_rate_limited(new_match(http, bob), "address", "5 per 1 day")
         # Another address is not affected.
         assert new_match(other, carol).status_code == 201
-        assert time.monotonic() - started < 2, "too slow to test a 2-second window"
-        time.sleep(wait + 0.05)
-        assert new_match(http, alice).status_code == 201
+        # The refused requests created nothing.
         listed = http.get("/matches", params={"limit": 200}).json()["matches"]
-        assert len(listed) == 7
+        assert len(listed) == 6
 
 
 def test_tournament_creation_is_limited_per_token(make_server: Any) -> None:
-    server = make_server(rate_tournaments_per_player="2/2 seconds")
+    server = make_server(rate_tournaments_per_player="2/day")
     body = {"game": "tictactoe", "bots": ["random", "greedy"], "games_per_pairing": 2}
     with client(server) as http:
         alice, bob = register(http, "alice"), register(http, "bob")
-        fresh_window(2)
         for _ in range(2):
             assert http.post("/tournaments", json=body, headers=alice).status_code == 201
         refused = http.post("/tournaments", json=body, headers=alice)
-        wait = assert_rate_limited(refused, "token", "2 per 2 second")
+        assert_rate_limited(refused, "token", "2 per 1 day")
         assert http.post("/tournaments", json=body, headers=bob).status_code == 201
-        time.sleep(wait + 0.05)
-        assert http.post("/tournaments", json=body, headers=alice).status_code == 201
-        assert len(http.get("/tournaments").json()["tournaments"]) == 4
+        assert len(http.get("/tournaments").json()["tournaments"]) == 3
 
 
 def test_tournament_creation_is_limited_per_address(make_server: Any) -> None:
-    server = make_server(rate_tournaments_per_address="2/2 seconds")
+    server = make_server(rate_tournaments_per_address="2/day")
     body = {"game": "tictactoe", "bots": ["random", "greedy"], "games_per_pairing": 2}
     with client(server) as http, client(server, "127.0.0.2") as other:
         alice, bob = register(http, "alice"), register(other, "bob")
-        fresh_window(2)
         for _ in range(2):
             assert http.post("/tournaments", json=body, headers=alice).status_code == 201
         refused = http.post("/tournaments", json=body, headers=alice)
-        assert_rate_limited(refused, "address", "2 per 2 second")
+        assert_rate_limited(refused, "address", "2 per 1 day")
         assert_rate_limited(
-            http.post("/tournaments", json=body, headers=bob), "address", "2 per 2 second"
+            http.post("/tournaments", json=body, headers=bob), "address", "2 per 1 day"
         )
         assert other.post("/tournaments", json=body, headers=bob).status_code == 201
 
 
 def test_grader_uploads_are_limited_per_token_and_per_address(make_server: Any) -> None:
-    server = make_server(
-        rate_uploads_per_player="2/2 seconds", rate_uploads_per_address="3/2 seconds"
-    )
+    server = make_server(rate_uploads_per_player="2/day", rate_uploads_per_address="3/day")
     files = [("files", ("checkers.py", b"print('hi')\n", "text/x-python"))]
 
     def upload(http: httpx.Client, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -177,18 +173,15 @@ def test_grader_uploads_are_limited_per_token_and_per_address(make_server: Any) 
 
     with client(server) as http, client(server, "127.0.0.2") as other:
         alice = register(http, "alice")
-        fresh_window(2)
         assert upload(http, alice).status_code == 422
         assert upload(http, alice).status_code == 422
-        assert_rate_limited(upload(http, alice), "token", "2 per 2 second")
+        assert_rate_limited(upload(http, alice), "token", "2 per 1 day")
         # Uploads need a token: a second player at the same address meets the address's limit.
         bob = register(http, "bob")
         carol = register(other, "carol")
         assert upload(http, bob).status_code == 422
-        wait = assert_rate_limited(upload(http, bob), "address", "3 per 2 second")
+        assert_rate_limited(upload(http, bob), "address", "3 per 1 day")
         assert upload(other, carol).status_code == 422
-        time.sleep(wait + 0.05)
-        assert upload(http, bob).status_code == 422
 
 
 def test_rate_limits_can_be_turned_off(make_server: Any) -> None:
@@ -206,11 +199,17 @@ def test_the_defaults_let_a_bot_author_work_and_stop_a_registration_flood(
         alice = register(http, "alice")
         for _ in range(30):
             assert new_match(http, alice).status_code == 201
-        for name in range(9):
-            register(http, f"p{name}")
-        assert_refused = http.post("/players", json={"name": "p99"})
-        assert assert_refused.status_code == 429
-        assert int(assert_refused.headers["Retry-After"]) <= 60
+        # A flood of registrations is refused after 10 in a minute. The counts are kept per
+        # minute of the clock: a flood that spans the turn of a minute may get up to 20 through
+        # (the sliding window's documented bound), never more.
+        registered = 1
+        for name in range(20):
+            flood = http.post("/players", json={"name": f"p{name}"})
+            if flood.status_code != 201:
+                break
+            registered += 1
+        assert 10 <= registered <= 20
+        assert_rate_limited(flood, "address", "10 per 1 minute")
 
 
 def test_ipv6_clients_are_counted_by_their_64_network() -> None:
@@ -241,9 +240,8 @@ async def ping(ws: ClientConnection, n: int) -> None:
 
 
 async def test_websocket_messages_are_limited_per_player(make_server: Any) -> None:
-    server = make_server(
-        rate_ws_messages="10/second", rate_ws_burst=5, rate_ws_refusals="3/10 seconds"
-    )
+    # Rates of a minute: no token comes back, and no refusal is forgotten, while the test runs.
+    server = make_server(rate_ws_messages="10/minute", rate_ws_burst=5, rate_ws_refusals="3/minute")
     async with httpx.AsyncClient(base_url=server.url) as http:
         tokens = [
             (await http.post("/players", json={"name": name})).json()["token"]
@@ -258,16 +256,12 @@ async def test_websocket_messages_are_limited_per_player(make_server: Any) -> No
     error = await receive(alice)
     assert error["type"] == "error" and error["code"] == "RATE_LIMITED", error
     wait_ms = error["details"]["retry_after_ms"]
-    assert 0 < wait_ms <= 100 and error["details"]["limit"] == "10 per 1 second"
+    assert 0 < wait_ms <= 6000 and error["details"]["limit"] == "10 per 1 minute"
     # Bob's connection has its own bucket.
     await ping(bob, 7)
     assert (await receive(bob))["type"] == "pong"
-    # Waiting as told is enough.
-    await asyncio.sleep(wait_ms / 1000 + 0.01)
-    await ping(alice, 8)
-    pong = await receive(alice)
-    assert (pong["type"], pong["time_ms"]) == ("pong", 8)
-    # Sending on regardless: 3 refusals in 10 seconds are tolerated (the first was above), the
+    # (That waiting as told is enough: test_the_wait_a_websocket_refusal_names_is_enough.)
+    # Sending on regardless: 3 refusals in a minute are tolerated (the first was above), the
     # fourth closes the connection with 1008; nothing sent after it is answered.
     with contextlib.suppress(ConnectionClosed):
         for n in range(20):
@@ -286,7 +280,7 @@ async def test_websocket_messages_are_limited_per_player(make_server: Any) -> No
 
 
 async def test_reconnecting_does_not_refill_a_players_bucket(make_server: Any) -> None:
-    server = make_server(rate_ws_messages="1/second", rate_ws_burst=3)
+    server = make_server(rate_ws_messages="1/minute", rate_ws_burst=3)
     async with httpx.AsyncClient(base_url=server.url) as http:
         token = (await http.post("/players", json={"name": "alice"})).json()["token"]
     first = await open_ws(f"{server.ws_url}/ws", token)
@@ -296,15 +290,12 @@ async def test_reconnecting_does_not_refill_a_players_bucket(make_server: Any) -
     second = await open_ws(f"{server.ws_url}/ws", token)
     await ping(second, 3)
     refused = await receive(second)
-    assert refused["code"] == "RATE_LIMITED" and 0 < refused["details"]["retry_after_ms"] <= 1000
-    await asyncio.sleep(refused["details"]["retry_after_ms"] / 1000 + 0.01)
-    await ping(second, 4)
-    assert (await receive(second))["type"] == "pong"
+    assert refused["code"] == "RATE_LIMITED" and 0 < refused["details"]["retry_after_ms"] <= 60_000
     await second.close()
 
 
 async def test_spectators_and_tournament_watchers_are_limited_too(make_server: Any) -> None:
-    server = make_server(rate_ws_messages="1/second", rate_ws_burst=2)
+    server = make_server(rate_ws_messages="1/minute", rate_ws_burst=2)
     async with httpx.AsyncClient(base_url=server.url) as http:
         token = (await http.post("/players", json={"name": "alice"})).json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
@@ -323,10 +314,16 @@ async def test_spectators_and_tournament_watchers_are_limited_too(make_server: A
         assert (await receive(watcher))["type"] in ("match_state", "tournament_state")
         for n in range(3):
             await ping(watcher, n)
-        answers = [await receive(watcher) for _ in range(3)]
+        # The answers to the pings, in order; the tournament's own news (a game finished, if
+        # it still runs on a slow machine) may come between them.
+        answers: list[dict[str, Any]] = []
+        while len(answers) < 3:
+            message = await receive(watcher)
+            if message["type"] in ("pong", "error"):
+                answers.append(message)
         assert [answer["type"] for answer in answers] == ["pong", "pong", "error"], answers
         assert answers[2]["code"] == "RATE_LIMITED"
-        assert 0 < answers[2]["details"]["retry_after_ms"] <= 1000
+        assert 0 < answers[2]["details"]["retry_after_ms"] <= 60_000
         await watcher.close()
 
 
@@ -354,10 +351,7 @@ REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
 
 @pytest.mark.skipif(not REDIS_URL, reason="ARENA_TEST_REDIS_URL is not set")
 def test_redis_shares_the_counts_between_servers(make_server: Any) -> None:
-    limits = {
-        "rate_registrations_per_address": "3/10 seconds",
-        "rate_matches_per_player": "2/10 seconds",
-    }
+    limits = {"rate_registrations_per_address": "3/day", "rate_matches_per_player": "2/day"}
     # Without Redis each server counts alone: the control that makes the test meaningful.
     alone = [make_server(**limits) for _ in range(2)]
     with client(alone[0]) as first, client(alone[1]) as second:
@@ -367,16 +361,15 @@ def test_redis_shares_the_counts_between_servers(make_server: Any) -> None:
     shared = {**limits, "redis_url": REDIS_URL, "redis_key_prefix": f"test-{uuid.uuid4().hex}"}
     servers = [make_server(**shared) for _ in range(2)]
     with client(servers[0]) as first, client(servers[1]) as second:
-        fresh_window(10)
         alice = register(first, "r1")
         register(first, "r2")
         register(second, "r3")
         for http in (first, second):
             refused = http.post("/players", json={"name": "r4"})
-            assert_rate_limited(refused, "address", "3 per 10 second")
+            assert_rate_limited(refused, "address", "3 per 1 day")
         assert new_match(first, alice).status_code == 201
         assert new_match(second, alice).status_code == 201
-        assert_rate_limited(new_match(first, alice), "token", "2 per 10 second")
+        assert_rate_limited(new_match(first, alice), "token", "2 per 1 day")
 
 
 def test_an_unreachable_redis_lets_requests_through(make_server: Any) -> None:
@@ -429,15 +422,66 @@ class _Sink:
         self.closed = True
 
 
+class _Clock:
+    """A clock that moves only when the test moves it."""
+
+    def __init__(self) -> None:
+        self.now = 1024.0  # whole and binary fractions of seconds add up exactly from here
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_wait_a_websocket_refusal_names_is_enough() -> None:
+    clock = _Clock()
+    limiter = RateLimiter(
+        Settings(rate_ws_messages="4/second", rate_ws_burst=5, rate_ws_refusals="3/10 seconds"),
+        clock=clock,
+    )
+    alice = _Sink(1)
+    assert all(limiter.admit(alice) for _ in range(5))  # type: ignore[arg-type]
+    assert not limiter.admit(alice)  # type: ignore[arg-type]
+    assert alice.sent[-1].details["retry_after_ms"] == 250  # one token at 4 a second
+    # Half the wait: still refused, and told the rest of it.
+    clock.now += 0.125
+    assert not limiter.admit(alice)  # type: ignore[arg-type]
+    assert alice.sent[-1].details["retry_after_ms"] == 125
+    # Waiting as told is enough.
+    clock.now += 0.125
+    assert limiter.admit(alice)  # type: ignore[arg-type]
+    assert len(alice.sent) == 2 and not alice.closed
+
+
+def test_refusals_close_the_connection_only_when_too_many_come_in_their_window() -> None:
+    clock = _Clock()
+    limiter = RateLimiter(
+        Settings(rate_ws_messages="1/minute", rate_ws_burst=1, rate_ws_refusals="3/10 seconds"),
+        clock=clock,
+    )
+    alice = _Sink(1)
+    assert limiter.admit(alice)  # type: ignore[arg-type]
+    for _ in range(3):
+        assert not limiter.admit(alice)  # type: ignore[arg-type]
+    # Ten seconds on, those three are out of the window: a fourth refusal is tolerated.
+    clock.now += 10
+    assert not limiter.admit(alice)  # type: ignore[arg-type]
+    assert not alice.closed and len(alice.sent) == 4
+    # Three more within the window make four in it: the connection is closed, unanswered.
+    for _ in range(3):
+        assert not limiter.admit(alice)  # type: ignore[arg-type]
+    assert alice.closed and len(alice.sent) == 6
+
+
 def test_idle_players_buckets_are_forgotten(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("server.ratelimit._PRUNE_FROM", 3)
-    limiter = RateLimiter(Settings(rate_ws_messages="1/second", rate_ws_burst=1))
+    clock = _Clock()
+    limiter = RateLimiter(Settings(rate_ws_messages="1/second", rate_ws_burst=1), clock=clock)
     for player_id in range(1, 5):
         assert limiter.admit(_Sink(player_id))  # type: ignore[arg-type]
     # Nobody was idle when the fourth came: all four are kept, and still limited.
     assert not limiter.admit(_Sink(1))  # type: ignore[arg-type]
     assert len(limiter._player_buckets) == 4
-    time.sleep(1.1)
+    clock.now += 1.1
     for player_id in range(5, 8):
         assert limiter.admit(_Sink(player_id))  # type: ignore[arg-type]
     # At the seventh, the buckets refilled and without a recent refusal (2, 3 and 4) were
@@ -450,9 +494,10 @@ async def test_arena_bot_waits_and_sends_again_when_rate_limited(
 ) -> None:
     from bots.client import BotClient
 
-    # One message at once, two a second: the bot's replies to the house bot's instant moves
-    # arrive too fast, are dropped, and must be sent again for the match to finish.
-    server = make_server(rate_ws_messages="2/second", rate_ws_burst=1)
+    # One message at once, one every 2 seconds: the bot's replies to the house bot's instant
+    # moves arrive too fast (on any machine, at least one of them), are dropped, and must be
+    # sent again for the match to finish.
+    server = make_server(rate_ws_messages="1/2 seconds", rate_ws_burst=1)
     async with httpx.AsyncClient(base_url=server.url) as http:
         token = (await http.post("/players", json={"name": "alice"})).json()["token"]
         body = {"game": "tictactoe", "seats": ["alice", {"bot": "random"}]}
@@ -462,7 +507,7 @@ async def test_arena_bot_waits_and_sends_again_when_rate_limited(
         assert created.status_code == 201, created.text
         bot = BotClient(server.url, token, "random", log=logging.getLogger("test.ratebot"))
         with caplog.at_level(logging.INFO, logger="test.ratebot"):
-            assert await asyncio.wait_for(bot.run(max_matches=1), 30) == 1
+            assert await asyncio.wait_for(bot.run(max_matches=1), 120) == 1
         assert any("rate limited" in record.getMessage() for record in caplog.records)
         match = (await http.get(f"/matches/{created.json()['match_id']}")).json()
         assert match["status"] == "finished" and match["result"]["reason"] == "rules"

@@ -71,9 +71,9 @@ def test_redact_hides_token_values_and_keeps_the_rest(logged: str, expected: str
 
 def test_arena_serve_logs_requests_without_their_tokens(tmp_path: Path) -> None:
     with arena_serve(tmp_path) as (url, output):
-        registered = httpx.post(f"{url}/players", json={"name": "alice"}, timeout=5)
+        registered = httpx.post(f"{url}/players", json={"name": "alice"}, timeout=30)
         token = registered.json()["token"]
-        listed = httpx.get(f"{url}/matches", params={"limit": 5, "token": token}, timeout=5)
+        listed = httpx.get(f"{url}/matches", params={"limit": 5, "token": token}, timeout=30)
         assert listed.status_code == 200, listed.text
         with connect(f"{url.replace('http://', 'ws://')}/ws?token={token}") as ws:
             ws.send(json.dumps({"type": "hello", "protocol_version": "1.0"}))
@@ -126,4 +126,4 @@ def test_headers_over_the_limit_are_refused_without_reading_them(tmp_path: Path)
         # 64 MB of one header: refused after the first reads, never buffered whole.
         huge = send_headers(url, b"X-Fill: " + b"a" * (64 << 20) + b"\r\n")
         assert huge == b"" or huge.startswith(b"HTTP/1.1 431 "), huge[:200]
-        assert httpx.get(f"{url}/health", timeout=5).json()["status"] == "ok"
+        assert httpx.get(f"{url}/health", timeout=30).json()["status"] == "ok"

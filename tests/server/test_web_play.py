@@ -298,3 +298,61 @@ def test_a_persons_slips_on_the_page_never_forfeit_the_match(server: RunningServ
         assert nobody.get(f"/matches/{match_id}").json()["status"] == "active"
         moved = ann.post(f"/web/matches/{match_id}/moves", json={"move": "4"})
         assert moved.status_code == 200 and moved.json()["move"] == "4"
+
+
+def test_a_rematch_swaps_the_colours_of_a_finished_match(server: RunningServer) -> None:
+    """The finished match's players only; a house bot plays again, a player is challenged;
+    created as any match is, and counted as one."""
+    with (
+        browser(server) as ann,
+        browser(server) as bob,
+        httpx.Client(base_url=server.url) as program,
+    ):
+        match_id = start(ann, time_control="5+3", colour="first")
+        start(bob)
+        name = guest_of(ann)
+        # Not before the end, not for anyone else, only from this site, with a guest.
+        early = ann.post(f"/web/matches/{match_id}/rematch")
+        assert early.status_code == 409 and "MATCH_NOT_OVER" in early.text
+        assert early.headers["content-type"].startswith("text/html")
+        assert post_action(ann, match_id, "resign").status_code == 200
+        other = bob.post(f"/web/matches/{match_id}/rematch")
+        assert other.status_code == 403 and "NOT_A_PLAYER" in other.text
+        anonymous = program.post(f"/web/matches/{match_id}/rematch")
+        assert (anonymous.status_code, anonymous.json()["code"]) == (401, "UNAUTHORIZED")
+        foreign = ann.post(f"/web/matches/{match_id}/rematch", headers=FOREIGN)
+        assert (foreign.status_code, foreign.json()["code"]) == (403, "FORBIDDEN")
+        unknown = ann.post("/web/matches/m_nosuchmatch/rematch")
+        assert unknown.status_code == 404 and "UNKNOWN_MATCH" in unknown.text
+        page = ann.get(f"/matches/{match_id}", headers=HTML).text
+        assert f'action="/web/matches/{match_id}/rematch"' in page
+        assert "you play O" in page
+
+        again = ann.post(f"/web/matches/{match_id}/rematch")
+        assert again.status_code == 303, again.text
+        rematch = program.get(again.headers["location"]).json()
+        old = program.get(f"/matches/{match_id}").json()
+        assert rematch["match_id"] != match_id and rematch["status"] == "active"
+        assert rematch["seats"][0]["bot"] == "greedy" and rematch["seats"][1]["player"] == name
+        assert (rematch["game"], rematch["time_control"]) == (old["game"], old["time_control"])
+
+        # Against a player: the rematch challenges them, the seats swapped.
+        token = program.post("/players", json={"name": "carol"}).json()["token"]
+        carol = {"Authorization": f"Bearer {token}"}
+        body = {"game": "nim", "seats": ["carol", name], "max_plies": 30}
+        challenged = program.post("/matches", json=body, headers=carol).json()["match_id"]
+        assert ann.post(f"/web/matches/{challenged}/accept").status_code == 303
+        assert program.post(f"/matches/{challenged}/resign", headers=carol).status_code == 200
+        answered = ann.post(f"/web/matches/{challenged}/rematch")
+        assert answered.status_code == 303, answered.text
+        version = {"Arena-Protocol-Version": "1.2"}  # max_plies is in 1.1 and later
+        waiting = program.get(answered.headers["location"], headers=version).json()
+        assert waiting["status"] == "waiting" and waiting["max_plies"] == 30
+        assert waiting["seats"][0]["player"] == name
+        assert waiting["seats"][1]["challenged"] == "carol"
+        invited = program.get("/challenges", headers=carol).json()
+        assert [c["match_id"] for c in invited] == [waiting["match_id"]]
+
+        # Each rematch is a match created: the guest's daily count (6 here) runs out.
+        statuses = [ann.post(f"/web/matches/{match_id}/rematch").status_code for _ in range(4)]
+        assert statuses[:2] == [303, 303] and statuses[2:] == [429, 429], statuses

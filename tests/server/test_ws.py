@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,7 +18,8 @@ from protocol.version import PROTOCOL_VERSION
 from tests.server.conftest import RunningServer
 from tests.server.raw_websocket import RawWebSocket
 
-TIMEOUT = 5.0
+TIMEOUT = 30.0
+"""Seconds a wait for the server may take before the test fails: generous, for a loaded machine."""
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
 
 
@@ -485,9 +485,8 @@ async def test_a_frame_over_the_limit_closes_with_1009_before_its_payload_arrive
     # that buffers up to its own larger limit would wait for them and close nothing.
     raw.send_header(limit + 1)
     raw.sock.sendall(b" " * 1000)
-    started = time.monotonic()
+    # The rest of the payload is never sent, so a close decided on the payload never comes.
     assert raw.close_code(TIMEOUT) == CloseCode.MESSAGE_TOO_BIG
-    assert time.monotonic() - started < 2
     raw.close()
     # The message of exactly the limit is read (and refused by the schema, not by size).
     ws = await connect_player(live_server, await register(http, "bob"), "bob")

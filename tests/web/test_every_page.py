@@ -228,7 +228,7 @@ def test_a_match_page(
     if kind == "live":
         expect(page.locator("#status")).to_have_text(f"{NAMES[state['to_move']]} to move")
     else:
-        expect(page.locator("#status")).to_contain_text(f"{NAMES[0]} won")
+        expect(page.locator("#status")).to_contain_text(f"{NAMES[0]} beat {NAMES[1]}")
     names_shown(page, "#match h1")
     names_shown(page, ".clocks")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import httpx
@@ -175,3 +176,60 @@ def test_screenshots_at_desktop_and_phone_width(
         page.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 0
     print(f"lobby screenshots in {screenshots}")
+
+
+RATED_WAIT_S = 30.0
+LEADERBOARD_BOTS = ("mcts:simulations=500", "alphabeta:depth=6")
+"""House bots with the longest specs the play form offers: each a row of a leaderboard."""
+
+CLIPPED = """
+(table) => {
+  // What of the table lies beyond its box's visible width: the columns a reader cannot see.
+  const box = table.parentElement.getBoundingClientRect();
+  const hidden = [];
+  for (const cell of table.querySelectorAll("th, td")) {
+    const rect = cell.getBoundingClientRect();
+    const outside = rect.right > box.right + 1 || rect.left < box.left - 1;
+    if (outside) hidden.push(cell.textContent.trim());
+  }
+  return { hidden, scrolls: table.parentElement.scrollWidth > table.parentElement.clientWidth + 1 };
+}
+"""
+
+
+def test_every_leaderboard_shows_its_ratings_and_games_at_both_widths(
+    page: Page, api: httpx.Client, screenshots: Path
+) -> None:
+    tokens = {name: register(api, name) for name in ("script.alert-1", "constructor")}
+    games = ("checkers", "connect4", "nim", "tictactoe")
+    for game in games:
+        for bot in LEADERBOARD_BOTS:
+            body = {"game": game, "seats": ["script.alert-1", {"bot": bot}]}
+            created = api.post("/matches", json=body, headers=tokens["script.alert-1"])
+            assert created.status_code == 201, created.text
+            match_id = created.json()["match_id"]
+            resigned = api.post(f"/matches/{match_id}/resign", headers=tokens["script.alert-1"])
+            assert resigned.status_code == 200, resigned.text
+    until = time.monotonic() + RATED_WAIT_S
+    for game in games:
+        # Each match is rated just after it ends: its game's board then has three rows.
+        while len(api.get("/leaderboard", params={"game": game}).json()["ratings"]) < 3:
+            assert time.monotonic() < until, f"{game} was not rated"
+            time.sleep(0.1)
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        page.goto("/")
+        tables = page.locator("table.leaderboard")
+        expect(tables).to_have_count(len(games))
+        expect(tables.first.locator("thead th")).to_have_text(["#", "Player", "Rating", "Games"])
+        for table in tables.all():
+            seen = table.evaluate(CLIPPED)
+            assert seen == {"hidden": [], "scrolls": False}, f"{label}: {seen}"
+            # Scrolled down to, the first rating is wholly on the screen.
+            table.evaluate("(t) => t.scrollIntoView({ block: 'center' })")
+            rating = table.locator("tbody tr").first.locator("td").nth(1)
+            expect(rating).to_be_in_viewport(ratio=1)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+        path = screenshots / f"lobby-leaderboards-{label}.png"
+        page.locator("#leaderboard").screenshot(path=str(path))
+        settle(page)

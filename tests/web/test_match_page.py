@@ -8,6 +8,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from games.registry import get_game
 from tests.web.conftest import DESKTOP, PHONE
 
 pytestmark = pytest.mark.web
@@ -91,7 +92,7 @@ def test_a_spectator_sees_every_move_live_in_order_with_clocks(
     recorded = api.get(f"/matches/{match_id}/record", headers={"Arena-Protocol-Version": "1.2"})
     times = [f"{m['elapsed_ms'] / 1000:.1f} s" for m in recorded.json()["moves"]]
     expect(page.locator(f"{MOVES} > .meta")).to_have_text(times)
-    expect(page.locator("#status")).to_contain_text("ann won")
+    expect(page.locator("#status")).to_contain_text("ann beat bob")
     # Both clocks stopped: neither is marked running.
     expect(page.locator(".clock.running")).to_have_count(0)
 
@@ -106,7 +107,7 @@ def test_a_finished_match_replays_with_the_arrow_keys(
     page.goto(f"/matches/{match_id}")
     position = page.locator("#position-text")
     expect(position).to_have_text(TIC_TAC_TOE[-1][1])
-    expect(page.locator("#status")).to_contain_text("ann won")
+    expect(page.locator("#status")).to_contain_text("ann beat bob")
     expect(page.locator("#replay-forward")).to_be_disabled()
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
@@ -310,3 +311,199 @@ def test_moves_played_before_the_socket_connects_replay_too(page: Page, api: htt
     for _, after in TIC_TAC_TOE[:3]:
         page.keyboard.press("ArrowRight")
         expect(page.locator("#position-text")).to_have_text(after)
+
+
+def checkers_line(plies: int) -> list[str]:
+    """A checkers game of `plies` moves with no result yet: the legal moves taken in turn."""
+    game = get_game("checkers")
+    state = game.initial_state()
+    moves: list[str] = []
+    while len(moves) < plies:
+        assert state.outcome() is None
+        legal = sorted(state.format_move(move) for move in state.legal_moves())
+        moves.append(legal[len(moves) % len(legal)])
+        state = state.play(moves[-1])
+    return moves
+
+
+LAST_MOVE_SHOWN = """
+(list) => {
+  // The last move's item lies within the list's own scrolled box (the list scrolls, not the page).
+  const box = list.getBoundingClientRect();
+  const item = list.lastElementChild.getBoundingClientRect();
+  return item.top >= box.top - 1 && item.bottom <= box.bottom + 1;
+}
+"""
+
+
+def test_the_move_list_follows_the_game_unless_the_viewer_scrolled_back(
+    page: Page, api: httpx.Client, screenshots: Path
+) -> None:
+    tokens = players(api)
+    match_id = start_match(api, "checkers", tokens)
+    line = checkers_line(42)
+    page.goto(f"/matches/{match_id}")
+    expect(page.locator("#connection")).to_have_text("Live.", timeout=LIVE_WAIT_MS)
+    moves = page.locator("#moves")
+    for ply, move in enumerate(line[:40], start=1):
+        play(api, match_id, move, tokens["ann" if ply % 2 == 1 else "bob"])
+        expect(page.locator(MOVES)).to_have_count(ply, timeout=LIVE_WAIT_MS)
+        assert moves.evaluate(LAST_MOVE_SHOWN), f"move {ply} is not shown in the list"
+    # The list holds more than it shows: it scrolled to follow.
+    assert moves.evaluate("(list) => list.scrollHeight > list.clientHeight")
+    page.screenshot(path=str(screenshots / "match-moves-followed-desktop.png"), full_page=True)
+
+    # A viewer who scrolled the list back keeps their place when the next move comes.
+    moves.evaluate("(list) => { list.scrollTop = 0; }")
+    play(api, match_id, line[40], tokens["ann"])
+    expect(page.locator(MOVES)).to_have_count(41, timeout=LIVE_WAIT_MS)
+    assert moves.evaluate("(list) => list.scrollTop") == 0
+    # Back at the end, the list follows again, through the end of the match.
+    moves.evaluate("(list) => { list.scrollTop = list.scrollHeight; }")
+    play(api, match_id, line[41], tokens["bob"])
+    expect(page.locator(MOVES)).to_have_count(42, timeout=LIVE_WAIT_MS)
+    assert moves.evaluate(LAST_MOVE_SHOWN)
+    resigned = api.post(f"/matches/{match_id}/resign", headers=tokens["ann"])
+    assert resigned.status_code == 200, resigned.text
+    expect(page.locator("#status")).to_contain_text("resign", timeout=LIVE_WAIT_MS)
+    assert moves.evaluate(LAST_MOVE_SHOWN)
+
+
+@pytest.mark.parametrize(("size", "label"), [(DESKTOP, "desktop"), (PHONE, "phone")])
+def test_a_long_finished_match_opens_at_its_last_move(
+    page: Page, api: httpx.Client, screenshots: Path, size: dict[str, int], label: str
+) -> None:
+    tokens = players(api)
+    match_id = start_match(api, "checkers", tokens)
+    for ply, move in enumerate(checkers_line(40), start=1):
+        play(api, match_id, move, tokens["ann" if ply % 2 == 1 else "bob"])
+    assert api.post(f"/matches/{match_id}/resign", headers=tokens["bob"]).status_code == 200
+    page.set_viewport_size(size)
+    page.goto(f"/matches/{match_id}")
+    moves = page.locator("#moves")
+    expect(page.locator(MOVES)).to_have_count(40)
+    assert moves.evaluate("(list) => list.scrollHeight > list.clientHeight")
+    page.wait_for_function(f"() => ({LAST_MOVE_SHOWN})(document.getElementById('moves'))")
+    # Stepping back through the moves keeps the move shown in view in the list.
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    current = page.locator(f"{MOVES}[aria-current=step]")
+    expect(current).to_have_attribute("data-ply", "1")
+    assert moves.evaluate(
+        """(list) => {
+            const box = list.getBoundingClientRect();
+            const item = list.querySelector("[aria-current=step]").getBoundingClientRect();
+            return item.top >= box.top - 1 && item.bottom <= box.bottom + 1;
+        }"""
+    )
+    page.screenshot(path=str(screenshots / f"match-moves-finished-{label}.png"), full_page=True)
+
+
+def test_the_live_note_goes_when_the_match_ends(page: Page, api: httpx.Client) -> None:
+    tokens = players(api)
+    match_id = start_match(api, "tictactoe", tokens)
+    page.goto(f"/matches/{match_id}")
+    connection = page.locator("#connection")
+    expect(connection).to_have_text("Live.", timeout=LIVE_WAIT_MS)
+    play(api, match_id, "4", tokens["ann"])
+    expect(page.locator(MOVES)).to_have_count(1, timeout=LIVE_WAIT_MS)
+    assert api.post(f"/matches/{match_id}/resign", headers=tokens["bob"]).status_code == 200
+    expect(page.locator("#status")).to_contain_text("resignation", timeout=LIVE_WAIT_MS)
+    expect(connection).to_have_text("")
+
+
+def test_the_end_says_who_won_and_how(page: Page, api: httpx.Client, screenshots: Path) -> None:
+    """A spectator reads the winner's side and the result code's words, then the details."""
+    tokens = players(api)
+    line = start_match(api, "tictactoe", tokens)
+    page.goto(f"/matches/{line}")
+    expect(page.locator("#connection")).to_have_text("Live.", timeout=LIVE_WAIT_MS)
+    for ply, (move, _) in enumerate(TIC_TAC_TOE, start=1):
+        play(api, line, move, tokens["ann" if ply % 2 == 1 else "bob"])
+    # Live, then as the server renders it.
+    outcome = page.locator("#result-outcome")
+    expect(outcome).to_have_text("X won by three in a row", timeout=LIVE_WAIT_MS)
+    expect(page.locator("#status")).to_contain_text("ann beat bob")
+    page.reload()
+    expect(outcome).to_have_text("X won by three in a row")
+    expect(page.locator("#status")).to_contain_text("(line)")
+    page.screenshot(path=str(screenshots / "match-ended-spectator-desktop.png"), full_page=True)
+
+    resigned = start_match(api, "checkers", tokens)
+    play(api, resigned, "11-15", tokens["ann"])
+    assert api.post(f"/matches/{resigned}/resign", headers=tokens["ann"]).status_code == 200
+    page.goto(f"/matches/{resigned}")
+    expect(outcome).to_have_text("White won by resignation")
+    expect(page.locator("#status")).to_contain_text("bob beat ann: Black resigned")
+
+    drawn = start_match(api, "connect4", tokens)
+    assert api.post(f"/matches/{drawn}/offer-draw", headers=tokens["ann"]).status_code == 200
+    page.goto(f"/matches/{drawn}")
+    expect(page.locator("#connection")).to_have_text("Live.", timeout=LIVE_WAIT_MS)
+    assert api.post(f"/matches/{drawn}/accept-draw", headers=tokens["bob"]).status_code == 200
+    expect(outcome).to_have_text("Drawn by agreement", timeout=LIVE_WAIT_MS)
+
+
+LONG_SPEC = "mcts:simulations=500,seed=3"
+"""A house bot's spec as long as the pages meet: one "word" to a browser without help."""
+
+LINE_BREAKS = """
+(element) => {
+  // Where the element's text wraps: the characters on either side of each line break.
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const chars = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.data.length; i += 1) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const rect = range.getClientRects()[0];
+      if (rect) chars.push({ char: node.data[i], top: rect.top });
+    }
+  }
+  const breaks = [];
+  for (let i = 1; i < chars.length; i += 1) {
+    if (chars[i].top > chars[i - 1].top + 2) breaks.push(chars[i - 1].char + chars[i].char);
+  }
+  return breaks;
+}
+"""
+
+
+def test_a_long_bot_spec_wraps_at_its_punctuation(page: Page, api: httpx.Client) -> None:
+    tokens = players(api)
+    body = {"game": "checkers", "seats": [{"bot": LONG_SPEC}, "ann"]}
+    created = api.post("/matches", json=body, headers=tokens["ann"])
+    assert created.status_code == 201, created.text
+    page.set_viewport_size(PHONE)
+    page.goto(f"/matches/{created.json()['match_id']}")
+    expect(page.locator("#title-0")).to_contain_text(LONG_SPEC)
+    # The spec wraps after its ':' or ',', or at a space: never inside "simulations".
+    for where in ("#match h1", "#clock-0 .name"):
+        breaks = page.locator(where).evaluate(LINE_BREAKS)
+        bad = [pair for pair in breaks if pair[0] not in ":, " and pair[1] != " "]
+        assert bad == [], f"{where} breaks inside a word: {breaks}"
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+@pytest.mark.parametrize(("size", "label"), [(DESKTOP, "desktop"), (PHONE, "phone")])
+def test_the_board_is_on_the_first_screen(
+    page: Page, api: httpx.Client, screenshots: Path, size: dict[str, int], label: str
+) -> None:
+    """Header, title and clocks leave room for the whole board before any scrolling."""
+    tokens = players(api)
+    body = {
+        "game": "checkers",
+        "seats": ["ann", {"bot": LONG_SPEC}],
+        "time_control": {"base_ms": 300_000, "increment_ms": 3_000},
+    }
+    created = api.post("/matches", json=body, headers=tokens["ann"])
+    assert created.status_code == 201, created.text
+    page.set_viewport_size(size)
+    page.goto(f"/matches/{created.json()['match_id']}")
+    board = page.locator("#board svg").bounding_box()
+    assert board is not None
+    bottom = board["y"] + board["height"]
+    assert bottom <= size["height"], f"the board ends at {bottom:.0f} px, below the screen"
+    assert board["width"] >= min(size["width"] - 40, 400), "the board is not shrunk to fit"
+    page.screenshot(path=str(screenshots / f"match-first-screen-{label}.png"))

@@ -9,11 +9,13 @@ the page offers.
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import httpx
 import pytest
+from PIL import Image
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from bots.spec import create_bot
@@ -134,7 +136,8 @@ def test_a_newcomer_plays_checkers_against_a_house_bot_to_the_end(
     assert crownings, "the game had a crowning"
     played = [item.inner_text() for item in page.locator("#moves li .move").all()]
     assert set(multi_jumps) | set(crownings) <= set(played)
-    expect(page.locator("#status")).to_contain_text(f"{guest} won")
+    expect(page.locator("#result-outcome")).to_have_text(re.compile(r"^You won\b"))
+    expect(page.locator("#status")).to_contain_text(f"{guest} beat random (house bot)")
     expect(page.locator("#board text.king-black").first).to_be_visible()
     page.screenshot(path=screenshots / "play-checkers-won-desktop.png", full_page=True)
     pdn = page.get_by_role("link", name="PDN")
@@ -191,9 +194,9 @@ def test_resign_ends_the_match_with_its_reason(page: Page) -> None:
     page.get_by_role("button", name="Resign").click()
     page.get_by_role("button", name="Yes, resign").click()
     # The referee names the side that resigned (Connect Four's: first and second).
-    expect(page.locator("#status")).to_contain_text(
-        "alphabeta:depth=2 (house bot) won: Second resigned"
-    )
+    expect(page.locator("#result-outcome")).to_have_text("You lost by resignation")
+    expect(page.locator("#status")).to_contain_text("alphabeta:depth=2 (house bot) beat guest-")
+    expect(page.locator("#status")).to_contain_text(": Second resigned")
     expect(page.locator("#status")).to_contain_text("(resign)")
     expect(page.locator(PANEL)).to_have_attribute("data-turn", "over")
     expect(page.locator("#play-controls")).to_be_hidden()
@@ -294,7 +297,7 @@ def test_a_guest_accepts_a_challenge_from_the_lobby(
         if answer == "Decline":
             expect(page.get_by_role("button", name="Offer a draw")).to_be_visible()
             assert api.get(f"/matches/{match_id}").json()["draw_offer"] is None
-    expect(page.locator("#status")).to_contain_text("Draw")
+    expect(page.locator("#result-outcome")).to_have_text("You drew by agreement")
     expect(page.locator(PANEL)).to_have_attribute("data-turn", "over")
     settle(page)
 
@@ -387,4 +390,168 @@ def test_play_mode_fits_phone_and_desktop(
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= viewport["width"], f"the lobby scrolls sideways at {viewport['width']} px"
     page.screenshot(path=screenshots / f"play-lobby-{name}.png", full_page=True)
+    settle(page)
+
+
+def test_the_end_tells_the_player_and_offers_a_rematch_with_colours_swapped(
+    page: Page, browser: Browser, web_server: RunningServer, screenshots: Path
+) -> None:
+    match_id = start_from_lobby(page, "checkers", "random", time_control="1+1")
+    wait_for_turn(page, -1)
+    guest = page.locator("#title-0").inner_text()
+    # The referee runs the first mover's clock from the start: the page says so.
+    expect(page.locator("#play-turn")).to_contain_text("your clock runs from the start")
+    page.get_by_role("button", name="Resign").click()
+    page.get_by_role("button", name="Yes, resign").click()
+    expect(page.locator("#result-outcome")).to_have_text("You lost by resignation")
+    expect(page.locator("#play-turn")).to_have_text("You lost by resignation.")
+    expect(page.locator("#connection")).to_have_text("")
+    page.screenshot(path=screenshots / "play-ended-desktop.png", full_page=True)
+    # A spectator reads the winner's side instead.
+    other = browser.new_context(viewport=DESKTOP, base_url=web_server.url)
+    try:
+        watcher = other.new_page()
+        watcher.goto(f"/matches/{match_id}")
+        expect(watcher.locator("#result-outcome")).to_have_text("White won by resignation")
+        expect(watcher.get_by_role("button", name="Rematch")).to_have_count(0)
+        watcher.wait_for_load_state("networkidle")
+    finally:
+        other.close()
+
+    rematch = page.get_by_role("button", name="Rematch")
+    expect(rematch).to_be_visible()
+    expect(page.locator("#rematch-hint")).to_contain_text("you play White")
+    rematch.click()
+    page.wait_for_url(re.compile(r"/matches/m_[0-9a-f]+$"))
+    assert not page.url.endswith(match_id)
+    # The same match with the colours swapped: the bot opens, the guest plays White.
+    expect(page.locator("#title-0")).to_have_text("random (house bot)")
+    expect(page.locator("#title-1")).to_have_text(guest)
+    expect(page.locator("#match p.meta").first).to_contain_text(
+        re.compile(r"checkers, 60 s \+ 1(\.0)? s a move")
+    )
+    expect(page.locator(PANEL)).to_be_visible()
+    wait_for_turn(page, -1)
+    settle(page)
+
+
+def test_a_rematch_against_a_player_challenges_them(page: Page, api: httpx.Client) -> None:
+    # A guest for this browser (POST /web/guest, as a form of the site would).
+    made = page.request.post("/web/guest", max_redirects=0)
+    assert made.status == 303, made.text()
+    page.goto("/")
+    guest = page.locator("form.play-form .hint a").inner_text()
+    made = api.post("/players", json={"name": "carol"})
+    carol = {"Authorization": f"Bearer {made.json()['token']}"}
+    body = {"game": "tictactoe", "seats": ["carol", guest], "time_control": {"base_ms": 90_000}}
+    created = api.post("/matches", json=body, headers=carol)
+    assert created.status_code == 201, created.text
+    match_id = created.json()["match_id"]
+    settle(page)
+    page.reload()
+    page.locator("#challenges").get_by_role("button", name="Accept").click()
+    page.wait_for_url(f"**/matches/{match_id}")
+    assert api.post(f"/matches/{match_id}/resign", headers=carol).status_code == 200
+    expect(page.locator("#result-outcome")).to_have_text(
+        "You won by resignation", timeout=TURN_WAIT_MS
+    )
+    page.get_by_role("button", name="Rematch").click()
+    page.wait_for_url(re.compile(r"/matches/m_[0-9a-f]+$"))
+    # A challenge to carol, the seats swapped: the guest opens as X, carol is invited to O.
+    expect(page.locator("#title-0")).to_have_text(guest)
+    expect(page.locator("#title-1")).to_have_text("carol (invited)")
+    new_id = page.url.rsplit("/", 1)[-1]
+    challenges = api.get("/challenges", headers=carol).json()
+    assert [(c["match_id"], c["your_seat"], c["challenger"]) for c in challenges] == [
+        (new_id, 1, guest)
+    ]
+    assert challenges[0]["time_control"]["base_ms"] == 90_000
+    settle(page)
+
+
+HUE = """
+(colour) => {
+  // The hue (0-360) of a computed CSS colour, and whether it is seen at all.
+  const parts = colour.match(/[\\d.]+/g);
+  if (!parts) return null;
+  const [r, g, b, a = 1] = parts.map(Number);
+  const max = Math.max(r, g, b), min = Math.min(r, g, b);
+  if (a === 0 || colour === "none") return null;
+  if (max === min) return { hue: 0, grey: true };
+  const d = max - min;
+  let hue = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+  return { hue: (hue * 60 + 360) % 360, grey: false };
+}
+"""
+
+
+def marker_colour(locator: Locator) -> dict[str, object]:
+    """The colour a marker shows: its fill when it has one, else its stroke."""
+    style = locator.evaluate(
+        """(e) => {
+            const s = getComputedStyle(e);
+            return { fill: s.fill, stroke: s.stroke, strokeWidth: parseFloat(s.strokeWidth) };
+        }"""
+    )
+    fill = locator.page.evaluate(HUE, style["fill"]) if style["fill"] != "none" else None
+    stroke = locator.page.evaluate(HUE, style["stroke"]) if style["stroke"] != "none" else None
+    return {"fill": fill, "stroke": stroke if style["strokeWidth"] > 0 else None}
+
+
+def test_the_last_move_and_the_movable_pieces_are_marked_apart(
+    page: Page, screenshots: Path
+) -> None:
+    start_from_lobby(page, "checkers", "random", colour="second")
+    wait_for_turn(page, -1)
+    page.mouse.move(0, 0)
+    last = page.locator("#board .last-move")
+    expect(last).to_have_count(2)
+    targets = page.locator("#board rect.hit.target")
+    assert targets.count() > 0
+    shown_last = marker_colour(last.first)
+    shown_target = marker_colour(targets.first)
+    hues = [
+        float(part["hue"])  # type: ignore[index]
+        for part in (shown_last["fill"] or shown_last["stroke"], shown_target["stroke"])
+        if part
+    ]
+    assert len(hues) == 2, (shown_last, shown_target)
+    apart = min(abs(hues[0] - hues[1]), 360 - abs(hues[0] - hues[1]))
+    assert apart >= 90, f"the markers' colours are {apart:.0f} degrees apart: {hues}"
+    # One is a tint of the square, the other an outline: they differ in kind too.
+    assert shown_last["fill"] is not None and shown_last["stroke"] is None
+    assert shown_target["stroke"] is not None
+    # A legend says which is which; the board's name says the last move.
+    legend = page.locator("#board-legend")
+    expect(legend).to_contain_text("last move")
+    expect(legend).to_contain_text("can move")
+    move = page.locator("#moves li .move").first.inner_text()
+    board = page.locator("#board svg")
+    expect(board).to_have_attribute("aria-label", re.compile(f"last move {move}"))
+    page.screenshot(path=screenshots / "play-markers-desktop.png")
+    settle(page)
+
+
+def test_connect_four_columns_to_play_keep_their_holes_empty(page: Page, screenshots: Path) -> None:
+    """An empty hole of a column the player may choose still looks empty, not like a disc."""
+    start_from_lobby(page, "connect4", "random")
+    wait_for_turn(page, -1)
+    page.mouse.move(0, 0)
+    expect(page.locator("#board rect.hit.target")).to_have_count(7)
+    # Where a disc would land is shown: the bottom hole of each column, ringed.
+    landing = page.locator("#board circle.hole.landing")
+    expect(landing).to_have_count(7)
+    assert landing.first.evaluate("(hole) => getComputedStyle(hole).stroke") != "none"
+    paper = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    paper_rgb = [int(part) for part in re.findall(r"\d+", paper)[:3]]
+    shot = Image.open(io.BytesIO(page.screenshot()))
+    for hole in page.locator("#board circle.hole").all():
+        box = hole.bounding_box()
+        assert box is not None
+        middle = (int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2))
+        centre = shot.getpixel(middle)
+        assert isinstance(centre, tuple)
+        distance = max(abs(a - b) for a, b in zip(centre[:3], paper_rgb, strict=True))
+        assert distance <= 16, f"an empty hole shows {centre[:3]}, the page is {paper_rgb}"
+    page.screenshot(path=screenshots / "play-connect4-targets-desktop.png")
     settle(page)

@@ -13,6 +13,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from protocol.messages import MatchResult, SeatInfo
+from server.web.results import outcome_text
 from tests.server.conftest import RunningServer
 from tests.web.conftest import DESKTOP, PHONE, settle
 
@@ -154,11 +156,20 @@ def test_a_spectator_sees_two_bot_processes_play_every_move_in_order_with_clocks
     for summary, search in zip(summaries.all(), searches, strict=True):
         expect(summary).to_contain_text(f"depth {search['depth']} ")
 
-    # The result, as the server words it.
-    result = state["result"]
+    # The result, as the server words it: the winner's side and the code's words, then who
+    # beat whom and how.
+    versioned = api.get(f"/matches/{match_id}", headers={"Arena-Protocol-Version": "1.2"})
+    result = versioned.json()["result"]  # with its code (since protocol 1.1)
     names = ("north", "south")
-    who = "Draw" if result["winner"] is None else f"{names[result['winner']]} won"
-    expect(page.locator("#status")).to_contain_text(f"{who}: {result['description']}")
+    seats = tuple(SeatInfo.model_validate(seat) for seat in state["seats"])
+    outcome = outcome_text(MatchResult.model_validate(result), (seats[0], seats[1]), False, None)
+    expect(page.locator("#result-outcome")).to_have_text(outcome)
+    if result["winner"] is None:
+        detail = result["description"]
+    else:
+        detail = f"{names[result['winner']]} beat {names[1 - result['winner']]}: "
+        detail += result["description"]
+    expect(page.locator("#result-detail")).to_have_text(detail)
     expect(page.locator(".clock.running")).to_have_count(0)
 
     # Both clocks were shown counting down while the match was played, and stopped where the

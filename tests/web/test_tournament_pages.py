@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -19,6 +21,8 @@ FINISH_WAIT_MS = 60_000
 """Long enough for six tic-tac-toe games between house bots on a busy machine."""
 
 BOTS = ["alphabeta:depth=2", "greedy", "player:ann"]
+LIVE_WAIT_MS = 15_000
+"""Long enough for a WebSocket message and the page's reading of itself on a busy machine."""
 
 
 def create_tournament(api: httpx.Client, owner: dict[str, str], bots: list[str]) -> str:
@@ -234,3 +238,78 @@ def test_names_with_markup_from_the_socket_stay_text(page: Page, api: httpx.Clie
     )
     expect(page.locator("#games-done")).to_have_text("1")
     assert page.locator("#tournament script, #tournament img").count() == 0
+
+
+STEADY_WAIT_S = 60.0
+
+
+def steady(api: httpx.Client, tournament_id: str, ann: dict[str, str]) -> dict[str, Any]:
+    """Wait until nothing moves without ann: the tournament finished, or its one game being
+    played is hers and waits for her move. Return the tournament then, with `ann_match` (the
+    match state of ann's game, as she sees it) when there is one."""
+    until = time.monotonic() + STEADY_WAIT_S
+    while time.monotonic() < until:
+        state: dict[str, Any] = api.get(f"/tournaments/{tournament_id}").json()
+        if state["status"] == "finished":
+            return state
+        playing = [game for game in state["games"] if game["result"] is None]
+        if len(playing) == 1:
+            match = api.get(f"/matches/{playing[0]['match_id']}", headers=ann).json()
+            seat = match.get("your_seat")
+            if match["status"] == "active" and seat is not None and match["to_move"] == seat:
+                return {**state, "ann_match": match}
+        time.sleep(0.05)
+    raise AssertionError(f"the tournament never waited for ann: {state}")
+
+
+def rendered_now(page: Page, tournament_id: str, selector: str) -> str:
+    """The text of `selector` in the tournament's page as the server renders it now."""
+    fresh = page.context.new_page()
+    try:
+        fresh.goto(f"/tournaments/{tournament_id}")
+        text = fresh.locator(selector).inner_text()
+        settle(fresh)
+    finally:
+        fresh.close()
+    return text
+
+
+def test_a_live_tournament_page_keeps_its_elo_and_crosstable_up_to_date(
+    page: Page, api: httpx.Client, screenshots: Path
+) -> None:
+    """Each game's end brings the Elo table and plot and the crosstable up to date, as the
+    server would render them, without a reload (compared whenever the tournament stands still,
+    waiting for ann's move)."""
+    ann = register(api, "ann")
+    body = {"game": "tictactoe", "bots": ["player:ann", "random", "greedy"], "concurrency": 1}
+    created = api.post("/tournaments", json=body, headers=ann)
+    assert created.status_code == 201, created.text
+    tournament_id = created.json()["tournament_id"]
+    page.goto(f"/tournaments/{tournament_id}")
+    expect(page.locator("#tournament[data-watching=true]")).to_have_count(1)
+    assert api.post(f"/tournaments/{tournament_id}/start", headers=ann).status_code == 200
+    compared: list[int] = []
+    while True:
+        state = steady(api, tournament_id, ann)
+        done, total = state["games_done"], state["games_total"]
+        if 0 < done < total and done not in compared:
+            expect(page.locator("#games-done")).to_have_text(str(done), timeout=LIVE_WAIT_MS)
+            for part in ("#elo-section", "#crosstable-section"):
+                now = rendered_now(page, tournament_id, part)
+                expect(page.locator(part)).to_have_text(now, use_inner_text=True)
+            expect(page.locator("#elo-section")).not_to_contain_text("no game is finished")
+            expect(page.locator("table.crosstable tbody tr")).to_have_count(3)
+            page.screenshot(path=str(screenshots / f"tournament-live-{done}-desktop.png"))
+            compared.append(done)
+        if state["status"] == "finished":
+            break
+        match = state["ann_match"]
+        move = match["legal_moves"][0]
+        played = api.post(
+            f"/matches/{match['match_id']}/moves",
+            json={"move": move, "expected_seq": match["seq"]},
+            headers=ann,
+        )
+        assert played.status_code == 200, played.text
+    assert len(compared) >= 2, f"compared only after games {compared}"
+    expect(page.locator("#status")).to_have_text("finished", timeout=LIVE_WAIT_MS)

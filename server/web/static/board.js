@@ -152,12 +152,15 @@ function drawConnectFour(position) {
     for (let row = 0; row < rows; row += 1) {
       const disc = at.get(`${column},${row}`);
       const last = disc && disc.index === discs.length - 1;
+      // A hole knows its place: play mode rings the one a disc dropped in its column lands in.
+      const place = disc ? {} : { "data-column": column + 1, "data-row": row };
       svg.append(
         element("circle", {
           cx: column * size + size / 2,
           cy: (rows - 1 - row) * size + size / 2,
           r: size * 0.4,
           class: disc ? `disc seat-${disc.seat}${last ? " last-disc" : ""}` : "hole",
+          ...place,
         }),
       );
     }
@@ -240,8 +243,16 @@ const DRAWERS = {
   nim: drawNim,
 };
 
-/** Return the SVG of `position` in `game`, or null for a game with no drawing. */
+/** Return the SVG of `position` in `game`, or null for a game with no drawing; its name says
+ * the last move (`options.lastMove`) too, which the drawing marks. */
 export function drawBoard(game, position, options = {}) {
   const draw = DRAWERS[game];
-  return draw ? draw(position, options) : null;
+  if (!draw) return null;
+  const svg = draw(position, options);
+  if (options.lastMove) {
+    const label = `${svg.getAttribute("aria-label")}, last move ${options.lastMove}`;
+    svg.setAttribute("aria-label", label);
+    svg.querySelector("title").textContent = label;
+  }
+  return svg;
 }

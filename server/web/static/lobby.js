@@ -2,6 +2,8 @@
 // REST listing the page was rendered from (GET /matches?status=active), and redrawn with
 // text nodes only, so a player's name is never read as markup.
 
+import { setBreakable } from "./names.js";
+
 const REFRESH_MS = 3000;
 
 function seatName(seat) {
@@ -16,7 +18,7 @@ function matchItem(match) {
   item.dataset.matchId = match.match_id;
   const link = document.createElement("a");
   link.href = `/matches/${encodeURIComponent(match.match_id)}`;
-  link.textContent = `${seatName(match.seats[0])} vs ${seatName(match.seats[1])}`;
+  setBreakable(link, `${seatName(match.seats[0])} vs ${seatName(match.seats[1])}`);
   const meta = document.createElement("span");
   meta.className = "meta";
   meta.textContent = `${match.game}, ply ${match.ply}`;

@@ -2,8 +2,12 @@
 // status, live from the spectator WebSocket (/ws/matches/{id}), and a replay of the moves
 // (buttons, arrow keys). The page is rendered on the server with every move and the position
 // after it; this script only draws and follows, with text nodes only (a name is never markup).
+// The move list follows the game (its newest move scrolled into view) unless the viewer
+// scrolled it back; the end is worded as the server words it (server/web/results.py), from
+// the table of words the page carries.
 
 import { drawBoard } from "./board.js";
+import { setBreakable } from "./names.js";
 
 const PROTOCOL_VERSION = "1.2";
 const RECONNECT_MS = 2000;
@@ -20,6 +24,8 @@ const numbers = document.getElementById("show-numbers");
 
 const game = article.dataset.game;
 const matchId = article.dataset.matchId;
+const resultWords = JSON.parse(article.dataset.resultWords || "{}");
+const yourSeat = article.dataset.yourSeat === undefined ? null : Number(article.dataset.yourSeat);
 function seatLabel(seat) {
   // As the template's seat_name: a player, a house bot, an invited player, or an open seat.
   if (seat.player) return seat.player;
@@ -32,8 +38,8 @@ function setSeats(seats) {
   // A seat taken while the page is open (the match_state that follows match_started).
   for (const seat of [0, 1]) {
     const label = seatLabel(seats[seat]);
-    document.querySelector(`#clock-${seat} .name`).textContent = label;
-    document.getElementById(`title-${seat}`).textContent = label;
+    setBreakable(document.querySelector(`#clock-${seat} .name`), label);
+    setBreakable(document.getElementById(`title-${seat}`), label);
   }
 }
 
@@ -50,6 +56,22 @@ for (const item of moveList.children) {
 }
 let shown = positions.length - 1;
 let status = article.dataset.status;
+
+// The move list's own scrolling ---------------------------------------------------------------
+
+function listAtEnd() {
+  // The list shows its last item (within a few pixels): nobody scrolled it back.
+  return moveList.scrollHeight - moveList.scrollTop - moveList.clientHeight < 4;
+}
+
+function keepInList(item) {
+  // Scroll the list (not the page) just enough to show `item`.
+  if (!item) return;
+  const box = moveList.getBoundingClientRect();
+  const rect = item.getBoundingClientRect();
+  if (rect.top < box.top) moveList.scrollTop -= box.top - rect.top;
+  else if (rect.bottom > box.bottom) moveList.scrollTop += rect.bottom - box.bottom;
+}
 
 // Board and replay -----------------------------------------------------------------------------
 
@@ -84,6 +106,9 @@ function step(where) {
   const last = positions.length - 1;
   const targets = { first: 0, back: shown - 1, forward: shown + 1, last };
   show(targets[where]);
+  // The move shown is kept in view in the list (the start: its top).
+  if (shown === 0) moveList.scrollTop = 0;
+  else keepInList(moveList.children[shown - 1]);
 }
 
 for (const where of ["first", "back", "forward", "last"]) {
@@ -205,11 +230,37 @@ function setToMove(seat) {
   if (status === "active" && seat !== null) statusText.textContent = `${seatName(seat)} to move`;
 }
 
+function sideTitle(seat) {
+  const side = document.getElementById(`clock-${seat}`).dataset.side || `seat ${seat}`;
+  return side.charAt(0).toUpperCase() + side.slice(1);
+}
+
+function outcomeText(result, ended) {
+  // As server/web/results.py's outcome_text: "You won by resignation" to a player, "White won
+  // by resignation" to a spectator, "Drawn by agreement", "Aborted".
+  if (ended === "aborted") return "Aborted";
+  let who;
+  if (result.winner === null) who = yourSeat === null ? "Drawn" : "You drew";
+  else if (yourSeat === null) who = `${sideTitle(result.winner)} won`;
+  else who = result.winner === yourSeat ? "You won" : "You lost";
+  const words = (result.code && resultWords[result.code]) ?? ": {description}";
+  return who + words.replace("{description}", result.description);
+}
+
 function setResult(result, ended) {
   status = ended;
   article.dataset.status = ended;
-  const who = result.winner === null ? "Draw" : `${seatName(result.winner)} won`;
-  statusText.textContent = `${who}: ${result.description}`;
+  const outcome = document.createElement("strong");
+  outcome.id = "result-outcome";
+  outcome.className = "outcome";
+  outcome.textContent = outcomeText(result, ended);
+  const detail = document.createElement("span");
+  detail.id = "result-detail";
+  detail.textContent =
+    result.winner === null || ended === "aborted"
+      ? result.description
+      : `${seatName(result.winner)} beat ${seatName(1 - result.winner)}: ${result.description}`;
+  statusText.replaceChildren(outcome, " ", detail);
   if (result.code) {
     const code = document.createElement("span");
     code.className = "meta";
@@ -217,14 +268,21 @@ function setResult(result, ended) {
     statusText.append(" ", code);
   }
   setToMove(null);
+  // Nothing more will come: the page stops saying "Live." and lets the socket go.
+  connection.textContent = "";
+  if (socket) socket.close();
 }
 
 // Live ------------------------------------------------------------------------------------
 
 function onMessage(message) {
+  // The list follows the game unless its reader scrolled it back or steps through the moves.
+  const following = listAtEnd() && shown === positions.length - 1;
   handle(message);
-  // Play mode (play.js) follows the same messages: whose turn, the legal moves, draw offers.
+  // Play mode (play.js) follows the same messages: whose turn, the legal moves, draw offers;
+  // search.js adds each move's search statistics to its item.
   article.dispatchEvent(new CustomEvent("arena:message", { detail: message }));
+  if (following) moveList.scrollTop = moveList.scrollHeight;
 }
 
 function handle(message) {
@@ -253,7 +311,10 @@ function handle(message) {
         message.elapsed_ms == null ? "" : `${(message.elapsed_ms / 1000).toFixed(1)} s`,
       );
       article.dataset.seq = String(message.seq);
-      if (status === "waiting") status = "active";
+      if (status === "waiting") {
+        status = "active";
+        article.dataset.status = status;
+      }
       setClocks(message.clocks);
       setToMove(message.to_move);
       break;
@@ -278,16 +339,18 @@ function seatOfFirst(state) {
   return 0;
 }
 
+let socket = null;
+
 function connect() {
   if (status !== "active" && status !== "waiting") {
     connection.textContent = "";
     return;
   }
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/matches/${encodeURIComponent(matchId)}`);
+  socket = new WebSocket(`${scheme}://${location.host}/ws/matches/${encodeURIComponent(matchId)}`);
   socket.addEventListener("open", () => {
     socket.send(JSON.stringify({ type: "hello", protocol_version: PROTOCOL_VERSION, client: "arena-web" }));
-    connection.textContent = "Live.";
+    if (status === "active" || status === "waiting") connection.textContent = "Live.";
   });
   socket.addEventListener("message", (event) => onMessage(JSON.parse(event.data)));
   socket.addEventListener("close", () => {
@@ -302,5 +365,7 @@ function connect() {
 
 readRenderedClocks();
 show(shown);
+// A match opened after many moves shows its latest in the list.
+moveList.scrollTop = moveList.scrollHeight;
 setInterval(tick, 100);
 connect();

@@ -112,6 +112,20 @@ function decorate() {
   // With buttons in it, the drawing is a group (the children of an image are not read).
   const svg = boardBox.querySelector("svg");
   if (svg) svg.setAttribute("role", found.size > 0 ? "group" : "img");
+  if (game === "connect4") {
+    // The hole a disc dropped in each playable column lands in: ringed in the player's colour
+    // (the column itself takes the click; a tint over it would colour its empty holes).
+    const lowest = new Map();
+    for (const hole of boardBox.querySelectorAll("circle.hole")) {
+      hole.classList.remove("landing", "seat-0", "seat-1");
+      const column = hole.dataset.column;
+      const row = Number(hole.dataset.row);
+      if (found.has(column) && (!lowest.has(column) || row < Number(lowest.get(column).dataset.row))) {
+        lowest.set(column, hole);
+      }
+    }
+    for (const hole of lowest.values()) hole.classList.add("landing", `seat-${yourSeat}`);
+  }
   for (const hit of boardBox.querySelectorAll("rect.hit")) {
     const value = hit.dataset[key];
     const label = found.get(value);
@@ -141,11 +155,16 @@ function render() {
   panel.dataset.turn = turn;
   panel.dataset.seq = String(state.seq);
   const side = sideName(yourSeat);
+  // match.js words the end (#result-outcome) before this runs; the referee runs the first
+  // mover's clock from the start of the match, which a person may not expect.
+  const outcome = document.getElementById("result-outcome");
+  const timed = document.getElementById("clock-0").dataset.remainingMs !== undefined;
+  const firstMove = timed && state.ply === 0 ? "; your clock runs from the start of the match" : "";
   turnText.textContent = {
-    over: `The match is over (you played ${side}).`,
+    over: outcome ? `${outcome.textContent}.` : `The match is over (you played ${side}).`,
     waiting: "Waiting for the other seat to be taken.",
     sending: "Sending your move…",
-    you: `Your move: you play ${side}.`,
+    you: `Your move: you play ${side}${firstMove}.`,
     opponent: `Waiting for ${seatName(1 - yourSeat)} to move (you play ${side}).`,
   }[turn];
   if (game === "checkers" && path.length > 0) {
@@ -177,6 +196,7 @@ function render() {
   document.getElementById("draw-offered").hidden = !active || state.drawOffer !== opponent;
   document.getElementById("draw-pending").hidden = !active || state.drawOffer !== yourSeat;
   document.getElementById("play-abort").hidden = !isLive() || state.ply > 0;
+  document.getElementById("rematch-form").hidden = state.status !== "finished";
   decorate();
 }
 

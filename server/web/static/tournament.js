@@ -1,9 +1,12 @@
 // A tournament's page kept up to date: it watches /ws/tournaments/{id} (hello, then the
 // tournament_state, a tournament_game_finished after each game and tournament_finished at the
-// end) and redraws the progress, the points table and the games with text nodes only. Once the
-// tournament ends it asks the server for the page again and swaps in its tournament part: the
-// final Elo, crosstable and LOS are drawn by the server's templates (escaped there), and the
-// page stays where it is (no reload, no lost focus or scroll).
+// end) and redraws the progress, the points table and the games with text nodes only. The Elo
+// (plot and table) and the crosstable with its LOS are drawn by the server's templates
+// (escaped there): after each game the page asks the server for itself again and swaps in
+// those two sections, and once the tournament ends its whole tournament part. The page stays
+// where it is (no reload; a focused link in a swapped part is focused again in the new one).
+
+import { setBreakable } from "./names.js";
 
 const PROTOCOL_VERSION = "1.1";
 const RETRY_MS = 3000;
@@ -34,7 +37,7 @@ function nameCell(bot) {
     link.textContent = displayName(bot);
     header.append(link);
   } else {
-    header.textContent = bot;
+    setBreakable(header, bot);
   }
   return header;
 }
@@ -74,7 +77,7 @@ function gameItem(game) {
   item.value = game.index + 1;
   const link = document.createElement("a");
   link.href = `/matches/${encodeURIComponent(game.match_id)}`;
-  link.textContent = `${displayName(game.first)} vs ${displayName(game.second)}`;
+  setBreakable(link, `${displayName(game.first)} vs ${displayName(game.second)}`);
   const meta = document.createElement("span");
   meta.className = "meta";
   if (game.result === null || game.result === undefined) {
@@ -106,16 +109,61 @@ function drawState(state) {
   for (const game of state.games) drawGame(game);
 }
 
-async function drawFinal() {
+async function renderedNow() {
+  // The page as the server renders it now, parsed (never inserted whole); null if unreachable.
   try {
     const response = await fetch(location.pathname, { headers: { Accept: "text/html" } });
-    if (!response.ok) return;
-    const page = new DOMParser().parseFromString(await response.text(), "text/html");
-    const fresh = page.getElementById("tournament");
-    if (fresh) root.replaceWith(document.adoptNode(fresh));
+    if (!response.ok) return null;
+    return new DOMParser().parseFromString(await response.text(), "text/html");
   } catch {
-    // The live standings stay; a reload shows the rest.
+    return null;
   }
+}
+
+function swap(id, page) {
+  // Put the server's element `id` of `page` in place of the page's own, keeping the focus on
+  // the same link when it was in it.
+  const old = document.getElementById(id);
+  const fresh = page.getElementById(id);
+  if (!old || !fresh) return;
+  const focused = document.activeElement;
+  const href = old.contains(focused) && focused.getAttribute("href");
+  old.replaceWith(document.adoptNode(fresh));
+  if (href) {
+    const again = [...fresh.querySelectorAll("a[href]")].find((a) => a.getAttribute("href") === href);
+    if (again) again.focus();
+  }
+}
+
+let finalShown = false;
+let refreshing = false;
+let refreshAgain = false;
+
+async function refreshRatings() {
+  // The Elo and the crosstable after a game: one request at a time, and one more if games
+  // ended meanwhile; an answer that comes after the final page was shown is dropped.
+  if (refreshing) {
+    refreshAgain = true;
+    return;
+  }
+  refreshing = true;
+  do {
+    refreshAgain = false;
+    const page = await renderedNow();
+    if (page && !finalShown) {
+      swap("elo-section", page);
+      swap("crosstable-section", page);
+    }
+  } while (refreshAgain && !finalShown);
+  refreshing = false;
+}
+
+async function drawFinal() {
+  const page = await renderedNow();
+  // Without an answer the live standings stay; a reload shows the rest.
+  if (!page) return;
+  finalShown = true;
+  swap("tournament", page);
 }
 
 function watch(id) {
@@ -128,6 +176,10 @@ function watch(id) {
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "tournament_state") {
+      // Games that ended before this connection (the page was rendered earlier, or the
+      // socket was down) are in the ratings only if the page was drawn after them.
+      if (message.games_done !== renderedDone) refreshRatings();
+      renderedDone = message.games_done;
       drawState(message);
       root.dataset.watching = "true";
       if (ENDED.has(message.status)) ended = true;
@@ -135,6 +187,8 @@ function watch(id) {
       drawGame(message.game);
       drawProgress(message.games_done, message.games_total, "running");
       drawPoints(message.points);
+      renderedDone = message.games_done;
+      refreshRatings();
     } else if (message.type === "tournament_finished") {
       ended = true;
       drawProgress(message.games_done, message.games_total, "finished");
@@ -148,4 +202,5 @@ function watch(id) {
   });
 }
 
+let renderedDone = root ? Number(document.getElementById("games-done").textContent) : 0;
 if (root && !ENDED.has(root.dataset.status)) watch(root.dataset.tournamentId);
