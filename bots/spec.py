@@ -60,8 +60,9 @@ class BotSpec:
 def format_number(value: float) -> str:
     """Return a bound as people write it: digits grouped (1,000,000,000, never 1e+09), and a
     fraction only when there is one (0.5)."""
-    if math.isfinite(value) and value == int(value):
-        return f"{int(value):,}"
+    # round(), not int(): a whole number of any size, and no call of the int converter.
+    if math.isfinite(value) and value == round(value):
+        return f"{round(value):,}"
     return f"{value:,.10g}"
 
 

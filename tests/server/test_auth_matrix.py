@@ -275,6 +275,7 @@ ROWS = [
             ("accept-draw", drawn_offer),
             ("decline-draw", drawn_offer),
             ("abort", lambda w: {"match_id": w.match()}),
+            ("rematch", lambda w: {"match_id": w.match()}),
         )
     ),
     # The search-tree explorer: public, its page and its JSON routes alike; a token (even a
