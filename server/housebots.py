@@ -368,8 +368,10 @@ class HouseBots:
                 return
             if referee.draw_offer != 1 - seat:
                 return
-            log.warning("house bot %s in match %s declines a draw: its search %s",
-                        live.bot_specs[seat], live.id, why)  # fmt: skip
+            spec = live.bot_specs[seat]
+            log.warning(
+                "house bot %s in match %s declines a draw: its search %s", spec, live.id, why
+            )
             await self._host.run(live, referee.decline_draw(seat, self._host.now_ms()))
 
     def _search(self, live: LiveMatch, bot: Bot, seat: int) -> asyncio.Future[SearchResult]:
