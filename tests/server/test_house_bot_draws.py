@@ -125,3 +125,22 @@ async def test_a_draw_offered_while_the_bot_thinks_is_answered_by_its_move_searc
         assert ended["result"]["code"] == "line" and ended["result"]["winner"] == 1
     state = await state_of(http, match_id)
     assert state["status"] == "finished"
+
+
+async def test_a_bot_whose_search_fails_declines_the_offer_and_plays_on(
+    live_server: RunningServer, http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A search that fails judges nothing: the offer is declined, and the match goes on.
+    def failing_bot(spec: str, game: Game) -> Bot:
+        bot = create_bot(spec, game)
+
+        def choose(state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+            raise RuntimeError("out of cheese")
+
+        return Bot(bot.spec, game, choose)
+
+    monkeypatch.setattr(server.housebots, "create_bot", failing_bot)
+    match_id, (_, answer) = await offer_to_the_bot(live_server, http, BOT, O_WINS)
+    assert answer["type"] == "draw_declined" and answer["seat"] == 1
+    state = await state_of(http, match_id)
+    assert state["status"] == "active" and state["to_move"] == 0
