@@ -98,6 +98,10 @@ class ClientError(Exception):
     """A failure that reconnecting cannot fix: a refused token, a replaced connection, ..."""
 
 
+class ServerUnreachable(ClientError):  # noqa: N818 - read as "the server is unreachable"
+    """No server answered at the URL for as long as the client was told to wait."""
+
+
 def websocket_url(server_url: str) -> str:
     """Return the `/ws` URL of the server at `server_url`.
 
@@ -328,7 +332,10 @@ class BotClient:
 
     `run()` plays until cancelled (or until `max_matches` matches have ended), reconnecting
     with backoff drawn from `rng` (from `backoff_first` seconds doubling to `backoff_cap`).
-    `margin_ms` is kept off each move's time budget for latency. Every move is logged on `log`
+    `give_up_after` (seconds; None: never) is how long it keeps trying to reach a server that
+    does not answer, counted on `clock` from the first failed attempt since it was last
+    connected; then `run` raises ServerUnreachable. Each retry is logged, saying what it waits
+    for. `margin_ms` is kept off each move's time budget for latency. Every move is logged on `log`
     with its search statistics. `fetch_state` reads a match's state over REST after a
     reconnection (default: `fetch_match_state`; tests inject their own). A challenge (a match
     someone else created with this player in a seat) is accepted, or declined when
@@ -350,6 +357,8 @@ class BotClient:
         backoff_cap: float = 30.0,
         fetch_state: FetchState = fetch_match_state,
         accept_challenges: bool = True,
+        give_up_after: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.url = websocket_url(server_url)
         self.http_base = http_base_url(self.url)
@@ -363,6 +372,10 @@ class BotClient:
         self.backoff_first = backoff_first
         self.backoff_cap = backoff_cap
         self.accept_challenges = accept_challenges
+        self.give_up_after = give_up_after
+        self._clock = clock
+        self._unreachable_since: float | None = None
+        """When the first attempt to reach the server failed since it was last connected."""
         self.connections = 0
         self.server_version = "1.0"
         """The protocol version of the server's last `welcome` (what its moves may carry)."""
@@ -397,12 +410,7 @@ class BotClient:
                     if self._done.is_set():
                         break
                     delay = next(delays)
-                    self.log.warning(
-                        "connection to %s lost or refused (%s); retrying in %.1f s",
-                        self.url,
-                        _describe_exception(exc),
-                        delay,
-                    )
+                    self._wait_for_server(exc, delay)
                     await asyncio.sleep(delay)
                 else:
                     if not self._done.is_set():
@@ -413,6 +421,29 @@ class BotClient:
             for task in list(self._tasks):
                 task.cancel()
         return len(self.ended)
+
+    def _wait_for_server(self, exc: BaseException, delay: float) -> None:
+        """Log what the client waits for after a failed connection, or raise ServerUnreachable
+        once it has waited `give_up_after` seconds."""
+        why = _describe_exception(exc)
+        now = self._clock()
+        if self._unreachable_since is None:
+            self._unreachable_since = now
+        waited = now - self._unreachable_since
+        limit = self.give_up_after
+        if limit is not None and waited >= limit:
+            raise ServerUnreachable(
+                f"no Arena server answered at {self.url} for {limit:g} s ({why}); is `arena "
+                "serve` running there? (--wait sets how long to wait; 0 waits forever)"
+            )
+        left = "" if limit is None else f"; giving up in {max(0.0, limit - waited):.0f} s"
+        self.log.warning(
+            "waiting for the Arena server at %s (%s); retrying in %.1f s%s",
+            self.url,
+            why,
+            delay,
+            left,
+        )
 
     def _backoff(self) -> Iterator[float]:
         """Return a fresh sequence of reconnection delays."""
@@ -459,6 +490,7 @@ class BotClient:
             return
         if isinstance(message, Welcome):
             self.log.info("connected to %s as %s", self.url, message.player)
+            self._unreachable_since = None
             self.server_version = message.protocol_version
             if self.matches:
                 task = self._check_tracked(sorted(self.matches), self._connection)

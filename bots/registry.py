@@ -103,6 +103,9 @@ class Player(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
     options: ClassVar[Mapping[str, Option]]
+    judges: ClassVar[bool] = True
+    """False for a bot whose score says nothing of the position (random): see
+    `bots.spec.Bot.accepts_draw`."""
 
     def __init__(self, values: Mapping[str, Any], setup: Setup) -> None:
         self.values = values
@@ -121,6 +124,7 @@ class RandomPlayer(Player):
     name = "random"
     description = "a uniformly random legal move"
     options = MappingProxyType({"seed": SEED})
+    judges = False
 
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
         return random_move(state, self.setup.rng)

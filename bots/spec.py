@@ -50,14 +50,24 @@ class BotSpec:
         """The canonical spec text, naming only the options that differ from the defaults."""
         schema = PLAYERS[self.name].options
         changed = [
-            f"{key}={_format_value(value)}"
+            f"{key}={spec_value(value)}"
             for key, value in self.options.items()
             if value != schema[key].default
         ]
         return self.name + (":" + ",".join(changed) if changed else "")
 
 
-def _format_value(value: Any) -> str:
+def format_number(value: float) -> str:
+    """Return a bound as people write it: digits grouped (1,000,000,000, never 1e+09), and a
+    fraction only when there is one (0.5)."""
+    # round(), not int(): a whole number of any size, and no call of the int converter.
+    if math.isfinite(value) and value == round(value):
+        return f"{round(value):,}"
+    return f"{value:,.10g}"
+
+
+def spec_value(value: Any) -> str:
+    """Return an option's value as a spec writes it (`on`/`off` for a bool)."""
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
@@ -68,7 +78,7 @@ def _convert(bot: str, key: str, option: Option, text: str) -> Any:
     if option.kind in ("int", "float") and len(raw) > MAX_NUMBER_LENGTH:
         raise BotSpecError(
             f"{bot} option {key} is a number of {len(raw)} characters; "
-            f"at most {option.maximum:g} is allowed"
+            f"at most {format_number(option.maximum)} is allowed"
             if option.maximum is not None
             else f"{bot} option {key} is a number of {len(raw)} characters, too long"
         )
@@ -96,9 +106,13 @@ def _convert(bot: str, key: str, option: Option, text: str) -> Any:
             f"{bot} option {key} must be {expected.get(option.kind, 'a name')}, not {text!r}"
         ) from None
     if option.minimum is not None and value < option.minimum:
-        raise BotSpecError(f"{bot} option {key} must be at least {option.minimum:g}, not {value}")
+        raise BotSpecError(
+            f"{bot} option {key} must be at least {format_number(option.minimum)}, not {value}"
+        )
     if option.maximum is not None and value > option.maximum:
-        raise BotSpecError(f"{bot} option {key} must be at most {option.maximum:g}, not {value}")
+        raise BotSpecError(
+            f"{bot} option {key} must be at most {format_number(option.maximum)}, not {value}"
+        )
     return value
 
 
@@ -125,9 +139,7 @@ def parse_bot_spec(text: str) -> BotSpec:
         if not sep:
             raise BotSpecError(f"{name} option {item!r} needs a value: write {key}=VALUE")
         if key not in schema:
-            known = ", ".join(
-                f"{k} (default {_format_value(o.default)})" for k, o in schema.items()
-            )
+            known = ", ".join(f"{k} (default {spec_value(o.default)})" for k, o in schema.items())
             raise BotSpecError(f"{name} has no option {key!r} (options: {known})")
         if key in seen:
             raise BotSpecError(f"{name} option {key} is given twice")
@@ -163,8 +175,8 @@ def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
         maximum = getattr(limits, option.limit)
         if spec.options[key] > maximum:
             raise BotSpecError(
-                f"{spec.name} option {key} is {_format_value(spec.options[key])}, more than "
-                f"this host's maximum of {maximum:g}"
+                f"{spec.name} option {key} is {spec_value(spec.options[key])}, more than "
+                f"this host's maximum of {format_number(maximum)}"
             )
 
 
@@ -178,10 +190,11 @@ class Bot:
     none (the fixed-depth searches: minimax, alphabeta), raising SearchStopped.
     """
 
-    def __init__(self, spec: BotSpec, game: Game, chooser: Chooser) -> None:
+    def __init__(self, spec: BotSpec, game: Game, chooser: Chooser, *, judges: bool = True) -> None:
         self.spec = spec
         self.game = game
         self._chooser = chooser
+        self._judges = judges
 
     @property
     def name(self) -> str:
@@ -195,6 +208,20 @@ class Bot:
         if state.is_terminal():
             raise ValueError("the game is over: there is no move to choose")
         return self._chooser(state, time_budget, stop)
+
+    def accepts_draw(self, result: SearchResult, *, to_move: bool) -> bool:
+        """Return True when the bot accepts a draw offered in the position `result` searched.
+
+        Arena's bots accept when their search scores the position a draw or worse for them (a
+        score of 0 or less from their side; a proven loss or draw included), and decline
+        otherwise: a bot that sees itself ahead plays on. `to_move` says whether the bot was
+        the side to move at the root (the score is the mover's). A bot whose score says
+        nothing of the position (random) declines every offer.
+        """
+        if not self._judges:
+            return False
+        score = result.score if to_move else -result.score
+        return score <= 0  # False for a NaN score, which says nothing either
 
     def __repr__(self) -> str:
         return f"<Bot {self.name} for {self.game.name}>"
@@ -226,7 +253,7 @@ def create_bot(
         player = PLAYERS[parsed.name](options, setup)
     except DatabaseError as exc:
         raise BotSpecError(f"{parsed.name}: {exc}") from None
-    return Bot(parsed, game, player.choose)
+    return Bot(parsed, game, player.choose, judges=player.judges)
 
 
 def _evaluation(knowledge: Knowledge, name: str | None, bot: str) -> Callable[[State[Any]], float]:
@@ -246,7 +273,7 @@ def describe_bots() -> list[tuple[str, str, list[tuple[str, str, str]]]]:
             name,
             player.description,
             [
-                (key, "" if o.default is None else _format_value(o.default), o.help)
+                (key, "" if o.default is None else spec_value(o.default), o.help)
                 for key, o in player.options.items()
             ],
         )

@@ -1,10 +1,11 @@
 """`arena bot`: play a bot on an Arena server over WebSockets (bots.client.BotClient).
 
-When the server cannot be reached (or the connection drops) the client logs one line and keeps
-retrying with exponential backoff, with or without `--matches`: a bot is a long-lived process
-that should survive server restarts. It stops with an error only when retrying cannot help
-(token refused, connection replaced by a newer one, protocol version not supported), and
-cleanly on Ctrl-C.
+When the server cannot be reached (or the connection drops) the client logs a line saying what
+it waits for and keeps retrying with exponential backoff, with or without `--matches`: a bot is
+a long-lived process that should survive server restarts. After `--wait` seconds without an
+answer (DEFAULT_WAIT_S; 0: forever) it gives up with one line and exit status 2. It also stops
+with an error when retrying cannot help (token refused, connection replaced by a newer one,
+protocol version not supported), and cleanly on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from typing import Annotated
 import typer
 
 from cli.common import fail
+
+DEFAULT_WAIT_S = 60.0
+"""How long `arena bot` waits for a server that does not answer (a restart takes seconds)."""
 
 
 def register(app: typer.Typer) -> None:
@@ -56,20 +60,36 @@ def bot(
             "seat), or decline them.",
         ),
     ] = True,
+    wait: Annotated[
+        float,
+        typer.Option(
+            "--wait",
+            min=0,
+            help="Seconds to keep trying to reach a server that does not answer (from the first "
+            "failed try since the last connection) before giving up with exit status 2; "
+            "0: forever.",
+        ),
+    ] = DEFAULT_WAIT_S,
 ) -> None:
     """Play every match the server gives this player with the bot SPEC, until Ctrl-C.
 
     Connects to SERVER/ws, budgets each move from the match clock, logs every move with its
-    search statistics, and reconnects with backoff when the connection drops (an unreachable
-    server is retried, never fatal).
+    search statistics, and reconnects with backoff when the connection drops. A server that does
+    not answer is retried for --wait seconds, each retry logged, then given up (exit status 2).
     """
     import asyncio
 
-    from bots.client import BotClient, ClientError
+    from bots.client import BotClient, ClientError, ServerUnreachable
     from bots.spec import BotSpecError
 
     try:
-        client = BotClient(server, token, spec, accept_challenges=accept_challenges)
+        client = BotClient(
+            server,
+            token,
+            spec,
+            accept_challenges=accept_challenges,
+            give_up_after=wait or None,
+        )
     except BotSpecError as exc:
         fail(f"bad bot spec {spec!r}: {exc} (`arena bots` lists the bots and their options)")
     except ValueError as exc:
@@ -80,6 +100,8 @@ def bot(
     except KeyboardInterrupt:
         logging.getLogger("arena.bot").info("stopped (Ctrl-C)")
         raise typer.Exit(130) from None
+    except ServerUnreachable as exc:
+        fail(str(exc))
     except ClientError as exc:
         fail(str(exc), code=1)
     logging.getLogger("arena.bot").info("done: %d match(es) ended", played)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from cli.common import err_console, fail, game_errors, load_game, plural
+from cli.common import err_console, fail, game_errors, load_game, number, plural
 from cli.games import GameArg, OptionOpt, PositionOpt, natural_key
 
 if TYPE_CHECKING:
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 console = Console(highlight=False)
 
 DEFAULT_SOLVE_SECONDS = 60.0
+DEFAULT_ANALYSE_SECONDS = 60.0
+"""The default of `arena analyse --time`: the longest a search may run."""
 CONNECT4_SLOW_STONES = 8
 """Connect Four solves from fewer stones took minutes to hours when measured (docs/BOTS.md)."""
 # What to try instead, per game, when `bots.solve.refuse` turns a position down.
@@ -64,13 +66,24 @@ def analyse(
     ],
     position: PositionOpt = None,
     option: OptionOpt = None,
+    seconds: Annotated[
+        float,
+        typer.Option(
+            "--time",
+            min=0,
+            help="Stop the search after this many seconds (0: no limit): a time-limited bot "
+            "(id, mcts) plays its best move so far, a fixed-depth one has none and fails.",
+        ),
+    ] = DEFAULT_ANALYSE_SECONDS,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Search a position with a bot: its move, score, principal variation and statistics.
 
-    The score is from the point of view of the side to move.
+    The score is from the point of view of the side to move. The search stops after --time
+    seconds; on a terminal a line shows it running.
     """
     from bots.common import pv_texts
+    from bots.result import SearchStopped
     from bots.spec import BotSpecError, create_bot
 
     rules = load_game(game, option)
@@ -82,7 +95,20 @@ def analyse(
         searcher = create_bot(bot, rules, clock=time.perf_counter)
     except (BotSpecError, ValueError) as exc:
         fail(str(exc))
-    result = searcher.choose(state)
+    clock = time.perf_counter
+    watch = _SearchWatch(bot.strip(), clock, seconds)
+    try:
+        with _searching(watch, live=not as_json and err_console.is_terminal):
+            result = searcher.choose(
+                state, time_budget=seconds if seconds > 0 else None, stop=watch.should_stop
+            )
+    except SearchStopped:
+        fail(
+            f"{bot.strip()} did not finish within {number(seconds)} s (--time), after at least "
+            f"{plural(watch.nodes, 'node')}: a fixed-depth search has no move before it ends; "
+            "ask a smaller depth, a longer --time (0: no limit), or a bot that stops on time "
+            "with its best move so far (id:time=5)"
+        )
     stats = result.stats
     move_text = state.format_move(result.move) if result.move is not None else None
     pv = stats.pv or pv_texts(state, result.pv)
@@ -109,11 +135,56 @@ def analyse(
     console.print(f"  score  {describe_score(result.score)} (for the side to move)")
     console.print(f"  pv     {' '.join(pv)}")
     console.print(
-        f"  depth {stats.depth}, {stats.nodes:,} nodes, {stats.evaluations:,} evaluations, "
-        f"{stats.seconds:.3f} s, {stats.nps:,.0f} nodes/s, table hits {stats.tt_hits:,}, "
-        f"cut-offs {stats.cutoffs:,}"
-        + (f", {stats.simulations:,} simulations" if stats.simulations else "")
+        f"  depth {stats.depth}, {plural(stats.nodes, 'node')}, "
+        f"{plural(stats.evaluations, 'evaluation')}, {stats.seconds:.3f} s, "
+        f"{stats.nps:,.0f} nodes/s, table hits {stats.tt_hits:,}, cut-offs {stats.cutoffs:,}"
+        + (f", {plural(stats.simulations, 'simulation')}" if stats.simulations else "")
     )
+
+
+class _SearchWatch:
+    """Stops a search after `seconds` (0: never) on `clock`, and counts the nodes it has
+    searched (a search asks its stop every 64 nodes, or every MCTS simulation)."""
+
+    def __init__(self, spec: str, clock: Clock, seconds: float) -> None:
+        self.spec = spec
+        self.clock = clock
+        self.seconds = seconds
+        self.start = clock()
+        self.asked = 0
+        from rich.spinner import Spinner
+
+        self.spinner = Spinner("dots")
+
+    @property
+    def nodes(self) -> int:
+        """Return the nodes searched so far, at least (64 for each time the stop was asked)."""
+        return 64 * self.asked
+
+    def should_stop(self) -> bool:
+        """Return True once the time is up (the search's `stop`)."""
+        self.asked += 1
+        return self.seconds > 0 and self.clock() - self.start >= self.seconds
+
+    def __rich__(self) -> Spinner:
+        elapsed = self.clock() - self.start
+        limit = f" of {number(self.seconds)} s (--time)" if self.seconds > 0 else ""
+        self.spinner.update(
+            text=f"searching with {self.spec}: {elapsed:.0f} s{limit}, {self.nodes:,} nodes or more"
+        )
+        return self.spinner
+
+
+@contextmanager
+def _searching(watch: _SearchWatch, live: bool) -> Iterator[None]:
+    """Show `watch` as a transient line on stderr while a search runs, when `live`."""
+    if not live:
+        yield
+        return
+    from rich.live import Live
+
+    with Live(watch, console=err_console, transient=True, refresh_per_second=4):
+        yield
 
 
 def score_outcome(score: float) -> tuple[str | None, int | None]:
@@ -279,7 +350,7 @@ def _print_solution(
             )
         if stop is not None:
             console.print(f"  {stop}", markup=False, soft_wrap=True)
-    console.print(f"  {solution.nodes:,} nodes in {solution.seconds:.3f} s")
+    console.print(f"  {plural(solution.nodes, 'node')} in {solution.seconds:.3f} s")
 
 
 def _stop_message(
@@ -299,13 +370,15 @@ def _stop_message(
     player = _player(rules, state)
     if solution.limit == "plies":
         return (
-            f"no forced win or loss within {solution.depth} plies (the --max-plies limit); "
+            f"no forced win or loss within {plural(solution.depth or 0, 'ply', 'plies')} (the "
+            "--max-plies limit); "
             "raise --max-plies to look further (a draw cannot be proved this way)"
         )
     if solution.limit == "time":
-        stopped, advice = f"stopped after {seconds:g} s (time limit)", "raise --time"
+        stopped, advice = f"stopped after {number(seconds)} s (time limit)", "raise --time"
     else:
-        stopped, advice = f"stopped after {max_nodes:,} nodes (node limit)", "raise --nodes"
+        stopped = f"stopped after {plural(max_nodes or 0, 'node')} (node limit)"
+        advice = "raise --nodes"
     if solution.value != "unknown":
         return (
             f"{stopped} while listing the best moves: the value is exact, the list may be "
@@ -313,7 +386,10 @@ def _stop_message(
         )
     if solution.depth is not None:
         plies = max_plies or DEFAULT_CHECKERS_PLIES
-        known = f"no forced win or loss within {solution.depth} plies (of the {plies} asked for)"
+        known = (
+            f"no forced win or loss within {plural(solution.depth, 'ply', 'plies')} (of the "
+            f"{plies} asked for)"
+        )
     else:
         known = (
             f"score between {solution.lower} and {solution.upper} ({_verdict(solution, player)})"
@@ -366,7 +442,7 @@ class _ProgressLine:
         self.name = name
         self.clock = clock
         self.start = clock()
-        self.limit = f" of {seconds:g} s" if seconds > 0 else ""
+        self.limit = f" of {number(seconds)} s" if seconds > 0 else ""
         self.latest: SolveProgress | None = None
         from rich.spinner import Spinner
 
@@ -382,9 +458,9 @@ class _ProgressLine:
         latest = self.latest
         if latest is not None:
             if latest.depth is not None:
-                known = f"no forced win or loss within {latest.depth} plies"
+                known = f"no forced win or loss within {plural(latest.depth, 'ply', 'plies')}"
             else:
                 known = f"score between {latest.lower} and {latest.upper}"
-            text += f": {known}, {latest.nodes:,} nodes"
+            text += f": {known}, {plural(latest.nodes, 'node')}"
         self.spinner.update(text=f"{text}, {elapsed:.0f} s{self.limit}")
         return self.spinner

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -25,6 +26,14 @@ def parse_option_pairs(pairs: list[str] | None) -> dict[str, str]:
             fail(f"--option takes KEY=VALUE, got {pair!r}")
         options[key.strip()] = value.strip()
     return options
+
+
+def number(value: float) -> str:
+    """Return a number as people write it: digits grouped (1,000,000, never 1e+06), and a
+    fraction only when there is one (0.5)."""
+    if math.isfinite(value) and value == int(value):
+        return f"{int(value):,}"
+    return f"{value:,.10g}"
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

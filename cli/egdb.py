@@ -119,7 +119,7 @@ def status_command(
     if not manifest.signatures:
         print(f"{where}: no database yet (arena egdb build --pieces 4)")
         return
-    table = Table(title=f"{where}: complete up to {manifest.pieces} pieces")
+    table = Table(title=f"{where}: complete up to {plural(manifest.pieces, 'piece')}")
     for column in ("signature", "positions", "wins", "losses", "draws", "longest", "seconds"):
         table.add_column(column, justify="left" if column == "signature" else "right")
     for sig, info in sorted(
@@ -161,7 +161,10 @@ def probe_command(
     pieces = (state.black | state.white).bit_count()
     entry = database.probe(state)
     if entry is None:
-        raise fail(f"the position has {pieces} pieces; the database holds up to {database.pieces}")
+        raise fail(
+            f"the position has {plural(pieces, 'piece')}; the database holds up to "
+            f"{plural(database.pieces, 'piece')}"
+        )
     side = "Black" if state.turn == 0 else "White"
     if entry.plies is None:
         print(f"{side} to move: draw")

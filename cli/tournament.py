@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cli.common import fail, parse_option_pairs
+from cli.common import fail, parse_option_pairs, plural
 from cli.games import OptionOpt
 from tournament.decks import DECKS
 
@@ -134,7 +134,7 @@ def tournament(
             console.print(f"wrote {html_out}", markup=False)
         if records_dir is not None:
             paths = write_records(records_dir, spec, records, openings)
-            console.print(f"wrote {len(paths)} files in {records_dir}", markup=False)
+            console.print(f"wrote {plural(len(paths), 'file')} in {records_dir}", markup=False)
     except (OSError, ValueError) as exc:
         fail(f"cannot write the results: {exc}")
 

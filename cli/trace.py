@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.common import fail, game_errors, load_game
+from cli.common import fail, game_errors, load_game, number, plural
 from cli.games import GameArg, OptionOpt, PositionOpt
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ def _parse_window(text: str | None) -> tuple[float, float] | None:
         except ValueError:
             fail(f"--window bounds must be numbers or inf, not {part.strip()!r}")
         if math.isnan(value) or (math.isfinite(value) and abs(value) > MAX_WINDOW):
-            fail(f"--window bounds must be inf or within ±{MAX_WINDOW:g}, not {part.strip()}")
+            fail(f"--window bounds must be inf or within ±{number(MAX_WINDOW)}, not {part.strip()}")
         values.append(value)
     if not values[0] < values[1]:
         fail(f"--window needs ALPHA < BETA, not {text}")
@@ -220,6 +220,6 @@ def _summary(traced: Trace) -> str:
 
     stats = traced.stats
     return (
-        f"{traced.search}, {stats.nodes:,} nodes, {stats.cutoffs:,} cut-offs, value "
-        f"{format_value(traced.value, traced.scoring)}, best move {traced.best_move}"
+        f"{traced.search}, {plural(stats.nodes, 'node')}, {plural(stats.cutoffs, 'cut-off')}, "
+        f"value {format_value(traced.value, traced.scoring)}, best move {traced.best_move}"
     )

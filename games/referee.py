@@ -109,6 +109,11 @@ class Referee:
         return self._result
 
     @property
+    def draw_offer(self) -> int | None:
+        """The player whose draw offer stands, else None."""
+        return self._draw_offer
+
+    @property
     def events(self) -> tuple[Event, ...]:
         """Every accepted event so far, in order (what `restore` replays)."""
         return tuple(self._events)
@@ -516,10 +521,18 @@ class Referee:
     def _reject_move(
         self, player: int, code: ErrorCode, reason: str, text: str, now_ms: int, counted: bool
     ) -> list[Effect]:
+        limit = self.config.max_illegal_moves
         if counted:
             self._illegal[player] += 1
+            # Said in the message too, not only in the details: a client that shows a person
+            # only the message warns them before the forfeit.
+            count = self._illegal[player]
+            left = limit - count
+            warning = (
+                f"{left} more and you forfeit the match" if left > 0 else "you forfeit the match"
+            )
+            reason = f"{reason} (rejected move {count} of {limit}: {warning})"
         rejected = self._reject(player, "move", code, reason, text)
-        limit = self.config.max_illegal_moves
         if not counted or self._illegal[player] < limit:
             return [rejected]
         event = self._accept(EventKind.FORFEIT, player, now_ms, text)

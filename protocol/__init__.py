@@ -26,6 +26,10 @@ from protocol.messages import (
     Abort,
     AcceptChallenge,
     AcceptDraw,
+    BotInfo,
+    BotLimits,
+    BotList,
+    BotOptionInfo,
     BotPoints,
     BotRating,
     Challenge,
@@ -92,6 +96,7 @@ from protocol.messages import (
     dump_client_message,
     dump_server_message,
     parse_client_message,
+    parse_hello,
     parse_server_message,
 )
 from protocol.schema import json_schema
@@ -115,6 +120,10 @@ __all__ = [
     "Abort",
     "AcceptChallenge",
     "AcceptDraw",
+    "BotInfo",
+    "BotLimits",
+    "BotList",
+    "BotOptionInfo",
     "BotPoints",
     "BotRating",
     "Challenge",
@@ -186,6 +195,7 @@ __all__ = [
     "is_compatible",
     "json_schema",
     "parse_client_message",
+    "parse_hello",
     "parse_server_message",
     "parse_version",
 ]

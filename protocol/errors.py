@@ -34,6 +34,7 @@ class ErrorCode(StrEnum):
     NO_DRAW_OFFER = "NO_DRAW_OFFER"
     CANNOT_ABORT = "CANNOT_ABORT"
     SEAT_TAKEN = "SEAT_TAKEN"
+    NAME_TAKEN = "NAME_TAKEN"
     UNKNOWN_JOB = "UNKNOWN_JOB"
     BAD_SUBMISSION = "BAD_SUBMISSION"
     SUBMISSION_TOO_LARGE = "SUBMISSION_TOO_LARGE"
@@ -97,7 +98,9 @@ ERROR_DESCRIPTIONS: Mapping[ErrorCode, str] = MappingProxyType(
         ErrorCode.NO_DRAW_OFFER: "There is no pending draw offer from your opponent to accept "
         "or decline.",
         ErrorCode.CANNOT_ABORT: "The match can only be aborted before its first move.",
-        ErrorCode.SEAT_TAKEN: "The seat asked for is not open, or the player name is taken.",
+        ErrorCode.SEAT_TAKEN: "The seat asked for is not open.",
+        ErrorCode.NAME_TAKEN: "The player name is already registered (names are compared "
+        "without regard to case); choose another (since 1.2; SEAT_TAKEN before).",
         ErrorCode.UNKNOWN_JOB: "No grading job has this id.",
         ErrorCode.BAD_SUBMISSION: "The upload cannot be graded as it is: no file, a file name "
         "that is not a plain name, an unreadable zip or one over the server's zip limits "
@@ -180,6 +183,7 @@ HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
         ErrorCode.NO_DRAW_OFFER: 409,
         ErrorCode.CANNOT_ABORT: 409,
         ErrorCode.SEAT_TAKEN: 409,
+        ErrorCode.NAME_TAKEN: 409,
         ErrorCode.UNKNOWN_JOB: 404,
         ErrorCode.BAD_SUBMISSION: 422,
         ErrorCode.SUBMISSION_TOO_LARGE: 413,
@@ -236,8 +240,8 @@ CLOSE_DESCRIPTIONS: Mapping[CloseCode, str] = MappingProxyType(
         "it kept sending after RATE_LIMITED).",
         CloseCode.MESSAGE_TOO_BIG: "A message exceeded MAX_MESSAGE_BYTES.",
         CloseCode.SERVER_ERROR: "The server hit an unexpected error; reconnect with backoff.",
-        CloseCode.BAD_PROTOCOL: "The first message was not `hello`, or the client kept sending "
-        "messages that are not JSON.",
+        CloseCode.BAD_PROTOCOL: "The first message was not a valid `hello` (the close reason "
+        "says what was wrong with it), or the client kept sending messages that are not JSON.",
         CloseCode.UNAUTHORIZED: "The token is missing or wrong; do not reconnect with the same "
         "token.",
         CloseCode.REPLACED: "A newer connection with the same token replaced this one; do not "

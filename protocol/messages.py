@@ -1137,6 +1137,63 @@ class GradingProfiles(WireModel):
     (unless the operator allowed unsandboxed grading, for trials)."""
 
 
+BotName = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[a-z][a-z0-9_]*$")]
+Number = Annotated[int | float, Field(allow_inf_nan=False)]
+
+
+class BotOptionInfo(WireModel):
+    """One option of a house bot: its kind, default, bounds, and the server's limit on it.
+
+    `kind` is `int`, `float`, `bool`, `str` or `eval` (one of the game's evaluations by name);
+    `default` is written as in a spec (`null`: the help says what is used). `minimum` and
+    `maximum` bound the value everywhere; `server_maximum` is this server's smaller limit
+    (`null`: none), set by `server_setting`, and checked only while every option of `unless`
+    is 0 (those options bound the search instead).
+    """
+
+    type: Literal["bot_option"] = "bot_option"
+    name: OptionKey
+    kind: Literal["int", "float", "bool", "str", "eval"]
+    default: Annotated[str, Field(max_length=64)] | None
+    help: Annotated[str, Field(max_length=500)]
+    minimum: Number | None
+    maximum: Number | None
+    server_maximum: Number | None
+    server_setting: Annotated[str, Field(max_length=64)] | None
+    unless: tuple[OptionKey, ...] = ()
+
+
+class BotInfo(WireModel):
+    """A house bot the server runs: its spec name, what it does and its options."""
+
+    type: Literal["bot_info"] = "bot_info"
+    name: BotName
+    description: Annotated[str, Field(max_length=500)]
+    options: tuple[BotOptionInfo, ...]
+
+
+class BotLimits(WireModel):
+    """This server's maxima of a house bot's search (its `ARENA_BOT_*` settings)."""
+
+    type: Literal["bot_limits"] = "bot_limits"
+    max_depth: Count
+    max_simulations: Count
+    max_seconds: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    max_nodes: Count
+    threads: Count
+    """Threads the house bots search on."""
+    searches_per_player: Count
+    """Searches of one player's matches at once (the others wait their turn)."""
+
+
+class BotList(WireModel):
+    """The house bots a match or tournament may name (`{"bot": SPEC}`), and their limits."""
+
+    type: Literal["bot_list"] = "bot_list"
+    bots: tuple[BotInfo, ...]
+    limits: BotLimits
+
+
 class QueueWait(WireModel):
     """Why a queued grading job waits: its place, and whose jobs are graded before it.
 
@@ -1203,6 +1260,7 @@ REST_MODELS: tuple[type[WireModel], ...] = (
     TournamentList,
     GradingProfiles,
     GradingJob,
+    BotList,
     Leaderboard,
     PlayerProfile,
     ErrorResponse,
@@ -1298,7 +1356,8 @@ def _diagnose(
             f"{shown} (expected one of: {', '.join(tags)})",
             {"type": tag if isinstance(tag, str) else None},
         )
-    return _validation_error(str(tag), exc)
+    model = known[tags.index(tag)]
+    return _validation_error(str(tag), exc, tuple(model.model_fields))
 
 
 # A string, or an unclosed one to the end of the text: the optional closing quote keeps the scan
@@ -1331,13 +1390,17 @@ def _bounded_int(literal: str) -> int:
     return int(literal)
 
 
-def _validation_error(tag: str, exc: ValidationError) -> ProtocolError:
-    """Return the VALIDATION_ERROR naming each bad field of a `tag` message."""
+def _validation_error(tag: str, exc: ValidationError, fields: tuple[str, ...]) -> ProtocolError:
+    """Return the VALIDATION_ERROR naming each bad field of a `tag` message (`fields`: the
+    message's own, named when an unknown one was sent)."""
     details: dict[str, ScalarValue] = {}
     for error in exc.errors(include_url=False):
         # The first location item is the union's tag; the rest is the field path.
         location = ".".join(str(part) for part in error["loc"][1:]) or "(message)"
-        details.setdefault(location, error["msg"])
+        problem = error["msg"]
+        if error["type"] == "extra_forbidden" and len(error["loc"]) == 2:
+            problem = f"unknown field; a {tag} has only the fields {', '.join(fields)}"
+        details.setdefault(location, problem)
     listed = "; ".join(f"{field}: {problem}" for field, problem in details.items())
     return ProtocolError(ErrorCode.VALIDATION_ERROR, f"bad {tag} message: {listed}", details)
 
@@ -1351,6 +1414,32 @@ def parse_client_message(data: bytes | str) -> ClientMessage:
     """
     message: ClientMessage = _parse(_CLIENT_ADAPTER, data, CLIENT_MESSAGES)
     return message
+
+
+def parse_hello(data: bytes | str) -> Hello:
+    """Return the `hello` that opens a connection, encoded as JSON in `data`.
+
+    Raises ProtocolError as `parse_client_message` does for a bad hello (VALIDATION_ERROR
+    naming its bad fields), and BAD_MESSAGE naming the type of any other message, even one with
+    bad fields of its own: what is wrong with it first is that it is not a hello.
+    """
+    try:
+        message = parse_client_message(data)
+    except ProtocolError as error:
+        if error.code is not ErrorCode.VALIDATION_ERROR:
+            raise
+        # A known type with bad fields: valid JSON within the limits (checked already).
+        tag = json.loads(data)["type"]
+        if tag == "hello":
+            raise
+        message_type = str(tag)
+    else:
+        if isinstance(message, Hello):
+            return message
+        message_type = message.type
+    raise ProtocolError(
+        ErrorCode.BAD_MESSAGE, f"the first message must be hello, not {message_type}"
+    )
 
 
 def parse_server_message(data: bytes | str) -> ServerMessage:

@@ -6,6 +6,8 @@ match after every commit and to `stop` a match that is over. A house bot's move 
 player's: under the match's lock, through the referee, committed before it is announced (the
 service's `run`). A bot that crashes, returns no move, plays an illegal move or is stopped at
 the server's time limit loses its match: the referee's bot failure (`Referee.fail`), with why.
+A draw offered to a house bot is answered by its search (`Bot.accepts_draw`): the search of its
+move when it is to move, else a search of the position as it stands.
 
 Two ways to play: turn by turn (`_play_turns`: each search runs on a pool thread, and when both
 seats are house bots the reply's search starts while the move is committed), and, for a match
@@ -19,13 +21,13 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Protocol
+from typing import Any, Protocol
 
 from bots.client import search_info
 from bots.result import SearchResult, SearchStopped
 from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
 from bots.timing import time_budget
-from games.base import Game
+from games.base import Game, State
 from games.match import MAX_ADJUDICATION_REASON, Effect, MoveAccepted, Status
 from games.referee import Referee
 from protocol.errors import ErrorCode
@@ -145,10 +147,24 @@ class HouseBots:
                 return f"player:{player}"
         return f"match:{live.id}"
 
-    def schedule(self, live: LiveMatch) -> None:
-        """Start the house bot's task if it is a bot's turn and none is running."""
+    def _bot_seat(self, live: LiveMatch) -> int | None:
+        """Return the seat of the house bot with something to do: the side to move, else the
+        one a draw offer stands to; None when neither is a house bot's."""
         referee = live.referee
-        if referee.status is not Status.ACTIVE or live.bot_specs[referee.state.to_move] is None:
+        if referee.status is not Status.ACTIVE:
+            return None
+        seat = referee.state.to_move
+        if live.bot_specs[seat] is not None:
+            return seat
+        offer = referee.draw_offer
+        if offer is not None and live.bot_specs[1 - offer] is not None:
+            return 1 - offer
+        return None
+
+    def schedule(self, live: LiveMatch) -> None:
+        """Start the house bot's task if a bot is to move or has a draw offer to answer, and
+        none is running."""
+        if self._bot_seat(live) is None:
             return
         if live.bot_task is not None and not live.bot_task.done():
             return
@@ -216,8 +232,9 @@ class HouseBots:
                         if error.code not in (ErrorCode.ILLEGAL_MOVE, ErrorCode.INVALID_MOVE):
                             raise  # not the bot's fault (the database): logged by the task
                         failure = (referee.seq, referee.state.to_move, error.message, None)
+                    position = referee.state
                 if failure is not None:
-                    await self._pipelined_failure(live, failure)
+                    await self._pipelined_failure(live, position, failure)
                     return
                 if stop:
                     return
@@ -239,9 +256,12 @@ class HouseBots:
             and referee.state.to_move == seat
         )
 
-    async def _pipelined_failure(self, live: LiveMatch, failure: Item) -> None:
-        """End the match after a played-ahead bot failed: crashed, no move, illegal move."""
-        seq, seat, what, _ = failure
+    async def _pipelined_failure(
+        self, live: LiveMatch, position: State[Any], failure: Item
+    ) -> None:
+        """End the match after a played-ahead bot failed in `position`: crashed, no move,
+        illegal move."""
+        _, seat, what, _ = failure
         if isinstance(what, BaseException):
             log.error("house bot %s failed in match %s: %s", live.bot_specs[seat], live.id, what)
             why = f"crashed: {what}"
@@ -249,26 +269,29 @@ class HouseBots:
             why = "returned no move"
         else:
             why = f"played an illegal move: {what}"
-        await self._bot_loses(live, seat, seq, why)
+        await self._bot_loses(live, seat, position, why)
 
     async def _play_turns(self, live: LiveMatch) -> None:
-        """Play house-bot moves while a bot is to move; the search runs in a thread.
+        """Play house-bot moves while a bot is to move, and answer the draws offered to a bot;
+        the search runs in a thread.
 
         When a house bot's move is accepted and the other side is a house bot too, that bot
         starts thinking at once, while the move is being committed (the commit's latency is
-        hidden behind the search); its move is played only after the commit, in order.
+        hidden behind the search); its move is played only after the commit, in order. A draw
+        offered to a bot that is to move is answered by the search of its move (declined, the
+        move follows); one offered on the other side's turn, by a search of the position then.
         """
         ahead: tuple[int, asyncio.Future[SearchResult]] | None = None
         while True:
             async with live.lock:
                 referee = live.referee
-                if not self._store.is_live(live) or referee.status is not Status.ACTIVE:
+                seat = self._bot_seat(live) if self._store.is_live(live) else None
+                if seat is None:
                     return
-                seat = referee.state.to_move
                 bot = self._bot(live, seat)
-                if bot is None:
-                    return
+                assert bot is not None
                 position, seq = referee.state, referee.seq
+                moving = position.to_move == seat
                 if ahead is not None and ahead[0] == seq:
                     search = ahead[1]
                 else:
@@ -279,24 +302,36 @@ class HouseBots:
             except SearchStopped as stopped:
                 if live.stop.is_set():
                     return  # the match is over, or the server stops
-                await self._bot_loses(live, seat, seq, str(stopped))
+                if not moving:
+                    await self._decline_unjudged(live, seat, position, str(stopped))
+                    continue
+                await self._bot_loses(live, seat, position, str(stopped))
                 return
             except Exception as error:
                 log.exception("house bot %s failed in match %s", bot.name, live.id)
-                await self._bot_loses(live, seat, seq, f"crashed: {type(error).__name__}: {error}")
+                if not moving:
+                    await self._decline_unjudged(live, seat, position, "crashed")
+                    continue
+                why = f"crashed: {type(error).__name__}: {error}"
+                await self._bot_loses(live, seat, position, why)
                 return
-            if result.move is None:
-                await self._bot_loses(live, seat, seq, "returned no move")
+            if moving and result.move is None:
+                await self._bot_loses(live, seat, position, "returned no move")
                 return
             async with live.lock:
-                if referee.seq != seq:
-                    continue  # the match moved on while the bot thought (a resign, a flag)
-                effects = referee.move(seat, position.format_move(result.move), self._host.now_ms())
-                live.note_search(effects, translation.search_record(search_info(result)))
-                if any(isinstance(effect, MoveAccepted) for effect in effects):
-                    after = self._bot(live, referee.state.to_move)
-                    if referee.status is Status.ACTIVE and after is not None:
-                        ahead = (referee.seq, self._search(live, after, referee.state.to_move))
+                if referee.status is not Status.ACTIVE or referee.state is not position:
+                    continue  # the match moved on while the bot thought (a resign, a flag, a move)
+                effects = self._answer_draw(live, bot, seat, result, to_move=moving)
+                if moving and referee.status is Status.ACTIVE:
+                    played = referee.move(
+                        seat, position.format_move(result.move), self._host.now_ms()
+                    )
+                    live.note_search(played, translation.search_record(search_info(result)))
+                    effects += played
+                    if any(isinstance(effect, MoveAccepted) for effect in played):
+                        after = self._bot(live, referee.state.to_move)
+                        if referee.status is Status.ACTIVE and after is not None:
+                            ahead = (referee.seq, self._search(live, after, referee.state.to_move))
                 try:
                     await self._host.run(live, effects)
                 except MatchError as error:
@@ -306,8 +341,38 @@ class HouseBots:
                     illegal = error.message
                 else:
                     continue
-            await self._bot_loses(live, seat, seq, f"played an illegal move: {illegal}")
+            await self._bot_loses(live, seat, position, f"played an illegal move: {illegal}")
             return
+
+    def _answer_draw(
+        self, live: LiveMatch, bot: Bot, seat: int, result: SearchResult, *, to_move: bool
+    ) -> list[Effect]:
+        """Return the effects of `bot`'s answer to a draw offered to `seat`, if one stands,
+        judged by its search `result` (call under the lock)."""
+        referee = live.referee
+        if referee.draw_offer != 1 - seat:
+            return []
+        now = self._host.now_ms()
+        if bot.accepts_draw(result, to_move=to_move):
+            return referee.accept_draw(seat, now)
+        return referee.decline_draw(seat, now)
+
+    async def _decline_unjudged(
+        self, live: LiveMatch, seat: int, position: State[Any], why: str
+    ) -> None:
+        """Decline the draw offered to `seat` in `position` when the bot's search of it failed
+        (it cannot judge the position: it plays on)."""
+        async with live.lock:
+            referee = live.referee
+            if referee.status is not Status.ACTIVE or referee.state is not position:
+                return
+            if referee.draw_offer != 1 - seat:
+                return
+            spec = live.bot_specs[seat]
+            log.warning(
+                "house bot %s in match %s declines a draw: its search %s", spec, live.id, why
+            )
+            await self._host.run(live, referee.decline_draw(seat, self._host.now_ms()))
 
     def _search(self, live: LiveMatch, bot: Bot, seat: int) -> asyncio.Future[SearchResult]:
         """Start `bot`'s search of the match's position in the pool (call under the lock)."""
@@ -320,13 +385,14 @@ class HouseBots:
         search.add_done_callback(lambda done: done.cancelled() or done.exception())
         return search
 
-    async def _bot_loses(self, live: LiveMatch, seat: int, seq: int, why: str) -> None:
+    async def _bot_loses(self, live: LiveMatch, seat: int, position: State[Any], why: str) -> None:
         """End the match as a loss for the house bot in `seat` that failed (crash, no move,
-        illegal move, stopped), unless the match moved on past `seq` meanwhile: the referee's
-        bot failure (a flag that fell first is the referee's timeout instead)."""
+        illegal move, stopped) in `position`, unless the match moved on from it meanwhile
+        (a draw offered meanwhile is not a move): the referee's bot failure (a flag that fell
+        first is the referee's timeout instead)."""
         async with live.lock:
             referee = live.referee
-            if referee.status is not Status.ACTIVE or referee.seq > seq:
+            if referee.status is not Status.ACTIVE or referee.state is not position:
                 return
             side = referee.game.player_names[seat].capitalize()
             name = f"{side} (house bot {live.bot_specs[seat]})"

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bots.spec import SearchLimits
+from bots.registry import PLAYERS
+from bots.spec import SearchLimits, spec_value
 from games.base import State
 from games.nim import NimState
+from protocol.messages import BotInfo, BotLimits, BotList, BotOptionInfo
 from server.settings import Settings
 
 
@@ -45,3 +47,48 @@ def oversize(state: State[Any], settings: Settings) -> str | None:
                     f"{settings.nim_max_heap} per heap"
                 )
     return None
+
+
+LIMIT_SETTINGS = {
+    "depth": "ARENA_BOT_MAX_DEPTH",
+    "simulations": "ARENA_BOT_MAX_SIMULATIONS",
+    "seconds": "ARENA_BOT_MAX_SECONDS",
+    "nodes": "ARENA_BOT_MAX_NODES",
+}
+"""The setting of each `SearchLimits` field."""
+
+
+def house_bots(settings: Settings) -> BotList:
+    """Return the bots a match or tournament may seat as house bots, with this server's limits
+    on their options (`GET /bots`)."""
+    limits = search_limits(settings)
+    bots = []
+    for name, player in PLAYERS.items():
+        options = []
+        for key, option in player.options.items():
+            server_maximum = None if option.limit is None else getattr(limits, option.limit)
+            options.append(
+                BotOptionInfo(
+                    name=key,
+                    kind=option.kind,
+                    default=None if option.default is None else spec_value(option.default),
+                    help=option.help,
+                    minimum=option.minimum,
+                    maximum=option.maximum,
+                    server_maximum=server_maximum,
+                    server_setting=None if option.limit is None else LIMIT_SETTINGS[option.limit],
+                    unless=option.unless,
+                )
+            )
+        bots.append(BotInfo(name=name, description=player.description, options=tuple(options)))
+    return BotList(
+        bots=tuple(bots),
+        limits=BotLimits(
+            max_depth=limits.depth,
+            max_simulations=limits.simulations,
+            max_seconds=limits.seconds,
+            max_nodes=limits.nodes,
+            threads=settings.bot_threads,
+            searches_per_player=settings.bot_searches_per_player,
+        ),
+    )

@@ -37,8 +37,14 @@ class PlayerRegistry:
         self._by_name: dict[str, Player] = {}
 
     async def register(self, name: str, token_hash: str) -> Player:
-        """Store a new player; raise ProtocolError SEAT_TAKEN when the name is registered."""
-        taken = ProtocolError(ErrorCode.SEAT_TAKEN, f"the player name {name!r} is already taken")
+        """Store a new player; raise ProtocolError NAME_TAKEN when the name is registered (in
+        any case: `Alice` is taken once `alice` is)."""
+        taken = ProtocolError(
+            ErrorCode.NAME_TAKEN,
+            f"the player name {name!r} is already taken (names are compared without regard to "
+            "case); choose another",
+            {"name": name},
+        )
         async with self._sessions() as session:
             existing = await session.scalar(
                 select(Player.id).where(func.lower(Player.name) == name.lower())

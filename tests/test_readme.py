@@ -114,6 +114,26 @@ def test_readme_has_runnable_blocks() -> None:
     assert any(block.server for block in BLOCKS)
 
 
+OUTPUT_OPTIONS = re.compile(r"(?:--html|--json|--results|--journal|--out|>)\s+([\w./-]+)")
+
+
+def test_no_two_readme_commands_write_the_same_file() -> None:
+    # The blocks run in one directory, as in one terminal: a second report under the same name
+    # would replace the first one a reader just made.
+    written: dict[str, int] = {}
+    for block in runnable_blocks(README.read_text()):
+        for offset, line in enumerate(block.text.splitlines()):
+            if line.lstrip().startswith("#"):
+                continue
+            for path in OUTPUT_OPTIONS.findall(line.split(" # ")[0]):
+                here = block.line + offset
+                assert path not in written, (
+                    f"README.md:{here} writes {path}, as README.md:{written[path]} does"
+                )
+                written[path] = here
+    assert "tournament.html" in written
+
+
 @pytest.mark.timeout(900)
 # The blocks build on each other in one working directory (a folder one makes, another grades):
 # they run in order in one process (`make test` gives each xdist worker whole files).

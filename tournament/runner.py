@@ -115,8 +115,11 @@ class TournamentSpec:
             raise TournamentError(f"unknown format {self.format!r} (formats: {', '.join(FORMATS)})")
         if len(self.bots) < 2:
             raise TournamentError(f"a tournament needs at least 2 bots, got {len(self.bots)}")
-        if len(set(self.bots)) != len(self.bots):
-            raise TournamentError("the bots must be distinct specs (a bot is named by its spec)")
+        twice = next((bot for index, bot in enumerate(self.bots) if bot in self.bots[:index]), None)
+        if twice is not None:
+            raise TournamentError(
+                f"{twice!r} is named twice: name each bot once (a bot is named by its spec)"
+            )
         if self.games_per_pairing < 2 or self.games_per_pairing % 2:
             raise TournamentError(
                 f"games per pairing must be even and at least 2 (colour-swapped pairs), "

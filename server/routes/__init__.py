@@ -22,8 +22,10 @@ from starlette.routing import BaseRoute, Match
 from starlette.staticfiles import StaticFiles
 
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
+from protocol.problems import explain_all
 from server.errors import error_response
 from server.routes import (
+    bots,
     challenges,
     courses,
     explore,
@@ -55,9 +57,11 @@ async def _protocol_error(_request: Request, exc: Exception) -> JSONResponse:
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     details: dict[str, ScalarValue] = {}
-    for problem in exc.errors():
-        location = ".".join(str(part) for part in problem.get("loc", ())) or "(request)"
-        details.setdefault(location[:128], str(problem.get("msg", "invalid")))
+    # In plain words (protocol.problems): "needs at least 2 players", not pydantic's "Tuple
+    # should have at least 2 items after validation".
+    for location, words in explain_all(exc.errors()):
+        where = ".".join(str(part) for part in location) or "(request)"
+        details.setdefault(where[:128], words)
     listed = "; ".join(f"{where}: {what}" for where, what in details.items())
     return error_response(
         ProtocolError(ErrorCode.VALIDATION_ERROR, f"bad request: {listed}", details)
@@ -166,6 +170,7 @@ def install(app: FastAPI) -> None:
     app.include_router(index.router)
     app.include_router(players.router)
     app.include_router(leaderboard.router)
+    app.include_router(bots.router)
     app.include_router(matches.router)
     app.include_router(challenges.router)
     app.include_router(tournaments.router)

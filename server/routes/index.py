@@ -31,6 +31,7 @@ LINKS: tuple[tuple[str, str], ...] = (
     ("/protocol/schema", "the JSON Schema of every WebSocket message and REST body"),
     ("/health", "whether the server is up, and its database"),
     ("/games", "the games this server hosts"),
+    ("/bots", "the house bots, their options and this server's limits on them"),
     ("/matches", "matches, newest first (filters: status, game, player)"),
     ("/tournaments", "tournaments, newest first"),
     ("/grader/profiles", "the autograder's assignment profiles"),

@@ -32,7 +32,7 @@ router = APIRouter(prefix="/players", tags=["players"])
     dependencies=[Depends(limit_registration)],
 )
 async def register_player(body: PlayerCreate, players: PlayersDep) -> PlayerCreated:
-    """Register a player; the token in the answer is shown this once (409 SEAT_TAKEN if taken)."""
+    """Register a player; the token in the answer is shown this once (409 NAME_TAKEN if taken)."""
     token, token_hash = new_token()
     player = await players.register(body.name, token_hash)
     return PlayerCreated(id=f"p_{player.id}", name=player.name, token=token)

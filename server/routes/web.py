@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -25,11 +24,12 @@ from games import game_names
 from protocol import PROTOCOL_VERSION
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, TournamentCreate, TournamentList
+from protocol.problems import explain_all
 from server.auth import new_token
 from server.db.models import Player
 from server.deps import (
     GUEST_COOKIE,
-    GuestDep,
+    OptionalGuestDep,
     PagesDep,
     PlayersDep,
     TournamentsDep,
@@ -275,22 +275,36 @@ def _openings(form: dict[str, str]) -> str | tuple[str, ...] | None:
     return deck or listed or None
 
 
-def _problem(problem: Mapping[str, Any]) -> str:
-    """Say one refused value of the form: its label (and line), and what is wrong."""
-    where = [str(part) for part in problem["loc"]]
-    label = FORM_LABELS.get(where[0], where[0]) if where else "the form"
-    if where and where[0] == "time_control" and len(where) > 1:
-        label = FORM_LABELS.get(where[1], where[1])
-    elif len(where) > 1 and where[1].isdigit():
-        label += f", line {int(where[1]) + 1}"
-    elif where[:2] == ["openings", "list"] and len(where) > 2:
-        label += f", line {int(where[2]) + 1}"
-    return f"{label}: {problem['msg']}"
+class FormError(ValueError):
+    """What is wrong with a form: one sentence for each refused field, by its label."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = tuple(problems)
+
+
+def _label(location: tuple[Any, ...]) -> str:
+    """Return the form's label of a refused field of `TournamentCreate`."""
+    where = [str(part) for part in location]
+    if not where:
+        return "The form"
+    if where[0] == "time_control" and len(where) > 1:
+        return FORM_LABELS.get(where[1], where[1])
+    return FORM_LABELS.get(where[0], where[0])
+
+
+def _refusal(error: ProtocolError) -> str:
+    """Say the service's refusal of the form by the field's label: "Openings: opening 1 of 2
+    ('11-15 99-1'): ..." rather than the wire's "openings: ..."."""
+    named = [key for key in error.details if key in FORM_LABELS]
+    if error.code is ErrorCode.VALIDATION_ERROR and len(named) == 1:
+        return f"{FORM_LABELS[named[0]]}: {error.details[named[0]]}"
+    return error.message
 
 
 def _form_body(form: dict[str, str]) -> TournamentCreate:
-    """Return the tournament the form asks for; ValueError saying what is wrong (each
-    refused field by its label, all of them at once)."""
+    """Return the tournament the form asks for; FormError saying what is wrong (each
+    refused field by its label, in plain words: protocol.problems, all of them at once)."""
     body: dict[str, Any] = {
         "game": form.get("game", ""),
         "bots": _lines(form.get("bots", "")),
@@ -308,11 +322,12 @@ def _form_body(form: dict[str, str]) -> TournamentCreate:
         except ValueError as error:
             problems.append(str(error))
     if problems:
-        raise ValueError("; ".join(problems))
+        raise FormError(problems)
     try:
         return TournamentCreate(**body)
     except ValidationError as error:
-        raise ValueError("; ".join(_problem(p) for p in error.errors())) from None
+        said = explain_all(error.errors(include_url=False))
+        raise FormError([f"{_label(where)}: {words}" for where, words in said]) from None
 
 
 @router.post(
@@ -331,21 +346,38 @@ def _form_body(form: dict[str, str]) -> TournamentCreate:
     dependencies=[Depends(check_origin), Depends(limit_web_tournament_creation)],
 )
 async def create_tournament_from_form(
-    request: Request, guest: GuestDep, tournaments: TournamentsDep, pages: PagesDep
+    request: Request,
+    guest: OptionalGuestDep,
+    players: PlayersDep,
+    tournaments: TournamentsDep,
+    pages: PagesDep,
 ) -> Response:
     """Create (and with `start`, start) a tournament from the page's form, as the browser's
-    guest player; go to its page, or show the form again with what was wrong (422)."""
+    guest player (made for a browser without one, once the form is read); go to its page, or
+    show the form again with what was wrong (422)."""
     received = await request.form()
     form = {key: str(value) for key, value in received.items() if isinstance(value, str)}
     try:
-        state = await tournaments.create(_form_body(form), guest)
+        body = _form_body(form)
+    except FormError as problems:
+        listed = await tournaments.list_tournaments(limit=50)
+        return tournaments_page(pages, request, listed, 50, guest, form, problems.problems)
+    # A rate limit (429) on the new guest is answered as it is, not as the form.
+    guest, token = await guest_or_new(request, players, guest)
+    response: Response
+    try:
+        state = await tournaments.create(body, guest)
         # A tournament naming other players waits for their answers: its page shows them.
         if form.get("start") and not state.invitations:
             state = await tournaments.start(state.tournament_id, guest)
-    except ValueError as error:  # a ProtocolError from the service is one too
-        message = error.message if isinstance(error, ProtocolError) else str(error)
+    except ProtocolError as error:
         listed = await tournaments.list_tournaments(limit=50)
-        return tournaments_page(pages, request, listed, 50, guest, form, (message,))
-    return RedirectResponse(
-        f"/tournaments/{state.tournament_id}", status_code=status.HTTP_303_SEE_OTHER
-    )
+        refused = (_refusal(error),)
+        response = tournaments_page(pages, request, listed, 50, guest, form, refused)
+    else:
+        response = RedirectResponse(
+            f"/tournaments/{state.tournament_id}", status_code=status.HTTP_303_SEE_OTHER
+        )
+    if token is not None:
+        set_guest_cookie(response, request, token)
+    return response

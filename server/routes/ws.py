@@ -38,6 +38,7 @@ from protocol.messages import (
     Resign,
     Welcome,
     parse_client_message,
+    parse_hello,
 )
 from protocol.version import PROTOCOL_VERSION, is_compatible, spoken_version
 from server.auth import hash_token
@@ -52,6 +53,9 @@ from server.settings import Settings
 log = logging.getLogger(__name__)
 
 router = APIRouter(tags=["websocket"])
+
+MAX_CLOSE_REASON_BYTES = 123
+"""The longest close reason a close frame carries (RFC 6455: 125 bytes less the code's 2)."""
 
 ACTIONS: dict[type[ClientMessage], str] = {
     Resign: "resign",
@@ -123,20 +127,11 @@ async def _handshake(websocket: WebSocket, connection: Connection, settings: Set
         )
         raise _ClosedError from None
     try:
-        message = parse_client_message(data)
+        message = parse_hello(data)
     except ProtocolError as error:
         connection.send(ErrorMessage.from_error(error))
-        connection.close(CloseCode.BAD_PROTOCOL, "the first message must be hello")
+        connection.close(CloseCode.BAD_PROTOCOL, _close_reason(error))
         raise _ClosedError from None
-    if not isinstance(message, Hello):
-        connection.send(
-            ErrorMessage(
-                code=ErrorCode.BAD_MESSAGE,
-                message=f"the first message must be hello, not {message.type}",
-            )
-        )
-        connection.close(CloseCode.BAD_PROTOCOL, "the first message must be hello")
-        raise _ClosedError
     if not is_compatible(message.protocol_version):
         connection.send(
             ErrorMessage(
@@ -149,6 +144,21 @@ async def _handshake(websocket: WebSocket, connection: Connection, settings: Set
         connection.close(CloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
         raise _ClosedError
     connection.version = spoken_version(message.protocol_version)
+
+
+def _close_reason(error: ProtocolError) -> str:
+    """Return the close reason of a refused first message: what was wrong with the hello, or
+    that it was none (at most the 123 bytes a close frame holds; the error sent before the
+    close says it all)."""
+    if error.code is ErrorCode.VALIDATION_ERROR:
+        first = next(iter(error.details.items()), None)
+        reason = "bad hello" if first is None else f"bad hello: {first[0]}: {first[1]}"
+        reason = reason.split(";", maxsplit=1)[0]
+    elif error.message.startswith("the first message must be hello"):
+        reason = error.message
+    else:
+        reason = "the first message must be hello"
+    return reason.encode()[:MAX_CLOSE_REASON_BYTES].decode(errors="ignore")
 
 
 def _address(websocket: WebSocket) -> str:

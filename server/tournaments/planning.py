@@ -7,6 +7,8 @@ is a ProtocolError VALIDATION_ERROR naming the field of the `TournamentCreate` b
 
 from __future__ import annotations
 
+import re
+
 from bots.spec import BotSpecError, check_limits, parse_bot_spec
 from games import Game, GameError, game_names, get_game
 from protocol.errors import ErrorCode, ProtocolError
@@ -89,7 +91,7 @@ def plan(
             for index, opening in enumerate(openings):
                 too_large = oversize(opening.start_state(game), settings)
                 if too_large is not None:
-                    raise OpeningError(f"entry {index}: {too_large}")
+                    raise OpeningError(_which(index, len(openings), opening.name, too_large))
         tasks = schedule(spec, openings)
     except OpeningError as error:
         raise validation_error("openings", str(error)) from None
@@ -109,8 +111,22 @@ def _openings(body: TournamentCreate, game: Game, spec: TournamentSpec) -> list[
         try:
             openings.append(parse_opening(text, game))
         except OpeningError as error:
-            raise OpeningError(f"entry {index}: {error}") from None
+            reason = _NAMED.sub("", str(error), count=1)
+            raise OpeningError(_which(index, len(body.openings), text, reason)) from None
     return openings
+
+
+_NAMED = re.compile(r"^opening (?:'[^']*'|\"[^\"]*\"):? ?")
+"""The name an opening's own error starts with (`_which` names it already)."""
+
+SHOWN_CHARACTERS = 60
+"""How much of a refused opening a message repeats."""
+
+
+def _which(index: int, count: int, text: str, reason: str) -> str:
+    """Say which opening of a list is refused, by its place (from 1) and its text, and why."""
+    shown = text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 3] + "..."
+    return f"opening {index + 1} of {count} ({shown!r}): {reason}"
 
 
 def validation_error(field_name: str, message: str) -> ProtocolError:

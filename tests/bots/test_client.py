@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import random
+import socket
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from websockets.frames import Close
 from bots.client import (
     BotClient,
     ClientError,
+    ServerUnreachable,
     apply_move_made,
     backoff_delays,
     http_base_url,
@@ -515,6 +517,55 @@ def test_cancellation_stops_the_client_while_the_server_is_down() -> None:
             await task
 
     asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+def free_port() -> int:
+    """Return a TCP port of 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_server_is_waited_for_with_word_then_given_up(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The test's clock: 25 s pass at every look, so the client gives up at its third look.
+    times = iter(range(0, 1000, 25))
+    port = free_port()
+    client = BotClient(
+        f"http://127.0.0.1:{port}",
+        "t",
+        "random",
+        backoff_first=0.001,
+        backoff_cap=0.001,
+        give_up_after=60,
+        clock=lambda: float(next(times)),
+    )
+    with caplog.at_level(logging.WARNING), pytest.raises(ServerUnreachable) as unreachable:
+        asyncio.run(asyncio.wait_for(client.run(), 30))
+    message = str(unreachable.value)
+    assert message.startswith(f"no Arena server answered at ws://127.0.0.1:{port}/ws for 60 s (")
+    assert "is `arena serve` running there?" in message
+    waits = [r.getMessage() for r in caplog.records if "waiting for" in r.getMessage()]
+    assert waits, caplog.text
+    assert waits[0].startswith(f"waiting for the Arena server at ws://127.0.0.1:{port}/ws (")
+    assert [wait.rsplit("; ", 1)[-1] for wait in waits] == [
+        "giving up in 60 s",
+        "giving up in 35 s",
+        "giving up in 10 s",
+    ]
+
+
+def test_cli_gives_up_on_an_unreachable_server_in_one_line() -> None:
+    from typer.testing import CliRunner
+
+    port = free_port()
+    arguments = ["bot", "--server", f"http://127.0.0.1:{port}", "--token", "t", "--bot", "random"]
+    result = CliRunner().invoke(_bot_cli(), [*arguments, "--wait", "0.5"])
+    assert result.exit_code == 2, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith(f"error: no Arena server answered at ws://127.0.0.1:{port}/ws for 0.5 s")
+    assert "Traceback" not in result.output
 
 
 # End to end against the real server (needs server.routes.ws) -------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -11,7 +12,7 @@ import pytest
 
 import bots.spec
 from bots.common import STOP_EVERY
-from bots.result import SearchStopped
+from bots.result import SearchResult, SearchStopped
 from bots.spec import (
     MAX_NUMBER_LENGTH,
     BotSpecError,
@@ -123,8 +124,8 @@ HOST = SearchLimits(depth=8, simulations=20_000, seconds=10.0, nodes=1_000_000)
         ("alphabeta_lecture:depth=9", "alphabeta_lecture option depth is 9, more than"),
         ("id:time=0,depth=30", "id option depth is 30, more than this host's maximum of 8"),
         ("id:time=11", "id option time is 11.0, more than this host's maximum of 10"),
-        ("id:nodes=2000000", "id option nodes is 2000000, more than this host's maximum of 1e+06"),
-        ("mcts:simulations=20001", "simulations is 20001, more than this host's maximum of 20000"),
+        ("id:nodes=2000000", "nodes is 2000000, more than this host's maximum of 1,000,000"),
+        ("mcts:simulations=20001", "simulations is 20001, more than this host's maximum of 20,000"),
         ("mcts:time=60", "mcts option time is 60.0, more than this host's maximum of 10"),
     ],
 )
@@ -154,8 +155,8 @@ def test_a_host_accepts_searches_within_its_maxima(text: str) -> None:
         ("alphabeta:depth=" + "9" * 100, "depth is a number of 100 characters; at most 128"),
         ("alphabeta:depth=" + "9" * 10_000, "depth is a number of 10000 characters"),
         ("alphabeta:depth=129", "depth must be at most 128, not 129"),
-        ("mcts:simulations=1" + "0" * 20, "simulations must be at most 1e+09"),
-        ("id:time=1e300", "time must be at most 86400"),
+        ("mcts:simulations=1" + "0" * 20, "simulations must be at most 1,000,000,000"),
+        ("id:time=1e300", "time must be at most 86,400"),
         ("random:seed=" + "9" * 30, "seed must be at most"),
     ],
 )
@@ -238,3 +239,20 @@ def test_a_stopped_search_ends_at_its_next_stop_check(
     gaps = [after - before for before, after in itertools.pairwise([0, *asked_at])]
     assert max(gaps) <= STOP_EVERY, f"{max(gaps)} nodes between two checks of the stop"
     assert nodes == asked_at[-1], f"{nodes - asked_at[-1]} nodes searched after the stop"
+
+
+def test_a_bot_accepts_a_draw_when_its_search_scores_a_draw_or_worse_for_it() -> None:
+    bot = create_bot("alphabeta:depth=2", get_game("tictactoe"))
+    # The score is the root's mover's: the bot's own when it was to move, else its opponent's.
+    for score, to_move, accepts in [
+        (0.0, True, True),
+        (-40.0, True, True),
+        (40.0, True, False),
+        (40.0, False, True),
+        (-40.0, False, False),
+        (math.nan, True, False),
+    ]:
+        assert bot.accepts_draw(SearchResult(None, score), to_move=to_move) is accepts
+    # A random mover's score (always 0) judges nothing: it plays on.
+    randomly = create_bot("random", get_game("tictactoe"))
+    assert not randomly.accepts_draw(SearchResult(None, -40.0), to_move=True)

@@ -7,6 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from cli.bots import _SearchWatch
 from cli.main import create_cli
 
 runner = CliRunner()
@@ -37,6 +38,31 @@ def test_analyse_finds_the_immediate_win() -> None:
     data = json.loads(out)
     assert data["move"] in {"3", "7"}
     assert data["score"] > 900_000
+
+
+def test_analyse_stops_a_search_that_would_not_end_and_says_so() -> None:
+    # Before, this ran silently for hours: a fixed-depth search has no move until it ends.
+    code, out, err = run("analyse", "checkers", "--bot", "minimax:depth=128", "--time", "0.5")
+    assert code == 2 and out == ""
+    line = " ".join(err.split())
+    assert line.startswith("error: minimax:depth=128 did not finish within 0.5 s (--time), after")
+    assert "ask a smaller depth, a longer --time (0: no limit)" in line
+    # A bot that stops on time plays its best move so far.
+    code, out, _ = run("analyse", "checkers", "--bot", "id:time=0", "--time", "0.5", "--json")
+    assert code == 0 and json.loads(out)["move"] is not None
+
+
+def test_a_running_search_is_shown_and_stopped_on_its_clock() -> None:
+    now = [0.0]
+    watch = _SearchWatch("minimax:depth=128", lambda: now[0], 60)
+    for _ in range(10):
+        assert not watch.should_stop()
+    now[0] = 12.4
+    shown = watch.__rich__().text
+    expected = "searching with minimax:depth=128: 12 s of 60 s (--time), 640 nodes or more"
+    assert str(shown) == expected
+    now[0] = 60.0
+    assert watch.should_stop()
 
 
 def test_analyse_text_output() -> None:
@@ -219,3 +245,34 @@ def test_solve_large_nim_by_theory() -> None:
     assert data["best_moves"] == ["3:128"]  # heap 3 down to 100 ^ 200 = 172: nim-sum 0
     code, out, _ = run("solve", "nim", "-o", "heaps=100,200,300")
     assert "nim-sum theory" in out and "every winning move" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        # One of a thing is said in the singular.
+        (("analyse", "tictactoe", "--bot", "random"), "depth 1, 1 node, 0 evaluations"),
+        (("solve", "connect4", "--nodes", "1"), "stopped after 1 node (node limit)"),
+        (("solve", "connect4", "--nodes", "1"), "1 node in 0.0"),
+        (
+            ("solve", "checkers", "--position", "W:WK23,K28:B3", "--max-plies", "1"),
+            "no forced win or loss within 1 ply (the --max-plies limit)",
+        ),
+        # Large numbers are written out with their digits grouped, never as 1e+09.
+        (
+            ("analyse", "connect4", "--bot", "mcts:simulations=2000000000"),
+            "mcts option simulations must be at most 1,000,000,000, not 2000000000",
+        ),
+        (
+            ("analyse", "connect4", "--bot", "mcts:time=100000000"),
+            "mcts option time must be at most 86,400, not 100000000.0",
+        ),
+        (
+            ("trace", "tictactoe", "--bot", "alphabeta:depth=1", "--window", "-1e13,5"),
+            "--window bounds must be inf or within ±1,000,000,000,000, not -1e13",
+        ),
+    ],
+)
+def test_counts_are_said_as_people_say_them(args: tuple[str, ...], shown: str) -> None:
+    result = runner.invoke(app, list(args))
+    assert shown in " ".join(result.output.split()), result.output

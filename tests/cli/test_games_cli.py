@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
+from cli.games import PERFT_MAX_SECONDS, _count, _log_growth, plan_perft
 from cli.main import create_cli
+from games import get_game
 
 runner = CliRunner()
 app = create_cli()
@@ -50,6 +55,53 @@ def test_perft_text_and_position() -> None:
 def test_perft_depth_zero_counts_the_root() -> None:
     code, out, _ = run("perft", "tictactoe", "0", "--json")
     assert code == 0 and json.loads(out)["nodes"] == 1
+
+
+def test_perft_says_one_node_and_groups_digits() -> None:
+    code, out, _ = run("perft", "tictactoe", "0")
+    assert code == 0 and out.startswith("perft(0) = 1 node in ")
+    code, out, _ = run("perft", "checkers", "8")
+    assert code == 0 and out.startswith("perft(8) = 845,931 nodes in ")
+
+
+def test_perft_refuses_at_once_a_count_that_would_never_end() -> None:
+    # Before, this ran for hours without a word.
+    code, out, err = run("perft", "checkers", "99999999999")
+    assert code == 2 and out == ""
+    line = " ".join(err.split())
+    assert line.startswith("error: perft(99,999,999,999) of checkers would count about 10^")
+    assert "(--max-time 600 refuses longer counts; --max-time 0 runs any)" in line
+    # A count that ends because the games do is counted, however deep.
+    code, out, _ = run("perft", "tictactoe", "99999999999", "--json")
+    assert code == 0 and json.loads(out)["nodes"] == 0
+
+
+def test_perft_estimates_from_the_shallow_depths_on_its_clock() -> None:
+    # The test's clock: each count of the probe looks like 0.3 s, more than its budget.
+    ticks = iter(range(1000))
+    plan = plan_perft(get_game("checkers").initial_state(), 12, clock=lambda: next(ticks) * 0.3)
+    assert plan.exact is None and plan.probed == 2
+    assert plan.growth == 7.0  # 7 moves, then 49 replies: 7 times as many, as from 1 to 7
+    assert round(plan.log10_nodes, 6) == round(12 * math.log10(7), 6)
+    assert plan.seconds() > PERFT_MAX_SECONDS  # refused at the default limit
+    assert plan.depth_within(0.3 * 7) == 3
+    # A growth that shrinks ply by ply (games ending) stops growing the estimate: tic-tac-toe
+    # at 7 plies grows 2.7 times, having grown 3.6 times before.
+    assert _log_growth(148_176 / 54_720, (148_176 / 54_720) / (54_720 / 15_120), 10**11) < 1
+    assert _log_growth(2.0, 0.5, 1000) == 0.0
+    # Counts that fit the probe (on a clock that never moves) are exact, and so is every count
+    # past the games' end.
+    assert plan_perft(get_game("checkers").initial_state(), 4, clock=lambda: 0.0).exact == 1469
+    assert plan_perft(get_game("tictactoe").initial_state(), 12, clock=lambda: 0.0).exact == 0
+
+
+def test_a_long_perft_shows_its_progress_on_a_terminal() -> None:
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, color_system=None, width=200)
+    per_move = _count(get_game("checkers").initial_state(), 5, True, console=terminal)
+    assert sum(n for _, n in per_move) == 7361
+    shown = screen.getvalue()
+    assert "perft(5)" in shown and "49/49 subtrees, 7,361 nodes" in shown
 
 
 def test_game_options_reach_the_rules() -> None:

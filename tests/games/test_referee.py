@@ -392,6 +392,24 @@ def test_forfeit_after_the_limit_of_rejected_moves() -> None:
     assert ref.view(5).moves == ()
 
 
+def test_every_counted_rejection_says_how_many_remain_before_the_forfeit() -> None:
+    ref = referee(max_illegal=3)
+    first = only(ref.move(0, "12-17", 1), Rejected)
+    assert first.reason.startswith("illegal move 12-17: ")
+    assert first.reason.endswith("(rejected move 1 of 3: 2 more and you forfeit the match)")
+    second = only(ref.move(0, "xx", 2), Rejected)
+    assert second.reason.endswith("(rejected move 2 of 3: 1 more and you forfeit the match)")
+    out_of_turn = only(ref.move(1, "22-18", 3), Rejected)
+    assert out_of_turn.reason == (
+        "it is Black's turn, not White's (rejected move 1 of 3: 2 more and you forfeit the match)"
+    )
+    last = only(ref.move(0, "12-17", 4), Rejected)
+    assert last.reason.endswith("(rejected move 3 of 3: you forfeit the match)")
+    # A slip typed on a page is never counted, so it says nothing of a forfeit.
+    ref = referee(max_illegal=3)
+    assert "forfeit" not in only(ref.move(0, "12-17", 1, counted=False), Rejected).reason
+
+
 def test_moves_out_of_turn_forfeit_like_illegal_moves_and_replay() -> None:
     ref = referee(max_illegal=3)
     ref.move(0, "11-15", 10)

@@ -31,6 +31,10 @@ from protocol import (
     Abort,
     AcceptChallenge,
     AcceptDraw,
+    BotInfo,
+    BotLimits,
+    BotList,
+    BotOptionInfo,
     BotPoints,
     BotRating,
     Challenge,
@@ -315,6 +319,35 @@ REST_EXAMPLES: list[BaseModel] = [
         finished_time_ms=3,
         results_url="/grader/jobs/j1/results.json",
         report_url="/grader/jobs/j1/report.html",
+    ),
+    BotList(
+        bots=(
+            BotInfo(
+                name="id",
+                description="iterative deepening alpha-beta under a time budget per move",
+                options=(
+                    BotOptionInfo(
+                        name="depth",
+                        kind="int",
+                        default="64",
+                        help="maximum depth",
+                        minimum=1,
+                        maximum=128,
+                        server_maximum=10,
+                        server_setting="ARENA_BOT_MAX_DEPTH",
+                        unless=("time", "nodes"),
+                    ),
+                ),
+            ),
+        ),
+        limits=BotLimits(
+            max_depth=10,
+            max_simulations=100_000,
+            max_seconds=30.0,
+            max_nodes=10_000_000,
+            threads=2,
+            searches_per_player=1,
+        ),
     ),
     Leaderboard(
         game="checkers",

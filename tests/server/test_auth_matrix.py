@@ -150,6 +150,7 @@ ROWS = [
     Row("GET", "/", PUBLIC),
     Row("GET", "/health", PUBLIC),
     Row("GET", "/games", PUBLIC),
+    Row("GET", "/bots", PUBLIC),
     Row("GET", "/protocol/schema", PUBLIC),
     # The web pages' assets are public, and a token changes nothing.
     Row("GET", "/static/{path}", PUBLIC, lambda w: {"path": "arena.css"}),
@@ -246,11 +247,12 @@ ROWS = [
         lambda w: {"tournament_id": w.tournament("player:invitee", "random")},
         right="invitee",
     ),
-    # The browser's routes: a guest for anyone; the form takes the guest cookie alone (this
-    # matrix sends bearer tokens, which the form refuses; tests/server/test_web.py has the cookie).
+    # The browser's routes: a guest for anyone; the tournament form reads the guest cookie
+    # alone and makes a guest for a browser without one once the form is read, so a bearer
+    # token changes nothing (this body is no form: 422; tests/server/test_web.py has the cookie).
     Row("POST", "/web/guest", (303, 303, 303, 303)),
     Row("POST", "/web/guest/forget", (303, 303, 303, 303)),
-    Row("POST", "/web/tournaments", (401, 401, 401, 401)),
+    Row("POST", "/web/tournaments", (422, 422, 422, 422)),
     # Playing in the browser (tests/server/test_web_play.py has the cookie's own matrix): the
     # play form and a join make a guest for a browser without one, so a bearer token changes
     # nothing (the play form: this body is not a form, 422; the join: the first request's new
@@ -273,6 +275,7 @@ ROWS = [
             ("accept-draw", drawn_offer),
             ("decline-draw", drawn_offer),
             ("abort", lambda w: {"match_id": w.match()}),
+            ("rematch", lambda w: {"match_id": w.match()}),
         )
     ),
     # The search-tree explorer: public, its page and its JSON routes alike; a token (even a

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from bots.spec import Bot
+from bots.spec import Bot, describe_bots
 from games import Game
 from games.nim import NimState
+from protocol.messages import BotList
 from server import housebots
 from server.limits import oversize
+from server.settings import Settings
 from server.tournaments import planning, played
-from tests.server.conftest import RunningServer
+from tests.server.conftest import RunningServer, start_server
 
 
 @dataclass
@@ -96,10 +99,10 @@ def refused(response: httpx.Response, field: str, *words: str) -> None:
         ("alphabeta:depth=40", ("depth is 40", "maximum of 10")),
         ("alphabeta:depth=" + "9" * 100, ("depth is a number of 100 characters", "at most 128")),
         ("minimax:depth=11", ("depth is 11", "maximum of 10")),
-        ("mcts:simulations=1000000", ("simulations is 1000000", "maximum of 100000")),
+        ("mcts:simulations=1000000", ("simulations is 1000000", "maximum of 100,000")),
         ("mcts:time=31", ("time is 31.0", "maximum of 30")),
         ("id:time=0,depth=64", ("depth is 64", "maximum of 10")),
-        ("id:nodes=20000000", ("nodes is 20000000", "maximum of 1e+07")),
+        ("id:nodes=20000000", ("nodes is 20000000", "maximum of 10,000,000")),
     ],
 )
 def test_house_bots_beyond_the_maxima_are_refused(
@@ -168,7 +171,11 @@ def test_nim_matches_beyond_the_maxima_are_refused(
     [
         ({"options": {"heaps": "1000000"}}, "options", ("1000000 objects", "maximum of 64")),
         ({"options": {"heaps": "1,1,1,1,1,1,1,1,1"}}, "options", ("9 heaps",)),
-        ({"openings": ["fen:3,5", "fen:100,100"]}, "openings", ("entry 1", "heap 1 has 100")),
+        (
+            {"openings": ["fen:3,5", "fen:100,100"]},
+            "openings",
+            ("opening 2 of 2 ('fen:100,100')", "heap 1 has 100"),
+        ),
     ],
 )
 def test_nim_tournaments_beyond_the_maxima_are_refused_at_once(
@@ -188,3 +195,42 @@ def test_nim_tournaments_beyond_the_maxima_are_refused_at_once(
         refused(response, field, *words)
         # No opening was played and no game planned: nothing listed the moves of huge heaps.
         assert work.oversized(live_server) == [] and work.plans == 0 and work.bots == []
+
+
+def test_the_house_bots_are_listed_with_this_servers_limits(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        grader_dir=tmp_path / "grader",
+        bot_max_depth=5,
+        bot_max_nodes=1234,
+    )
+    running = start_server(settings)
+    try:
+        with httpx.Client(base_url=running.url, timeout=30) as http:
+            listed = http.get("/bots")
+            assert listed.status_code == 200, listed.text
+            body = BotList.model_validate_json(listed.text)
+            assert [bot.name for bot in body.bots] == [name for name, _, _ in describe_bots()]
+            assert (body.limits.max_depth, body.limits.max_nodes) == (5, 1234)
+            options = {(bot.name, o.name): o for bot in body.bots for o in bot.options}
+            depth = options["alphabeta", "depth"]
+            assert (depth.default, depth.minimum, depth.server_maximum) == ("6", 1, 5)
+            assert depth.server_setting == "ARENA_BOT_MAX_DEPTH"
+            assert options["id", "depth"].unless == ("time", "nodes")
+            assert options["id", "nodes"].server_maximum == 1234
+            assert options["alphabeta", "tt"].server_maximum is None
+            # What is listed is what a match may seat: at the maximum, and not beyond it.
+            alice = player(http, "alice")
+            for spec, status in [("alphabeta:depth=5", 201), ("alphabeta:depth=6", 422)]:
+                seats = ["alice", {"bot": spec}]
+                created = http.post(
+                    "/matches", json={"game": "tictactoe", "seats": seats}, headers=alice
+                )
+                assert created.status_code == status, created.text
+            assert "maximum of 5" in created.json()["message"]
+            # The OpenAPI description documents the route and its body.
+            operation = http.get("/openapi.json").json()["paths"]["/bots"]["get"]
+            answer = operation["responses"]["200"]["content"]["application/json"]["schema"]
+            assert answer["$ref"].endswith("/BotList")
+    finally:
+        running.stop()

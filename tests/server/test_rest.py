@@ -114,6 +114,8 @@ def test_checkers_match_between_two_players(client: httpx.Client) -> None:
     assert sorted(body["legal_moves"]) == sorted(before["legal_moves"])
     # The details PROTOCOL.md documents: the move, the seat's rejections so far and the limit.
     assert body["details"] == {"move": "1-5", "rejections": 1, "limit": 3, "seq": 4}
+    # The message says it too, in words: a client that shows only the message is warned.
+    assert body["message"].endswith("(rejected move 1 of 3: 2 more and you forfeit the match)")
 
     malformed = move(client, bob, match_id, "hello")
     assert malformed.status_code == 422 and malformed.json()["code"] == "INVALID_MOVE"
@@ -160,8 +162,13 @@ def test_checkers_match_between_two_players(client: httpx.Client) -> None:
 
 def test_bad_requests_get_error_bodies_not_500(client: httpx.Client) -> None:
     alice = register(client, "alice")
-    duplicate = client.post("/players", json={"name": "alice"})
-    assert duplicate.status_code == 409 and duplicate.json()["code"] == "SEAT_TAKEN"
+    duplicate = client.post("/players", json={"name": "Alice"})
+    assert duplicate.status_code == 409 and duplicate.json()["code"] == "NAME_TAKEN"
+    assert duplicate.json()["message"] == (
+        "the player name 'Alice' is already taken (names are compared without regard to case); "
+        "choose another"
+    )
+    assert duplicate.json()["details"] == {"name": "Alice"}
     reserved = client.post("/players", json={"name": "open"})
     assert reserved.status_code == 422 and reserved.json()["code"] == "VALIDATION_ERROR"
     missing = client.post("/matches", json={"game": "checkers"}, headers=alice)

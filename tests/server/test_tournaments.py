@@ -186,9 +186,56 @@ def test_an_opening_that_cannot_be_played_is_refused_by_its_entry(
         assert response.status_code == 422, response.text
         error = response.json()
         assert error["code"] == "VALIDATION_ERROR"
-        assert error["details"]["openings"].startswith("entry 1: ")
-        assert "move 3 '11-15' is rejected" in error["details"]["openings"]
-        assert error["message"].startswith("openings: entry 1: ")
+        # Named by its place in the list, counted from 1, and by its text.
+        assert error["details"]["openings"] == (
+            "opening 2 of 3 ('11-15 23-19 11-15'): move 3 '11-15' is rejected: illegal move "
+            "'11-15': there is no Black piece on square 11 (legal moves: 7-11, 8-11, 9-13, "
+            "9-14, 10-14, 12-16, 15-18)"
+        )
+        assert error["message"].startswith("openings: opening 2 of 3 ('11-15 23-19 11-15'): ")
+
+
+def test_a_refused_tournament_says_what_is_wrong_in_plain_words(
+    live_server: RunningServer,
+) -> None:
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        headers = auth_headers(http)
+        cases = [
+            (
+                {**TICTACTOE, "bots": ["random"]},
+                "body.bots",
+                "needs at least 2 players (house bots or player:NAME), not 1",
+            ),
+            (
+                {**TICTACTOE, "bots": ["random", "Not A Bot"]},
+                "body.bots.1",
+                "player 2 ('Not A Bot') is not a bot spec (NAME or NAME:KEY=VALUE,..., as GET "
+                "/bots lists them) or player:NAME",
+            ),
+            (
+                {**TICTACTOE, "games_per_pairing": 3},
+                "body.games_per_pairing",
+                "must be even, not 3",
+            ),
+            (
+                {**CHECKERS, "openings": ["11-15", ""]},
+                "body.openings.list.1",
+                "opening 2 ('') must not be empty",
+            ),
+        ]
+        for body, field, words in cases:
+            response = http.post("/tournaments", json=body, headers=headers)
+            assert response.status_code == 422, response.text
+            error = response.json()
+            assert error["code"] == "VALIDATION_ERROR"
+            assert error["details"] == {field: words}, error
+            assert error["message"] == f"bad request: {field}: {words}"
+        twice = http.post(
+            "/tournaments", json={**TICTACTOE, "bots": ["random", "random"]}, headers=headers
+        )
+        assert twice.json()["details"] == {
+            "bots": "'random' is named twice: name each bot once (a bot is named by its spec)"
+        }
 
 
 def test_unknown_tournaments_and_missing_tokens(live_server: RunningServer) -> None:

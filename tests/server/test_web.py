@@ -295,23 +295,29 @@ def test_a_browser_guest_creates_a_tournament_from_the_form(tmp_path: Path) -> N
     server = start_server(settings)
     try:
         with httpx.Client(base_url=server.url, timeout=30) as client:
+            # The form is there at once: no button to press for a guest first.
             page = client.get("/tournaments", headers=HTML)
-            assert (
-                'action="/web/guest"' in page.text and 'action="/web/tournaments"' not in page.text
-            )
-            # Without a guest the form is refused; a bearer token is not a guest.
+            assert 'action="/web/tournaments"' in page.text and 'id="get-guest"' not in page.text
+            assert 'id="guest-note"' in page.text
             body = {"game": "tictactoe", "bots": "random\ngreedy", "games_per_pairing": "2"}
-            assert client.post("/web/tournaments", data=body).status_code == 401
-
-            got = client.post("/web/guest")
-            assert got.status_code == 303 and got.headers["location"] == "/tournaments#create"
-            cookie = got.headers["set-cookie"].lower()
+            # A form that cannot be read makes no guest: it comes back, saying why.
+            one = client.post("/web/tournaments", data={**body, "bots": "random"})
+            assert one.status_code == 422 and "set-cookie" not in one.headers
+            assert "Players: needs at least 2 players (house bots or player:NAME), not 1" in (
+                one.text
+            )
+            # A browser without a guest gets one by creating the tournament, which is its.
+            first = client.post("/web/tournaments", data=body)
+            assert first.status_code == 303, first.text
+            cookie = first.headers["set-cookie"].lower()
             assert cookie.startswith("arena_guest=arena_")
             assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
             guest = client.cookies["arena_guest"]
             page = client.get("/tournaments", headers=HTML)
             name = re.search(r'You are <a href="/players/(guest-[0-9a-f]{10})">', page.text)
             assert name is not None and 'action="/web/tournaments"' in page.text
+            first_id = first.headers["location"].removeprefix("/tournaments/")
+            assert client.get(f"/tournaments/{first_id}").json()["owner"] == name.group(1)
 
             # The cookie is the browser's alone: REST takes the bearer token only.
             rest = client.post(
@@ -343,7 +349,7 @@ def test_a_browser_guest_creates_a_tournament_from_the_form(tmp_path: Path) -> N
             assert "<b>nobody</b>" not in bad.text
 
             # The form counts against the same limits as POST /tournaments (3 a day here,
-            # the refused one above included).
+            # the refused one above included; the first was counted before the guest was made).
             limited = client.post("/web/tournaments", data=body)
             assert limited.status_code == 429, limited.text
             assert guest == client.cookies["arena_guest"]
@@ -369,8 +375,7 @@ def test_a_guest_forgets_itself_and_its_cookie_is_cleared(tmp_path: Path) -> Non
         assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
         assert client.cookies.get("arena_guest") is None
         page = client.get("/tournaments", headers=HTML)
-        assert 'action="/web/guest"' in page.text and "You are" not in page.text
-        assert client.post("/web/tournaments", data={"bots": "random\ngreedy"}).status_code == 401
+        assert 'id="guest-note"' in page.text and "You are" not in page.text
         # The player stays, under its name.
         assert client.get(f"/players/{name.group(1)}").status_code == 200
 
@@ -439,11 +444,24 @@ def test_the_tournament_form_takes_what_an_organiser_sets(tmp_path: Path) -> Non
                 "Increment: a number of seconds": {"increment_s": "-1"},
                 "Time control: an increment": {"base_s": "", "move_cap_s": ""},
                 "Openings: name a deck or list openings, not both": {"openings": "11-15"},
-                "Games at once: Input should be less than or equal to 16": {"concurrency": "17"},
+                "Games at once: must be at most 16, not 17": {"concurrency": "17"},
                 "Ply cap: a whole number": {"ply_cap": "many"},
-                "Format: Input should be": {"format": "swiss"},
-                "Players, line 2:": {"bots": "random\nNot A Bot"},
-                "Time per side: Input should be greater than or equal to 1": {"base_s": "0"},
+                "Format: must be &#39;round-robin&#39; or &#39;gauntlet&#39;, not &#39;sw": {
+                    "format": "swiss"
+                },
+                "Players: player 2 (&#39;Not A Bot&#39;) is not a bot spec": {
+                    "bots": "random\nNot A Bot"
+                },
+                "Players: needs at least 2 players (house bots or player:NAME), not 1": {
+                    "bots": "random"
+                },
+                "Players: &#39;random&#39; is named twice": {"bots": "random\nrandom"},
+                "Time per side: must be at least 1, not 0": {"base_s": "0"},
+                "Openings: opening 2 of 2 (&#39;11-15 99-1&#39;): move 2 &#39;99-1&#39; is "
+                "rejected: cannot read checkers move &#39;99-1&#39;": {
+                    "deck": "",
+                    "openings": "11-15\n11-15 99-1",
+                },
             }
             for expected, change in refusals.items():
                 refused = client.post("/web/tournaments", data={**body, **change})

@@ -133,7 +133,9 @@ def test_who_may_play_and_act_in_a_guests_match(server: RunningServer) -> None:
         browser(server) as bob,
         httpx.Client(base_url=server.url) as nobody,
     ):
-        match_id = start(ann)
+        # Against random, which declines every draw offer (it judges no position): the offer
+        # below stands or is declined, and the resignation after it is the guest's.
+        match_id = start(ann, bot="random")
         start(bob)  # bob has a guest (and a match) of his own
         token = nobody.post("/players", json={"name": "carl"}).json()["token"]
         bearer = {"Authorization": f"Bearer {token}"}

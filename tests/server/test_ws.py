@@ -312,6 +312,45 @@ async def test_hello_must_come_first_with_a_supported_version(
     await expect_close(ws, CloseCode.UNSUPPORTED_VERSION)
 
 
+async def test_a_bad_hello_is_told_what_is_wrong_with_it(
+    live_server: RunningServer, http: httpx.AsyncClient
+) -> None:
+    token = await register(http, "alice")
+    cases = [
+        # An unknown field: the hello is refused for it, not for not being a hello.
+        (
+            {**HELLO, "name": "alice"},
+            "VALIDATION_ERROR",
+            "bad hello message: name: unknown field; a hello has only the fields type, "
+            "protocol_version, client",
+            "bad hello: name: unknown field",
+        ),
+        (
+            {"type": "hello"},
+            "VALIDATION_ERROR",
+            "bad hello message: protocol_version: Field required",
+            "bad hello: protocol_version: Field required",
+        ),
+        # Another message first (even one with bad fields) is still "not a hello".
+        (
+            {"type": "move", "match_id": "m_1"},
+            "BAD_MESSAGE",
+            "the first message must be hello, not move",
+            "the first message must be hello, not move",
+        ),
+    ]
+    for hello, code, message, reason in cases:
+        ws = await connect(f"{live_server.ws_url}/ws?token={token}")
+        await send(ws, hello)
+        error = await receive(ws, "error")
+        assert (error["code"], error["message"]) == (code, message)
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), TIMEOUT)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == CloseCode.BAD_PROTOCOL
+        assert closed.value.rcvd.reason == reason
+
+
 async def test_a_new_connection_replaces_the_old_and_plays_on(
     live_server: RunningServer, http: httpx.AsyncClient
 ) -> None:
@@ -474,9 +513,16 @@ async def test_moves_out_of_turn_count_toward_the_forfeit(
         error = await receive(ws_a, "error")
         assert error["code"] == "NOT_YOUR_TURN"
         assert (error["details"]["rejections"], error["details"]["limit"]) == (count, limit)
+        left = limit - count
+        assert error["message"].endswith(
+            f"(rejected move {count} of {limit}: {left} more and you forfeit the match)"
+        )
     await send(ws_a, {"type": "move", "match_id": match_id, "move": "8"})
     answers = {m["type"]: m for m in [await receive(ws_a), await receive(ws_a)]}
     assert answers["error"]["code"] == "NOT_YOUR_TURN"
+    assert answers["error"]["message"].endswith(
+        f"(rejected move {limit} of {limit}: you forfeit the match)"
+    )
     ended = answers["match_ended"]
     assert ended["result"]["reason"] == "forfeit" and ended["result"]["winner"] == 1
     final = await state_of(http, match_id)

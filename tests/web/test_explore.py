@@ -295,3 +295,47 @@ def test_the_engine_with_a_chosen_evaluation_and_its_switches(page: Page) -> Non
         expect(page.locator("#trace")).to_have_attribute("data-step", str(index))
         expect(page.locator("#node-value")).to_have_text(node_value(traced, node))
         expect(page.locator("#node-window")).to_have_text(window(node.alpha, node.beta))
+
+
+def test_trace_uses_the_position_typed_even_unset(page: Page, screenshots: Path) -> None:
+    """A position typed and traced at once, without "Set position": the trace is of it (the
+    page used to trace the board it still showed, the start)."""
+    page.goto("/explore")
+    settle(page)
+    expect(page.locator("#explore-turn")).to_contain_text("X to move")
+    page.fill("#explore-position", POSITION)
+    page.select_option("#explore-search", "alphabeta")
+    page.fill("#explore-depth", str(DEPTH))
+    page.click("#explore-run")
+    expect(page.locator("#trace")).to_be_visible()
+    expect(page.locator("#trace-summary")).to_contain_text(f"on tictactoe {POSITION}, depth 2")
+    # The board shows it too: what is traced is what is shown.
+    expect(page.locator("#explore-turn")).to_contain_text(f"Position {POSITION}")
+    settle(page)
+    page.screenshot(path=str(screenshots / "explore-typed-desktop.png"), full_page=True)
+
+
+def test_a_refused_position_is_never_traced_from_the_old_board(
+    page: Page, problems: Problems, screenshots: Path
+) -> None:
+    """After "Set position" refused a position, Trace refuses it again, visibly, and traces
+    nothing (it used to trace the board left from before, silently)."""
+    problems.expect_refusal("/explore/position", 422)
+    page.goto("/explore")
+    settle(page)
+    page.fill("#explore-position", POSITION)
+    page.click("#explore-load")
+    expect(page.locator("#explore-turn")).to_contain_text(POSITION)
+    page.fill("#explore-position", "XXXXXXXXX")
+    page.click("#explore-load")
+    error = page.locator("#explore-error")
+    expect(error).to_contain_text("The position typed cannot be used")
+    expect(page.locator("#explore-position")).to_have_attribute("aria-invalid", "true")
+    page.click("#explore-run")
+    expect(error).to_contain_text("nothing was traced")
+    expect(error).to_contain_text("XXXXXXXXX")
+    expect(page.locator("#trace")).to_be_hidden()
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=str(screenshots / "explore-bad-position-phone.png"), full_page=True)
+    page.set_viewport_size(DESKTOP)
+    page.screenshot(path=str(screenshots / "explore-bad-position-desktop.png"), full_page=True)

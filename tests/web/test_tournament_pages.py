@@ -12,7 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, WebSocket, WebSocketRoute, expect
 
-from tests.web.conftest import DESKTOP, PHONE, settle
+from tests.web.conftest import DESKTOP, PHONE, Problems, settle
 from tests.web.test_lobby import register
 
 pytestmark = pytest.mark.web
@@ -112,36 +112,80 @@ def test_the_tournaments_page_lists_them_with_players_linked(
 
 
 def test_a_guest_creates_a_tournament_from_the_form(page: Page, screenshots: Path) -> None:
+    """The form is there at once; creating the tournament makes the browser's guest, who owns
+    it (there used to be a "Play as a guest" button to press first)."""
     page.goto("/tournaments")
-    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(size)
-        page.screenshot(path=str(screenshots / f"tournaments-noguest-{label}.png"), full_page=True)
-    page.set_viewport_size(DESKTOP)
-    settle(page)
-    page.get_by_role("button", name="Play as a guest").click()
-    expect(page).to_have_url(re.compile(r"/tournaments#create$"))
-    expect(page.locator("#create")).to_contain_text("a guest player kept in this browser")
-    # The guest's token is in an HttpOnly cookie: no script of the page can read it.
-    assert page.evaluate("() => document.cookie") == ""
-    cookies = page.context.cookies()
-    assert [(c["name"], c["httpOnly"], c["sameSite"]) for c in cookies] == [
-        ("arena_guest", True, "Strict")
-    ]
-    guest = page.locator("#create p a").first.inner_text()
-    assert guest.startswith("guest-")
-
+    expect(page.get_by_role("button", name="Play as a guest")).to_have_count(0)
+    expect(page.locator("#guest-note")).to_contain_text("made for this browser when you create")
     page.locator("select[name=game]").select_option("tictactoe")
     page.get_by_label("Players, one a line").fill("greedy\nrandom")
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
         page.screenshot(path=str(screenshots / f"tournaments-form-{label}.png"), full_page=True)
+    page.set_viewport_size(DESKTOP)
     settle(page)
     page.get_by_role("button", name="Create the tournament").click()
     expect(page).to_have_url(re.compile(r"/tournaments/t_[0-9a-f]+$"))
+    # The guest's token is in an HttpOnly cookie: no script of the page can read it.
+    assert page.evaluate("() => document.cookie") == ""
+    cookies = page.context.cookies()
+    assert [(c["name"], c["httpOnly"], c["sameSite"]) for c in cookies] == [
+        ("arena_guest", True, "Strict")
+    ]
     expect(page.locator("#status")).to_have_text("finished", timeout=FINISH_WAIT_MS)
     expect(page.locator("#games li")).to_have_count(2)
-    expect(page.locator(".lede a")).to_have_text(guest)
+    guest = page.locator(".lede a").inner_text()
+    assert guest.startswith("guest-")
+    settle(page)
+    page.goto("/tournaments")
+    expect(page.locator("#create p a").first).to_have_text(guest)
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (
+            {"bots": "random"},
+            "Players: needs at least 2 players (house bots or player:NAME), not 1",
+        ),
+        (
+            {"game": "checkers", "openings": "11-15 23-19\n11-15 99-1"},
+            "Openings: opening 2 of 2 ('11-15 99-1'): move 2 '99-1' is rejected: cannot read "
+            "checkers move '99-1': square 99 is off the board (1-32)",
+        ),
+    ],
+    ids=["one player", "bad opening"],
+)
+def test_a_refused_form_says_what_is_wrong_in_the_players_words(
+    page: Page, problems: Problems, screenshots: Path, change: dict[str, str], said: str
+) -> None:
+    """A tournament of one player, or with an opening that cannot be played: the form comes
+    back saying which field, which entry and what is allowed (it used to say "Tuple should have
+    at least 2 items" and "entry 0"), with what was typed kept."""
+    problems.expect_refusal("/web/tournaments", 422)
+    page.goto("/tournaments")
+    if "game" in change:
+        page.locator("select[name=game]").select_option(change["game"])
+    page.get_by_label("Players, one a line").fill(change.get("bots", "greedy\nrandom"))
+    if "openings" in change:
+        page.get_by_label("Or openings, one a line").fill(change["openings"])
+    settle(page)
+    page.get_by_role("button", name="Create the tournament").click()
+    errors = page.locator("#form-errors")
+    expect(errors).to_have_text(said)
+    expect(errors).not_to_contain_text("Tuple")
+    expect(errors).not_to_contain_text("entry 0")
+    expect(page.get_by_label("Players, one a line")).to_have_value(
+        change.get("bots", "greedy\nrandom")
+    )
+    name = "one-player" if "bots" in change else "bad-opening"
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+        errors.scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshots / f"tournaments-{name}-{label}.png"))
+    settle(page)
 
 
 MARKUP = "<script>alert(1)</script>"

@@ -144,6 +144,34 @@ function drawPosition() {
   $("explore-clear").disabled = position.moves.length === 0;
 }
 
+// The position typed: null when the field is empty (the game's start).
+function typedStart() {
+  const text = positionInput.value.trim();
+  return text ? text : null;
+}
+
+// Set the position typed (no moves played on it yet). True once it is set; false when the
+// server refused it, the refusal shown (with `then`, what came of it) and the board left as it
+// was.
+async function setTypedPosition(then = "") {
+  const start = typedStart();
+  let answer;
+  try {
+    answer = await post("/explore/position", { game: position.game, position: start, moves: [] });
+  } catch (error) {
+    positionInput.setAttribute("aria-invalid", "true");
+    showError(`The position typed cannot be used: ${error.message}${then}`);
+    return false;
+  }
+  position.start = start;
+  position.moves = [];
+  position.answer = answer;
+  positionInput.removeAttribute("aria-invalid");
+  showError("");
+  drawPosition();
+  return true;
+}
+
 async function loadPosition(played = false) {
   try {
     position.answer = await post("/explore/position", positionBody());
@@ -467,6 +495,10 @@ async function traceSearch(event) {
   const button = $("explore-run");
   button.disabled = true;
   try {
+    // What is traced is what is typed: a position typed but not set yet is set first, and one
+    // the server refuses is traced from no other board.
+    const refused = "; nothing was traced: correct the position, or empty the field for the game's start.";
+    if (typedStart() !== position.start && !(await setTypedPosition(refused))) return;
     traced = await post("/explore/trace", traceBody());
   } catch (error) {
     showError(error.message);
@@ -543,20 +575,7 @@ gameSelect.addEventListener("change", () => {
   loadPosition();
 });
 $("explore-load").addEventListener("click", () => {
-  const text = positionInput.value.trim();
-  const previous = { start: position.start, moves: position.moves };
-  position.start = text ? text : null;
-  position.moves = [];
-  post("/explore/position", positionBody())
-    .then((answer) => {
-      position.answer = answer;
-      showError("");
-      drawPosition();
-    })
-    .catch((error) => {
-      Object.assign(position, previous);
-      showError(error.message);
-    });
+  setTypedPosition();
 });
 positionInput.addEventListener("keydown", (event) => {
   if (event.key === "Enter") {
