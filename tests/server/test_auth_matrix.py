@@ -289,6 +289,8 @@ ROWS = [
         body=lambda w: {"game": "tictactoe", "position": "X...O....", "depth": 2},
     ),
     Row("GET", "/grader/profiles", PUBLIC),
+    # A profile's starter file, as a course hands it out: public like the profiles.
+    Row("GET", "/grader/starters/{profile}", PUBLIC, lambda w: {"profile": "endgame"}),
     Row("GET", "/grader", PUBLIC),
     # The grader page's form: no token asked (a guest is made for a browser without one), but
     # a post without files is refused before that; a job's status for the page's script is
