@@ -376,6 +376,8 @@ class BotClient:
         self._clock = clock
         self._unreachable_since: float | None = None
         """When the first attempt to reach the server failed since it was last connected."""
+        self._welcomed = False
+        """Whether the current connection got its `welcome` (the backoff restarts after it)."""
         self.connections = 0
         self.server_version = "1.0"
         """The protocol version of the server's last `welcome` (what its moves may carry)."""
@@ -402,6 +404,7 @@ class BotClient:
         delays = self._backoff()
         try:
             while not self._done.is_set():
+                self._welcomed = False
                 try:
                     await self._session()
                     delays = self._backoff()
@@ -409,6 +412,10 @@ class BotClient:
                     self._check_fatal(exc)
                     if self._done.is_set():
                         break
+                    if self._welcomed:
+                        # The server answered this time: a drop after a session starts the
+                        # backoff afresh, however many drops came before.
+                        delays = self._backoff()
                     delay = next(delays)
                     self._wait_for_server(exc, delay)
                     await asyncio.sleep(delay)
@@ -491,6 +498,7 @@ class BotClient:
         if isinstance(message, Welcome):
             self.log.info("connected to %s as %s", self.url, message.player)
             self._unreachable_since = None
+            self._welcomed = True
             self.server_version = message.protocol_version
             if self.matches:
                 task = self._check_tracked(sorted(self.matches), self._connection)

@@ -4,9 +4,11 @@ end-to-end play against the real server (skipped until its WebSocket endpoint ex
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -97,6 +99,48 @@ def match_state(
 
 
 # Pure helpers -------------------------------------------------------------------------------------
+
+
+def test_each_drop_after_a_welcome_is_retried_after_the_first_backoff_step(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A server that welcomes the client and then drops it, again and again: every retry waits
+    the first step of the backoff (drawn from 0.025-0.05 s), never a doubled one."""
+    drops = 6
+    connections: list[int] = []
+    enough = asyncio.Event()
+
+    async def handler(ws: ServerConnection) -> None:
+        connections.append(len(connections))
+        assert parse_client_message(await ws.recv()).type == "hello"
+        await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
+        if len(connections) > drops:
+            enough.set()
+            await ws.wait_closed()
+            return
+        await ws.close(1011)
+
+    async def scenario() -> None:
+        async with serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            client = BotClient(
+                f"http://127.0.0.1:{port}",
+                "tok",
+                "random",
+                rng=random.Random(2),
+                backoff_first=0.05,
+            )
+            running = asyncio.create_task(client.run())
+            await asyncio.wait_for(enough.wait(), 60)
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(scenario())
+    retries = [float(s) for s in re.findall(r"retrying in ([0-9.]+) s", caplog.text)]
+    assert len(retries) == drops, caplog.text
+    assert all(delay <= 0.05 for delay in retries), retries
 
 
 @pytest.mark.parametrize(
