@@ -9,7 +9,7 @@ app that imports nothing else, run the same way with the same interpreter, once 
 and once parsing one option (Typer converts parameter values with pydantic, which it imports
 then). That peer is the floor any Typer CLI pays; `python -c pass` is printed too.
 
-The target (issue 11) is `arena --help`, `arena games` and `arena perft checkers 1` each done
+The target is `arena --help`, `arena games` and `arena perft checkers 1` each done
 within 0.3 s (median); `--check-target` makes a miss exit with status 2.
 """
 

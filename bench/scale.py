@@ -1,4 +1,4 @@
-"""Scale-out (issue 16): several server processes and workers on one PostgreSQL and one Redis.
+"""Scale-out: several server processes and workers on one PostgreSQL and one Redis.
 
     python bench/scale.py [--database URL] [--redis URL] [--parts moves,tournament,takeover]
                           [--matches 200] [--seconds 10] [--rate 1500] [--workers 1,2,4]
@@ -96,7 +96,7 @@ to accept after it (White)."""
 
 
 def available(module: str) -> bool:
-    """True if this build has `module` (a part of issue 16 that may not be merged yet)."""
+    """True if this build has `module`."""
     try:
         return importlib.util.find_spec(module) is not None
     except ModuleNotFoundError:
@@ -299,7 +299,7 @@ def bench_moves(args: argparse.Namespace, result: dict[str, Any]) -> None:
     if available("server.cluster.bus"):
         runs.append(("2 servers, split", 2, "split", {}))
     else:
-        print("  2 servers, split: skipped (no bus between servers in this build: issue 16's A2)")
+        print("  2 servers, split: skipped (no bus between servers in this build)")
     modes = [("flat out", 0.0), ("paced", args.rate)]
     for label, servers, placement, env in runs:
         with started(args, servers=servers, workers=0, env=env) as cluster:
@@ -359,7 +359,7 @@ def tournament_run(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]
 
 def bench_tournaments(args: argparse.Namespace, result: dict[str, Any]) -> None:
     if not available("server.jobs.tournament_games"):
-        print("  skipped: tournament games do not run on workers in this build (issue 16's C)")
+        print("  skipped: tournament games do not run on workers in this build")
         return
     base: float | None = None
     for workers in args.workers:
@@ -430,7 +430,7 @@ def takeover_run(cluster: Cluster, victim: int, timeout: float) -> dict[str, Any
 
 def bench_takeover(args: argparse.Namespace, result: dict[str, Any]) -> None:
     if not available("server.cluster.leases"):
-        print("  skipped: matches are not taken over in this build (issue 16's A1)")
+        print("  skipped: matches are not taken over in this build")
         return
     from server.settings import Settings
 

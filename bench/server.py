@@ -31,7 +31,7 @@ load generator shares the machine). Then the memory run: Arena alone, the same N
 over REST (as a results page would); the server's RSS is read after 100 and after all of
 them, so what a finished match leaves behind shows as growth.
 
-Targets with 200 matches on SQLite (issue 13), each against the peer in the same run: flat-out
+Targets with 200 matches on SQLite, each against the peer in the same run: flat-out
 moves/s >= 0.9x the peer's; CPU per move <= 1.3x the peer's in each mode; p99 <= 10 ms paced
 at 1,500 moves/s; RSS after 10,000 finished matches <= RSS after 100 + 50 MB.
 """
@@ -67,7 +67,7 @@ from local import free_port, wait_http  # noqa: E402 - bench/ is put on the path
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 PACED_RATE = 1_500.0
-"""Moves/s offered in all by the paced runs (issue 13's load for the p99 target)."""
+"""Moves/s offered in all by the paced runs (the load for the p99 target)."""
 P99_TARGET_MS = 10.0
 RATIO_TARGET = 0.9
 """Arena's flat-out moves/s over the peer's, at least."""

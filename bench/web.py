@@ -26,7 +26,7 @@ the pages have moves to show. Then:
    page's drawing cost over the network delivery. A match that ends is replaced by a new one
    and the page opens it.
 
-Targets (issue 14): lobby and match page rendered in <= 20 ms with 200 live matches; a move
+Targets: lobby and match page rendered in <= 20 ms with 200 live matches; a move
 shown on an open spectator page <= 50 ms after the mover's acknowledgement (p95 over 100 moves).
 """
 

@@ -192,7 +192,7 @@ def arena_executable() -> str:
 
 
 def has_worker_command() -> bool:
-    """True if this Arena has `arena worker` (the queue's workers, issue 16)."""
+    """True if this Arena has `arena worker` (the queue's workers)."""
     from cli.main import GROUPS
 
     return any("worker" in names for names in GROUPS.values())

@@ -1,4 +1,4 @@
-"""Several `arena serve` processes sharing PostgreSQL and Redis (issue 16; docs/SCALING.md).
+"""Several `arena serve` processes sharing PostgreSQL and Redis (docs/SCALING.md).
 
 Clustered (`Settings.clustered`: a Redis URL and a PostgreSQL database), each process builds a
 `Bus` (server.cluster.bus) in its lifespan, kept on `app.state.bus` (None when not clustered):

@@ -1,4 +1,4 @@
-"""The bus between server processes: Redis pub/sub (issue 16; docs/SCALING.md).
+"""The bus between server processes: Redis pub/sub (docs/SCALING.md).
 
 When the server is clustered (`Settings.clustered`: PostgreSQL and Redis), each `arena serve`
 process has one `Bus` (on `app.state.bus`; None when not clustered). PostgreSQL holds the

@@ -35,7 +35,7 @@ bench_endings = _load_bench()
 
 CHECKERS = Checkers()
 ENDINGS = endings.ENDINGS
-# The king give-away of issue 17: a game from W:WK18,K19,K22:BK1,K5 reached this position
+# A king give-away once seen: a game from W:WK18,K19,K22:BK1,K5 reached this position
 # after 78 capture-free plies; 14-9 gives a king (5x14) for a "better" two kings against two.
 GIVEAWAY = "W:WK11,K14,K23:BK5,K6"
 
@@ -218,7 +218,7 @@ def test_three_kings_convert_against_the_engine_defending() -> None:
 
 
 def test_the_issue_position_converts_where_the_old_evaluation_drew() -> None:
-    # Issue 17's game: from W:WK18,K19,K22:BK1,K5 the engine shuffled to the 80-ply draw.
+    # That game: from W:WK18,K19,K22:BK1,K5 the engine shuffled to the 80-ply draw.
     state = CHECKERS.parse_position("W:WK18,K19,K22:BK1,K5")
     result, _, stretch = _convert(state, "id:time=0,nodes=3000", 3000)
     assert result == "win"

@@ -20,6 +20,7 @@ import pytest
 import uvicorn
 from sqlalchemy import text
 
+from cli.cluster import Cluster, ClusterError, ClusterSpec, check_services
 from cli.uvicorn_server import server_config
 from server.app import create_app
 from server.db.engine import create_engine
@@ -161,3 +162,32 @@ def live_server(server_settings: Settings) -> Iterator[RunningServer]:
         yield running
     finally:
         running.stop()
+
+
+PORT_TAKEN = "address already in use"
+"""What a cluster member's log says when the port it was given was taken before it listened."""
+
+
+@contextmanager
+def cluster_on_free_ports(spec: ClusterSpec, attempts: int = 3) -> Iterator[Cluster]:
+    """Start the cluster of `spec` (ports chosen free), yield it, stop it on the way out.
+
+    A free port is chosen some seconds before its process listens on it, and meanwhile another
+    process on the machine (a second test run, or any client's outgoing connection, which
+    takes its port from the same range) may take it: then the start is tried again on new
+    ports, up to `attempts` times. Every other failure is raised at once.
+    """
+    check_services(spec.database_url, spec.redis_url)
+    for attempt in range(1, attempts + 1):
+        cluster = Cluster(spec)
+        try:
+            cluster.start()
+        except ClusterError as error:
+            if PORT_TAKEN in str(error) and attempt < attempts:
+                continue
+            raise
+        try:
+            yield cluster
+        finally:
+            cluster.stop()
+        return

@@ -27,9 +27,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from typer.testing import CliRunner
 from websockets.asyncio.client import connect
 
-from cli.cluster import Cluster, ClusterError, ClusterSpec, check_services, running_cluster
+from cli.cluster import Cluster, ClusterError, ClusterSpec, check_services
 from cli.main import create_cli
-from tests.server.conftest import free_port
+from tests.server.conftest import cluster_on_free_ports, free_port
 
 DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL")
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
@@ -65,12 +65,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         cwd=root,
         log_dir=root / "logs",
     )
-    with running_cluster(spec) as running:
+    with cluster_on_free_ports(spec) as running:
         yield running
 
 
 def has_module(name: str) -> bool:
-    """True if this build has module `name` (a part of issue 16 that may not be merged yet)."""
+    """True if this build has module `name`."""
     try:
         return importlib.util.find_spec(name) is not None
     except ModuleNotFoundError:  # its package is absent too
@@ -290,7 +290,7 @@ def test_stop_leaves_no_process(tmp_path: Path) -> None:
         env={"ARENA_REDIS_KEY_PREFIX": f"test-{uuid.uuid4().hex[:12]}"},
         cwd=tmp_path,
     )
-    with running_cluster(spec) as running:
+    with cluster_on_free_ports(spec) as running:
         members = running.members
         pids = [member.pid for member in members]
         assert all(member.is_running() for member in members)

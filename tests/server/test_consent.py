@@ -1,7 +1,7 @@
 """Nobody is seated without consent: challenges for matches, invitations and owners for tournaments.
 
-The attacks of issue 12: a free token seating a victim in a match with a 1 ms clock, entering a
-victim in a tournament, and starting or cancelling someone else's tournament.
+The attacks this guards against: a free token seating a victim in a match with a 1 ms clock,
+entering a victim in a tournament, and starting or cancelling someone else's tournament.
 """
 
 from __future__ import annotations

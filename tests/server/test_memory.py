@@ -1,6 +1,6 @@
 """Finished matches leave memory: play hundreds of matches and count what stays behind.
 
-bench/server.py measures the server's RSS over 10,000 finished matches (issue 13: at most 50 MB
+bench/server.py measures the server's RSS over 10,000 finished matches (the target: at most 50 MB
 above the RSS after 100). RSS moves with the allocator's whims at a test's smaller count, so
 this test counts Python objects instead: after a warm-up, every kind of object the collector
 tracks (referees, live matches, locks, queues, dicts...) may not grow with the number of

@@ -27,8 +27,8 @@ import httpx
 import pytest
 import yaml
 
-from cli.cluster import Cluster, ClusterSpec, has_worker_command, running_cluster
-from tests.server.conftest import free_port
+from cli.cluster import Cluster, ClusterSpec, has_worker_command
+from tests.server.conftest import cluster_on_free_ports, free_port
 from tests.server.test_cluster_launch import _empty_database
 from tests.server.test_connections import (
     DEADLINE_S,
@@ -95,7 +95,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         cwd=root,
         log_dir=root / "logs",
     )
-    with soft_file_limit(512), running_cluster(spec) as running:
+    with soft_file_limit(512), cluster_on_free_ports(spec) as running:
         yield running
 
 
