@@ -34,8 +34,8 @@ def load(name: str, announce: Callable[[str], object] | None = None) -> None:
     source = Path(__file__).with_name(f"{name}.py")
     if announce is not None and not is_compiled(source):
         announce(
-            f"Compiling Arena's {name} core for this machine, once "
-            f"(cached in {directory}; this takes a minute or less)..."
+            f"Compiling the {name} core for this machine, once (under a minute; "
+            f"cached in {directory})..."
         )
     importlib.import_module(f"bots.core.{name}")
     mark_compiled(source)
