@@ -13,7 +13,8 @@ and, for the draw rules, the positions since the last capture or man move, so th
 passes integers and the one buffer, never arrays of its own.
 
 Every compiled function has an explicit signature: numba compiles them at import and caches
-the machine code, and a recursive function loaded from the cache needs one.
+the machine code, and a recursive function loaded from the cache needs one. A recursive
+function never passes itself a literal either: loaded from the cache, it would crash.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
+from llvmlite import ir
 from numba import njit, types
+from numba.extending import intrinsic
 
 from games.checkers import (
     BLACK_CROWN,
@@ -39,7 +42,9 @@ from games.checkers import (
 Buffer = npt.NDArray[np.int64]
 i8 = types.int64
 i8a = types.Array(types.int64, 1, "C")
-POSITION = types.UniTuple(i8, 4)  # type: ignore[no-untyped-call]  # numba's types are partly typed
+# numba's types are partly typed: its tuple types' constructor is not.
+POSITION = types.UniTuple(i8, 4)  # type: ignore[no-untyped-call]
+CHILD = types.UniTuple(i8, 5)  # type: ignore[no-untyped-call]
 
 MAX_MOVES = 256
 """Moves a position may have; a position with more is refused (none arises in play)."""
@@ -63,16 +68,23 @@ JUMP_MID = np.array(
 JUMP_LAND = np.array([land for entries in JUMPS for _, _, land in entries], np.int64)
 
 
+@intrinsic
+def _ctpop(typing_context: object, x: types.Integer) -> tuple[object, object]:
+    """LLVM's ctpop of an int64: one instruction on current CPUs."""
+
+    def codegen(
+        context: object, builder: ir.IRBuilder, signature: object, args: list[ir.Value]
+    ) -> ir.Value:
+        return builder.ctpop(args[0])
+
+    return i8(i8), codegen
+
+
 @njit(i8(i8), cache=True)
 def _popcount(x: int) -> int:
-    """Count the set bits of a non-negative int64 (numba has no int.bit_count)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return x & 0x7F
+    """Count the set bits of an int64 (numba has no int.bit_count)."""
+    count: int = _ctpop(x)  # type: ignore[call-arg]  # numba's typing counts the typing context
+    return count
 
 
 @njit(i8(i8, i8, i8, i8, i8), cache=True)
@@ -297,19 +309,43 @@ def count_moves(black: int, white: int, kings: int, turn: int) -> int:
     return count
 
 
+@njit(CHILD(i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def _child(
+    black: int,
+    white: int,
+    kings: int,
+    turn: int,
+    frm: int,
+    to: int,
+    captured: int,
+    quiet: int,
+    base: int,
+    top: int,
+) -> tuple[int, int, int, int, int]:
+    """Return the child's black, white, kings, plies without a capture or man move, and first
+    history slot (its parent, this position, is slot `top`)."""
+    new_kings = kings & ~captured
+    child_quiet = 0
+    child_base = top + 1
+    if (new_kings & frm) != 0:
+        new_kings ^= frm ^ to
+        if captured == 0:
+            child_quiet = quiet + 1
+            child_base = base
+    elif (to & (BLACK_CROWN if turn == 0 else WHITE_CROWN)) != 0:
+        new_kings |= to
+    if turn == 0:
+        return black ^ frm ^ to, white & ~captured, new_kings, child_quiet, child_base
+    return black & ~captured, white ^ frm ^ to, new_kings, child_quiet, child_base
+
+
 @njit(POSITION(i8, i8, i8, i8, i8, i8, i8), cache=True)
 def make_move(
     black: int, white: int, kings: int, turn: int, frm: int, to: int, captured: int
 ) -> tuple[int, int, int, int]:
     """Return (black, white, kings, turn) after the move (games.checkers apply_unchecked)."""
-    new_kings = kings & ~captured
-    if (new_kings & frm) != 0:
-        new_kings ^= frm ^ to
-    elif (to & (BLACK_CROWN if turn == 0 else WHITE_CROWN)) != 0:
-        new_kings |= to
-    if turn == 0:
-        return black ^ frm ^ to, white & ~captured, new_kings, 1
-    return black & ~captured, white ^ frm ^ to, new_kings, 0
+    b, w, k, _, _ = _child(black, white, kings, turn, frm, to, captured, 0, 0, 0)
+    return b, w, k, 1 - turn
 
 
 @njit(types.boolean(i8a, i8, i8, i8, i8, i8, i8), cache=True)
@@ -352,45 +388,51 @@ def _perft(
         return 0
     if depth == 1:
         return count_moves(black, white, kings, turn)
-    area = moves_at + depth * AREA
-    n = generate(buf, area, black, white, kings, turn)
     buf[3 * top] = black
     buf[3 * top + 1] = white
     buf[3 * top + 2] = kings
-    crown = BLACK_CROWN if turn == 0 else WHITE_CROWN
+    empty = VALID ^ (black | white)
+    mine = black if turn == 0 else white
+    theirs = white if turn == 0 else black
+    my_kings = mine & kings
     other = 1 - turn
     child_depth = depth - 1
     total = 0
-    for i in range(n):
-        r = area + MAX_LANDINGS + i * REC
-        frm = buf[r]
-        to = buf[r + 1]
-        captured = buf[r + 2]
-        new_kings = kings & ~captured
-        # The child's plies without a capture or man move, and its history's first slot: a
-        # variable each, never a literal argument (a cached recursive function called with a
-        # literal crashes when loaded from the cache).
-        child_quiet = 0
-        child_base = top + 1
-        if (new_kings & frm) != 0:
-            new_kings ^= frm ^ to
-            if captured == 0:
-                child_quiet = quiet + 1
-                child_base = base
-        elif (to & crown) != 0:
-            new_kings |= to
-        if turn == 0:
-            b = black ^ frm ^ to
-            w = white & ~captured
-        else:
-            b = black & ~captured
-            w = white ^ frm ^ to
-        if child_depth == 1 and child_quiet < _QUIET_CHECK:
-            total += count_moves(b, w, new_kings, other)
-        else:
-            total += _perft(
-                buf, moves_at, b, w, new_kings, other, child_depth, child_quiet, child_base, top + 1
+    # Captures are generated into the buffer; steps are walked straight off the bitboards.
+    if _jumpers(mine, my_kings, theirs, empty, turn) != 0:
+        area = moves_at + depth * AREA
+        n = generate(buf, area, black, white, kings, turn)
+        for i in range(n):
+            r = area + MAX_LANDINGS + i * REC
+            b, w, k, child_quiet, child_base = _child(
+                black, white, kings, turn, buf[r], buf[r + 1], buf[r + 2], quiet, base, top
             )
+            if child_depth == 1:
+                total += count_moves(b, w, k, other)
+            else:
+                total += _perft(
+                    buf, moves_at, b, w, k, other, child_depth, child_quiet, child_base, top + 1
+                )
+        return total
+    for j in range(4):
+        # Men's and kings' forward steps by 4 and 5 bits, then kings' backward ones.
+        pieces = mine if j < 2 else my_kings
+        shift = 4 + (j & 1)
+        down = (j < 2) == (turn == 0)
+        targets = ((pieces << shift) if down else (pieces >> shift)) & empty
+        while targets != 0:
+            to = targets & -targets
+            targets ^= to
+            frm = (to >> shift) if down else (to << shift)
+            b, w, k, child_quiet, child_base = _child(
+                black, white, kings, turn, frm, to, 0, quiet, base, top
+            )
+            if child_depth == 1 and child_quiet < _QUIET_CHECK:
+                total += count_moves(b, w, k, other)
+            else:
+                total += _perft(
+                    buf, moves_at, b, w, k, other, child_depth, child_quiet, child_base, top + 1
+                )
     return total
 
 
