@@ -206,16 +206,23 @@ def perft_command(
 
     The shallow depths are counted first to estimate the rest: a count estimated to take more
     than --max-time seconds is refused at once, and one of more than a second shows its
-    progress.
+    progress. Checkers counts beyond the first estimate run on the compiled core.
     """
     if depth < 0:
         fail(f"the depth must be 0 or more plies, not {depth}")
     rules = load_game(game, option)
     with game_errors():
         state = rules.position_or_initial(position)
-    counter = perft_counter(state)
     start = time.perf_counter()
-    plan = plan_perft(state, depth, count=counter)
+    plan = plan_perft(state, depth)
+    counter: Counter = perft
+    if plan.exact is None and isinstance(state, CheckersState):
+        # Too long for the probe in plain Python: count with the compiled core (loading it
+        # takes about a second, so counts the probe finishes never pay for it), and estimate
+        # again at its speed. Its time starts once it is loaded.
+        counter = perft_counter(state)
+        start = time.perf_counter()
+        plan = plan_perft(state, depth, count=counter)
     if plan.exact is None and max_time > 0 and plan.seconds() > max_time:
         fail(_too_long(rules.name, depth, plan, max_time))
     if plan.exact is not None and not divide:

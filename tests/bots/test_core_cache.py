@@ -72,14 +72,14 @@ def test_compiled_once_then_loaded_and_never_written_beside_the_package(tmp_path
     env = environment(XDG_CACHE_HOME=str(tmp_path))
     arena = Path(sys.executable).with_name("arena")
     first = subprocess.run(
-        [str(arena), "perft", "checkers", "6"],
+        [str(arena), "perft", "checkers", "10"],
         capture_output=True,
         text=True,
         check=True,
         timeout=600,
         env=env,
     )
-    assert first.stdout.startswith("perft(6) = 36,768 nodes")
+    assert first.stdout.startswith("perft(10) = 18,391,564 nodes")
     cache = tmp_path / "arena" / "numba"
     assert first.stderr.strip().startswith("Compiling the checkers core for this machine, once")
     assert str(cache) in first.stderr.replace("\n", "")
@@ -90,12 +90,14 @@ def test_compiled_once_then_loaded_and_never_written_beside_the_package(tmp_path
     assert second[0] == "36768" and second[1] == str(cache)
     assert functions >= 8 and hits == functions and second[3] == "0"
     again = subprocess.run(
-        [str(arena), "perft", "checkers", "6"],
+        [str(arena), "perft", "checkers", "10"],
         capture_output=True,
         text=True,
         check=True,
         timeout=600,
         env=env,
     )
-    assert again.stdout.startswith("perft(6) = 36,768 nodes") and "Compiling" not in again.stderr
+    assert (
+        again.stdout.startswith("perft(10) = 18,391,564 nodes") and "Compiling" not in again.stderr
+    )
     assert sorted(PACKAGE.rglob("*.nb[ic]")) == beside == []
