@@ -16,8 +16,11 @@ COPY server ./server
 COPY tournament ./tournament
 COPY grader ./grader
 COPY cli ./cli
+# The compiled checkers core is compiled here, once, into root's cache (~/.cache/arena/numba,
+# bots/core/cache.py), so the container's first count or search starts at once.
 RUN pip install --no-cache-dir . \
-    && mkdir -p /var/lib/arena/grader && chmod 0700 /var/lib/arena/grader
+    && mkdir -p /var/lib/arena/grader && chmod 0700 /var/lib/arena/grader \
+    && arena perft checkers 1
 # Students' programs run with the image's interpreter (readable by every uid).
 ENV ARENA_GRADER_PYTHON=/usr/local/bin/python3 \
     ARENA_GRADER_DIR=/var/lib/arena/grader

@@ -1,8 +1,9 @@
-"""Checkers perft benchmark: Arena against open-spiel's checkers, both driven from Python.
+"""Checkers perft benchmark: Arena against open-spiel's checkers, both driven from Python,
+and Arena's compiled core (bots/core) against Arena's pure-Python perft.
 
 Usage:
-    python bench/perft.py [--depth 8] [--repeat N] [--json] [--peer-only | --arena-only]
-                          [--check-target]
+    python bench/perft.py [--depth 8] [--core-depth 11] [--repeat N] [--json]
+                          [--peer-only | --arena-only] [--check-target] [--compile-times]
 
 Counts perft(DEPTH) from the standard start position (a whole multi-jump is one move) with
 Arena (`perft(get_game("checkers").initial_state(), depth)`) and, in the same run, with
@@ -17,6 +18,13 @@ used). A multi-jump is several open-spiel actions by the same player, so a child
 `current_player()` is still the mover continues the same ply. At the last ply nothing is
 applied except capture actions, whose continuations must be followed to count whole moves:
 plain moves are counted straight from `legal_actions()`.
+
+The compiled core (`bots.core.checkers.perft`, numba) counts the same depth in the same run,
+and then `--core-depth` (default 11, the deepest published count) on its own: its leaves per
+second there are its figure, the target being 150 M. Times are wall-clock and CPU time of this
+process (on a loaded machine the CPU time is the steadier); the report gives medians.
+`--compile-times` also times, each in a fresh interpreter, loading the core with an empty
+cache directory (a compilation) and again with that cache (a load).
 
 open-spiel is optional (`pip install open_spiel`): without it the script says so and measures
 Arena alone. `--peer-only` measures open-spiel alone (e.g. before Arena's checkers exists).
@@ -55,6 +63,8 @@ PUBLISHED: dict[int, int] = {
     11: 85_242_128,
 }
 TARGET_RATIO = 0.25
+CORE_TARGET = 150e6
+"""Leaves per second the compiled core is to count at --core-depth."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -95,6 +105,66 @@ def load_arena_state_api() -> Callable[[int], int]:
         return perft_generic(game.initial_state(), depth)
 
     return run
+
+
+def load_arena_core() -> Callable[[int], int]:
+    """Return depth -> perft by Arena's compiled core (compiled first if this machine has not)."""
+    if str(REPO_ROOT) not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT))
+    from bots.core import load
+    from games import get_game
+
+    load("checkers", announce=lambda text: print(text, file=sys.stderr, flush=True))
+    from bots.core.checkers import perft as core_perft
+    from games.checkers import CheckersState
+
+    state = get_game("checkers").initial_state()
+    assert isinstance(state, CheckersState)
+
+    def run(depth: int) -> int:
+        return core_perft(state, depth)
+
+    run(4)  # the first call of a loaded module links it: not part of any count's time
+    return run
+
+
+LOAD_CORE = (
+    "import time; start = time.perf_counter(); from bots.core import load; load('checkers'); "
+    "print(time.perf_counter() - start)"
+)
+
+
+def compile_times() -> dict[str, float]:
+    """Time loading the core in fresh interpreters: with an empty cache (cold, a compilation),
+    then with the cache it left (warm), and importing numba alone."""
+    import os
+    import subprocess
+    import tempfile
+
+    def seconds(code: str, env: dict[str, str]) -> float:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+            cwd=REPO_ROOT,
+        )
+        return float(done.stdout.split()[-1])
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = os.environ | {"NUMBA_CACHE_DIR": cache}
+        cold = seconds(LOAD_CORE, env)
+        warm = statistics.median(seconds(LOAD_CORE, env) for _ in range(5))
+        numba = statistics.median(
+            seconds(
+                "import time; start = time.perf_counter(); import numba; "
+                "print(time.perf_counter() - start)",
+                env,
+            )
+            for _ in range(5)
+        )
+    return {"cold_seconds": cold, "warm_seconds": warm, "numba_import_seconds": numba}
 
 
 def load_openspiel() -> Callable[[int], int]:
@@ -147,22 +217,28 @@ def load_openspiel() -> Callable[[int], int]:
 def measure(name: str, run: Callable[[int], int], depth: int, repeat: int) -> dict[str, Any]:
     """Run `run(depth)` `repeat` times; return counts, times and the verdict."""
     times: list[float] = []
+    cpu_times: list[float] = []
     nodes = -1
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         nodes = run(depth)
         times.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - cpu_start)
     best = min(times)
+    cpu = statistics.median(cpu_times)
     expected = PUBLISHED.get(depth)
     return {
         "name": name,
+        "depth": depth,
         "nodes": nodes,
         "expected": expected,
         "correct": None if expected is None else nodes == expected,
         "best_seconds": best,
         "median_seconds": statistics.median(times),
         "all_seconds": times,
+        "median_cpu_seconds": cpu,
         "nodes_per_second": nodes / best if best > 0 else float("inf"),
+        "nodes_per_cpu_second_median": nodes / cpu if cpu > 0 else float("inf"),
     }
 
 
@@ -170,9 +246,10 @@ def format_row(result: dict[str, Any]) -> str:
     """One line of the text report for an engine's result."""
     verdict = {True: "OK", False: "WRONG", None: "(no published count)"}[result["correct"]]
     return (
-        f"  {result['name']:<16} {result['nodes']:>11,} nodes"
+        f"  {result['name']:<22} perft({result['depth']}) {result['nodes']:>11,} nodes"
         f"   best {result['best_seconds']:8.3f} s   median {result['median_seconds']:8.3f} s"
-        f"   {result['nodes_per_second']:>12,.0f} nodes/s   {verdict}"
+        f"   {result['nodes_per_second']:>12,.0f} nodes/s"
+        f"   median CPU {result['nodes_per_cpu_second_median']:>12,.0f} nodes/s   {verdict}"
     )
 
 
@@ -181,6 +258,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Checkers perft from the start: Arena against open-spiel (multi-jump = 1 ply)."
     )
     parser.add_argument("--depth", type=int, default=8, help="perft depth (default 8)")
+    parser.add_argument(
+        "--core-depth",
+        type=int,
+        default=11,
+        help="the compiled core's own perft depth (default 11; 0: skip)",
+    )
+    parser.add_argument(
+        "--compile-times",
+        action="store_true",
+        help="also time compiling the core (empty cache) and loading it (warm cache)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per engine; best is kept")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     side = parser.add_mutually_exclusive_group()
@@ -210,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.peer_only:
         engines.append(("arena", load_arena))
         engines.append(("arena State API", load_arena_state_api))
+        engines.append(("arena compiled core", load_arena_core))
     if not args.arena_only:
         engines.append(("open-spiel", load_openspiel))
     for name, loader in engines:
@@ -228,6 +317,18 @@ def main(argv: list[str] | None = None) -> int:
         results[name] = measure(name, run, args.depth, args.repeat)
         if results[name]["correct"] is False:
             status = 1
+        if name == "arena compiled core" and args.core_depth > 0:
+            deep = measure(name, run, args.core_depth, args.repeat)
+            results[f"{name}, perft({args.core_depth})"] = deep
+            if deep["correct"] is False:
+                status = 1
+
+    speedup: float | None = None
+    if "arena" in results and "arena compiled core" in results:
+        core_time = results["arena compiled core"]["best_seconds"]
+        speedup = results["arena"]["best_seconds"] / core_time if core_time > 0 else None
+    core_deep = results.get(f"arena compiled core, perft({args.core_depth})")
+    compilation = compile_times() if args.compile_times and not args.peer_only else None
 
     ratio: float | None = None
     target_met: bool | None = None
@@ -248,6 +349,9 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_arena_over_openspiel": ratio,
         "target_ratio": TARGET_RATIO,
         "target_met": target_met,
+        "core_speedup_over_arena": speedup,
+        "core_target_nodes_per_second": CORE_TARGET,
+        "core_compile": compilation,
         "notes": notes,
         "status": status,
     }
@@ -281,6 +385,24 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  ratio arena_time / openspiel_time = {ratio:.3f} "
             f"(target <= {TARGET_RATIO}: {verdict})"
+        )
+    if speedup is not None:
+        print(
+            f"  compiled core: {speedup:,.1f} times as fast as arena perft() at perft({args.depth})"
+        )
+    if core_deep is not None:
+        rate = core_deep["nodes_per_cpu_second_median"]
+        verdict = "met" if rate >= CORE_TARGET else "NOT met"
+        print(
+            f"  compiled core perft({args.core_depth}): {rate / 1e6:,.1f} M leaves per CPU second "
+            f"(median), {core_deep['nodes_per_second'] / 1e6:,.1f} M per second (best wall) "
+            f"(target >= {CORE_TARGET / 1e6:.0f} M: {verdict})"
+        )
+    if compilation is not None:
+        print(
+            f"  loading the core in a fresh interpreter: {compilation['cold_seconds']:.2f} s with "
+            f"an empty cache (compiling), {compilation['warm_seconds']:.2f} s with the cache "
+            f"(median of 5; importing numba alone: {compilation['numba_import_seconds']:.2f} s)"
         )
     return status
 

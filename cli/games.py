@@ -15,6 +15,7 @@ from rich.console import Console
 
 from cli.common import fail, game_errors, load_game, plural
 from games import State, game_names, perft
+from games.checkers import CheckersState
 from games.registry import GAME_CLASSES
 
 console = Console(highlight=False)
@@ -128,11 +129,18 @@ class PerftPlan:
         return max(1, self.probed + math.floor(spare))
 
 
+Counter = Callable[[State[Any], int], int]
+"""A perft function: games.perft, or a compiled core's for its game."""
+
+
 def plan_perft(
-    state: State[Any], depth: int, clock: Callable[[], float] = time.perf_counter
+    state: State[Any],
+    depth: int,
+    clock: Callable[[], float] = time.perf_counter,
+    count: Counter = perft,
 ) -> PerftPlan:
-    """Count the depths up to `depth` while each takes less than PROBE_SECONDS on `clock`;
-    return the exact count if that reaches `depth`, else the estimate for `depth`.
+    """Count the depths up to `depth` with `count` while each takes less than PROBE_SECONDS
+    on `clock`; return the exact count if that reaches `depth`, else the estimate for `depth`.
 
     The estimate grows the last count by the growth per ply of the last two depths, that growth
     shrinking as it did from the depth before (a tree whose games end, such as tic-tac-toe's,
@@ -141,7 +149,7 @@ def plan_perft(
     counts = [1]
     for ply in range(1, depth + 1):
         start = clock()
-        nodes = perft(state, ply)
+        nodes = count(state, ply)
         took = max(clock() - start, 1e-9)
         if ply == depth or nodes == 0:
             return PerftPlan(exact=nodes)
@@ -198,7 +206,7 @@ def perft_command(
 
     The shallow depths are counted first to estimate the rest: a count estimated to take more
     than --max-time seconds is refused at once, and one of more than a second shows its
-    progress.
+    progress. Checkers counts beyond the first estimate run on the compiled core.
     """
     if depth < 0:
         fail(f"the depth must be 0 or more plies, not {depth}")
@@ -207,13 +215,21 @@ def perft_command(
         state = rules.position_or_initial(position)
     start = time.perf_counter()
     plan = plan_perft(state, depth)
+    counter: Counter = perft
+    if plan.exact is None and isinstance(state, CheckersState):
+        # Too long for the probe in plain Python: count with the compiled core (loading it
+        # takes about a second, so counts the probe finishes never pay for it), and estimate
+        # again at its speed. Its time starts once it is loaded.
+        counter = perft_counter(state)
+        start = time.perf_counter()
+        plan = plan_perft(state, depth, count=counter)
     if plan.exact is None and max_time > 0 and plan.seconds() > max_time:
         fail(_too_long(rules.name, depth, plan, max_time))
     if plan.exact is not None and not divide:
         nodes, per_move = plan.exact, []
     else:
         long_run = plan.exact is None and plan.seconds() > PROGRESS_AFTER_S
-        per_move = _count(state, depth, show_progress=not as_json and long_run)
+        per_move = _count(state, depth, show_progress=not as_json and long_run, count=counter)
         nodes = sum(n for _, n in per_move) if depth > 0 else 1
     seconds = time.perf_counter() - start
     if as_json:
@@ -269,12 +285,34 @@ def duration(log10_seconds: float) -> str:
     return f"{10**log10_seconds:.1f} s"
 
 
+def perft_counter(state: State[Any]) -> Counter:
+    """Return the fastest perft for `state`'s game: the compiled core for checkers (loaded
+    here, compiled with a line on stderr the first time on this machine), else games.perft."""
+    if not isinstance(state, CheckersState):
+        return perft
+    from bots.core import load
+
+    load("checkers", announce=Console(stderr=True, highlight=False, soft_wrap=True).print)
+    from bots.core.checkers import perft as compiled
+
+    def count(position: State[Any], depth: int) -> int:
+        if not isinstance(position, CheckersState):
+            raise TypeError(f"not a checkers position: {position!r}")
+        return compiled(position, depth)
+
+    return count
+
+
 def _count(
-    state: State[Any], depth: int, show_progress: bool, console: Console | None = None
+    state: State[Any],
+    depth: int,
+    show_progress: bool,
+    console: Console | None = None,
+    count: Counter = perft,
 ) -> list[tuple[str, int]]:
-    """Return (move text, leaf count) per legal move; with `show_progress`, a progress bar on
-    `console` (default: stderr) over the subtrees two plies down, with the nodes counted so
-    far and the time left."""
+    """Return (move text, leaf count by `count`) per legal move; with `show_progress`, a
+    progress bar on `console` (default: stderr) over the subtrees two plies down, with the
+    nodes counted so far and the time left."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -311,7 +349,7 @@ def _count(
         for move, child, answers in zip(moves, children, replies, strict=True):
             below = 0
             for answer in answers:
-                below += perft(child.apply_unchecked(answer), depth - 2)
+                below += count(child.apply_unchecked(answer), depth - 2)
                 progress.update(task, advance=1, nodes=f"{counted + below:,}")
             counted += below
             results.append((state.format_move(move), below))

@@ -165,3 +165,43 @@ def test_installed_console_script() -> None:
         [exe, "perft", "connect4", "4", "--json"], capture_output=True, text=True, check=True
     )
     assert json.loads(done.stdout)["nodes"] == 2401
+
+
+IMPORTS_PROBE = """
+import sys
+from cli.main import main
+sys.argv = ["arena", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print("imported:", "numba" in sys.modules, "bots.core.checkers" in sys.modules, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "compiled"),
+    [
+        (["--help"], False),
+        (["games"], False),
+        (["show", "checkers"], False),
+        (["perft", "tictactoe", "3"], False),
+        (["perft", "checkers", "3"], False),
+        (["perft", "checkers", "10"], True),
+        (["perft", "checkers", "10", "--divide", "--json"], True),
+    ],
+)
+def test_only_a_long_checkers_count_imports_the_compiler(args: list[str], compiled: bool) -> None:
+    """Commands that do not search start without numba; a checkers count longer than the
+    probe of the shallow depths counts with the compiled core."""
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTS_PROBE, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    assert done.stderr.splitlines()[-1] == f"imported: {compiled} {compiled}"
+    if "--divide" in args:  # the compiled core's counts below each move add up
+        result = json.loads(done.stdout)
+        assert result["nodes"] == sum(result["divide"].values()) == 18_391_564

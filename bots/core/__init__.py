@@ -1,0 +1,44 @@
+"""The compiled search core: the hot loops of the checkers search, compiled by numba.
+
+The code is plain Python over integers and one preallocated numpy buffer, compiled to machine
+code at its first import on a machine and cached on disk (bots.core.cache says where). The
+lectures' searches stay plain Python; the core is for what must be fast (perft, and the house
+engine's search in time).
+
+Importing this package points numba's cache at the user's cache directory (it must be set
+before numba reads its configuration) and imports nothing heavy: `load` imports a compiled
+module, announcing the compilation when this machine has not compiled it yet.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+
+from bots.core.cache import configure_cache, is_compiled, mark_compiled
+
+MODULES = ("checkers",)
+"""The compiled modules of the core, each `bots.core.NAME`."""
+
+
+def load(name: str, announce: Callable[[str], object] | None = None) -> None:
+    """Import the compiled module `bots.core.NAME`, compiling it if this machine has not.
+
+    `announce` receives one line before a compilation (which takes tens of seconds once per
+    machine and per version); loading from the cache is announced to no one.
+    """
+    if name not in MODULES:
+        raise ValueError(f"no compiled module {name!r}; there are: {', '.join(MODULES)}")
+    directory = configure_cache()
+    source = Path(__file__).with_name(f"{name}.py")
+    if announce is not None and not is_compiled(source):
+        announce(
+            f"Compiling the {name} core for this machine, once (under a minute; "
+            f"cached in {directory})..."
+        )
+    importlib.import_module(f"bots.core.{name}")
+    mark_compiled(source)
+
+
+configure_cache()
