@@ -849,4 +849,9 @@ def test_a_fork_bomb_costs_its_test_and_the_server_stays_responsive(tmp_path: Pa
         running.stop()
     assert job.status == "done" and job.score == 0 and job.max_score == 1
     assert "more than 20 s of wall time and was stopped" in output
-    assert not live_processes(64300)
+    # The sandbox's end kills every process of the bomb; a loaded kernel may take a moment to
+    # tear thousands of them down, so they are waited for (as tests/grader/test_sandbox.py does).
+    deadline = time.monotonic() + 30.0
+    while (survivors := live_processes(64300)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not survivors, f"fork bomb processes outlived the job: {sorted(survivors)[:10]}"
