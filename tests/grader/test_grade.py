@@ -23,7 +23,8 @@ from grader.agent_suite import (
     save_agent_suite,
 )
 from grader.endgame import grade_endgame
-from grader.endgame_suite import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
+from grader.endgame_puzzles import PuzzleOptions, make_puzzle_suite
+from grader.endgame_suite import Puzzle, load_puzzles, save_puzzles
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report, report_body
 from grader.results import GradeReport, TestResult
@@ -233,9 +234,10 @@ def test_write_suite_makes_and_saves_both_profiles(tmp_path: Path, public: bool)
     assert summary == f"wrote {agent}: {describe_agent_suite(suite)}"
     assert agent.stat().st_mode & 0o777 == mode
     endgame = tmp_path / "endgame.json"
-    summary = write_suite("endgame", endgame, 7, public=public, count=2, max_plies=3)
+    options = PuzzleOptions(pieces=(3, 4), max_plies=5)
+    summary = write_suite("endgame", endgame, 7, public=public, count=2, options=options)
     puzzles = load_puzzles(endgame)
-    assert puzzles == make_puzzle_suite(7, 2, max_plies=3, public=public)
+    assert puzzles == make_puzzle_suite(7, 2, options, public=public)
     assert summary.startswith(f"wrote {endgame}: 2 ") and "endgame puzzles (plies: " in summary
     assert endgame.stat().st_mode & 0o777 == mode
 
@@ -465,8 +467,8 @@ def test_cli_make_puzzles_writes_a_private_certified_suite(tmp_path: Path) -> No
     outcome = CliRunner().invoke(
         create_cli(),
         [
-            "grader", "make-puzzles", "--count", "2", "--seed", "3", "--max-plies", "3",
-            "--out", str(out),
+            "grader", "make-puzzles", "--count", "2", "--seed", "3", "--pieces", "3-4",
+            "--max-plies", "5", "--out", str(out),
         ],
     )  # fmt: skip
     assert outcome.exit_code == 0, outcome.output
