@@ -52,9 +52,12 @@ def assert_certified(puzzle: Puzzle, options: PuzzleOptions) -> None:
     assert puzzle.difficulty.best == len(again.best_moves)
     judged = check_solution(puzzle.board, "", exact_solver())
     assert judged.optimal_plies == puzzle.plies
-    assert 1 <= puzzle.difficulty.branching <= max(
-        len(fresh(state.apply_unchecked(m)).legal_moves()) for m in state.legal_moves()
-    ) + len(state.legal_moves())
+    assert (
+        1
+        <= puzzle.difficulty.branching
+        <= max(len(fresh(state.apply_unchecked(m)).legal_moves()) for m in state.legal_moves())
+        + len(state.legal_moves())
+    )
 
 
 def test_generated_puzzles_are_certified_and_of_the_material_asked_for() -> None:
