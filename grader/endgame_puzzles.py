@@ -13,6 +13,14 @@ when
   grading host without the endgame database judges the puzzle quickly;
 - its difficulty (`grader.endgame_suite.Difficulty`) passes `max_best` and `min_branching`.
 
+Where red has fewer pieces than black (the handout's 3 against 5), random placement almost never
+gives red a forced win, so such a position is grown instead (`grow_position`): a random position
+with as many black pieces as red ones, kept when the proof search proves a red win, then one
+black piece at a time added on a random empty square (a king with probability `kings`, a man
+never on its crown row), each addition kept only while red still has a proved win within
+`max_plies`; the position with all of black's pieces is kept on the conditions above, checked
+in full like any other. The walk chooses which positions are tried, never what is certified.
+
 Where an endgame database is given and holds the position, it certifies the win too: its
 value, distance and best moves must equal the proof search's (they always do; a difference is a
 damaged database and stops the generation). Whether a database is given never changes which
@@ -50,6 +58,14 @@ RED_MAN_SQUARES: Final = tuple(range(5, 33))
 """Where a red man may stand: anywhere but red's crown row, row 0 (PDN squares 1-4)."""
 BLACK_MAN_SQUARES: Final = tuple(range(1, 29))
 """Where a black man may stand: anywhere but black's crown row, row 7 (PDN squares 29-32)."""
+
+GROW_ATTEMPTS: Final = 40
+"""How many random black pieces `grow_position` tries at each step of its walk before giving
+the walk up: measured on 3v5, more gives few more puzzles, fewer loses many."""
+GROW_NODES: Final = 5_000
+"""The node budget (at most `PuzzleOptions.max_nodes`) for the positions a walk passes through:
+they are no puzzles, only a way to the last one, which is certified in full; a small budget
+drops costly branches early."""
 
 _MATERIAL_RE: Final = re.compile(r"^\s*(\d+)\s*v\s*(\d+)\s*$", re.IGNORECASE)
 _PIECES_RE: Final = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
@@ -260,20 +276,32 @@ def make_puzzles(
     found: list[Found] = []
     seen: set[str] = set()
     tries = 0
-    while len(found) < count and tries < options.max_tries:
+
+    def spend() -> bool:
+        """Count one more position examined; False when `options.max_tries` are used up."""
+        nonlocal tries
+        if tries >= options.max_tries:
+            return False
         tries += 1
-        open_groups = {g for g, n in groups.items() if n < share}
-        material = rng.choice([m for m in choices if _group(options, m) in open_groups])
-        state = draw_position(rng, game, material, options.kings)
-        text = format_board(state)
-        if text not in seen:
-            seen.add(text)
-            kept = _certify(state, material, options, checker)
-            if kept is not None:
-                found.append(kept)
-                groups[_group(options, material)] += 1
         if progress is not None:
             progress(Progress(len(found), count, tries, options.max_tries))
+        return True
+
+    while len(found) < count and tries < options.max_tries:
+        open_groups = {g for g, n in groups.items() if n < share}
+        material = rng.choice([m for m in choices if _group(options, m) in open_groups])
+        if material.red < material.black:
+            kept = grow_position(rng, game, material, options, checker, seen, spend)
+        else:
+            spend()
+            kept = _certify_new(
+                draw_position(rng, game, material, options.kings), material, options, checker, seen
+            )
+        if kept is not None:
+            found.append(kept)
+            groups[_group(options, material)] += 1
+            if progress is not None:
+                progress(Progress(len(found), count, tries, options.max_tries))
     if len(found) < count:
         short = ", ".join(f"{g}: {n} of {share}" for g, n in groups.items() if n < share)
         raise PuzzleError(
@@ -331,6 +359,89 @@ def draw_position(
         else:
             black |= bit
     return CheckersState(game, black, white, crowned, WHITE)
+
+
+def grow_position(
+    rng: random.Random,
+    game: Checkers,
+    material: Material,
+    options: PuzzleOptions,
+    checker: DatabaseSolver | None,
+    seen: set[str],
+    spend: Callable[[], bool],
+) -> Found | None:
+    """Return a puzzle of `material` grown from a red win with fewer black pieces, or None.
+
+    The walk (module docstring) starts from a random position with as many black pieces as red
+    ones; it is dropped unless red has a proved win. Then each step tries up to GROW_ATTEMPTS
+    positions with one more black piece (`add_black_piece`), keeping the first where red still
+    has a proved win within `options.max_plies` (in at most GROW_NODES nodes); at the last step
+    the first position `_certify` keeps is the puzzle. Every position tried is one of
+    `spend`'s (False: no tries left, the walk ends); `seen` holds the boards already certified
+    or refused.
+    """
+    if not spend():
+        return None
+    state = draw_position(
+        rng, game, Material(material.red, min(material.red, material.black)), options.kings
+    )
+    if not _proved_win(state, options):
+        return None
+    while state.black.bit_count() < material.black - 1:
+        for _ in range(GROW_ATTEMPTS):
+            if not spend():
+                return None
+            bigger = add_black_piece(rng, state, options.kings)
+            if _proved_win(bigger, options):
+                state = bigger
+                break
+        else:
+            return None
+    for _ in range(GROW_ATTEMPTS):
+        if not spend():
+            return None
+        kept = _certify_new(
+            add_black_piece(rng, state, options.kings), material, options, checker, seen
+        )
+        if kept is not None:
+            return kept
+    return None
+
+
+def add_black_piece(rng: random.Random, state: CheckersState, kings: float) -> CheckersState:
+    """Return `state` (red to move) with one more black piece on a random empty square: a king
+    with probability `kings`, else a man, never on black's crown row."""
+    king = rng.random() < kings
+    taken = state.black | state.white
+    squares = range(1, 33) if king else BLACK_MAN_SQUARES
+    square = rng.choice([s for s in squares if not taken >> BIT_OF_SQUARE[s] & 1])
+    bit = 1 << BIT_OF_SQUARE[square]
+    crowned = state.kings | bit if king else state.kings
+    return CheckersState(state.game, state.black | bit, state.white, crowned, WHITE)
+
+
+def _proved_win(state: CheckersState, options: PuzzleOptions) -> bool:
+    """Whether the proof search, started afresh, proves a red win within `options.max_plies`
+    in at most GROW_NODES nodes (a step of `grow_position`'s walk)."""
+    solution = Solver().solve(
+        state, max_plies=options.max_plies, max_nodes=min(options.max_nodes, GROW_NODES)
+    )
+    return solution.value == "win" and solution.limit is None
+
+
+def _certify_new(
+    state: CheckersState,
+    material: Material,
+    options: PuzzleOptions,
+    checker: DatabaseSolver | None,
+    seen: set[str],
+) -> Found | None:
+    """`_certify` a position not yet in `seen` (then added to it); None for one seen before."""
+    text = format_board(state)
+    if text in seen:
+        return None
+    seen.add(text)
+    return _certify(state, material, options, checker)
 
 
 def _certify(
