@@ -32,7 +32,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -59,9 +59,8 @@ RED_MAN_SQUARES: Final = tuple(range(5, 33))
 BLACK_MAN_SQUARES: Final = tuple(range(1, 29))
 """Where a black man may stand: anywhere but black's crown row, row 7 (PDN squares 29-32)."""
 
-GROW_ATTEMPTS: Final = 40
-"""How many random black pieces `grow_position` tries at each step of its walk before giving
-the walk up: measured on 3v5, more gives few more puzzles, fewer loses many."""
+GROW_POSITIONS: Final = 200
+"""The most positions one walk of `grow_position` tries before it is given up for a new one."""
 GROW_NODES: Final = 5_000
 """The node budget (at most `PuzzleOptions.max_nodes`) for the positions a walk passes through:
 they are no puzzles, only a way to the last one, which is certified in full; a small budget
@@ -373,12 +372,13 @@ def grow_position(
     """Return a puzzle of `material` grown from a red win with fewer black pieces, or None.
 
     The walk (module docstring) starts from a random position with as many black pieces as red
-    ones; it is dropped unless red has a proved win. Then each step tries up to GROW_ATTEMPTS
-    positions with one more black piece (`add_black_piece`), keeping the first where red still
-    has a proved win within `options.max_plies` (in at most GROW_NODES nodes); at the last step
-    the first position `_certify` keeps is the puzzle. Every position tried is one of
-    `spend`'s (False: no tries left, the walk ends); `seen` holds the boards already certified
-    or refused.
+    ones; it is dropped unless red has a proved win. From a position, each addition of a black
+    piece (`black_additions`, in random order) is tried in turn: with all of black's pieces
+    the first that `_certify` keeps is the puzzle; short of them, one where red still has a
+    proved win within `options.max_plies` (in at most GROW_NODES nodes) is grown further, and
+    when nothing comes of it the next addition is tried. A walk tries at most GROW_POSITIONS
+    positions. Every position tried is one of `spend`'s (False: no tries left, the walk ends);
+    `seen` holds the boards already certified or refused.
     """
     if not spend():
         return None
@@ -387,37 +387,40 @@ def grow_position(
     )
     if not _proved_win(state, options):
         return None
-    while state.black.bit_count() < material.black - 1:
-        for _ in range(GROW_ATTEMPTS):
-            if not spend():
+    left = [GROW_POSITIONS - 1]
+
+    def grow(position: CheckersState) -> Found | None:
+        for bigger in black_additions(rng, position, options.kings):
+            if left[0] <= 0 or not spend():
                 return None
-            bigger = add_black_piece(rng, state, options.kings)
-            if _proved_win(bigger, options):
-                state = bigger
-                break
-        else:
-            return None
-    for _ in range(GROW_ATTEMPTS):
-        if not spend():
-            return None
-        kept = _certify_new(
-            add_black_piece(rng, state, options.kings), material, options, checker, seen
-        )
-        if kept is not None:
-            return kept
-    return None
+            left[0] -= 1
+            if bigger.black.bit_count() == material.black:
+                kept = _certify_new(bigger, material, options, checker, seen)
+            else:
+                kept = grow(bigger) if _proved_win(bigger, options) else None
+            if kept is not None:
+                return kept
+        return None
+
+    return grow(state)
 
 
-def add_black_piece(rng: random.Random, state: CheckersState, kings: float) -> CheckersState:
-    """Return `state` (red to move) with one more black piece on a random empty square: a king
-    with probability `kings`, else a man, never on black's crown row."""
-    king = rng.random() < kings
+def black_additions(
+    rng: random.Random, state: CheckersState, kings: float
+) -> Iterator[CheckersState]:
+    """Yield `state` (red to move) with one more black piece, on each empty square once in a
+    random order: a king with probability `kings`, else a man, and no man on black's crown row
+    (such a square is passed over)."""
     taken = state.black | state.white
-    squares = range(1, 33) if king else BLACK_MAN_SQUARES
-    square = rng.choice([s for s in squares if not taken >> BIT_OF_SQUARE[s] & 1])
-    bit = 1 << BIT_OF_SQUARE[square]
-    crowned = state.kings | bit if king else state.kings
-    return CheckersState(state.game, state.black | bit, state.white, crowned, WHITE)
+    squares = [s for s in range(1, 33) if not taken >> BIT_OF_SQUARE[s] & 1]
+    rng.shuffle(squares)
+    for square in squares:
+        king = rng.random() < kings
+        if not king and square not in BLACK_MAN_SQUARES:
+            continue
+        bit = 1 << BIT_OF_SQUARE[square]
+        crowned = state.kings | bit if king else state.kings
+        yield CheckersState(state.game, state.black | bit, state.white, crowned, WHITE)
 
 
 def _proved_win(state: CheckersState, options: PuzzleOptions) -> bool:

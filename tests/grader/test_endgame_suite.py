@@ -89,6 +89,25 @@ def test_every_generated_puzzle_is_certified(seed: int, kings: float) -> None:
         assert kinds <= {"R", "B"}
 
 
+def test_puzzles_where_red_is_behind_are_grown_and_certified_like_the_others() -> None:
+    # Random placement almost never gives red a forced win with fewer pieces; grown from a win
+    # with fewer black pieces, the puzzle is certified in full all the same.
+    options = PuzzleOptions(materials=(Material(2, 3), Material(2, 4)), max_plies=9)
+    suite = make_puzzle_suite(1, 2, options)
+    assert sorted(p.material or "" for p in suite) == ["2v3", "2v4"]
+    for puzzle in suite:
+        assert_certified(puzzle, options)
+    assert suite == make_puzzle_suite(1, 2, options)  # the walk is drawn from the seed too
+
+
+@pytest.mark.slow
+def test_the_handouts_three_against_five_with_men() -> None:
+    options = PuzzleOptions(materials=(Material(3, 5),), kings=0.0)
+    (puzzle,) = make_puzzle_suite(1, 1, options)
+    assert_certified(puzzle, options)
+    assert set(puzzle.board) <= set(".rb\n")
+
+
 @pytest.mark.slow
 def test_default_suites_are_certified_across_three_to_eight_pieces() -> None:
     options = PuzzleOptions()
