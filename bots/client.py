@@ -46,9 +46,12 @@ from protocol.messages import (
     MAX_SAFE_INTEGER,
     MAX_SEARCH_DEPTH,
     AcceptChallenge,
+    AcceptDraw,
     Challenge,
     Clocks,
     DeclineChallenge,
+    DrawDeclined,
+    DrawOffered,
     ErrorMessage,
     Hello,
     MatchEnded,
@@ -207,6 +210,11 @@ class MatchView:
     fallback_seq: int | None = None
     last_move: tuple[int, str, SearchInfo | None] | None = None
     """The last move sent and the seq it expects, to send again after RATE_LIMITED."""
+    last_move_ply: int | None = None
+    """The ply `last_move` was played at: it is sent again after STALE_SEQ while the match is
+    still there (a draw offer or its answer moved the seq on, not a move)."""
+    draw_offer: int | None = None
+    """The seat whose draw offer stands, else None."""
 
     @property
     def our_turn(self) -> bool:
@@ -244,6 +252,7 @@ def view_from_state(message: MatchState, game: Game) -> MatchView:
         time_control=message.time_control,
         clocks=message.clocks,
         ply=len(message.moves),
+        draw_offer=message.draw_offer,
     )
 
 
@@ -258,6 +267,8 @@ def apply_move_made(view: MatchView, message: MoveMade) -> None:
     view.state = state
     view.seq = message.seq
     view.ply = message.ply
+    if view.draw_offer == 1 - message.seat:
+        view.draw_offer = None  # a move answers the opponent's offer: declined
     view.to_move = message.to_move
     view.legal_moves = message.legal_moves
     view.clocks = message.clocks
@@ -376,6 +387,8 @@ class BotClient:
         self._clock = clock
         self._unreachable_since: float | None = None
         """When the first attempt to reach the server failed since it was last connected."""
+        self._welcomed = False
+        """Whether the current connection got its `welcome` (the backoff restarts after it)."""
         self.connections = 0
         self.server_version = "1.0"
         """The protocol version of the server's last `welcome` (what its moves may carry)."""
@@ -402,6 +415,7 @@ class BotClient:
         delays = self._backoff()
         try:
             while not self._done.is_set():
+                self._welcomed = False
                 try:
                     await self._session()
                     delays = self._backoff()
@@ -409,6 +423,10 @@ class BotClient:
                     self._check_fatal(exc)
                     if self._done.is_set():
                         break
+                    if self._welcomed:
+                        # The server answered this time: a drop after a session starts the
+                        # backoff afresh, however many drops came before.
+                        delays = self._backoff()
                     delay = next(delays)
                     self._wait_for_server(exc, delay)
                     await asyncio.sleep(delay)
@@ -491,6 +509,7 @@ class BotClient:
         if isinstance(message, Welcome):
             self.log.info("connected to %s as %s", self.url, message.player)
             self._unreachable_since = None
+            self._welcomed = True
             self.server_version = message.protocol_version
             if self.matches:
                 task = self._check_tracked(sorted(self.matches), self._connection)
@@ -511,6 +530,8 @@ class BotClient:
                 )
             apply_move_made(view, message)
             self._maybe_play(view)
+        elif isinstance(message, DrawOffered | DrawDeclined):
+            self._on_draw(message)
         elif isinstance(message, MatchEnded):
             self._on_match_ended(message)
         elif isinstance(message, ErrorMessage):
@@ -519,6 +540,27 @@ class BotClient:
             self._on_challenge(message)
         else:
             self.log.debug("server message: %s", message.type)
+
+    def _on_draw(self, message: DrawOffered | DrawDeclined) -> None:
+        """Follow a draw offer or its refusal: the match's seq moves on, its position does not.
+
+        A search under way goes on (its move is sent with the new seq); an offer from the
+        opponent is answered when our next search ends (`_think`), as the house bots answer.
+        """
+        view = self.matches.get(message.match_id)
+        if view is None or message.seq <= view.seq:
+            return
+        if view.sent_seq == view.seq:
+            view.sent_seq = message.seq  # the search for this position stands
+        view.seq = message.seq
+        if isinstance(message, DrawOffered):
+            view.draw_offer = message.seat
+            if message.seat != view.seat:
+                self.log.info(
+                    "match %s: a draw is offered; our next search answers it", message.match_id
+                )
+        else:
+            view.draw_offer = None
 
     def _on_challenge(self, message: Challenge) -> None:
         """Answer a challenge: accept it (the bot is run to play), unless told to decline."""
@@ -638,6 +680,17 @@ class BotClient:
             return
         if message.code in (ErrorCode.STALE_SEQ, ErrorCode.NOT_YOUR_TURN, ErrorCode.MATCH_OVER):
             self.log.info("match %s: %s: %s", message.match_id, message.code, message.message)
+            view = self.matches.get(message.match_id or "")
+            if (
+                message.code == ErrorCode.STALE_SEQ
+                and view is not None
+                and view.our_turn
+                and view.last_move is not None
+                and view.last_move_ply == view.ply
+                and view.last_move[0] < view.seq
+            ):
+                # A draw offer crossed our move: the position is the same, the seq is not.
+                self._send_move(view, view.last_move[1], view.seq, view.last_move[2])
             return
         self.log.warning("server error %s: %s", message.code, message.message)
 
@@ -663,24 +716,37 @@ class BotClient:
         if not view.our_turn or view.sent_seq == view.seq or view.state.is_terminal():
             return
         view.sent_seq = view.seq
-        self._keep(asyncio.get_running_loop().create_task(self._think(view, view.seq)))
+        self._keep(asyncio.get_running_loop().create_task(self._think(view, view.ply)))
 
     def _keep(self, task: asyncio.Task[Any]) -> None:
         """Hold a reference to `task` until it finishes."""
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _think(self, view: MatchView, seq: int) -> None:
-        """Search a move for `view` at `seq` in a worker thread and send it if still current."""
+    async def _think(self, view: MatchView, ply: int) -> None:
+        """Search a move for `view` at `ply` in a worker thread and send it if still current.
+
+        A draw offer or its answer moves the match's seq on but not its position: the move
+        found is sent with the seq of the moment. An offer of the opponent's is answered here.
+        """
         async with self._search_lock:
-            if view.seq != seq or not view.our_turn or self.matches.get(view.match_id) is not view:
+            if view.ply != ply or not view.our_turn or self.matches.get(view.match_id) is not view:
                 return
             bot = self.bot_for(view.match_id, view.game)
             budget = view.budget(time.monotonic(), self.margin_ms)
             state = view.state
             result = await asyncio.to_thread(bot.choose, state, time_budget=budget)
-        if view.seq != seq or result.move is None:
+        current = self.matches.get(view.match_id) is view
+        if view.ply != ply or not view.our_turn or not current or result.move is None:
             return
+        if view.draw_offer is not None and view.draw_offer != view.seat:
+            if bot.accepts_draw(result, to_move=True):
+                self.log.info(
+                    "match %s: draw accepted (%s)", view.match_id, describe_result(result)
+                )
+                self._send(AcceptDraw(match_id=view.match_id))
+                return
+            self.log.info("match %s: draw declined: we play on", view.match_id)
         text = state.format_move(result.move)
         budget_text = "untimed" if budget is None else f"budget {budget:.2f} s"
         self.log.info(
@@ -694,7 +760,7 @@ class BotClient:
         search = None
         if parse_version(self.server_version) >= SEARCH_SINCE:
             search = search_info(result)
-        self._send_move(view, text, seq, search)
+        self._send_move(view, text, view.seq, search)
 
     async def _resend_after(self, delay: float) -> None:
         """After `delay`, send again each move still waiting for its match to move on.
@@ -708,6 +774,15 @@ class BotClient:
             if view.our_turn and view.last_move is not None and view.last_move[0] == view.seq:
                 self._send_move(view, view.last_move[1], view.seq, view.last_move[2])
 
+    def _send(self, message: AcceptDraw) -> None:
+        """Send `message` on the current connection, if there is one."""
+        if self._connection is not None:
+            self._keep(
+                asyncio.get_running_loop().create_task(
+                    _send_quietly(self._connection, dump_client_message(message))
+                )
+            )
+
     def _send_move(
         self, view: MatchView, text: str, seq: int, search: SearchInfo | None = None
     ) -> None:
@@ -716,6 +791,7 @@ class BotClient:
         if self._connection is None:
             return
         view.last_move = (seq, text, search)
+        view.last_move_ply = view.ply
         message = Move(match_id=view.match_id, move=text, expected_seq=seq, search=search)
         self._keep(
             asyncio.get_running_loop().create_task(

@@ -4,13 +4,16 @@ end-to-end play against the real server (skipped until its WebSocket endpoint ex
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
+import re
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,7 @@ from protocol.messages import (
     MAX_PV_MOVES,
     MAX_SAFE_INTEGER,
     Clocks,
+    DrawOffered,
     ErrorMessage,
     MatchEnded,
     MatchResult,
@@ -402,6 +406,112 @@ def test_client_plays_reconnects_and_stops_after_max_matches() -> None:
     assert asyncio.run(scenario()) == 1
     assert connections == ["Bearer tok", "Bearer tok"]
     assert game.initial_state().play(*moves).is_terminal()
+
+
+def test_each_drop_after_a_welcome_is_retried_after_the_first_backoff_step(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A server that welcomes the client and then drops it, again and again: every retry waits
+    the first step of the backoff (drawn from 0.025-0.05 s), never a doubled one."""
+    drops = 6
+    connections: list[int] = []
+    enough = asyncio.Event()
+
+    async def handler(ws: ServerConnection) -> None:
+        connections.append(len(connections))
+        assert parse_client_message(await ws.recv()).type == "hello"
+        await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
+        if len(connections) > drops:
+            enough.set()
+            await ws.wait_closed()
+            return
+        await ws.close(1011)
+
+    async def scenario() -> None:
+        async with serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            client = BotClient(
+                f"http://127.0.0.1:{port}",
+                "tok",
+                "random",
+                rng=random.Random(2),
+                backoff_first=0.05,
+            )
+            running = asyncio.create_task(client.run())
+            await asyncio.wait_for(enough.wait(), 60)
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(scenario())
+    retries = [float(s) for s in re.findall(r"retrying in ([0-9.]+) s", caplog.text)]
+    assert len(retries) == drops, caplog.text
+    assert all(delay <= 0.05 for delay in retries), retries
+
+
+def _draw_server(
+    moves: list[str], received: list[Any], *, seq: int
+) -> Callable[[ServerConnection], Awaitable[None]]:
+    """A server that shows the client a tic-tac-toe match after `moves` (the client's turn, at
+    `seq`), offers it a draw at once (seq + 1), refuses a move whose expected_seq is stale as
+    Arena does, and keeps what the client sends until a move or an answer is taken."""
+    game = get_game("tictactoe")
+
+    async def handler(ws: ServerConnection) -> None:
+        assert parse_client_message(await ws.recv()).type == "hello"
+        await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
+        await ws.send(dump_server_message(match_state(game, moves, seq=seq)))
+        await ws.send(dump_server_message(DrawOffered(match_id="m_1", seq=seq + 1, seat=1)))
+        while True:
+            message = parse_client_message(await ws.recv())
+            received.append(message)
+            if message.type == "move" and message.expected_seq != seq + 1:
+                stale = ErrorMessage(
+                    code=ErrorCode.STALE_SEQ,
+                    message="stale",
+                    match_id="m_1",
+                    details={"seq": seq + 1},
+                )
+                await ws.send(dump_server_message(stale))
+                continue
+            result = MatchResult(winner=None, reason="agreement", description="over")
+            await ws.send(
+                dump_server_message(MatchEnded(match_id="m_1", seq=seq + 2, result=result))
+            )
+            await ws.wait_closed()
+            return
+
+    return handler
+
+
+def _play_against(handler: Callable[[ServerConnection], Awaitable[None]], spec: str) -> None:
+    async def scenario() -> None:
+        async with serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            client = BotClient(f"http://127.0.0.1:{port}", "tok", spec, rng=random.Random(1))
+            await asyncio.wait_for(client.run(max_matches=1), 60)
+
+    asyncio.run(scenario())
+
+
+def test_a_draw_offered_in_a_drawn_position_is_accepted() -> None:
+    """Tic-tac-toe from the start is a draw: the exact search scores it 0 and accepts."""
+    received: list[Any] = []
+    _play_against(_draw_server([], received, seq=1), "alphabeta:depth=9")
+    assert [m.type for m in received] == ["accept_draw"]
+    assert received[0].match_id == "m_1"
+
+
+def test_a_draw_offered_in_a_won_position_is_declined_by_the_winning_move() -> None:
+    """X to move wins at once (cells 0 and 1 taken): the bot plays on, and its move carries
+    the seq after the offer, whether the offer reached it before its move was sent or after
+    (then the server's STALE_SEQ has it send the same move again)."""
+    received: list[Any] = []
+    _play_against(_draw_server(["0", "3", "1", "4"], received, seq=5), "alphabeta:depth=9")
+    assert all(m.type == "move" for m in received), received
+    assert received[-1].move == "2" and received[-1].expected_seq == 6
+    assert len({m.move for m in received}) == 1
 
 
 @pytest.mark.parametrize(

@@ -604,7 +604,9 @@ def test_two_workers_grade_at_once_under_their_own_uids(server_settings: Setting
     running = start_server(settings)
     try:
         with httpx.Client(base_url=running.url) as client:
-            program = UID_REPORTER.format(delay=0.4).encode()
+            # Each job takes some seconds (a delay per puzzle), so that the second upload is taken
+            # by the idle worker while the first is still graded, with seconds to spare under load.
+            program = UID_REPORTER.format(delay=1.5).encode()
             ids = [upload(client, "endgame", {"checkers.py": program})["job_id"] for _ in "ab"]
             jobs = [wait_done(client, job_id) for job_id in ids]
             uids = set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from importlib.resources import files
 from pathlib import Path
 
@@ -95,7 +96,15 @@ def start_tournament(client: httpx.Client, owner: dict[str, str]) -> str:
     )
     started = client.post(f"/tournaments/{tournament_id}/start", headers=owner)
     assert started.json()["status"] == "running", started.text
-    return tournament_id
+    # The runner begins its games just after the start's answer; once both are begun nothing
+    # changes until ann moves, so two reads of the tournament can be compared.
+    deadline = time.monotonic() + 30
+    while True:
+        state = client.get(f"/tournaments/{tournament_id}").json()
+        if len(state["games"]) == state["games_total"]:
+            return tournament_id
+        assert time.monotonic() < deadline, f"the tournament's games were not begun: {state}"
+        time.sleep(0.02)
 
 
 def test_the_lobby_lists_live_matches_and_results(tmp_path: Path) -> None:
