@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots.solve import Solver
-from games.checkers import Checkers, CheckersMove, parse_board, square_row
+from games.checkers import Checkers, CheckersMove, format_board, parse_board, square_row
 from grader.endgame import check_solution, exact_solver, fresh
 from grader.endgame_puzzles import (
     Material,
@@ -52,12 +52,16 @@ def assert_certified(puzzle: Puzzle, options: PuzzleOptions) -> None:
     assert puzzle.difficulty.best == len(again.best_moves)
     judged = check_solution(puzzle.board, "", exact_solver())
     assert judged.optimal_plies == puzzle.plies
-    assert (
-        1
-        <= puzzle.difficulty.branching
-        <= max(len(fresh(state.apply_unchecked(m)).legal_moves()) for m in state.legal_moves())
-        + len(state.legal_moves())
-    )
+    # The branching again, along the main line as a fresh solver gives it.
+    counts, position = [], state
+    for left in range(puzzle.plies, 0, -1):
+        counts.append(len(position.legal_moves()))
+        line = Solver().solve(position, max_plies=left)
+        assert line.plies == left, (format_board(position), left)
+        move = line.best_moves[0]
+        assert isinstance(move, CheckersMove)
+        position = fresh(position.apply_unchecked(move))
+    assert puzzle.difficulty.branching == round(sum(counts) / len(counts), 2)
 
 
 def test_generated_puzzles_are_certified_and_of_the_material_asked_for() -> None:
