@@ -88,43 +88,71 @@ def build_command(
     )
 
 
+SHORT_CHECKSUM = 12
+"""Hex digits of a table's SHA-256 shown in the status table (--json gives all 64)."""
+
+
 def status_command(
     directory: DirOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the manifest, full checksums and checks as JSON.")
+    ] = False,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--verify/--no-verify",
+            help="Re-hash every table and compare it with the manifest's SHA-256 (the default; "
+            "about a second per 100 MB), or show the recorded checksums unchecked.",
+        ),
+    ] = True,
 ) -> None:
-    """Show which signatures are built, with their counts of wins, losses and draws."""
+    """Show each built signature: counts of wins, losses and draws, longest distance, checksum.
+
+    Every table's SHA-256 is recomputed and compared with the one the build recorded, unless
+    --no-verify; the table says "ok" or "DAMAGED" for each, and the command exits 1 naming
+    the damaged ones.
+    """
     from bots.egdb import DatabaseError
-    from bots.egdb.store import read_manifest, verify
+    from bots.egdb.store import check_tables, read_manifest
 
     where = _directory(directory)
     try:
         manifest = read_manifest(where)
-        damaged = verify(where) if manifest.signatures else []
+        checked = check_tables(where) if check else {}
     except DatabaseError as exc:
         fail(str(exc))
+    damaged = sorted(name for name, ok in checked.items() if not ok)
     if as_json:
-        entries = {s.name: i.as_json() for s, i in sorted(manifest.signatures.items())}
+        entries = {
+            s.name: {**i.as_json(), "verified": checked.get(s.name)}
+            for s, i in sorted(manifest.signatures.items())
+        }
         print(
             json.dumps(
                 {
                     "directory": str(where),
                     "pieces": manifest.pieces,
+                    "verified": check,
                     "signatures": entries,
                     "damaged": damaged,
                 },
                 indent=1,
             )
         )
+        if damaged:
+            raise typer.Exit(1)
         return
     if not manifest.signatures:
         print(f"{where}: no database yet (arena egdb build --pieces 4)")
         return
     table = Table(title=f"{where}: complete up to {plural(manifest.pieces, 'piece')}")
-    for column in ("signature", "positions", "wins", "losses", "draws", "longest", "seconds"):
-        table.add_column(column, justify="left" if column == "signature" else "right")
+    columns = ("signature", "positions", "wins", "losses", "draws", "longest", "seconds")
+    for column in (*columns, "sha256", "checksum"):
+        table.add_column(column, justify="right" if column in columns[1:] else "left")
     for sig, info in sorted(
         manifest.signatures.items(), key=lambda item: (item[0].pieces, item[0])
     ):
+        ok = checked.get(sig.name)
         table.add_row(
             sig.name,
             f"{info.positions:,}",
@@ -133,10 +161,16 @@ def status_command(
             f"{info.draws:,}",
             str(info.max_plies),
             f"{info.seconds:.2f}",
+            info.sha256[:SHORT_CHECKSUM],
+            "not checked" if ok is None else "ok" if ok else "DAMAGED",
         )
-    Console().print(table)
-    if damaged:
+    Console(width=140).print(table)
+    if not check:
+        print("checksums not verified (--no-verify): the recorded SHA-256 of each table is shown")
+    elif damaged:
         fail(f"damaged tables (checksum differs): {', '.join(damaged)}; rebuild them", code=1)
+    else:
+        print(f"verified: every table's SHA-256 equals the manifest's ({len(checked)} tables)")
 
 
 def probe_command(

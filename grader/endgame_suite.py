@@ -1,26 +1,27 @@
-"""Puzzle suites of the endgame profile: what a puzzle is, its file format, and how to make one.
+"""Puzzle suites of the endgame profile: what a puzzle is and its file format.
 
 A suite file is JSON (see docs/GRADER.md, "Endgame profile"):
 
     {"format": "arena-endgame-puzzles", "version": 1,
      "puzzles": [{"name": "puzzle 1", "plies": 3, "public": true,
-                  "board": ["........", "...b....", ...8 rows, row 0 at the top...]}, ...]}
+                  "board": ["........", "...b....", ...8 rows, row 0 at the top...],
+                  "material": "3v5",
+                  "difficulty": {"branching": 4.2, "best": 1, "nodes": 5120}}, ...]}
 
 `board` is a course-format board (red to move), `plies` the length of red's fastest forced win
 as certified by Arena's solver, `public` whether students may see the puzzle and its result
-before the grades are published.
+before the grades are published. `material` and `difficulty` are optional and informative
+(the generator, grader.endgame_puzzles, writes them; the grader does not read them): red's
+pieces against black's, and how hard the puzzle is (`Difficulty`).
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from bots.solve import Solver
-from games.checkers import BIT_OF_SQUARE, WHITE, Checkers, CheckersState, format_board, square_row
 from grader.course import read_states
 from grader.suite_file import read_suite_json, write_suite_json
 
@@ -33,13 +34,36 @@ class PuzzleError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Difficulty:
+    """How hard a puzzle is beyond the length of its win (`Puzzle.plies`).
+
+    `branching` is the mean number of legal moves per ply along the main line (both sides, the
+    winner hurrying and the loser resisting): a plain search must grow about branching**plies
+    positions to see the win. `best` is the number of red's first moves that keep the fastest
+    win (1: a single right move). `nodes` is what Arena's proof search spent certifying the win
+    and deciding each of red's other first moves as the judge does (grader.endgame): the cost
+    of judging the first move of a student's line.
+    """
+
+    branching: float
+    best: int
+    nodes: int
+
+
+@dataclass(frozen=True, slots=True)
 class Puzzle:
-    """One graded puzzle: a course board (red to move) and its fastest forced win in plies."""
+    """One graded puzzle: a course board (red to move) and its fastest forced win in plies.
+
+    `material` ("3v5": red's pieces against black's) and `difficulty` are what the generator
+    recorded; None for a puzzle written by hand.
+    """
 
     name: str
     board: str
     plies: int
     public: bool = True
+    material: str | None = None
+    difficulty: Difficulty | None = None
 
 
 def load_puzzles(path: Path | str) -> list[Puzzle]:
@@ -78,7 +102,31 @@ def _read_puzzle(source: Path, index: int, entry: Any) -> Puzzle:
         raise PuzzleError(f"{where}: the board is not a course board: {error}") from error
     if len(states) != 1:
         raise PuzzleError(f'{where}: "board" holds {len(states)} boards, expected one')
-    return Puzzle(name=name, board=states[0].text, plies=plies, public=public)
+    material = entry.get("material")
+    if material is not None and not isinstance(material, str):
+        raise PuzzleError(f'{where}: "material" must be a string such as "3v5"')
+    return Puzzle(
+        name=name,
+        board=states[0].text,
+        plies=plies,
+        public=public,
+        material=material,
+        difficulty=_read_difficulty(where, entry.get("difficulty")),
+    )
+
+
+def _read_difficulty(where: str, data: Any) -> Difficulty | None:
+    if data is None:
+        return None
+    problem = f'{where}: "difficulty" must be an object with branching, best and nodes'
+    if not isinstance(data, dict):
+        raise PuzzleError(problem)
+    branching, best, nodes = (data.get(k) for k in ("branching", "best", "nodes"))
+    if not isinstance(branching, int | float) or isinstance(branching, bool):
+        raise PuzzleError(problem)
+    if not isinstance(best, int) or not isinstance(nodes, int):
+        raise PuzzleError(problem)
+    return Difficulty(branching=float(branching), best=best, nodes=nodes)
 
 
 def save_puzzles(path: Path | str, puzzles: Sequence[Puzzle]) -> None:
@@ -86,98 +134,21 @@ def save_puzzles(path: Path | str, puzzles: Sequence[Puzzle]) -> None:
     data = {
         "format": SUITE_FORMAT,
         "version": SUITE_VERSION,
-        "puzzles": [
-            {
-                "name": p.name,
-                "plies": p.plies,
-                "public": p.public,
-                "board": p.board.splitlines(),
-            }
-            for p in puzzles
-        ],
+        "puzzles": [_puzzle_json(p) for p in puzzles],
     }
     write_suite_json(path, data, public=all(p.public for p in puzzles))
 
 
-def make_puzzle_suite(
-    seed: int,
-    count: int,
-    *,
-    min_plies: int = 1,
-    max_plies: int = 9,
-    public: bool = False,
-    solver: Solver | None = None,
-) -> list[Puzzle]:
-    """Return `count` puzzles drawn from `seed`, each certified by the solver, easiest first.
-
-    Each puzzle is a red win in `min_plies` to `max_plies` plies (see
-    `make_puzzles`); puzzles are named "puzzle 1", "puzzle 2", ... in order of
-    their length. Raises PuzzleError if not enough puzzles are found.
-    """
-    if count < 1:
-        raise PuzzleError(f"a suite needs at least one puzzle, asked for {count}")
-    if not 1 <= min_plies <= max_plies:
-        raise PuzzleError(f"need 1 <= min plies <= max plies, got {min_plies} and {max_plies}")
-    found = make_puzzles(
-        random.Random(seed), count, min_plies=min_plies, max_plies=max_plies, solver=solver
-    )
-    ordered = sorted(found, key=lambda puzzle: puzzle[1])
-    return [
-        Puzzle(name=f"puzzle {index}", board=board, plies=plies, public=public)
-        for index, (board, plies) in enumerate(ordered, 1)
-    ]
-
-
-def make_puzzles(
-    rng: random.Random,
-    count: int,
-    *,
-    min_plies: int = 3,
-    max_plies: int = 9,
-    red_pieces: int = 2,
-    black_pieces: int = 2,
-    solver: Solver | None = None,
-    max_tries: int = 10_000,
-) -> list[tuple[str, int]]:
-    """Return `count` puzzles (course board, red to move; plies of the fastest forced win).
-
-    Positions are drawn from `rng` (kings and men on random dark squares, no man on its crown
-    row, no capture for red on the first move) and kept when the solver proves a red win in
-    `min_plies` to `max_plies` plies. Raises PuzzleError if `max_tries` draws are not enough.
-    """
-    solver = solver or Solver()
-    game = Checkers()
-    puzzles: list[tuple[str, int]] = []
-    seen: set[str] = set()
-    for _ in range(max_tries):
-        if len(puzzles) == count:
-            return puzzles
-        state = _random_position(rng, game, red_pieces, black_pieces)
-        text = format_board(state)
-        if text in seen or state.is_terminal() or state.has_capture():
-            continue
-        seen.add(text)
-        solution = solver.solve(state, max_plies=max_plies)
-        if solution.value == "win" and solution.plies is not None and solution.plies >= min_plies:
-            puzzles.append((text, solution.plies))
-    if len(puzzles) == count:
-        return puzzles
-    raise PuzzleError(f"found {len(puzzles)} of {count} puzzles in {max_tries} draws")
-
-
-def _random_position(
-    rng: random.Random, game: Checkers, red_pieces: int, black_pieces: int
-) -> CheckersState:
-    squares = rng.sample(range(1, 33), red_pieces + black_pieces)
-    black = white = kings = 0
-    for index, square in enumerate(squares):
-        bit = 1 << BIT_OF_SQUARE[square]
-        red = index < red_pieces
-        row = square_row(square)
-        if rng.random() < 0.5 or row == (0 if red else 7):
-            kings |= bit
-        if red:
-            white |= bit
-        else:
-            black |= bit
-    return CheckersState(game, black, white, kings, WHITE)
+def _puzzle_json(puzzle: Puzzle) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "name": puzzle.name,
+        "plies": puzzle.plies,
+        "public": puzzle.public,
+        "board": puzzle.board.splitlines(),
+    }
+    if puzzle.material is not None:
+        entry["material"] = puzzle.material
+    if puzzle.difficulty is not None:
+        d = puzzle.difficulty
+        entry["difficulty"] = {"branching": d.branching, "best": d.best, "nodes": d.nodes}
+    return entry

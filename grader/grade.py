@@ -9,12 +9,13 @@ only for the grader's own mistakes (an unusable suite, an unknown profile).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import Final
 
-from bots.solve import Solver
+from bots.egdb.probe import Database
 from grader.agent import MODULE, grade_agent
 from grader.agent_suite import (
     AgentSuite,
@@ -26,7 +27,8 @@ from grader.agent_suite import (
 )
 from grader.budget import Budget
 from grader.endgame import ENDGAME_LIMITS, PROGRAM, grade_endgame
-from grader.endgame_suite import PuzzleError, load_puzzles, make_puzzle_suite, save_puzzles
+from grader.endgame_puzzles import Progress, PuzzleOptions, describe_puzzles, make_puzzle_suite
+from grader.endgame_suite import PuzzleError, load_puzzles, save_puzzles
 from grader.errors import GradeError
 from grader.profiles import DEFAULT_PYTHON, PROFILES
 from grader.results import GradeReport
@@ -123,37 +125,33 @@ def write_suite(
     *,
     public: bool,
     count: int | None = None,
-    min_plies: int = 1,
-    max_plies: int = 9,
-    solver: Solver | None = None,
+    options: PuzzleOptions | None = None,
+    database: Database | None = None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> str:
     """Make a certified suite of `profile` from `seed`, write it to `path`; return a summary line.
 
-    `solver` certifies the endgame puzzles (default: the proof search; a
-    `bots.egdb.probe.DatabaseSolver` answers from the endgame database where it can).
-
-    endgame: `count` puzzles (default 10) of `min_plies` to `max_plies` plies, each certified by
-    the solver (grader.endgame_suite). agent: `count` legal-move positions (default 10)
-    covering every category with both colours, certified by the rules, and a fresh
-    exact-minimax seed (grader.agent_suite); the plies are ignored. A private suite
-    (`public=False`) is written readable by its owner only (0600); keep it under a
-    `private_dir`. The same seed makes the same suite. Raises GradeError for an unknown
-    profile, a suite that cannot be made or a file that cannot be written.
+    endgame: `count` puzzles (default 10) chosen by `options` (default `PuzzleOptions()`),
+    each certified by the proof search and, where `database` holds it, by the endgame
+    database too (grader.endgame_puzzles); `progress` follows the generation. agent: `count`
+    legal-move positions (default 10) covering every category with both colours, certified by
+    the rules, and a fresh exact-minimax seed (grader.agent_suite); the puzzle options are
+    ignored. A private suite (`public=False`) is written readable by its owner only (0600);
+    keep it under a `private_dir`. The same seed makes the same suite. Raises GradeError for
+    an unknown profile, a suite that cannot be made or a file that cannot be written.
     """
     try:
         if profile == "endgame":
             puzzles = make_puzzle_suite(
                 seed,
                 DEFAULT_SUITE_COUNT if count is None else count,
-                min_plies=min_plies,
-                max_plies=max_plies,
+                options,
                 public=public,
-                solver=solver,
+                database=database,
+                progress=progress,
             )
             save_puzzles(path, puzzles)
-            kind = "public" if public else "private"
-            lengths = ", ".join(str(p.plies) for p in puzzles)
-            return f"wrote {path}: {len(puzzles)} {kind} endgame puzzles (plies: {lengths})"
+            return f"wrote {path}: {describe_puzzles(puzzles, public=public)}"
         if profile == "agent":
             suite = make_agent_suite(
                 seed, DEFAULT_SUITE_COUNT if count is None else count, public=public

@@ -41,6 +41,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from grader.endgame_puzzles import built_database
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.results import GradeReport, TestResult
 from grader.sandbox import Isolation
@@ -111,7 +112,8 @@ def ensure_suite(profile: str, path: Path) -> None:
         if path.exists():  # another job made it while this one waited
             return
         partial = path.with_name(path.name + ".partial")
-        write_suite(profile, partial, secrets.randbits(32), public=False)
+        database = built_database() if profile == "endgame" else None
+        write_suite(profile, partial, secrets.randbits(32), public=False, database=database)
         os.replace(partial, path)
 
 

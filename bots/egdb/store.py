@@ -123,13 +123,18 @@ def load_table(directory: Path, sig: Signature, info: SignatureInfo) -> npt.NDAr
 
 def verify(directory: Path) -> list[str]:
     """Return the names of finished signatures whose file's checksum differs (damaged)."""
+    return sorted(name for name, ok in check_tables(directory).items() if not ok)
+
+
+def check_tables(directory: Path) -> dict[str, bool]:
+    """Return, for each finished signature by name, whether its file exists and its SHA-256 is
+    the manifest's (False: damaged or missing)."""
     manifest = read_manifest(directory)
-    bad = []
-    for sig, info in manifest.signatures.items():
+    checked = {}
+    for sig, info in sorted(manifest.signatures.items()):
         path = table_path(directory, sig)
-        if not path.exists() or _sha256(path) != info.sha256:
-            bad.append(sig.name)
-    return sorted(bad)
+        checked[sig.name] = path.exists() and _sha256(path) == info.sha256
+    return checked
 
 
 def _sha256(path: Path) -> str:

@@ -23,12 +23,13 @@ import os
 import secrets
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.agent_suite import AgentSuite, AgentSuiteError, load_agent_suite, make_agent_suite
 from grader.agent_suite import save_agent_suite as _save_agent_suite
-from grader.endgame_suite import Puzzle, PuzzleError, load_puzzles, make_puzzle_suite, save_puzzles
+from grader.endgame_puzzles import built_database, make_puzzle_suite
+from grader.endgame_suite import Puzzle, PuzzleError, load_puzzles, save_puzzles
 from protocol.errors import ErrorCode, ProtocolError
 
 
@@ -113,8 +114,10 @@ def _puzzles(seed: int, count: int, *, public: bool) -> list[Puzzle]:
         return []
     stem = "example" if public else "puzzle"
     return [
-        Puzzle(name=f"{stem} {index}", board=p.board, plies=p.plies, public=p.public)
-        for index, p in enumerate(make_puzzle_suite(seed, count, public=public), 1)
+        replace(p, name=f"{stem} {index}")
+        for index, p in enumerate(
+            make_puzzle_suite(seed, count, public=public, database=built_database()), 1
+        )
     ]
 
 

@@ -563,14 +563,15 @@ def test_database_solver_answers_as_the_proof_search(db3: Database) -> None:
 
 
 def test_endgame_puzzles_certified_by_the_database_are_the_solvers(db3: Database) -> None:
-    from bots.egdb.probe import DatabaseSolver
-    from bots.solve import Solver
-    from grader.endgame_suite import make_puzzles
+    from grader.endgame_puzzles import Material, PuzzleOptions, make_puzzles
 
-    def puzzles(solver: Solver) -> list[tuple[str, int]]:
-        return make_puzzles(random.Random(3), 5, red_pieces=2, black_pieces=1, solver=solver)
-
-    assert puzzles(DatabaseSolver(db3)) == puzzles(Solver())
+    options = PuzzleOptions(materials=(Material(2, 1), Material(1, 2)), kings=0.5, min_plies=1)
+    with_database = make_puzzles(random.Random(3), 3, options, db3)
+    assert all(found.egdb for found in with_database)  # each one checked against the database
+    without = make_puzzles(random.Random(3), 3, options)
+    assert [(f.board, f.plies, f.difficulty) for f in with_database] == [
+        (f.board, f.plies, f.difficulty) for f in without
+    ]
 
 
 @pytest.mark.slow

@@ -37,6 +37,43 @@ def test_status_lists_the_signatures(built: Path) -> None:
     assert code == 0 and "complete up to 3 pieces" in out
 
 
+def test_status_shows_each_checksum_and_whether_it_was_verified(
+    built: Path, tmp_path: Path
+) -> None:
+    manifest = json.loads((built / "manifest.json").read_text())["signatures"]
+    code, out, _ = run("egdb", "status", "--dir", str(built), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["verified"] is True
+    for name, entry in data["signatures"].items():
+        assert entry["sha256"] == manifest[name]["sha256"] and len(entry["sha256"]) == 64
+        assert entry["verified"] is True
+    code, out, _ = run("egdb", "status", "--dir", str(built))
+    assert code == 0 and "verified: every table's SHA-256 equals the manifest's (34 tables)" in out
+    row = next(line for line in out.splitlines() if " 0201 " in line)
+    assert manifest["0201"]["sha256"][:12] in row and "ok" in row
+    code, out, _ = run("egdb", "status", "--dir", str(built), "--no-verify")
+    assert code == 0 and "checksums not verified (--no-verify)" in out and "not checked" in out
+    code, out, _ = run("egdb", "status", "--dir", str(built), "--no-verify", "--json")
+    assert json.loads(out)["signatures"]["0201"]["verified"] is None
+
+    # A copy with one byte flipped: named in the table and the JSON, exit 1.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for file in built.iterdir():
+        (copy / file.name).write_bytes(file.read_bytes())
+    table = copy / "0201.u8"
+    data_bytes = bytearray(table.read_bytes())
+    data_bytes[7] ^= 1
+    table.write_bytes(bytes(data_bytes))
+    code, out, err = run("egdb", "status", "--dir", str(copy))
+    row = next(line for line in out.splitlines() if " 0201 " in line)
+    assert code == 1 and "DAMAGED" in row and "damaged tables (checksum differs): 0201" in err
+    code, out, _ = run("egdb", "status", "--dir", str(copy), "--json")
+    data = json.loads(out)
+    assert code == 1 and data["damaged"] == ["0201"]
+    assert data["signatures"]["0201"]["verified"] is False
+
+
 def test_probe_gives_value_distance_and_best_moves(built: Path) -> None:
     code, out, _ = run("egdb", "probe", "W:WK18,K19:BK1", "--dir", str(built))
     assert code == 0

@@ -23,7 +23,8 @@ from grader.agent_suite import (
     save_agent_suite,
 )
 from grader.endgame import grade_endgame
-from grader.endgame_suite import Puzzle, load_puzzles, make_puzzle_suite, save_puzzles
+from grader.endgame_puzzles import PuzzleOptions, make_puzzle_suite, parse_material
+from grader.endgame_suite import Puzzle, load_puzzles, save_puzzles
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report, report_body
 from grader.results import GradeReport, TestResult
@@ -233,9 +234,10 @@ def test_write_suite_makes_and_saves_both_profiles(tmp_path: Path, public: bool)
     assert summary == f"wrote {agent}: {describe_agent_suite(suite)}"
     assert agent.stat().st_mode & 0o777 == mode
     endgame = tmp_path / "endgame.json"
-    summary = write_suite("endgame", endgame, 7, public=public, count=2, max_plies=3)
+    options = PuzzleOptions(pieces=(3, 4), max_plies=5)
+    summary = write_suite("endgame", endgame, 7, public=public, count=2, options=options)
     puzzles = load_puzzles(endgame)
-    assert puzzles == make_puzzle_suite(7, 2, max_plies=3, public=public)
+    assert puzzles == make_puzzle_suite(7, 2, options, public=public)
     assert summary.startswith(f"wrote {endgame}: 2 ") and "endgame puzzles (plies: " in summary
     assert endgame.stat().st_mode & 0o777 == mode
 
@@ -465,8 +467,8 @@ def test_cli_make_puzzles_writes_a_private_certified_suite(tmp_path: Path) -> No
     outcome = CliRunner().invoke(
         create_cli(),
         [
-            "grader", "make-puzzles", "--count", "2", "--seed", "3", "--max-plies", "3",
-            "--out", str(out),
+            "grader", "make-puzzles", "--count", "2", "--seed", "3", "--pieces", "3-4",
+            "--max-plies", "5", "--out", str(out),
         ],
     )  # fmt: skip
     assert outcome.exit_code == 0, outcome.output
@@ -477,6 +479,69 @@ def test_cli_make_puzzles_writes_a_private_certified_suite(tmp_path: Path) -> No
         create_cli(), ["grader", "make-puzzles", "--count", "0", "--out", str(out)]
     )
     assert bad.exit_code == 2
+
+
+def test_cli_make_puzzles_chooses_material_kings_and_difficulty(tmp_path: Path) -> None:
+    out = tmp_path / "mixes.json"
+    args = [
+        "grader", "make-puzzles", "--count", "2", "--seed", "4", "--material", "2v1",
+        "--material", "2v2", "--kings", "0", "--min-plies", "3", "--max-plies", "9",
+        "--max-best", "2", "--public", "--out", str(out),
+    ]  # fmt: skip
+    outcome = CliRunner().invoke(create_cli(), args)
+    assert outcome.exit_code == 0, outcome.output
+    suite = load_puzzles(out)
+    assert sorted(p.material or "" for p in suite) == ["2v1", "2v2"]  # one of each share
+    assert all(set(p.board) <= set(".rb\n") for p in suite)  # men only
+    assert all(p.difficulty is not None and p.difficulty.best <= 2 for p in suite)
+    assert "material: 2v1, 2v2" in " ".join(outcome.stdout.split())
+    assert suite == make_puzzle_suite(
+        4,
+        2,
+        PuzzleOptions(
+            materials=(parse_material("2v1"), parse_material("2v2")),
+            kings=0.0,
+            max_plies=9,
+            max_best=2,
+        ),
+        public=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--material", "3x5"], "material '3x5' is not RED v BLACK"),
+        (["--pieces", "3-20"], "need 2 <= fewest <= most <= 12"),
+        (["--pieces", "3-5", "--material", "2v2"], "give --pieces or --material, not both"),
+        (["--kings", "2"], "kings is a probability from 0 to 1"),
+        (["--min-plies", "9", "--max-plies", "5"], "need 1 <= min plies <= max plies"),
+        (
+            ["--material", "1v3", "--kings", "0", "--tries", "5", "--count", "2"],
+            "found 0 of 2 puzzles in 5 positions",
+        ),
+        (["--profile", "agent", "--material", "2v2"], "--material apply to the endgame profile"),
+    ],
+)
+def test_cli_make_puzzles_refuses_bad_options_in_one_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    outcome = CliRunner().invoke(
+        create_cli(), ["grader", "make-puzzles", *args, "--out", str(tmp_path / "x.json")]
+    )
+    assert outcome.exit_code == 2
+    assert message in " ".join(outcome.output.split())
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_cli_make_puzzles_egdb_requires_a_database(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(
+        create_cli(),
+        ["grader", "make-puzzles", "--egdb", "--out", str(tmp_path / "x.json")],
+        env={"ARENA_EGDB_DIR": str(tmp_path / "none")},
+    )
+    assert outcome.exit_code == 2
+    assert "no endgame database in" in outcome.output and "arena egdb build" in outcome.output
 
 
 # ---- the starter files a course hands out ----

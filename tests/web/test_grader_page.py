@@ -25,6 +25,9 @@ pytestmark = pytest.mark.web
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
 PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
+GUIDE_EXAMPLE = [
+    "........", "........", "...b....", "......R.", "...R....", "........", ".....b..", "........"
+]  # fmt: skip
 STUDENTS = ROOT / "tests" / "grader" / "students"
 GRADED_WAIT_MS = 90_000
 """Long enough for two gradings of the five public puzzles on a busy machine."""
@@ -297,10 +300,12 @@ def test_the_grader_page_says_how_each_profile_is_scored_and_offers_its_starter(
 
 @pytest.fixture
 def mixed_server(database_url: str, tmp_path: Path) -> Iterator[RunningServer]:
-    """The app on the public examples with all but the first puzzle made private."""
+    """The app on the public examples, the first one the guide's example, the rest private."""
     suite = json.loads(PUBLIC_SUITE.read_text())
     for number, puzzle in enumerate(suite["puzzles"]):
         puzzle["public"] = number == 0
+    # The public one is docs/GRADER.md's 3-ply example, whose greedy misplay the test names.
+    suite["puzzles"][0].update(board=GUIDE_EXAMPLE, plies=3)
     path = tmp_path / "mixed.json"
     path.write_text(json.dumps(suite))
     running = start_server(
