@@ -548,5 +548,9 @@ def describe_puzzles(puzzles: Sequence[Puzzle], *, public: bool) -> str:
     materials = Counter(p.material or "?" for p in puzzles)
     mixes = ", ".join(f"{m} x{n}" if n > 1 else m for m, n in sorted(materials.items()))
     branching = [p.difficulty.branching for p in puzzles if p.difficulty is not None]
-    spread = f"; branching {min(branching):g}-{max(branching):g}" if branching else ""
-    return f"{len(puzzles)} {kind} endgame puzzles (plies: {lengths}; material: {mixes}{spread})"
+    spread = ""
+    if branching:
+        low, high = min(branching), max(branching)
+        spread = f"; branching {low:g}" if low == high else f"; branching {low:g}-{high:g}"
+    noun = "puzzle" if len(puzzles) == 1 else "puzzles"
+    return f"{len(puzzles)} {kind} endgame {noun} (plies: {lengths}; material: {mixes}{spread})"

@@ -16,6 +16,7 @@ from grader.endgame import check_solution, exact_solver, fresh
 from grader.endgame_puzzles import (
     Material,
     PuzzleOptions,
+    describe_puzzles,
     make_puzzle_suite,
     make_puzzles,
     mixes,
@@ -232,3 +233,12 @@ def test_load_puzzles_rejects_bad_files_with_the_reason(
     path.write_text(content)
     with pytest.raises(PuzzleError, match=message):
         load_puzzles(path)
+
+
+def test_a_suite_is_described_in_one_line_in_the_right_number() -> None:
+    examples = load_puzzles(PUBLIC_SUITE)
+    one = describe_puzzles(examples[:1], public=False)
+    assert one.startswith("1 private endgame puzzle (plies: ")
+    assert "branching" in one and "-" not in one.split("branching")[1]
+    every = describe_puzzles(examples, public=True)
+    assert every.startswith(f"{len(examples)} public endgame puzzles (plies: ")
