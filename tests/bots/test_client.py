@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -357,6 +357,15 @@ def test_search_info_reads_forced_results_and_keeps_to_the_wire_bounds() -> None
 # A scripted fake server on loopback ---------------------------------------------------------------
 
 
+@contextlib.asynccontextmanager
+async def fake_server(
+    handler: Callable[[ServerConnection], Awaitable[None]],
+) -> AsyncIterator[str]:
+    """Serve `handler` on a loopback port for the block; yield the URL a client is given."""
+    async with serve(handler, "127.0.0.1", 0) as server:
+        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+
+
 def test_client_plays_reconnects_and_stops_after_max_matches() -> None:
     """The fake server drops the connection once; the client resyncs and finishes the game."""
     game = get_game("tictactoe")
@@ -392,10 +401,9 @@ def test_client_plays_reconnects_and_stops_after_max_matches() -> None:
                 return
 
     async def scenario() -> int:
-        async with serve(handler, "127.0.0.1", 0) as server:
-            port = server.sockets[0].getsockname()[1]
+        async with fake_server(handler) as url:
             client = BotClient(
-                f"http://127.0.0.1:{port}",
+                url,
                 "tok",
                 "alphabeta:depth=9",
                 rng=random.Random(1),
@@ -428,10 +436,9 @@ def test_each_drop_after_a_welcome_is_retried_after_the_first_backoff_step(
         await ws.close(1011)
 
     async def scenario() -> None:
-        async with serve(handler, "127.0.0.1", 0) as server:
-            port = server.sockets[0].getsockname()[1]
+        async with fake_server(handler) as url:
             client = BotClient(
-                f"http://127.0.0.1:{port}",
+                url,
                 "tok",
                 "random",
                 rng=random.Random(2),
@@ -487,9 +494,8 @@ def _draw_server(
 
 def _play_against(handler: Callable[[ServerConnection], Awaitable[None]], spec: str) -> None:
     async def scenario() -> None:
-        async with serve(handler, "127.0.0.1", 0) as server:
-            port = server.sockets[0].getsockname()[1]
-            client = BotClient(f"http://127.0.0.1:{port}", "tok", spec, rng=random.Random(1))
+        async with fake_server(handler) as url:
+            client = BotClient(url, "tok", spec, rng=random.Random(1))
             await asyncio.wait_for(client.run(max_matches=1), 60)
 
     asyncio.run(scenario())
@@ -570,10 +576,9 @@ def test_a_match_that_ended_while_disconnected_is_ended_from_rest(
 
     async def scenario() -> int:
         nonlocal client
-        async with serve(handler, "127.0.0.1", 0) as server:
-            port = server.sockets[0].getsockname()[1]
+        async with fake_server(handler) as url:
             client = BotClient(
-                f"http://127.0.0.1:{port}",
+                url,
                 "tok",
                 "random",
                 rng=random.Random(1),
@@ -581,7 +586,7 @@ def test_a_match_that_ended_while_disconnected_is_ended_from_rest(
                 fetch_state=fetch,
             )
             ended = await asyncio.wait_for(client.run(max_matches=1), 20)
-            assert fetched == [(f"http://127.0.0.1:{port}", "tok", "m_1")] * 3
+            assert fetched == [(url, "tok", "m_1")] * 3
             return ended
 
     with caplog.at_level(logging.INFO, logger="arena.bot"):
