@@ -3,6 +3,8 @@
     python bench/strength.py peers --game checkers [--time 0.1] [--openings 20] [--journal F]
     python bench/strength.py evals --game checkers --a positional --b positional_v1
                                    (--depth 6 | --time 0.1) [--openings 40] [--journal F]
+    python bench/strength.py engine --engine /work/peers/cake/cake.so [--time 0.1]
+                                    [--arena SPEC] [--depths 1,3,5] [--openings 20] [--journal F]
 
 `peers`: an external strength anchor. Arena's engine (`id:time=T`, iterative-deepening
 alpha-beta with the game's default evaluation) plays open-spiel's own bots on the same game:
@@ -22,6 +24,12 @@ open-spiel cannot load positions) or replayed from the move history (Connect Fou
 
 `evals`: the same engine with evaluation A against evaluation B, at equal depth
 (`alphabeta:depth=D`) or at equal time (`id:time=T`).
+
+`engine`: Arena (`id:time=T`, or `--arena SPEC`) against a real checkers engine, a shared
+library speaking the CheckerBoard API (`cb:PATH` bots, bots/cbapi.py), at equal time per move
+(`cb:PATH:time=T`), or with `--depths` against the engine at each fixed depth in turn (a
+ladder that places Arena between depths). docs/BENCHMARKS.md says how to build the engine
+(Cake, outside the repository).
 
 Both play each opening twice, colours swapped (checkers: the ACF three-move deck; Connect
 Four: seeded random openings checked by Arena's solver, tournament.openings), games judged by
@@ -329,13 +337,33 @@ def print_summary(title: str, arena: str, summary: dict[str, Any], info: dict[st
         )
 
 
+def engine_match(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[str, list[str]]:
+    """Return the Arena spec and the engine's specs for `engine`: one at time T, or a ladder."""
+    if not args.time > 0:
+        parser.error("--time must be positive")
+    library = Path(args.engine).expanduser().resolve()
+    arena = args.arena or f"id:time={args.time:g}"
+    if not args.depths:
+        return arena, [f"cb:{library}:time={args.time:g}"]
+    try:
+        depths = [int(d) for d in args.depths.split(",") if d.strip()]
+    except ValueError:
+        parser.error(f"--depths takes whole numbers separated by commas, not {args.depths!r}")
+    if not depths or min(depths) < 1:
+        parser.error("--depths must name depths of at least 1")
+    return arena, [f"cb:{library}:depth={d}" for d in depths]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run `peers` or `evals` and print the Elo summary; exit 0 (2 for bad arguments)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     peers = sub.add_parser("peers", help="Arena id:time=T against open-spiel's bots")
     evals = sub.add_parser("evals", help="evaluation A against evaluation B")
-    for p in (peers, evals):
+    engine = sub.add_parser("engine", help="Arena against a CheckerBoard-API engine")
+    for p in (peers, evals, engine):
         p.add_argument("--game", choices=sorted(OPENSPIEL_NAMES), default="checkers")
         p.add_argument("--openings", type=int, default=20, help="openings (2 games each)")
         p.add_argument("--seed", type=int, default=17)
@@ -348,7 +376,13 @@ def main(argv: list[str] | None = None) -> int:
     limit = evals.add_mutually_exclusive_group(required=True)
     limit.add_argument("--depth", type=int, help="equal depth: alphabeta:depth=D")
     limit.add_argument("--time", type=float, help="equal time: id:time=T")
+    engine.add_argument("--engine", required=True, help="the engine's shared library")
+    engine.add_argument("--time", type=float, default=0.1, help="seconds per move, both sides")
+    engine.add_argument("--arena", help="Arena's bot spec (default: id:time=T)")
+    engine.add_argument("--depths", help="comma-separated engine depths instead of its time")
     args = parser.parse_args(argv)
+    if args.command == "engine" and args.game != "checkers":
+        parser.error("a CheckerBoard engine plays checkers only")
     if args.openings < 1:
         parser.error("--openings must be at least 1")
     game = get_game(args.game)
@@ -363,6 +397,15 @@ def main(argv: list[str] | None = None) -> int:
         arena = f"id:time={args.time:g}"
         factory: Callable[[str, Game], Any] = peer_factory(args.time, args.seed)
         title = f"Arena {arena} against open-spiel's bots at {args.time:g} s/move, {game.name}"
+    elif args.command == "engine":
+        arena, opponents = engine_match(parser, args)
+        for spec in (arena, *opponents):
+            try:
+                create_bot(spec, game)  # a missing library fails here, before any game
+            except BotSpecError as exc:
+                parser.error(f"{spec}: {exc}")
+        factory = peer_factory(args.time, args.seed)
+        title = f"Arena {arena} against {', '.join(opponents)}, {game.name}"
     else:
         if args.depth is not None:
             if args.depth < 1:

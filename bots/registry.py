@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Final, Literal
 
 from bots.alphabeta import alphabeta
+from bots.cbapi import CheckerBoardBot, Engine, EngineError
 from bots.common import SearchTimeout
 from bots.egdb import DatabaseError
 from bots.engine import MAX_PLY, AlphaBetaEngine
@@ -31,6 +32,7 @@ from bots.result import Clock, SearchResult, SearchStopped, Stop
 from bots.scoring import ENGINE
 from bots.simple import greedy_move, random_move
 from games import Game, State
+from games.checkers import CheckersState
 
 MAX_SIMULATIONS = 10**9
 MAX_SECONDS = 86_400.0
@@ -106,6 +108,8 @@ class Player(ABC):
     judges: ClassVar[bool] = True
     """False for a bot whose score says nothing of the position (random): see
     `bots.spec.Bot.accepts_draw`."""
+    positional: ClassVar[str | None] = None
+    """The option a spec gives first, without its key (`cb:/path/engine.so`), or None."""
 
     def __init__(self, values: Mapping[str, Any], setup: Setup) -> None:
         self.values = values
@@ -336,6 +340,45 @@ class NegamaxPlayer(Player):
         )
 
 
+class CheckerBoardPlayer(Player):
+    name = "cb"
+    description = "a CheckerBoard-API checkers engine (a shared library), run in a child process"
+    options = MappingProxyType(
+        {
+            "path": Option("str", None, "the engine's shared library (given first: cb:PATH)"),
+            "time": Option(
+                "float",
+                1.0,
+                "seconds per move (getmove's maxtime), less if the clock says so",
+                0.001,
+                MAX_SECONDS,
+                limit="seconds",
+            ),
+            "depth": Option(
+                "int",
+                0,
+                "search depth instead of a time (getmove's info bit 3; 0: off)",
+                0,
+                MAX_PLY,
+            ),
+        }
+    )
+    positional = "path"
+
+    def __init__(self, values: Mapping[str, Any], setup: Setup) -> None:
+        super().__init__(values, setup)
+        if setup.game.name != "checkers":
+            raise EngineError(f"a CheckerBoard engine plays checkers, not {setup.game.name}")
+        # The child process starts here, so a library that cannot be loaded is refused
+        # when the bot is built, before any game.
+        engine = Engine(values["path"], setup.clock)
+        self.bot = CheckerBoardBot(engine, values["time"], values["depth"])
+
+    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
+        assert isinstance(state, CheckersState)
+        return self.bot.choose(state, budget, stop)
+
+
 def _endgame_database(game: Game) -> Callable[[State[Any]], float | None]:
     """Open the checkers endgame database for probing; DatabaseError if it is not built."""
     if game.name != "checkers":
@@ -361,4 +404,10 @@ PLAYERS: Final[Mapping[str, type[Player]]] = MappingProxyType(
         )
     }
 )
-"""Every bot by spec name, in the order `arena bots` lists them."""
+"""Every bot by spec name, in the order `arena bots` lists them: the bots a host may run."""
+
+LOCAL_PLAYERS: Final[Mapping[str, type[Player]]] = MappingProxyType(
+    {player.name: player for player in (CheckerBoardPlayer,)}
+)
+"""Bots that run a program from this machine's disk: local runs (tournaments and benches on
+the command line) may name them; a host never does (`bots.spec.check_limits` refuses them)."""

@@ -4,6 +4,10 @@ Every tool (CLI, server, tournaments, autograder) names bots this way. A spec is
 name, then optionally `:` and comma-separated `key=value` options; options have defaults, and
 an unknown bot, option or value is a `BotSpecError` that lists what exists.
 
+A bot that reads a file of this machine names it first, without a key: `cb:/path/engine.so`
+or `cb:/path/engine.so:time=0.1` (the path runs to the last `:` that is followed by options;
+bots.cbapi). Such bots are local: `check_limits` refuses them, so a host never runs them.
+
 Which bots exist, their options and how each searches is declared once, in `bots.registry`;
 this module reads specs against it, checks a host's limits from its option metadata, and builds
 bots: it hands them the clock and random generator (it is the one place in bots/ that names
@@ -19,10 +23,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bots.cbapi import EngineError
 from bots.egdb import DatabaseError
 from bots.evaluation import Knowledge
 from bots.knowledge import knowledge_for
-from bots.registry import PLAYERS, Option, Setup
+from bots.registry import LOCAL_PLAYERS, PLAYERS, Option, Player, Setup
 from bots.result import Clock, SearchResult, Stop
 from games import Game, State
 
@@ -48,13 +53,26 @@ class BotSpec:
 
     def __str__(self) -> str:
         """The canonical spec text, naming only the options that differ from the defaults."""
-        schema = PLAYERS[self.name].options
+        player = _player(self.name)
+        schema = player.options
         changed = [
             f"{key}={spec_value(value)}"
             for key, value in self.options.items()
-            if value != schema[key].default
+            if value != schema[key].default and key != player.positional
         ]
-        return self.name + (":" + ",".join(changed) if changed else "")
+        text = self.name
+        if player.positional is not None:
+            text += ":" + str(self.options[player.positional])
+        return text + (":" + ",".join(changed) if changed else "")
+
+
+def _player(name: str) -> type[Player]:
+    return PLAYERS[name] if name in PLAYERS else LOCAL_PLAYERS[name]
+
+
+def _bot_names() -> str:
+    """The bots an unknown name's error lists: a host's (a local bot is named in the docs)."""
+    return ", ".join(PLAYERS)
 
 
 def format_number(value: float) -> str:
@@ -119,14 +137,25 @@ def _convert(bot: str, key: str, option: Option, text: str) -> Any:
 def parse_bot_spec(text: str) -> BotSpec:
     """Return the BotSpec written as `text`, raising BotSpecError naming what is wrong."""
     if not isinstance(text, str) or not text.strip():
-        raise BotSpecError(f"empty bot spec (bots: {', '.join(PLAYERS)})")
+        raise BotSpecError(f"empty bot spec (bots: {_bot_names()})")
     name, colon, rest = text.strip().partition(":")
     name = name.strip().lower()
-    if name not in PLAYERS:
-        raise BotSpecError(f"unknown bot {name!r} (bots: {', '.join(PLAYERS)})")
-    schema = PLAYERS[name].options
+    if name not in PLAYERS and name not in LOCAL_PLAYERS:
+        raise BotSpecError(f"unknown bot {name!r} (bots: {_bot_names()})")
+    player = _player(name)
+    schema = player.options
     options = {key: option.default for key, option in schema.items()}
     seen: set[str] = set()
+    if player.positional is not None:
+        key = player.positional
+        value, colon, rest = _split_positional(rest)
+        if not value.strip():
+            raise BotSpecError(
+                f"{name} needs its {key} first: write {name}:{key.upper()} or "
+                f"{name}:{key.upper()}:KEY=VALUE,KEY=VALUE"
+            )
+        options[key] = _convert(name, key, schema[key], value)
+        seen.add(key)
     items = [part.strip() for part in rest.split(",")] if colon else []
     if "" in items:
         raise BotSpecError(
@@ -146,6 +175,14 @@ def parse_bot_spec(text: str) -> BotSpec:
         seen.add(key)
         options[key] = _convert(name, key, schema[key], value)
     return BotSpec(name, options)
+
+
+def _split_positional(rest: str) -> tuple[str, str, str]:
+    """Split `PATH[:OPTIONS]` at the last `:` whose tail holds an `=` (PATH may hold `:`)."""
+    head, colon, tail = rest.rpartition(":")
+    if colon and "=" in tail:
+        return head, colon, tail
+    return rest, "", ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +206,11 @@ def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
     Every search must end within a bound the host allows: a depth, a count or a time. Options
     that bound nothing (an id's depth under a time limit: `Option.unless`) are not checked.
     """
+    if spec.name in LOCAL_PLAYERS:
+        raise BotSpecError(
+            f"{spec.name} runs a program from this machine's disk: a host runs only its own "
+            f"bots ({', '.join(PLAYERS)})"
+        )
     for key, option in PLAYERS[spec.name].options.items():
         if option.limit is None or any(spec.options[other] for other in option.unless):
             continue
@@ -250,8 +292,8 @@ def create_bot(
         rng=rng if rng is not None else random.Random(options.get("seed", 0)),
     )
     try:
-        player = PLAYERS[parsed.name](options, setup)
-    except DatabaseError as exc:
+        player = _player(parsed.name)(options, setup)
+    except (DatabaseError, EngineError) as exc:
         raise BotSpecError(f"{parsed.name}: {exc}") from None
     return Bot(parsed, game, player.choose, judges=player.judges)
 

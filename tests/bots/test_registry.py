@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bots.registry import PLAYERS, Player
+from bots.registry import LOCAL_PLAYERS, PLAYERS, Player
 from bots.spec import BotSpecError, SearchLimits, check_limits, describe_bots, parse_bot_spec
 from protocol import HouseBot
 
@@ -24,8 +24,9 @@ def every_subclass(cls: type[Player]) -> set[type[Player]]:
 def test_every_player_class_is_registered_once() -> None:
     """A class written but not registered, or two under one name, would be lost silently."""
     in_registry = {cls for cls in every_subclass(Player) if cls.__module__ == "bots.registry"}
-    assert set(PLAYERS.values()) == in_registry
-    assert len(PLAYERS) == len(in_registry)
+    assert set(PLAYERS.values()) | set(LOCAL_PLAYERS.values()) == in_registry
+    assert len(PLAYERS) + len(LOCAL_PLAYERS) == len(in_registry)
+    assert not set(PLAYERS) & set(LOCAL_PLAYERS)
 
 
 @pytest.mark.parametrize("name", NAMES)
