@@ -135,6 +135,11 @@ class CompiledEngine:
             self._buffer = buf
         return self._buffer
 
+    @property
+    def table_start(self) -> int:
+        """Where the transposition table begins in the buffer (it runs to the end)."""
+        return int(self._core.TABLE)
+
     # -- public, as AlphaBetaEngine ----------------------------------------------------------
 
     def search(
