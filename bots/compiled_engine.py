@@ -14,14 +14,17 @@ clock and asks `stop()` every POLL_SECONDS, and sets the core's stop flag once e
 the core looks at the flag every CHECK_EVERY nodes, as the Python engine looks at the clock.
 Node limits are counted inside the core, so they are exact and reproducible.
 
-numba is imported when the first engine is built (`bots.core.load`), never at import: the
-first compilation on a machine is announced on the logger `bots.core` (a command line prints
-it on stderr, a server writes it to its log).
+numba is imported when the first engine is built (`load_core`), never at import: the first
+compilation on a machine is announced on the logger `bots.core` (a command line prints it on
+stderr, a server writes it to its log; a server loads the core at start-up, off its event
+loop).
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+import sys
 import threading
 from collections.abc import Callable, Hashable
 from types import ModuleType
@@ -41,6 +44,9 @@ POLL_SECONDS = 0.001
 """How often the calling thread reads the clock and asks `stop` while the core searches."""
 
 log = logging.getLogger("bots.core")
+
+CORE = "bots.core.checkers_search"
+"""The compiled search's module."""
 
 _EVALUATIONS: dict[StateFunction, tuple[int, dict[str, int]]] = {
     checkers_evaluation.MATERIAL.function: (0, dict(checkers_evaluation.WEIGHTS_V1)),
@@ -86,14 +92,20 @@ def compiled_engine(
     return CompiledEngine(evaluation, tt=tt, ordering=ordering, table_size=table_size, clock=clock)
 
 
-def _core() -> ModuleType:
-    """Load (compiling it once per machine) and return the compiled search."""
+def load_core() -> ModuleType:
+    """Return the compiled search, loading it (compiling it once per machine, announced on the
+    logger `bots.core`) if this process has not yet.
+
+    Building the first checkers engine bot calls it; a server calls it on a thread of its own
+    at start-up, so that building a house bot on its event loop never waits for it.
+    """
+    loaded = sys.modules.get(CORE)
+    if loaded is not None:
+        return loaded
     from bots.core import load  # noqa: PLC0415 - the compiler only when an engine is built
 
     load("checkers_search", announce=log.warning)
-    import bots.core.checkers_search as core  # noqa: PLC0415
-
-    return core
+    return importlib.import_module(CORE)
 
 
 class CompiledEngine:
@@ -114,7 +126,7 @@ class CompiledEngine:
     ) -> None:
         if table_size < 1:
             raise ValueError(f"table size must be at least 1, not {table_size}")
-        self._core = _core()
+        self._core = load_core()
         self.clock = clock
         self.ordering = ordering
         self.tt = tt
