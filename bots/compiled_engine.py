@@ -48,6 +48,9 @@ log = logging.getLogger("bots.core")
 CORE = "bots.core.checkers_search"
 """The compiled search's module."""
 
+COMPILED_SEARCH_THREAD = "compiled-search"
+"""The name of the worker threads a watched compiled search runs on."""
+
 _EVALUATIONS: dict[StateFunction, tuple[int, dict[str, int]]] = {
     checkers_evaluation.MATERIAL.function: (0, dict(checkers_evaluation.WEIGHTS_V1)),
     checkers_evaluation.POSITIONAL.function: (1, dict(checkers_evaluation.WEIGHTS_V1)),
@@ -292,7 +295,7 @@ class CompiledEngine:
             except BaseException as error:  # noqa: BLE001 - re-raised in the calling thread
                 failure.append(error)
 
-        worker = threading.Thread(target=work, name="compiled-search", daemon=True)
+        worker = threading.Thread(target=work, name=COMPILED_SEARCH_THREAD, daemon=True)
         worker.start()
         try:
             while True:
