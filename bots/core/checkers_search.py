@@ -35,9 +35,14 @@ of its own, off unless set.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
+from llvmlite import ir
 from numba import njit, types
+from numba.extending import intrinsic
+from numba.np.numpy_support import carray
 
 from bots.core.checkers import (
     AREA,
@@ -149,6 +154,18 @@ _MINUS_1 = endings.PREY_MINUS_1
 _MINUS_2 = endings.PREY_MINUS_2
 _DRAW_WINDOW = endings.DRAW_WINDOW
 _QUIET_KEY_FROM = endings.TABLE_QUIET_FROM
+
+
+@intrinsic
+def _pointer(typing_context: object, address: types.Integer) -> tuple[object, object]:
+    """The int64 address of an int64 array's data as a pointer (for an uncounted view)."""
+
+    def codegen(
+        context: Any, builder: ir.IRBuilder, signature: Any, args: list[ir.Value]
+    ) -> ir.Value:
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return types.CPointer(i8)(i8), codegen  # type: ignore[no-untyped-call]
 
 
 # -- the table's key and slot -------------------------------------------------------------------
@@ -615,7 +632,14 @@ def search(
     ply = 0
     alpha = -INF
     beta = INF
-    return _negamax(buf, black, white, kings, turn, quiet, base, top, depth, alpha, beta, ply)
+    # The recursion gets a view of the buffer without numba's reference count (the caller
+    # holds the array): passing the array itself costs two atomic operations a call.
+    address = buf.ctypes.data
+    view = carray(_pointer(address), buf.size)  # type: ignore[call-arg]  # the typing context
+    score: int = _negamax(
+        view, black, white, kings, turn, quiet, base, top, depth, alpha, beta, ply
+    )
+    return score
 
 
 # -- from Python --------------------------------------------------------------------------------
