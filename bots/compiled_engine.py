@@ -8,11 +8,12 @@ which stays the reference. Both have the same `search` and `iterative_deepening`
 same calls return the same moves, scores, principal variations and counts (tests/bots/
 test_compiled_engine.py holds them to it).
 
-Time and stop: the compiled search cannot read a Python clock. When a deadline or a `stop` is
-given, it runs without the GIL on a worker thread while the calling thread reads the engine's
-clock and asks `stop()` every POLL_SECONDS, and sets the core's stop flag once either says so;
-the core looks at the flag every CHECK_EVERY nodes, as the Python engine looks at the clock.
-Node limits are counted inside the core, so they are exact and reproducible.
+Time and stop: the compiled search cannot read a Python clock. It runs without the GIL on a
+worker thread while the calling thread reads the engine's clock and asks `stop()` (when a
+deadline or a stop is given) every POLL_SECONDS, and sets the core's stop flag once either says
+so, or when the calling thread is interrupted (Ctrl-C); the core looks at the flag every
+CHECK_EVERY nodes, as the Python engine looks at the clock. Node limits are counted inside the
+core, so they are exact and reproducible.
 
 numba is imported when the first engine is built (`load_core`), never at import: the first
 compilation on a machine is announced on the logger `bots.core` (a command line prints it on
@@ -206,6 +207,8 @@ class CompiledEngine:
             totals.depth = depth
             if ENGINE.is_win(abs(result.score)) or result.move is None:
                 break
+            if self.buffer[self._core.STOP]:
+                break  # the stop or the deadline said so as the iteration completed
             if deadline is not None and self.clock() >= deadline:
                 break
             if stop is not None and stop():
@@ -269,9 +272,9 @@ class CompiledEngine:
         )
 
     def _watched(self, call: Callable[[], int], deadline: float | None, stop: Stop | None) -> int:
-        """Run `call` (a compiled search); with a deadline or a stop, on a worker thread while
-        this one reads the clock and asks `stop`, setting the core's stop flag when either
-        says so."""
+        """Run `call` (a compiled search) on a worker thread while this one reads the clock and
+        asks `stop` (when given), setting the core's stop flag when either says so, or when
+        this thread is interrupted (Ctrl-C): the search then ends within CHECK_EVERY nodes."""
         buf = self.buffer
         flag = self._core.STOP
 
@@ -280,8 +283,6 @@ class CompiledEngine:
                 stop is not None and stop()
             )
 
-        if deadline is None and stop is None:
-            return call()
         if buf[flag] == 0 and due():
             buf[flag] = 1  # the core stops at its first node, as the Python engine does
         if buf[flag]:

@@ -14,6 +14,9 @@ from __future__ import annotations
 import functools
 import itertools
 import random
+import signal
+import subprocess
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -324,6 +327,33 @@ def test_a_fixed_depth_bot_stopped_raises_search_stopped() -> None:
     bot = create_bot("alphabeta:depth=40", GAME)
     with pytest.raises(SearchStopped):
         bot.choose(GAME.initial_state(), stop=Countdown(after=5))
+
+
+INTERRUPTED = """
+from bots.compiled_engine import compiled_engine
+from bots.knowledge import knowledge_for
+from games import get_game
+game = get_game("checkers")
+knowledge = knowledge_for(game)
+engine = compiled_engine(knowledge, knowledge.evaluation().function)
+engine.search(game.initial_state(), 2)
+print("searching", flush=True)
+engine.search(game.initial_state(), 60)  # years, unless interrupted
+"""
+
+
+def test_ctrl_c_ends_a_compiled_search() -> None:
+    """The search runs on a worker thread: the interrupted calling thread stops it."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "searching"
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode != 0 and "KeyboardInterrupt" in stderr
 
 
 # -- the bots -----------------------------------------------------------------------------------
