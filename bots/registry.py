@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Final, Literal
 from bots.alphabeta import alphabeta
 from bots.cbapi import CheckerBoardBot, Engine, EngineError
 from bots.common import SearchTimeout
+from bots.compiled_engine import CompiledEngine, compiled_engine
 from bots.egdb import DatabaseError
 from bots.engine import MAX_PLY, AlphaBetaEngine
 from bots.evaluation import Knowledge, StateFunction
@@ -189,14 +190,16 @@ class AlphaBetaPlayer(Player):
 
     def __init__(self, values: Mapping[str, Any], setup: Setup) -> None:
         super().__init__(values, setup)
-        # One engine per bot: its table and history carry over from move to move.
-        self.engine = AlphaBetaEngine(
-            setup.knowledge,
-            setup.evaluate,
-            tt=values["tt"],
-            ordering=values["ordering"],
-            clock=setup.clock,
-            exact=_endgame_database(setup.game) if values["egdb"] else None,
+        # One engine per bot: its table and history carry over from move to move. Checkers
+        # searches on the compiled core, node for node the Python engine's, unless the core
+        # lacks what the bot asks for (a user's evaluation, the endgame database).
+        exact = _endgame_database(setup.game) if values["egdb"] else None
+        options = {"tt": values["tt"], "ordering": values["ordering"], "clock": setup.clock}
+        compiled = (
+            compiled_engine(setup.knowledge, setup.evaluate, **options) if exact is None else None
+        )
+        self.engine: AlphaBetaEngine | CompiledEngine = compiled or AlphaBetaEngine(
+            setup.knowledge, setup.evaluate, exact=exact, **options
         )
 
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:

@@ -15,11 +15,13 @@ processes. Not clustered, `app.state.bus` is None and nothing else changes.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from bots.compiled_engine import load_core
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
@@ -90,6 +92,9 @@ def create_app(settings: Settings) -> FastAPI:
             leases=leases,
         )
         app.state.service = service
+        # The house engine's compiled checkers search, loaded (compiled once per machine) off
+        # the event loop, so that building a house bot there finds it ready.
+        threading.Thread(target=load_core, name="arena-core-load", daemon=True).start()
         app.state.queries = MatchQueries(service)
         hub = Hub()
         app.state.hub = hub

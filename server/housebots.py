@@ -108,7 +108,8 @@ class HouseBots:
     def _bot(self, live: LiveMatch, seat: int) -> Bot | None:
         """Return the house bot of `seat`, or None for a player's seat.
 
-        A bot keeps its table (8 MB and more for alphabeta and id) from move to move, so only
+        A bot keeps its table (8 MB and more for alphabeta and id; up to 38 MB, mapped as it
+        fills, for the compiled checkers engine) from move to move, so only
         the most recently used few (BUILT_BOTS_PER_THREAD per search thread) are kept: a match
         waiting for its human player holds none, and an evicted bot is built again (a fresh
         table and random generator) when next needed. Memory stays bounded by the pool's size,

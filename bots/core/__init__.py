@@ -18,27 +18,29 @@ from pathlib import Path
 
 from bots.core.cache import configure_cache, is_compiled, mark_compiled
 
-MODULES = ("checkers",)
+MODULES = ("checkers", "checkers_search")
 """The compiled modules of the core, each `bots.core.NAME`."""
+
+USES = {"checkers_search": ("checkers",)}
+"""The compiled modules each module imports (and so compiles with it on a fresh machine)."""
 
 
 def load(name: str, announce: Callable[[str], object] | None = None) -> None:
     """Import the compiled module `bots.core.NAME`, compiling it if this machine has not.
 
-    `announce` receives one line before a compilation (which takes tens of seconds once per
-    machine and per version); loading from the cache is announced to no one.
+    `announce` receives one line before a compilation (of the module or of a module it uses;
+    tens of seconds once per machine and per version); loading from the cache is announced to
+    no one.
     """
     if name not in MODULES:
         raise ValueError(f"no compiled module {name!r}; there are: {', '.join(MODULES)}")
     directory = configure_cache()
-    source = Path(__file__).with_name(f"{name}.py")
-    if announce is not None and not is_compiled(source):
+    sources = [Path(__file__).with_name(f"{module}.py") for module in (*USES.get(name, ()), name)]
+    if announce is not None and not all(is_compiled(source) for source in sources):
         announce(
             f"Compiling the {name} core for this machine, once (under a minute; "
             f"cached in {directory})..."
         )
     importlib.import_module(f"bots.core.{name}")
-    mark_compiled(source)
-
-
-configure_cache()
+    for source in sources:
+        mark_compiled(source)

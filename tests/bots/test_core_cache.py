@@ -5,6 +5,7 @@ Each check runs in a fresh interpreter: numba reads its cache directory once, at
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -100,4 +101,16 @@ def test_compiled_once_then_loaded_and_never_written_beside_the_package(tmp_path
     assert (
         again.stdout.startswith("perft(10) = 18,391,564 nodes") and "Compiling" not in again.stderr
     )
+    # The house engine's search compiles at its first checkers bot, announced on stderr.
+    analyse = [str(arena), "analyse", "checkers", "--bot", "alphabeta:depth=4", "--json"]
+    searched = subprocess.run(
+        analyse, capture_output=True, text=True, check=True, timeout=600, env=env
+    )
+    assert searched.stderr.strip().startswith("Compiling the checkers_search core")
+    assert json.loads(searched.stdout)["stats"]["nodes"] > 0
+    quiet = subprocess.run(
+        analyse, capture_output=True, text=True, check=True, timeout=600, env=env
+    )
+    assert quiet.stderr == ""
+    assert json.loads(quiet.stdout)["pv"] == json.loads(searched.stdout)["pv"]
     assert sorted(PACKAGE.rglob("*.nb[ic]")) == beside == []

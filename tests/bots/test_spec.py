@@ -191,10 +191,12 @@ CHECKS_BEFORE_THE_STOP = 20
     ("game", "spec"),
     [
         ("checkers", "minimax:depth=12"),
-        ("checkers", "alphabeta:depth=30,tt=off,ordering=off"),
+        # The engine's bots in Python (checkers searches on the compiled core, whose stop is
+        # asked by the calling thread while it runs: tests/bots/test_compiled_engine.py).
+        ("connect4", "alphabeta:depth=30,tt=off,ordering=off"),
         ("checkers", "alphabeta_lecture:depth=12"),
         ("checkers", "negamax:depth=12"),
-        ("checkers", "id:time=0,depth=40"),
+        ("connect4", "id:time=0,depth=40"),
         ("connect4", "mcts:simulations=100000000"),
         ("connect4", "mcts:time=3600"),
     ],

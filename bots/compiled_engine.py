@@ -1,0 +1,329 @@
+"""The house engine on the compiled core: bots.engine's search, for checkers, at machine speed.
+
+`compiled_engine(...)` returns a `CompiledEngine` when the compiled search (bots.core
+.checkers_search) can run exactly what `bots.engine.AlphaBetaEngine` would with the same
+arguments (checkers, its standard knowledge, an evaluation the core implements, the engine's
+scoring, no endgame database), and None otherwise: the caller then builds the Python engine,
+which stays the reference. Both have the same `search` and `iterative_deepening`, and for the
+same calls return the same moves, scores, principal variations and counts (tests/bots/
+test_compiled_engine.py holds them to it).
+
+Time and stop: the compiled search cannot read a Python clock. It runs without the GIL on a
+worker thread while the calling thread reads the engine's clock and asks `stop()` (when a
+deadline or a stop is given) every POLL_SECONDS, and sets the core's stop flag once either says
+so, or when the calling thread is interrupted (Ctrl-C); the core looks at the flag every
+CHECK_EVERY nodes, as the Python engine looks at the clock. Node limits are counted inside the
+core, so they are exact and reproducible.
+
+numba is imported when the first engine is built (`load_core`), never at import: the first
+compilation on a machine is announced on the logger `bots.core` (a command line prints it on
+stderr, a server writes it to its log; a server loads the core at start-up, off its event
+loop).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import threading
+from collections.abc import Callable, Hashable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from bots.common import SearchTimeout, pv_texts
+from bots.evaluation import Knowledge, StateFunction, checkers_endings
+from bots.evaluation import checkers as checkers_evaluation
+from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
+from bots.scoring import ENGINE, Scoring
+from games import State
+from games.checkers import CheckersState
+
+POLL_SECONDS = 0.001
+"""How often the calling thread reads the clock and asks `stop` while the core searches."""
+
+log = logging.getLogger("bots.core")
+
+CORE = "bots.core.checkers_search"
+"""The compiled search's module."""
+
+COMPILED_SEARCH_THREAD = "compiled-search"
+"""The name of the worker threads a watched compiled search runs on."""
+
+_EVALUATIONS: dict[StateFunction, tuple[int, dict[str, int]]] = {
+    checkers_evaluation.MATERIAL.function: (0, dict(checkers_evaluation.WEIGHTS_V1)),
+    checkers_evaluation.POSITIONAL.function: (1, dict(checkers_evaluation.WEIGHTS_V1)),
+    checkers_evaluation.POSITIONAL_V1.function: (1, dict(checkers_evaluation.WEIGHTS_V1)),
+    checkers_evaluation.POSITIONAL_TUNED.function: (
+        1,
+        dict(checkers_evaluation.WEIGHTS_TUNED),
+    ),
+    checkers_endings.ENDINGS.function: (2, dict(checkers_evaluation.WEIGHTS_V1)),
+}
+"""The evaluations the core computes, by their function: (kind, weights). `material` uses the
+weights' man and king (100 and 200); `endings` wraps `positional`."""
+
+
+def core_evaluation(evaluate: StateFunction) -> tuple[int, dict[str, int]] | None:
+    """Return the core's (kind, weights) of `evaluate`, or None when the core lacks it."""
+    return _EVALUATIONS.get(evaluate)
+
+
+def compiled_engine(
+    knowledge: Knowledge,
+    evaluate: StateFunction,
+    *,
+    tt: bool = True,
+    ordering: bool = True,
+    table_size: int = 1 << 20,
+    scoring: Scoring = ENGINE,
+    clock: Clock = no_clock,
+    exact: Callable[[State[Any]], float | None] | None = None,
+) -> CompiledEngine | None:
+    """Return the compiled engine for these AlphaBetaEngine arguments, or None when the core
+    cannot search exactly as the Python engine would (another game or knowledge, a
+    user-defined evaluation, another scoring, an endgame database)."""
+    evaluation = core_evaluation(evaluate)
+    if (
+        knowledge is not checkers_endings.KNOWLEDGE
+        or evaluation is None
+        or scoring != ENGINE
+        or exact is not None
+    ):
+        return None
+    return CompiledEngine(evaluation, tt=tt, ordering=ordering, table_size=table_size, clock=clock)
+
+
+def load_core() -> ModuleType:
+    """Return the compiled search, loading it (compiling it once per machine, announced on the
+    logger `bots.core`) if this process has not yet.
+
+    Building the first checkers engine bot calls it; a server calls it on a thread of its own
+    at start-up, so that building a house bot on its event loop never waits for it.
+    """
+    loaded = sys.modules.get(CORE)
+    if loaded is not None:
+        return loaded
+    from bots.core import load  # noqa: PLC0415 - the compiler only when an engine is built
+
+    load("checkers_search", announce=log.warning)
+    return importlib.import_module(CORE)
+
+
+class CompiledEngine:
+    """bots.engine.AlphaBetaEngine for checkers on the compiled core; same calls, same results.
+
+    Keeps its table, killers and history (one int64 buffer) between moves, as the Python
+    engine does. The buffer is allocated at the first search.
+    """
+
+    def __init__(
+        self,
+        evaluation: tuple[int, dict[str, int]],
+        *,
+        tt: bool = True,
+        ordering: bool = True,
+        table_size: int = 1 << 20,
+        clock: Clock = no_clock,
+    ) -> None:
+        if table_size < 1:
+            raise ValueError(f"table size must be at least 1, not {table_size}")
+        self._core = load_core()
+        self.clock = clock
+        self.ordering = ordering
+        self.tt = tt
+        self._evaluation = evaluation
+        self._slots = 1 << max(0, (table_size - 1).bit_length()) if tt else 0
+        self._buffer: np.ndarray[Any, np.dtype[np.int64]] | None = None
+
+    @property
+    def buffer(self) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """The core's buffer: positions, counters, killers, history and table."""
+        if self._buffer is None:
+            core = self._core
+            buf = core.new_buffer(self._slots)
+            buf[core.USE_TT] = int(self.tt)
+            buf[core.ORDERING] = int(self.ordering)
+            kind, weights = self._evaluation
+            core.set_weights(buf, kind, weights)
+            self._buffer = buf
+        return self._buffer
+
+    @property
+    def table_start(self) -> int:
+        """Where the transposition table begins in the buffer (it runs to the end)."""
+        return int(self._core.TABLE)
+
+    # -- public, as AlphaBetaEngine ----------------------------------------------------------
+
+    def search(
+        self,
+        state: State[Any],
+        depth: int,
+        *,
+        deadline: float | None = None,
+        max_nodes: int | None = None,
+        stop: Stop | None = None,
+    ) -> SearchResult:
+        """Search `state` to `depth` plies (and through forced captures beyond): as
+        AlphaBetaEngine.search, SearchTimeout included."""
+        if depth < 1:
+            raise ValueError(f"search depth must be at least 1, not {depth}")
+        self._new_search()
+        start = self.clock()
+        result = self._run(_checkers(state), depth, deadline, max_nodes, stop)
+        result.stats.seconds = self.clock() - start
+        return result
+
+    def iterative_deepening(
+        self,
+        state: State[Any],
+        *,
+        deadline: float | None = None,
+        max_depth: int = 64,
+        max_nodes: int | None = None,
+        stop: Stop | None = None,
+    ) -> SearchResult:
+        """Search depth 1, 2, ... until `deadline`, `max_depth` or `max_nodes`: as
+        AlphaBetaEngine.iterative_deepening."""
+        root = _checkers(state)
+        self._new_search()
+        start = self.clock()
+        totals = SearchStats()
+        best: SearchResult | None = None
+        for depth in range(1, max_depth + 1):
+            left = None if max_nodes is None else max_nodes - totals.nodes
+            if left is not None and left <= 0:
+                break
+            try:
+                result = self._run(root, depth, deadline, left, stop)
+            except SearchTimeout as timeout:
+                _add(totals, timeout.args[0] if timeout.args else None)
+                break
+            _add(totals, result.stats)
+            best = result
+            totals.depth = depth
+            if ENGINE.is_win(abs(result.score)) or result.move is None:
+                break
+            if self.buffer[self._core.STOP]:
+                break  # the stop or the deadline said so as the iteration completed
+            if deadline is not None and self.clock() >= deadline:
+                break
+            if stop is not None and stop():
+                break
+        if best is None:
+            moves = root.legal_moves()
+            order = self._core.root_order(self.buffer, root) if moves else []
+            ordered = [moves[i] for i in order]
+            best = SearchResult(
+                move=ordered[0] if ordered else None, score=0.0, pv=list(ordered[:1])
+            )
+        totals.pv = pv_texts(root, best.pv)
+        totals.seconds = self.clock() - start
+        best.stats = totals
+        return best
+
+    # -- the search --------------------------------------------------------------------------
+
+    def _new_search(self) -> None:
+        buf = self.buffer
+        buf[self._core.GENERATION] += 1
+        buf[self._core.STOP] = 0
+
+    def _run(
+        self,
+        state: CheckersState,
+        depth: int,
+        deadline: float | None,
+        max_nodes: int | None,
+        stop: Stop | None,
+    ) -> SearchResult:
+        core = self._core
+        buf = self.buffer
+        if depth > core.MAX_PLY:
+            raise ValueError(f"the compiled search goes to depth {core.MAX_PLY}, not {depth}")
+        top = core.set_root(buf, state)
+        buf[core.NODE_LIMIT] = max_nodes if max_nodes is not None else -1
+        args = (state.black, state.white, state.kings, state.turn, state.quiet, top, depth)
+        score = self._watched(lambda: int(core.search(buf, *args)), deadline, stop)
+        stats = SearchStats(
+            depth=depth,
+            nodes=int(buf[core.NODES]),
+            evaluations=int(buf[core.EVALUATIONS]),
+            tt_hits=int(buf[core.TT_HITS]),
+            cutoffs=int(buf[core.CUTOFFS]),
+        )
+        if buf[core.ABORTED]:
+            stats.depth = 0
+            raise SearchTimeout(stats)
+        pv: list[Hashable] = []
+        node = state
+        for index in core.principal_variation(buf):
+            move = node.legal_moves()[index]
+            pv.append(move)
+            node = node.apply_unchecked(move)
+        stats.pv = pv_texts(state, pv)
+        legal = state.legal_moves()
+        move = pv[0] if pv else (legal[0] if legal else None)
+        return SearchResult(
+            move=move, score=score, pv=list(pv) or ([move] if move else []), stats=stats
+        )
+
+    def _watched(self, call: Callable[[], int], deadline: float | None, stop: Stop | None) -> int:
+        """Run `call` (a compiled search) on a worker thread while this one reads the clock and
+        asks `stop` (when given), setting the core's stop flag when either says so, or when
+        this thread is interrupted (Ctrl-C): the search then ends within CHECK_EVERY nodes."""
+        buf = self.buffer
+        flag = self._core.STOP
+
+        def due() -> bool:
+            return (deadline is not None and self.clock() >= deadline) or (
+                stop is not None and stop()
+            )
+
+        if buf[flag] == 0 and due():
+            buf[flag] = 1  # the core stops at its first node, as the Python engine does
+        if buf[flag]:
+            return call()
+        outcome: list[int] = []
+        failure: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                outcome.append(call())
+            except BaseException as error:  # noqa: BLE001 - re-raised in the calling thread
+                failure.append(error)
+
+        worker = threading.Thread(target=work, name=COMPILED_SEARCH_THREAD, daemon=True)
+        worker.start()
+        try:
+            while True:
+                worker.join(POLL_SECONDS)
+                if not worker.is_alive():
+                    break
+                if not buf[flag] and due():
+                    buf[flag] = 1
+        finally:
+            if worker.is_alive():
+                buf[flag] = 1
+                worker.join()
+        if failure:
+            raise failure[0]
+        return outcome[0]
+
+
+def _checkers(state: State[Any]) -> CheckersState:
+    if not isinstance(state, CheckersState):
+        raise TypeError(f"the compiled engine searches checkers, not {state!r}")
+    return state
+
+
+def _add(totals: SearchStats, stats: SearchStats | None) -> None:
+    if stats is None:
+        return
+    totals.nodes += stats.nodes
+    totals.evaluations += stats.evaluations
+    totals.tt_hits += stats.tt_hits
+    totals.cutoffs += stats.cutoffs
