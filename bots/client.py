@@ -60,6 +60,7 @@ from protocol.messages import (
     MatchState,
     Move,
     MoveMade,
+    Resign,
     SearchInfo,
     ServerMessage,
     TimeControl,
@@ -735,7 +736,21 @@ class BotClient:
             bot = self.bot_for(view.match_id, view.game)
             budget = view.budget(time.monotonic(), self.margin_ms)
             state = view.state
-            result = await asyncio.to_thread(bot.choose, state, time_budget=budget)
+            try:
+                result = await asyncio.to_thread(bot.choose, state, time_budget=budget)
+            except Exception as error:  # noqa: BLE001 - any failure of the bot's own search
+                # A search that fails would fail again on the same position: resign rather
+                # than leave the match waiting for a move until the clock runs out.
+                self.log.error(
+                    "match %s ply %d: the bot's search failed (%s: %s); resigning",
+                    view.match_id,
+                    view.ply + 1,
+                    type(error).__name__,
+                    error,
+                )
+                if self.matches.get(view.match_id) is view:
+                    self._send(Resign(match_id=view.match_id))
+                return
         current = self.matches.get(view.match_id) is view
         if view.ply != ply or not view.our_turn or not current or result.move is None:
             return

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import sys
 import threading
 from collections.abc import Callable, Hashable
 from types import ModuleType
@@ -48,6 +47,10 @@ log = logging.getLogger("bots.core")
 
 CORE = "bots.core.checkers_search"
 """The compiled search's module."""
+
+_LOADING = threading.Lock()
+_LOADED: list[ModuleType] = []
+"""The compiled search once this process has loaded it completely."""
 
 COMPILED_SEARCH_THREAD = "compiled-search"
 """The name of the worker threads a watched compiled search runs on."""
@@ -103,13 +106,17 @@ def load_core() -> ModuleType:
     Building the first checkers engine bot calls it; a server calls it on a thread of its own
     at start-up, so that building a house bot on its event loop never waits for it.
     """
-    loaded = sys.modules.get(CORE)
-    if loaded is not None:
-        return loaded
-    from bots.core import load  # noqa: PLC0415 - the compiler only when an engine is built
+    # Under the lock, and never from sys.modules alone: a module another thread is still
+    # importing is in sys.modules before its functions are (a server loads the core on a
+    # thread of its own while a bot may be built on another).
+    with _LOADING:
+        if _LOADED:
+            return _LOADED[0]
+        from bots.core import load  # noqa: PLC0415 - the compiler only when an engine is built
 
-    load("checkers_search", announce=log.warning)
-    return importlib.import_module(CORE)
+        load("checkers_search", announce=log.warning)
+        _LOADED.append(importlib.import_module(CORE))
+        return _LOADED[0]
 
 
 class CompiledEngine:

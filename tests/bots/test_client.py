@@ -39,7 +39,7 @@ from bots.client import (
 )
 from bots.result import SearchResult, SearchStats
 from bots.scoring import WIN
-from bots.spec import BotSpecError
+from bots.spec import Bot, BotSpecError
 from games import Game, get_game
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -826,3 +826,41 @@ def test_a_refused_token_stops_the_client(tmp_path: Path) -> None:
             asyncio.run(asyncio.wait_for(client.run(), 20))
     finally:
         running.stop()
+
+
+def test_a_bot_whose_search_fails_resigns_instead_of_leaving_the_match_waiting(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The bot raises on its turn: the client says why in its log and resigns the match."""
+    game = get_game("tictactoe")
+    received: list[str] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        assert parse_client_message(await ws.recv()).type == "hello"
+        await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
+        await ws.send(dump_server_message(match_state(game, [], your_seat=0)))
+        answer = parse_client_message(await ws.recv())
+        received.append(answer.type)
+        result = MatchResult(winner=1, reason="resign", description="alice resigned")
+        await ws.send(dump_server_message(MatchEnded(match_id="m_1", seq=2, result=result)))
+        await ws.wait_closed()
+
+    class Broken(BotClient):
+        def bot_for(self, match_id: str, game: Game) -> Bot:
+            bot = super().bot_for(match_id, game)
+
+            def fail(*args: object, **kwargs: object) -> SearchResult:
+                raise RuntimeError("the evaluation table is corrupt")
+
+            bot.choose = fail  # type: ignore[method-assign]
+            return bot
+
+    async def scenario() -> int:
+        async with fake_server(handler) as url:
+            client = Broken(url, "tok", "greedy", rng=random.Random(1), backoff_first=0.05)
+            return await asyncio.wait_for(client.run(max_matches=1), 20)
+
+    with caplog.at_level(logging.ERROR):
+        assert asyncio.run(scenario()) == 1
+    assert received == ["resign"]
+    assert "the bot's search failed (RuntimeError: the evaluation table is corrupt)" in caplog.text

@@ -377,3 +377,28 @@ def test_the_house_bots_search_checkers_on_the_core(spec: str, compiled: bool) -
 def test_other_games_keep_the_python_engine() -> None:
     bot = create_bot("alphabeta:depth=4", get_game("connect4"))
     assert isinstance(bot._chooser.__self__.engine, AlphaBetaEngine)  # type: ignore[attr-defined]
+
+
+def test_threads_loading_the_core_at_once_each_get_it_whole() -> None:
+    """A server loads the core on a thread of its own while a bot is built on another: every
+    caller must get the module with its functions, never one still being imported."""
+    script = (
+        "import sys, threading, time\n"
+        "from bots.compiled_engine import CORE, load_core\n"
+        "found = []\n"
+        "def load():\n"
+        "    found.append(hasattr(load_core(), 'new_buffer'))\n"
+        "first = threading.Thread(target=load)\n"
+        "first.start()\n"
+        "while CORE not in sys.modules and first.is_alive():\n"
+        "    time.sleep(0.0005)\n"
+        "others = [threading.Thread(target=load) for _ in range(3)]\n"
+        "for thread in others: thread.start()\n"
+        "for thread in [first, *others]: thread.join()\n"
+        "print(found)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[True, True, True, True]"
