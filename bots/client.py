@@ -789,7 +789,7 @@ class BotClient:
             if view.our_turn and view.last_move is not None and view.last_move[0] == view.seq:
                 self._send_move(view, view.last_move[1], view.seq, view.last_move[2])
 
-    def _send(self, message: AcceptDraw) -> None:
+    def _send(self, message: AcceptDraw | Resign) -> None:
         """Send `message` on the current connection, if there is one."""
         if self._connection is not None:
             self._keep(
