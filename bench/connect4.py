@@ -1,9 +1,17 @@
-"""Connect Four benchmark: Arena's exact solver on Pascal Pons' test sets, against open-spiel.
+"""Connect Four benchmark: Arena's exact solvers on Pascal Pons' test sets, against open-spiel.
 
 Usage:
     python bench/connect4.py [--sets L3_R1,L2_R1,L2_R2] [--limit N] [--limit-l2r2 N]
-                             [--peer-limit N] [--peer-cap SECONDS] [--no-peer] [--weak]
-                             [--json] [--check-target]
+                             [--solvers compiled,python] [--peer-limit N] [--peer-cap SECONDS]
+                             [--no-peer] [--weak] [--json] [--check-target]
+
+Arena has two solvers of the same algorithm: the compiled one (bots.core.connect4, what Arena
+solves Connect Four with) and the plain-Python reference (bots.connect4_solver). Both are
+measured on the same lines in one run (`--solvers` picks), their scores and node counts
+checked against the file and against each other, and the report gives the speed-up: the
+reference's time over the compiled one's, by total and by median per position. Loading the
+compiled core (compiling it the first time on a machine, announced on stderr) and its first
+call are done before any timing, on a position of no set.
 
 Follows the test protocol of Pascal Pons, "Solving Connect 4" (blog.gamesolver.org, part 2):
 each line of a test file is a move string and its exact score; the solver's transposition
@@ -25,9 +33,10 @@ number of empty cells, so that it searches exactly to the end. It scores only wi
 Each peer position is capped at `--peer-cap` seconds (SIGALRM); a capped position counts the cap
 as its time, which makes the reported Arena/peer ratio an upper bound, and the report says so.
 
-Targets (exact scores, as in the brief): Test_L3_R1 mean <= 1 ms per position, Test_L2_R1 mean
-<= 10 ms per position. `--check-target` makes a miss exit with status 2.
-Exit status: 0 when every score (and every peer outcome) matches, 1 otherwise.
+Targets (exact scores), for each solver measured: Test_L3_R1 mean <= 1 ms per position,
+Test_L2_R1 mean <= 10 ms per position. `--check-target` makes a miss exit with status 2.
+Exit status: 0 when every score (and every peer outcome) matches and the two solvers count the
+same nodes on every line, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -108,15 +117,36 @@ def summarise_ms(seconds: list[float]) -> dict[str, float]:
 # --------------------------------------------------------------------------------------------
 
 
-def run_arena(lines: list[tuple[str, int]], weak: bool) -> dict[str, Any]:
-    """Solve every line with a table emptied per position; return times, nodes, mismatches."""
+SOLVERS = ("compiled", "python")
+"""The solvers `--solvers` may name: bots.core.connect4's and bots.connect4_solver's."""
+
+
+def make_solver(kind: str) -> Any:
+    """Return a fresh solver of `kind`, the compiled one loaded and called once untimed."""
     if str(REPO_ROOT) not in sys.path:
         sys.path.insert(0, str(REPO_ROOT))
-    from bots.connect4_solver import Solver
+    if kind == "python":
+        from bots.connect4_solver import Solver
+
+        return Solver()
+    from bots.core import load
+    from games.connect4 import ConnectFour
+
+    load("connect4", announce=lambda line: print(line, file=sys.stderr))
+    from bots.core.connect4 import Solver as CompiledSolver
+
+    solver = CompiledSolver()
+    solver.score(ConnectFour().parse_position("4455"))  # the first call's one-time costs
+    solver.reset()
+    return solver
+
+
+def run_arena(lines: list[tuple[str, int]], weak: bool, kind: str = "compiled") -> dict[str, Any]:
+    """Solve every line with a table emptied per position; return times, nodes, mismatches."""
+    solver = make_solver(kind)
     from games.connect4 import ConnectFour
 
     game = ConnectFour()
-    solver = Solver()
     seconds: list[float] = []
     nodes: list[int] = []
     wrong: list[dict[str, Any]] = []
@@ -139,6 +169,20 @@ def run_arena(lines: list[tuple[str, int]], weak: bool) -> dict[str, Any]:
         "nodes_per_second": sum(nodes) / total if total > 0 else float("inf"),
         "mismatches": wrong,
         "seconds": seconds,
+        "nodes": nodes,
+    }
+
+
+def speed_up(compiled: dict[str, Any], python: dict[str, Any]) -> dict[str, Any]:
+    """The reference's time over the compiled solver's on the same lines, and whether the two
+    counted the same nodes on every line."""
+    fast: list[float] = compiled["seconds"]
+    slow: list[float] = python["seconds"]
+    ratios = [p / c for c, p in zip(fast, slow, strict=True) if c > 0]
+    return {
+        "ratio_of_totals": sum(slow) / sum(fast) if sum(fast) > 0 else None,
+        "median_ratio": statistics.median(ratios) if ratios else None,
+        "same_nodes": compiled["nodes"] == python["nodes"],
     }
 
 
@@ -232,6 +276,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--limit-l2r2", type=int, default=200, help="positions of L2_R2 (default 200)"
     )
+    parser.add_argument(
+        "--solvers", default="compiled,python", help="comma-separated: compiled, python (both)"
+    )
     parser.add_argument("--peer-limit", type=int, default=20, help="peer positions per set")
     parser.add_argument(
         "--peer-cap", type=float, default=5.0, help="peer seconds per position (default 5)"
@@ -247,6 +294,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = [name for name in args.sets if name not in SETS]
     if unknown:
         parser.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(SETS)}")
+    args.solvers = [name.strip() for name in args.solvers.split(",") if name.strip()]
+    if not args.solvers or any(name not in SOLVERS for name in args.solvers):
+        parser.error(f"--solvers takes one or both of {', '.join(SOLVERS)}")
     for option in ("limit", "limit_l2r2", "peer_limit"):
         value = getattr(args, option)
         if value is not None and value < 0:
@@ -272,13 +322,18 @@ def main(argv: list[str] | None = None) -> int:
         limit = args.limit_l2r2 if name == "L2_R2" and args.limit is None else args.limit
         lines = read_set(path, limit)
         entry: dict[str, Any] = {"file": filename, "blog_name": blog_name}
-        arena = run_arena(lines, args.weak)
-        entry["arena"] = arena
-        if arena["mismatches"]:
+        runs = {kind: run_arena(lines, args.weak, kind) for kind in args.solvers}
+        arena = runs[args.solvers[0]]
+        entry["solvers"] = runs
+        if any(run["mismatches"] for run in runs.values()):
             status = 1
+        if len(runs) == 2:
+            entry["speed_up"] = speed_up(runs["compiled"], runs["python"])
+            if not entry["speed_up"]["same_nodes"]:
+                status = 1
         target = TARGET_MS.get(name)
         if target is not None:
-            met = arena["mean_ms"] <= target
+            met = all(run["mean_ms"] <= target for run in runs.values())
             entry["target_mean_ms"] = target
             entry["target_met"] = met
             entry["target_on_whole_file"] = len(lines) == 1000
@@ -296,13 +351,15 @@ def main(argv: list[str] | None = None) -> int:
                 if peer["mismatches"]:
                     status = 1
                 del peer["seconds"]
-        del arena["seconds"]
+        for run in runs.values():
+            del run["seconds"], run["nodes"]
         results[name] = entry
 
     if args.check_target and target_missed and status == 0:
         status = 2
     report = {
         "benchmark": "Connect Four exact solver, Pons' test protocol (table reset per position)",
+        "solvers": args.solvers,
         "mode": "weak (sign)" if args.weak else "strong (exact score)",
         "machine": {
             **machine_info(),
@@ -331,23 +388,33 @@ def print_report(report: dict[str, Any], args: argparse.Namespace) -> None:
     for note in report["notes"]:
         print(f"  NOTE: {note}")
     for entry in report["results"].values():
-        arena = entry["arena"]
-        print(f"\n{entry['file']} ({entry['blog_name']}), {arena['positions']} positions")
-        wrong = len(arena["mismatches"])
-        print(
-            f"  arena   mean {arena['mean_ms']:8.3f} ms  median {arena['median_ms']:8.3f} ms"
-            f"  p99 {arena['p99_ms']:9.3f} ms  max {arena['max_ms']:9.3f} ms"
-        )
-        print(
-            f"          mean nodes {arena['mean_nodes']:10.1f}  {arena['nodes_per_second']:,.0f}"
-            f" nodes/s  scores: {'all correct' if not wrong else f'{wrong} WRONG'}"
-        )
+        runs = entry["solvers"]
+        positions = next(iter(runs.values()))["positions"]
+        print(f"\n{entry['file']} ({entry['blog_name']}), {positions} positions")
+        for kind, arena in runs.items():
+            wrong = len(arena["mismatches"])
+            print(
+                f"  {kind:<9}mean {arena['mean_ms']:8.3f} ms  median {arena['median_ms']:8.3f} ms"
+                f"  p99 {arena['p99_ms']:9.3f} ms  max {arena['max_ms']:9.3f} ms"
+            )
+            print(
+                f"           mean nodes {arena['mean_nodes']:10.1f}  "
+                f"{arena['nodes_per_second']:,.0f} nodes/s  "
+                f"scores: {'all correct' if not wrong else f'{wrong} WRONG'}"
+            )
+        faster = entry.get("speed_up")
+        if faster is not None and faster["ratio_of_totals"] is not None:
+            nodes = "the same" if faster["same_nodes"] else "DIFFERENT"
+            print(
+                f"  speed-up compiled over python: {faster['ratio_of_totals']:.1f}x by total "
+                f"time, {faster['median_ratio']:.1f}x median per position; {nodes} node counts"
+            )
         if entry.get("pons_reference"):
-            print(f"          Pons' C++ solver: {entry['pons_reference']}")
+            print(f"           Pons' C++ solver: {entry['pons_reference']}")
         if "target_met" in entry:
             scope = "" if entry["target_on_whole_file"] else " (on part of the file only)"
             verdict = "met" if entry["target_met"] else "NOT met"
-            print(f"  target  mean <= {entry['target_mean_ms']:g} ms: {verdict}{scope}")
+            print(f"  target   mean <= {entry['target_mean_ms']:g} ms: {verdict}{scope}")
         peer = entry.get("peer")
         if peer is None:
             continue
@@ -361,19 +428,20 @@ def print_report(report: dict[str, Any], args: argparse.Namespace) -> None:
         else:
             outcome = "none finished"
         print(
-            f"  peer    mean {peer['mean_ms']:8.3f} ms  median {peer['median_ms']:8.3f} ms"
+            f"  peer     mean {peer['mean_ms']:8.3f} ms  median {peer['median_ms']:8.3f} ms"
             f"  on the first {peer['positions']} positions; outcomes: {outcome}"
         )
         if capped:
             print(
-                f"          capped at {peer['cap_seconds']:g} s on {capped} of "
+                f"           capped at {peer['cap_seconds']:g} s on {capped} of "
                 f"{peer['positions']} positions (counted as {peer['cap_seconds']:g} s)"
             )
         if comparison["ratio_of_means"] is None:
             continue
         bound = " (an upper bound: the peer was capped)" if comparison["upper_bound"] else ""
         print(
-            f"  ratio   arena/peer {comparison['ratio_of_means']:.5f} (mean time over the same "
+            f"  ratio   {next(iter(runs))}/peer {comparison['ratio_of_means']:.5f} (mean time "
+            "over the same "
             f"{comparison['positions']} positions){bound};"
             f" median per-position ratio {comparison['median_ratio']:.5f}"
         )

@@ -376,12 +376,20 @@ class Solver:
         """Empty the transposition table."""
         self._table.clear()
 
+    def _searcher(self, budget: _Budget | None) -> tuple[Negamax, Callable[[], int]]:
+        """Return the negamax of one `score` or `solve` and the count of its calls.
+
+        The compiled solver (bots.core.connect4) overrides this, and the table with it; the
+        root search, the best-move checks and the limits around it are shared.
+        """
+        return _make_negamax(self._table, self.table_size, budget)
+
     def score(self, state: ConnectFourState, *, weak: bool = False) -> int:
         """Return the exact score of `state` from the side to move (the sign only with `weak`).
 
         The score alone, as in Pons' test protocol; `nodes` then holds the negamax calls.
         """
-        negamax, count = _make_negamax(self._table, self.table_size)
+        negamax, count = self._searcher(None)
         value = _root_score(negamax, state.current, state.mask, state.ply, weak)
         self.nodes = count()
         return value
@@ -416,7 +424,7 @@ class Solver:
         budget = None
         if deadline is not None or max_nodes is not None or progress is not None:
             budget = _Budget(clock, deadline, max_nodes, progress, _score_range(ply, weak))
-        negamax, count = _make_negamax(self._table, self.table_size, budget)
+        negamax, count = self._searcher(budget)
         try:
             value = _root_score(negamax, cur, mask, ply, weak, budget)
         except _LimitReached as stop:

@@ -3,7 +3,9 @@
 Tic-tac-toe and Nim are searched to the end (alpha-beta with a transposition table keyed on
 the game's symmetries). Nim with more than NIM_SEARCH_OBJECTS objects is solved by the nim-sum
 theory instead (`solve_nim`): exact and instant for any heaps, but without the length of play.
-Connect Four uses the dedicated solver (bots.connect4_solver).
+Connect Four uses the dedicated solver compiled (bots.core.connect4, loaded at the first Connect
+Four solve: compiling it once per machine takes seconds); bots.connect4_solver is the same
+algorithm in plain Python, its reference.
 Checkers is solved by a proof search: iterative deepening with unknown positions at the depth
 limit scoring as draws, so the first depth showing a forced win or loss gives the shortest
 win (and the longest resistance); within `max_plies` without a proof the value is "unknown".
@@ -22,7 +24,6 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from bots.common import SearchTimeout
-from bots.connect4_solver import Solver as ConnectFourSolver
 from bots.engine import MAX_PLY, AlphaBetaEngine
 from bots.evaluation.nim import mover_wins_by_sum
 from bots.knowledge import knowledge_for
@@ -350,6 +351,12 @@ def _solve_connect4(state: ConnectFourState, budget: _Budget) -> Solution:
     def report(lower: int, upper: int, nodes: int) -> None:
         assert progress is not None  # passed to the solver only then
         progress(SolveProgress(lower, upper, None, nodes, budget.clock() - budget.start))
+
+    # The compiled solver imports numba: only a Connect Four solve pays for it.
+    from bots.core import load  # noqa: PLC0415 - see above
+
+    load("connect4")
+    from bots.core.connect4 import Solver as ConnectFourSolver  # noqa: PLC0415 - see above
 
     result = ConnectFourSolver().solve(
         state,

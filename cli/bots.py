@@ -254,6 +254,11 @@ def solve_command(
     if reason is not None:
         instead = INSTEAD.get(rules.name)
         fail(f"{reason}; {instead}" if instead else reason)
+    if rules.name == "connect4":
+        # Load the compiled solver before the clock starts (announcing a first compilation).
+        from bots.core import load
+
+        load("connect4", announce=lambda line: err_console.print(line, markup=False))
     clock = time.perf_counter
     deadline = clock() + seconds if seconds > 0 else None
     live = not as_json and err_console.is_terminal

@@ -16,6 +16,7 @@ from rich.console import Console
 from cli.common import fail, game_errors, load_game, plural
 from games import State, game_names, perft
 from games.checkers import CheckersState
+from games.connect4 import ConnectFourState
 from games.registry import GAME_CLASSES
 
 console = Console(highlight=False)
@@ -206,7 +207,8 @@ def perft_command(
 
     The shallow depths are counted first to estimate the rest: a count estimated to take more
     than --max-time seconds is refused at once, and one of more than a second shows its
-    progress. Checkers counts beyond the first estimate run on the compiled core.
+    progress. Checkers and Connect Four counts beyond the first estimate run on the compiled
+    core.
     """
     if depth < 0:
         fail(f"the depth must be 0 or more plies, not {depth}")
@@ -216,7 +218,7 @@ def perft_command(
     start = time.perf_counter()
     plan = plan_perft(state, depth)
     counter: Counter = perft
-    if plan.exact is None and isinstance(state, CheckersState):
+    if plan.exact is None and isinstance(state, CheckersState | ConnectFourState):
         # Too long for the probe in plain Python: count with the compiled core (loading it
         # takes about a second, so counts the probe finishes never pay for it), and estimate
         # again at its speed. Its time starts once it is loaded.
@@ -286,21 +288,33 @@ def duration(log10_seconds: float) -> str:
 
 
 def perft_counter(state: State[Any]) -> Counter:
-    """Return the fastest perft for `state`'s game: the compiled core for checkers (loaded
-    here, compiled with a line on stderr the first time on this machine), else games.perft."""
-    if not isinstance(state, CheckersState):
-        return perft
+    """Return the fastest perft for `state`'s game: the compiled core for checkers and Connect
+    Four (loaded here, compiled with a line on stderr the first time on this machine), else
+    games.perft."""
     from bots.core import load
 
-    load("checkers", announce=Console(stderr=True, highlight=False, soft_wrap=True).print)
-    from bots.core.checkers import perft as compiled
+    announce = Console(stderr=True, highlight=False, soft_wrap=True).print
+    if isinstance(state, CheckersState):
+        load("checkers", announce=announce)
+        from bots.core.checkers import perft as checkers_perft
 
-    def count(position: State[Any], depth: int) -> int:
-        if not isinstance(position, CheckersState):
-            raise TypeError(f"not a checkers position: {position!r}")
-        return compiled(position, depth)
+        def count_checkers(position: State[Any], depth: int) -> int:
+            if not isinstance(position, CheckersState):
+                raise TypeError(f"not a checkers position: {position!r}")
+            return checkers_perft(position, depth)
 
-    return count
+        return count_checkers
+    if isinstance(state, ConnectFourState):
+        load("connect4", announce=announce)
+        from bots.core.connect4 import perft as connect4_perft
+
+        def count_connect4(position: State[Any], depth: int) -> int:
+            if not isinstance(position, ConnectFourState):
+                raise TypeError(f"not a Connect Four position: {position!r}")
+            return connect4_perft(position, depth)
+
+        return count_connect4
+    return perft
 
 
 def _count(

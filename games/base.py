@@ -200,6 +200,32 @@ def perft_generic(state: State[Any], depth: int) -> int:
     return sum(perft_generic(state.apply_unchecked(move), depth - 1) for move in moves)
 
 
+def perft_by_position(state: State[Any], depth: int) -> int:
+    """Return perft counting the lines below each (position, plies left) once.
+
+    For games whose moves depend on the position alone, as `State.key` identifies it (no
+    history rule): lines that transpose into one position share its count, so the work grows
+    with the positions, not with the lines (tic-tac-toe and Nim count to any depth at once).
+    Agrees with `perft_generic`.
+    """
+    if depth < 0:
+        raise ValueError(f"perft depth must be >= 0, not {depth}")
+    counted: dict[tuple[Hashable, int], int] = {}
+
+    def count(node: State[Any], left: int) -> int:
+        moves = node.legal_moves()
+        if left == 1:
+            return len(moves)
+        key = (node.key(), left)
+        found = counted.get(key)
+        if found is None:
+            found = sum(count(node.apply_unchecked(move), left - 1) for move in moves)
+            counted[key] = found
+        return found
+
+    return 1 if depth == 0 else count(state, depth)
+
+
 class Game(ABC):
     """The rules of one game, with its options fixed; builds and reads states."""
 

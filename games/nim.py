@@ -23,6 +23,7 @@ from games.base import (
     Outcome,
     State,
     parse_bool_option,
+    perft_by_position,
 )
 
 MAX_HEAP = 10**6
@@ -121,6 +122,10 @@ class NimState(State[NimMove]):
                 Ending.LAST_OBJECT,
             )
         return Outcome(last, f"{name} took the last object", Ending.LAST_OBJECT)
+
+    def perft(self, depth: int) -> int:
+        """Count the leaf nodes to `depth` plies, each position's count once (transpositions)."""
+        return perft_by_position(self, depth)
 
     def key(self) -> Hashable:
         return (self._heaps, self._to_move)

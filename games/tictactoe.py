@@ -19,6 +19,7 @@ from games.base import (
     InvalidPositionError,
     Outcome,
     State,
+    perft_by_position,
 )
 
 SIZE = 9
@@ -103,6 +104,10 @@ class TicTacToeState(State[int]):
         if self._x | self._o == FULL:
             return _DRAW
         return None
+
+    def perft(self, depth: int) -> int:
+        """Count the leaf nodes to `depth` plies, each position's count once (transpositions)."""
+        return perft_by_position(self, depth)
 
     def key(self) -> Hashable:
         # The side to move follows from the counts, so the two masks identify the state.

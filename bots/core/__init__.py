@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bots.core.cache import configure_cache, is_compiled, mark_compiled
 
-MODULES = ("checkers", "checkers_search")
+MODULES = ("checkers", "checkers_search", "connect4")
 """The compiled modules of the core, each `bots.core.NAME`."""
 
 USES = {"checkers_search": ("checkers",)}

@@ -301,3 +301,20 @@ def test_checkers_beyond_the_piece_limit_is_refused_with_the_reason() -> None:
     assert refuse(one_more) is not None
     for game in (CONNECT4, TICTACTOE, get_game("nim")):
         assert refuse(game.initial_state()) is None
+
+
+def test_connect4_is_solved_by_the_compiled_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled solver answers, node for node as its Python reference would."""
+    from bots import connect4_solver
+
+    state = CONNECT4.parse_position(MIDDLE)
+    reference = connect4_solver.solve(state)
+
+    def unused(*args: object) -> None:
+        raise AssertionError("the Python solver's search ran")
+
+    monkeypatch.setattr(connect4_solver, "_make_negamax", unused)
+    solution = solve(state)
+    assert (solution.score, solution.nodes) == (reference.score, reference.nodes)
+    assert solution.score == -3
+    assert tuple(solution.best_moves) == reference.best_moves

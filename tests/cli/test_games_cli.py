@@ -177,7 +177,8 @@ try:
     main()
 except SystemExit:
     pass
-print("imported:", "numba" in sys.modules, "bots.core.checkers" in sys.modules, file=sys.stderr)
+core = any(name in sys.modules for name in ("bots.core.checkers", "bots.core.connect4"))
+print("imported:", "numba" in sys.modules, core, file=sys.stderr)
 """
 
 
@@ -191,11 +192,15 @@ print("imported:", "numba" in sys.modules, "bots.core.checkers" in sys.modules, 
         (["perft", "checkers", "3"], False),
         (["perft", "checkers", "10"], True),
         (["perft", "checkers", "10", "--divide", "--json"], True),
+        (["perft", "connect4", "5"], False),
+        (["perft", "connect4", "9", "--divide", "--json"], True),
+        (["solve", "connect4", "--position", "4455"], True),
     ],
 )
-def test_only_a_long_checkers_count_imports_the_compiler(args: list[str], compiled: bool) -> None:
-    """Commands that do not search start without numba; a checkers count longer than the
-    probe of the shallow depths counts with the compiled core."""
+def test_only_a_long_count_or_a_solve_imports_the_compiler(args: list[str], compiled: bool) -> None:
+    """Commands that do not search start without numba; a checkers or Connect Four count
+    longer than the probe of the shallow depths counts with the compiled core, and so does
+    a Connect Four solve."""
     done = subprocess.run(
         [sys.executable, "-c", IMPORTS_PROBE, *args],
         capture_output=True,
@@ -206,4 +211,5 @@ def test_only_a_long_checkers_count_imports_the_compiler(args: list[str], compil
     assert done.stderr.splitlines()[-1] == f"imported: {compiled} {compiled}"
     if "--divide" in args:  # the compiled core's counts below each move add up
         result = json.loads(done.stdout)
-        assert result["nodes"] == sum(result["divide"].values()) == 18_391_564
+        expected = {"checkers": 18_391_564, "connect4": 39_394_572}[args[1]]
+        assert result["nodes"] == sum(result["divide"].values()) == expected
