@@ -152,8 +152,8 @@ def test_scores_and_node_counts_on_a_sample(core: ModuleType, name: str, step: i
         ("Test_L2_R1", 1000),
         ("Test_L2_R2", 1000),
         ("Test_L1_R1", 1000),
-        ("Test_L1_R2", 200),
-        ("Test_L1_R3", 20),
+        ("Test_L1_R2", 100),
+        ("Test_L1_R3", 5),
     ],
 )
 def test_every_line_of_the_sets(core: ModuleType, name: str, limit: int) -> None:
