@@ -39,6 +39,7 @@ from bots.evaluation import Knowledge, StateFunction, checkers_endings
 from bots.evaluation import checkers as checkers_evaluation
 from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
 from bots.scoring import ENGINE, Scoring
+from bots.timing import start_iteration
 from games import State
 from games.checkers import CheckersState
 
@@ -74,17 +75,21 @@ class SearchFeatures:
     `pvs`: principal variation search (null windows after the first move) and, under
     iterative deepening, aspiration windows of ASPIRATION around the last iteration's score;
     `lmr`: late move reductions (with `pvs`); `partial`: an iteration cut short by the time
-    still gives its best root move when a searched move beat the first one.
+    still gives its best root move when a searched move beat the first one; `tm`: under a
+    deadline, time management (bots.timing.start_iteration: a soft limit before each
+    iteration, shorter when the best move holds, the whole time when the score falls; the
+    deadline stays the hard limit).
     """
 
     pvs: bool = False
     lmr: bool = False
     partial: bool = False
+    tm: bool = False
 
     @property
     def plain(self) -> bool:
         """Whether this is the node-for-node search of bots.engine."""
-        return not (self.pvs or self.lmr or self.partial)
+        return not (self.pvs or self.lmr or self.partial or self.tm)
 
 
 PLAIN = SearchFeatures()
@@ -231,6 +236,7 @@ class CompiledEngine:
         start = self.clock()
         totals = SearchStats()
         best: SearchResult | None = None
+        stable = 0
         for depth in range(1, max_depth + 1):
             left = None if max_nodes is None else max_nodes - totals.nodes
             if left is not None and left <= 0:
@@ -246,6 +252,7 @@ class CompiledEngine:
                     best = self._partial(root, best)
                 break
             _add(totals, result.stats)
+            previous = best
             best = result
             totals.depth = depth
             if ENGINE.is_win(abs(result.score)) or result.move is None:
@@ -256,6 +263,17 @@ class CompiledEngine:
                 break
             if stop is not None and stop():
                 break
+            if self.features.tm and deadline is not None:
+                held = previous is not None and previous.move == result.move
+                stable = stable + 1 if held else 0
+                drop = 0.0 if previous is None else float(previous.score) - float(result.score)
+                if not start_iteration(
+                    self.clock() - start,
+                    deadline - start,
+                    stable_iterations=stable,
+                    score_drop=drop,
+                ):
+                    break
         if best is None:
             moves = root.legal_moves()
             order = self._core.root_order(self.buffer, root) if moves else []

@@ -255,13 +255,21 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
                 True,
                 "checkers: an iteration cut short by the time still gives a better root move",
             ),
+            "tm": Option(
+                "bool",
+                False,
+                "checkers: time management: a soft limit before each iteration, less when the "
+                "best move holds, all the time when the score falls",
+            ),
         }
     )
 
     def features(self) -> SearchFeatures:
         """The engine mode's techniques from the options (all off: node for node)."""
         values = self.values
-        return SearchFeatures(pvs=values["pvs"], lmr=values["lmr"], partial=values["partial"])
+        return SearchFeatures(
+            pvs=values["pvs"], lmr=values["lmr"], partial=values["partial"], tm=values["tm"]
+        )
 
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
         limits = [t for t in (self.values["time"] or None, budget) if t is not None]

@@ -20,6 +20,7 @@ from bots.evaluation import checkers_endings
 from bots.knowledge import knowledge_for
 from bots.registry import AlphaBetaPlayer, IterativeDeepeningPlayer
 from bots.spec import BotSpecError, create_bot
+from bots.timing import SCORE_DROP, STABLE_ITERATIONS, start_iteration
 from games import get_game
 from games.checkers import BLACK_CROWN, WHITE_CROWN, CheckersState
 
@@ -191,3 +192,59 @@ def test_alphabeta_has_no_engine_mode() -> None:
         assert option in IterativeDeepeningPlayer.options
         with pytest.raises(BotSpecError):
             create_bot(f"alphabeta:depth=4,{option}=on", GAME)
+
+
+@pytest.mark.parametrize(
+    ("elapsed", "stable", "drop", "starts"),
+    [
+        (0.49, 0, 0, True),  # before the soft limit
+        (0.50, 0, 0, False),  # at it
+        (0.24, 4, 0, True),  # the move holds: a quarter of the time
+        (0.30, 4, 0, False),
+        (0.30, 3, 0, True),  # three iterations are not yet enough
+        (0.90, 0, 30, True),  # the score fell: the whole time
+        (0.90, 4, 30, True),
+        (1.00, 0, 30, False),
+        (0.60, 0, 29, False),  # a smaller fall is not enough
+    ],
+)
+def test_time_management_decisions(elapsed: float, stable: int, drop: int, starts: bool) -> None:
+    assert start_iteration(elapsed, 1.0, stable_iterations=stable, score_drop=drop) is starts
+
+
+class FakeClock:
+    """A clock at `now` that the test moves; the engine only reads it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_time_management_stops_at_the_soft_limit_on_an_injected_clock() -> None:
+    """The clock stands at 60% of the move's time: with `tm` the engine starts no second
+    iteration; without it the engine deepens to its maximum (the deadline never comes)."""
+    state = positions(1, seed=19)[0]
+    for tm, depth in ((True, 1), (False, 6)):
+        clock = FakeClock()
+        engine = compiled_engine(
+            KNOWLEDGE, ENDINGS, clock=clock, features=SearchFeatures(pvs=True, tm=tm)
+        )
+        assert engine is not None
+        clock.now = 0.0
+
+        def moved(clock: FakeClock = clock) -> bool:
+            clock.now = 0.6  # from the first look on, the clock reads 0.6 of 1 s
+            return False
+
+        result = engine.iterative_deepening(state, deadline=1.0, max_depth=6, stop=moved)
+        assert result.stats.depth == depth
+
+
+def test_time_management_uses_less_of_the_time_once_the_move_holds() -> None:
+    """At 30% of the time a move that held four iterations ends the search; one that did
+    not goes on."""
+    assert not start_iteration(0.3, 1.0, stable_iterations=STABLE_ITERATIONS, score_drop=0)
+    assert start_iteration(0.3, 1.0, stable_iterations=STABLE_ITERATIONS - 1, score_drop=0)
+    assert start_iteration(0.3, 1.0, stable_iterations=STABLE_ITERATIONS, score_drop=SCORE_DROP)
