@@ -246,7 +246,7 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
             "egdb": EGDB,
             "pvs": Option(
                 "bool",
-                True,
+                False,
                 "checkers: principal variation search with aspiration windows (engine mode)",
             ),
             "lmr": Option("bool", False, "checkers: late move reductions (engine mode)"),
