@@ -73,7 +73,7 @@ def assert_pvs_keeps_the_value(states: list[CheckersState], depths: tuple[int, .
                 want = plain.iterative_deepening(state, max_depth=depth)
                 got = pvs.iterative_deepening(state, max_depth=depth)
                 assert got.score == want.score, fen
-                assert got.stats.depth == want.stats.depth == depth
+                assert got.stats.depth == want.stats.depth  # a proven result ends both early
 
 
 def test_pvs_and_aspiration_return_the_plain_searchs_value() -> None:
