@@ -5,6 +5,8 @@
                                    (--depth 6 | --time 0.1) [--openings 40] [--journal F]
     python bench/strength.py engine --engine /work/peers/cake/cake.so [--time 0.1]
                                     [--arena SPEC] [--depths 1,3,5] [--openings 20] [--journal F]
+    python bench/strength.py specs --a "id:time=0.05" --b "id:time=0.05,lmr=off"
+                                   [--openings 40] [--journal F]
 
 `peers`: an external strength anchor. Arena's engine (`id:time=T`, iterative-deepening
 alpha-beta with the game's default evaluation) plays open-spiel's own bots on the same game:
@@ -30,6 +32,9 @@ library speaking the CheckerBoard API (`cb:PATH` bots, bots/cbapi.py), at equal 
 (`cb:PATH:time=T`), or with `--depths` against the engine at each fixed depth in turn (a
 ladder that places Arena between depths). docs/BENCHMARKS.md says how to build the engine
 (Cake, outside the repository).
+
+`specs`: any two Arena bot specs against each other (A/B of search options: one feature on
+against off, the rest equal).
 
 Both play each opening twice, colours swapped (checkers: the ACF three-move deck; Connect
 Four: seeded random openings checked by Arena's solver, tournament.openings), games judged by
@@ -357,13 +362,14 @@ def engine_match(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run `peers` or `evals` and print the Elo summary; exit 0 (2 for bad arguments)."""
+    """Run a mode and print the Elo summary; exit 0 (2 for bad arguments)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     peers = sub.add_parser("peers", help="Arena id:time=T against open-spiel's bots")
     evals = sub.add_parser("evals", help="evaluation A against evaluation B")
     engine = sub.add_parser("engine", help="Arena against a CheckerBoard-API engine")
-    for p in (peers, evals, engine):
+    specs = sub.add_parser("specs", help="Arena bot spec A against bot spec B")
+    for p in (peers, evals, engine, specs):
         p.add_argument("--game", choices=sorted(OPENSPIEL_NAMES), default="checkers")
         p.add_argument("--openings", type=int, default=20, help="openings (2 games each)")
         p.add_argument("--seed", type=int, default=17)
@@ -380,6 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     engine.add_argument("--time", type=float, default=0.1, help="seconds per move, both sides")
     engine.add_argument("--arena", help="Arena's bot spec (default: id:time=T)")
     engine.add_argument("--depths", help="comma-separated engine depths instead of its time")
+    specs.add_argument("--a", required=True, help="bot spec A (Elo reported for it)")
+    specs.add_argument("--b", required=True, help="bot spec B (at Elo 0)")
     args = parser.parse_args(argv)
     if args.command == "engine" and args.game != "checkers":
         parser.error("a CheckerBoard engine plays checkers only")
@@ -406,6 +414,17 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(f"{spec}: {exc}")
         factory = peer_factory(args.time, args.seed)
         title = f"Arena {arena} against {', '.join(opponents)}, {game.name}"
+    elif args.command == "specs":
+        if args.a == args.b:
+            parser.error("--a and --b must differ")
+        arena, opponents = args.a, [args.b]
+        for spec in (arena, *opponents):
+            try:
+                create_bot(spec, game)
+            except BotSpecError as exc:
+                parser.error(f"{spec}: {exc}")
+        factory = peer_factory(1.0, args.seed)
+        title = f"{arena} against {opponents[0]}, {game.name}"
     else:
         if args.depth is not None:
             if args.depth < 1:

@@ -27,6 +27,7 @@ import importlib
 import logging
 import threading
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -37,6 +38,7 @@ from bots.evaluation import Knowledge, StateFunction, checkers_endings
 from bots.evaluation import checkers as checkers_evaluation
 from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
 from bots.scoring import ENGINE, Scoring
+from bots.timing import start_iteration
 from games import State
 from games.checkers import CheckersState
 
@@ -69,6 +71,35 @@ _EVALUATIONS: dict[StateFunction, tuple[int, dict[str, int]]] = {
 weights' man and king (100 and 200); `endings` wraps `positional`."""
 
 
+@dataclass(frozen=True, slots=True)
+class SearchFeatures:
+    """The engine mode's techniques, each off in the node-for-node mode (PLAIN).
+
+    `pvs`: principal variation search (null windows after the first move) and, under
+    iterative deepening, aspiration windows of ASPIRATION around the last iteration's score;
+    `lmr`: late move reductions (with `pvs`); `partial`: an iteration cut short by the time
+    still gives its best root move when a searched move beat the first one; `tm`: under a
+    deadline, time management (bots.timing.start_iteration: a soft limit before each
+    iteration, shorter when the best move holds, the whole time when the score falls; the
+    deadline stays the hard limit).
+    """
+
+    pvs: bool = False
+    lmr: bool = False
+    partial: bool = False
+    tm: bool = False
+
+    @property
+    def plain(self) -> bool:
+        """Whether this is the node-for-node search of bots.engine."""
+        return not (self.pvs or self.lmr or self.partial or self.tm)
+
+
+PLAIN = SearchFeatures()
+ASPIRATION = 40
+"""Half the aspiration window (a man is 100)."""
+
+
 def core_evaluation(evaluate: StateFunction) -> tuple[int, dict[str, int]] | None:
     """Return the core's (kind, weights) of `evaluate`, or None when the core lacks it."""
     return _EVALUATIONS.get(evaluate)
@@ -84,6 +115,7 @@ def compiled_engine(
     scoring: Scoring = ENGINE,
     clock: Clock = no_clock,
     exact: Callable[[State[Any]], float | None] | None = None,
+    features: SearchFeatures | None = None,
 ) -> CompiledEngine | None:
     """Return the compiled engine for these AlphaBetaEngine arguments, or None when the core
     cannot search exactly as the Python engine would (another game or knowledge, a
@@ -96,7 +128,14 @@ def compiled_engine(
         or exact is not None
     ):
         return None
-    return CompiledEngine(evaluation, tt=tt, ordering=ordering, table_size=table_size, clock=clock)
+    return CompiledEngine(
+        evaluation,
+        tt=tt,
+        ordering=ordering,
+        table_size=table_size,
+        clock=clock,
+        features=features or PLAIN,
+    )
 
 
 def load_core() -> ModuleType:
@@ -134,6 +173,7 @@ class CompiledEngine:
         ordering: bool = True,
         table_size: int = 1 << 20,
         clock: Clock = no_clock,
+        features: SearchFeatures = PLAIN,
     ) -> None:
         if table_size < 1:
             raise ValueError(f"table size must be at least 1, not {table_size}")
@@ -141,6 +181,7 @@ class CompiledEngine:
         self.clock = clock
         self.ordering = ordering
         self.tt = tt
+        self.features = features
         self._evaluation = evaluation
         self._slots = 1 << max(0, (table_size - 1).bit_length()) if tt else 0
         self._buffer: np.ndarray[Any, np.dtype[np.int64]] | None = None
@@ -153,6 +194,8 @@ class CompiledEngine:
             buf = core.new_buffer(self._slots)
             buf[core.USE_TT] = int(self.tt)
             buf[core.ORDERING] = int(self.ordering)
+            buf[core.PVS] = int(self.features.pvs or self.features.lmr)
+            buf[core.LMR] = int(self.features.lmr)
             kind, weights = self._evaluation
             core.set_weights(buf, kind, weights)
             self._buffer = buf
@@ -200,16 +243,23 @@ class CompiledEngine:
         start = self.clock()
         totals = SearchStats()
         best: SearchResult | None = None
+        stable = 0
         for depth in range(1, max_depth + 1):
             left = None if max_nodes is None else max_nodes - totals.nodes
             if left is not None and left <= 0:
                 break
             try:
-                result = self._run(root, depth, deadline, left, stop)
+                if self.features.pvs and best is not None and depth > 2:
+                    result = self._aspirated(root, depth, int(best.score), deadline, left, stop)
+                else:
+                    result = self._run(root, depth, deadline, left, stop)
             except SearchTimeout as timeout:
                 _add(totals, timeout.args[0] if timeout.args else None)
+                if self.features.partial and best is not None:
+                    best = self._partial(root, best)
                 break
             _add(totals, result.stats)
+            previous = best
             best = result
             totals.depth = depth
             if ENGINE.is_win(abs(result.score)) or result.move is None:
@@ -220,6 +270,17 @@ class CompiledEngine:
                 break
             if stop is not None and stop():
                 break
+            if self.features.tm and deadline is not None:
+                held = previous is not None and previous.move == result.move
+                stable = stable + 1 if held else 0
+                drop = 0.0 if previous is None else float(previous.score) - float(result.score)
+                if not start_iteration(
+                    self.clock() - start,
+                    deadline - start,
+                    stable_iterations=stable,
+                    score_drop=drop,
+                ):
+                    break
         if best is None:
             moves = root.legal_moves()
             order = self._core.root_order(self.buffer, root) if moves else []
@@ -234,6 +295,62 @@ class CompiledEngine:
 
     # -- the search --------------------------------------------------------------------------
 
+    def _aspirated(
+        self,
+        state: CheckersState,
+        depth: int,
+        guess: int,
+        deadline: float | None,
+        max_nodes: int | None,
+        stop: Stop | None,
+    ) -> SearchResult:
+        """Search in a window of ASPIRATION around `guess`, opening the side it fails on."""
+        core = self._core
+        if abs(guess) > core.MATE_ZONE:
+            return self._run(state, depth, deadline, max_nodes, stop)
+        alpha = guess - ASPIRATION
+        beta = guess + ASPIRATION
+        spent = SearchStats()
+        while True:
+            left = None if max_nodes is None else max_nodes - spent.nodes
+            if left is not None and left <= 0:
+                raise SearchTimeout(spent)
+            try:
+                result = self._run(state, depth, deadline, left, stop, alpha, beta)
+            except SearchTimeout as timeout:
+                _add(spent, timeout.args[0] if timeout.args else None)
+                raise SearchTimeout(spent) from None
+            if alpha < result.score < beta or (alpha == -core.INF and beta == core.INF):
+                _add(spent, result.stats)
+                result.stats.nodes = spent.nodes
+                result.stats.evaluations = spent.evaluations
+                result.stats.tt_hits = spent.tt_hits
+                result.stats.cutoffs = spent.cutoffs
+                return result
+            _add(spent, result.stats)
+            if result.score <= alpha:
+                alpha = -core.INF
+            else:
+                beta = core.INF
+
+    def _partial(self, state: CheckersState, previous: SearchResult) -> SearchResult:
+        """The best root move of an iteration the time cut short, when a move searched in it
+        beat the previous iteration's first one; else `previous`."""
+        core = self._core
+        buf = self.buffer
+        index = int(buf[core.ROOT_MOVE])
+        if index < 0:
+            return previous
+        pv: list[Hashable] = []
+        node = state
+        for step in core.principal_variation(buf):
+            move = node.legal_moves()[step]
+            pv.append(move)
+            node = node.apply_unchecked(move)
+        if not pv or pv[0] == previous.move:
+            return previous
+        return SearchResult(move=pv[0], score=int(buf[core.ROOT_SCORE]), pv=pv)
+
     def _new_search(self) -> None:
         buf = self.buffer
         buf[self._core.GENERATION] += 1
@@ -246,6 +363,8 @@ class CompiledEngine:
         deadline: float | None,
         max_nodes: int | None,
         stop: Stop | None,
+        alpha: int | None = None,
+        beta: int | None = None,
     ) -> SearchResult:
         core = self._core
         buf = self.buffer
@@ -254,7 +373,13 @@ class CompiledEngine:
         top = core.set_root(buf, state)
         buf[core.NODE_LIMIT] = max_nodes if max_nodes is not None else -1
         args = (state.black, state.white, state.kings, state.turn, state.quiet, top, depth)
-        score = self._watched(lambda: int(core.search(buf, *args)), deadline, stop)
+        if alpha is None or beta is None:
+            score = self._watched(lambda: int(core.search(buf, *args)), deadline, stop)
+        else:
+            window = (alpha, beta)
+            score = self._watched(
+                lambda: int(core.search_window(buf, *args, *window)), deadline, stop
+            )
         stats = SearchStats(
             depth=depth,
             nodes=int(buf[core.NODES]),

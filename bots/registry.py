@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Final, Literal
 from bots.alphabeta import alphabeta
 from bots.cbapi import CheckerBoardBot, Engine, EngineError
 from bots.common import SearchTimeout
-from bots.compiled_engine import CompiledEngine, compiled_engine
+from bots.compiled_engine import PLAIN, CompiledEngine, SearchFeatures, compiled_engine
 from bots.egdb import DatabaseError
 from bots.engine import MAX_PLY, AlphaBetaEngine
 from bots.evaluation import Knowledge, StateFunction
@@ -196,11 +196,17 @@ class AlphaBetaPlayer(Player):
         exact = _endgame_database(setup.game) if values["egdb"] else None
         options = {"tt": values["tt"], "ordering": values["ordering"], "clock": setup.clock}
         compiled = (
-            compiled_engine(setup.knowledge, setup.evaluate, **options) if exact is None else None
+            compiled_engine(setup.knowledge, setup.evaluate, features=self.features(), **options)
+            if exact is None
+            else None
         )
         self.engine: AlphaBetaEngine | CompiledEngine = compiled or AlphaBetaEngine(
             setup.knowledge, setup.evaluate, exact=exact, **options
         )
+
+    def features(self) -> SearchFeatures:
+        """The engine mode's techniques this bot searches with: none, node for node."""
+        return PLAIN
 
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
         try:
@@ -238,8 +244,32 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
             "tt": TT,
             "ordering": ORDERING,
             "egdb": EGDB,
+            "pvs": Option(
+                "bool",
+                False,
+                "checkers: principal variation search with aspiration windows (engine mode)",
+            ),
+            "lmr": Option("bool", False, "checkers: late move reductions (engine mode)"),
+            "partial": Option(
+                "bool",
+                True,
+                "checkers: an iteration cut short by the time still gives a better root move",
+            ),
+            "tm": Option(
+                "bool",
+                False,
+                "checkers: time management: a soft limit before each iteration, less when the "
+                "best move holds, all the time when the score falls",
+            ),
         }
     )
+
+    def features(self) -> SearchFeatures:
+        """The engine mode's techniques from the options (all off: node for node)."""
+        values = self.values
+        return SearchFeatures(
+            pvs=values["pvs"], lmr=values["lmr"], partial=values["partial"], tm=values["tm"]
+        )
 
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
         limits = [t for t in (self.values["time"] or None, budget) if t is not None]

@@ -31,3 +31,33 @@ def time_budget(
     if move_cap_ms is not None:
         budget_ms = min(budget_ms, move_cap_ms - margin_ms)
     return max(budget_ms, MINIMUM_MS) / 1000.0
+
+
+SOFT_SHARE = 0.5
+"""An iteration is started only before this share of the move's time has passed: the next
+one takes a few times as long as the last, so a later start would rarely finish."""
+STABLE_SHARE = 0.25
+"""The share instead once the best move has held for STABLE_ITERATIONS iterations."""
+STABLE_ITERATIONS = 4
+SCORE_DROP = 30
+"""A fall of the score between two iterations (a man is 100) that earns the whole time."""
+
+
+def start_iteration(
+    elapsed: float, budget: float, *, stable_iterations: int, score_drop: float
+) -> bool:
+    """Return whether iterative deepening starts another iteration, `elapsed` seconds into a
+    move of `budget` seconds (the hard limit, which aborts a running iteration).
+
+    The soft limit is SOFT_SHARE of the budget, STABLE_SHARE when the best move has been the
+    same for `stable_iterations` >= STABLE_ITERATIONS, and the whole budget when the score
+    fell by SCORE_DROP or more (`score_drop`: last score less this one) since the iteration
+    before: a failing line gets the time to find a way out.
+    """
+    if score_drop >= SCORE_DROP:
+        limit = budget
+    elif stable_iterations >= STABLE_ITERATIONS:
+        limit = STABLE_SHARE * budget
+    else:
+        limit = SOFT_SHARE * budget
+    return elapsed < limit

@@ -81,6 +81,10 @@ MATE_ZONE = WIN - 10_000
 TT_MOVE_BONUS = 1_000_000_000_000
 KILLER_BONUS = 1_000_000
 STATIC_WEIGHT = 10 * KILLER_BONUS
+LMR_DEPTH = 3
+"""Plies left from which late moves are reduced (by one ply)."""
+LMR_MOVES = 3
+"""Moves searched in full before the reductions start."""
 EXACT = 0
 LOWER = 1
 UPPER = 2
@@ -104,6 +108,16 @@ GENERATION = CONTROL + 7
 TT_MASK = CONTROL + 8
 USE_TT = CONTROL + 9
 ORDERING = CONTROL + 10
+PVS = CONTROL + 11
+"""Engine mode: principal variation search (a null window after the first move, re-searched
+when it fails high); 0 keeps the node-for-node search."""
+LMR = CONTROL + 12
+"""Engine mode, with PVS: late move reductions (LMR_DEPTH, LMR_MOVES); 0: none."""
+ROOT_MOVE = CONTROL + 13
+"""The root move that last raised alpha in this search, its value known (-1: none yet): an
+aborted iteration's best move so far."""
+ROOT_SCORE = CONTROL + 14
+"""ROOT_MOVE's score."""
 CONTROL_WORDS = 16
 
 WEIGHTS = CONTROL + CONTROL_WORDS
@@ -463,6 +477,36 @@ def _order(
         buf[order + j] = i
 
 
+@njit(types.boolean(i8a, i8, i8, i8, i8, i8, i8, i8, i8), cache=True, nogil=True)
+def _is_quiet_move(
+    buf: Buffer,
+    r: int,
+    black: int,
+    white: int,
+    kings: int,
+    turn: int,
+    before: int,
+    crown: int,
+    ply: int,
+) -> bool:
+    """Whether the move at record `r` may be reduced: no capture, no crowning, no killer, and
+    the child (`turn` to move) has no capture pending."""
+    frm = buf[r]
+    to = buf[r + 1]
+    if buf[r + 2] != 0 or ((to & crown) != 0 and (before & frm) == 0):
+        return False
+    code = 64 * _bit(frm) + _bit(to)
+    if code == buf[KILLERS + 2 * ply] or code == buf[KILLERS + 2 * ply + 1]:
+        return False
+    if turn == 0:
+        mine = black
+        theirs = white
+    else:
+        mine = white
+        theirs = black
+    return _jumpers(mine, mine & kings, theirs, VALID ^ (black | white), turn) == 0
+
+
 @njit(i8(i8a, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True, nogil=True)
 def _negamax(
     buf: Buffer,
@@ -562,6 +606,9 @@ def _negamax(
     best = -INF
     best_move = buf[order]
     row = PV + ply * PV_STRIDE
+    pvs = buf[PVS] != 0
+    reducible = buf[LMR] != 0 and jumpers == 0 and left >= LMR_DEPTH
+    crown = BLACK_CROWN if turn == 0 else WHITE_CROWN
     for j in range(n):
         i = buf[order + j]
         r = area + MAX_LANDINGS + i * REC
@@ -569,10 +616,38 @@ def _negamax(
         b, w, k, child_quiet, child_base = _child(
             black, white, kings, turn, buf[r], buf[r + 1], captured, quiet, base, top
         )
-        score = -_negamax(
-            buf, b, w, k, other, child_quiet, child_base, child_top, child_left, -beta, -alpha,
-            child_ply,
-        )  # fmt: skip
+        if pvs and j > 0:
+            reduced = child_left
+            if (
+                reducible
+                and j >= LMR_MOVES
+                and _is_quiet_move(buf, r, b, w, k, other, kings, crown, ply)
+            ):
+                reduced = child_left - 1
+            null = -alpha - 1
+            score = -_negamax(
+                buf, b, w, k, other, child_quiet, child_base, child_top, reduced, null, -alpha,
+                child_ply,
+            )  # fmt: skip
+            if buf[ABORTED] != 0:
+                return 0
+            if score > alpha and reduced < child_left:
+                score = -_negamax(
+                    buf, b, w, k, other, child_quiet, child_base, child_top, child_left, null,
+                    -alpha, child_ply,
+                )  # fmt: skip
+                if buf[ABORTED] != 0:
+                    return 0
+            if alpha < score < beta:
+                score = -_negamax(
+                    buf, b, w, k, other, child_quiet, child_base, child_top, child_left, -beta,
+                    -alpha, child_ply,
+                )  # fmt: skip
+        else:
+            score = -_negamax(
+                buf, b, w, k, other, child_quiet, child_base, child_top, child_left, -beta,
+                -alpha, child_ply,
+            )  # fmt: skip
         if buf[ABORTED] != 0:
             return 0
         if score > best:
@@ -580,6 +655,9 @@ def _negamax(
             best_move = i
             if score > alpha:
                 alpha = score
+                if ply == 0:
+                    buf[ROOT_MOVE] = i
+                    buf[ROOT_SCORE] = score
                 below = buf[PV_LENGTH + child_ply]
                 buf[row] = i
                 for t in range(below):
@@ -617,21 +695,29 @@ def _negamax(
     return best
 
 
-@njit(i8(i8a, i8, i8, i8, i8, i8, i8, i8), cache=True, nogil=True)
-def search(
-    buf: Buffer, black: int, white: int, kings: int, turn: int, quiet: int, top: int, depth: int
+@njit(i8(i8a, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True, nogil=True)
+def search_window(
+    buf: Buffer,
+    black: int,
+    white: int,
+    kings: int,
+    turn: int,
+    quiet: int,
+    top: int,
+    depth: int,
+    alpha: int,
+    beta: int,
 ) -> int:
-    """Search the root (history slot `top`, its history from slot 0) to `depth`; return its
-    score. The counters start at 0; ABORTED says whether the stop or the node limit ended it."""
+    """`search` in the window (alpha, beta): an aspiration window; the score is a bound when it
+    falls outside."""
     buf[NODES] = 0
     buf[EVALUATIONS] = 0
     buf[TT_HITS] = 0
     buf[CUTOFFS] = 0
     buf[ABORTED] = 0
+    buf[ROOT_MOVE] = -1
     base = 0
     ply = 0
-    alpha = -INF
-    beta = INF
     # The recursion gets a view of the buffer without numba's reference count (the caller
     # holds the array): passing the array itself costs two atomic operations a call.
     address = buf.ctypes.data
@@ -640,6 +726,17 @@ def search(
         view, black, white, kings, turn, quiet, base, top, depth, alpha, beta, ply
     )
     return score
+
+
+@njit(i8(i8a, i8, i8, i8, i8, i8, i8, i8), cache=True, nogil=True)
+def search(
+    buf: Buffer, black: int, white: int, kings: int, turn: int, quiet: int, top: int, depth: int
+) -> int:
+    """Search the root (history slot `top`, its history from slot 0) to `depth`; return its
+    score. The counters start at 0; ABORTED says whether the stop or the node limit ended it."""
+    alpha = -INF
+    beta = INF
+    return search_window(buf, black, white, kings, turn, quiet, top, depth, alpha, beta)
 
 
 # -- from Python --------------------------------------------------------------------------------
@@ -715,6 +812,7 @@ __all__ = [
     "principal_variation",
     "root_order",
     "search",
+    "search_window",
     "set_root",
     "set_weights",
 ]
