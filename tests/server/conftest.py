@@ -41,6 +41,10 @@ def _ephemeral_ports() -> tuple[int, int]:
         return 32768, 60999
 
 
+BROWSER_REFUSED_PORTS = frozenset({10080})
+"""Ports of the drawn range that Chromium refuses to load a page from (ERR_UNSAFE_PORT)."""
+
+
 def free_port() -> int:
     """Return a TCP port on 127.0.0.1 that nothing listens on right now.
 
@@ -51,6 +55,8 @@ def free_port() -> int:
     if low > 11_000:
         for _ in range(100):
             port = _PORTS.randrange(10_000, low)
+            if port in BROWSER_REFUSED_PORTS:
+                continue
             with socket.socket() as sock:
                 try:
                     sock.bind(("127.0.0.1", port))
