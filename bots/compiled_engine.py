@@ -429,8 +429,10 @@ class CompiledEngine:
                 failure.append(error)
 
         worker = threading.Thread(target=work, name=COMPILED_SEARCH_THREAD, daemon=True)
-        worker.start()
         try:
+            # Started inside the try: an interrupt while the thread starts (which waits for
+            # it) must still set the flag, or the search would go on with nobody to stop it.
+            worker.start()
             while True:
                 worker.join(POLL_SECONDS)
                 if not worker.is_alive():
@@ -440,7 +442,8 @@ class CompiledEngine:
         finally:
             if worker.is_alive():
                 buf[flag] = 1
-                worker.join()
+                while worker.is_alive():
+                    worker.join(POLL_SECONDS)
         if failure:
             raise failure[0]
         return outcome[0]
