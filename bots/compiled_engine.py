@@ -52,6 +52,7 @@ CORE = "bots.core.checkers_search"
 
 _LOADING = threading.Lock()
 _LOADED: list[ModuleType] = []
+_FAILED: list[bool] = []
 """The compiled search once this process has loaded it completely."""
 
 COMPILED_SEARCH_THREAD = "compiled-search"
@@ -153,9 +154,22 @@ def load_core() -> ModuleType:
             return _LOADED[0]
         from bots.core import load  # noqa: PLC0415 - the compiler only when an engine is built
 
-        load("checkers_search", announce=log.warning)
-        _LOADED.append(importlib.import_module(CORE))
+        try:
+            load("checkers_search", announce=log.warning)
+            _LOADED.append(importlib.import_module(CORE))
+        except BaseException:
+            _FAILED.append(True)
+            raise
+        _FAILED.clear()
         return _LOADED[0]
+
+
+def core_state() -> str:
+    """Whether this process has loaded the compiled search: "ready", "loading" until then, or
+    "failed" if its last load raised (a server loads it at start-up and says so in `/health`)."""
+    if _LOADED:
+        return "ready"
+    return "failed" if _FAILED else "loading"
 
 
 class CompiledEngine:

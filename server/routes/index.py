@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from bots.compiled_engine import core_state
 from games import game_names
 from protocol import PROTOCOL_VERSION, json_schema
 from server.deps import (
@@ -105,8 +106,10 @@ async def index(
 
 @router.get("/health")
 async def health(engine: EngineDep) -> dict[str, Any]:
-    """Report that the server is up, and its database dialect."""
-    return {"status": "ok", "database": engine.dialect.name}
+    """Report that the server is up, its database dialect, and whether its house engine's
+    compiled search has loaded ("loading" for the first seconds after start-up; a fresh machine
+    compiles it once, in under a minute, and house bots built before then wait for it)."""
+    return {"status": "ok", "database": engine.dialect.name, "engine": core_state()}
 
 
 @router.get("/games", tags=["games"])

@@ -402,3 +402,30 @@ def test_threads_loading_the_core_at_once_each_get_it_whole() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[True, True, True, True]"
+
+
+def test_the_core_state_says_loading_ready_or_failed() -> None:
+    """What a server's /health reports: a load that raised is "failed", not "loading" forever,
+    and a later load that succeeds makes it "ready"."""
+    script = (
+        "import bots.core\n"
+        "from bots.compiled_engine import core_state, load_core\n"
+        "states = [core_state()]\n"
+        "real = bots.core.load\n"
+        "def broken(name, announce):\n"
+        "    raise OSError('no cache directory')\n"
+        "bots.core.load = broken\n"
+        "try:\n"
+        "    load_core()\n"
+        "except OSError:\n"
+        "    states.append(core_state())\n"
+        "bots.core.load = real\n"
+        "load_core()\n"
+        "states.append(core_state())\n"
+        "print(states)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['loading', 'failed', 'ready']"

@@ -224,3 +224,14 @@ def cluster_on_free_ports(spec: ClusterSpec, attempts: int = 3) -> Iterator[Clus
         finally:
             cluster.stop()
         return
+
+
+def wait_engine_ready(client: httpx.Client, within: float = 600.0) -> str:
+    """Poll `/health` until the house engine is no longer "loading" (a fresh machine compiles
+    it once, slower on a loaded one); return its state."""
+    deadline = time.monotonic() + within
+    while True:
+        state = str(client.get("/health").json()["engine"])
+        if state != "loading" or time.monotonic() > deadline:
+            return state
+        time.sleep(0.2)

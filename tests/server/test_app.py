@@ -6,7 +6,7 @@ import httpx
 
 from server.app import create_app
 from server.settings import Settings
-from tests.server.conftest import RunningServer
+from tests.server.conftest import RunningServer, wait_engine_ready
 
 
 def test_health_and_games_over_http(live_server: RunningServer, server_settings: Settings) -> None:
@@ -14,7 +14,10 @@ def test_health_and_games_over_http(live_server: RunningServer, server_settings:
     with httpx.Client(base_url=live_server.url, timeout=10) as client:
         health = client.get("/health")
         assert health.status_code == 200
-        assert health.json() == {"status": "ok", "database": dialect}
+        body = health.json()
+        assert body == {"status": "ok", "database": dialect, "engine": body["engine"]}
+        # The house engine's compiled search loads on a thread of its own after start-up.
+        assert wait_engine_ready(client) == "ready"
         assert client.get("/games").json() == {
             "games": ["checkers", "connect4", "nim", "tictactoe"]
         }

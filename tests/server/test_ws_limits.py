@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol.errors import CloseCode
 from server.hub import CLOSE_TIMEOUT_S
 from server.settings import Settings
-from tests.server.conftest import RunningServer, arena_serve, start_server
+from tests.server.conftest import RunningServer, arena_serve, start_server, wait_engine_ready
 from tests.server.raw_websocket import RawWebSocket
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
@@ -63,6 +63,9 @@ def test_a_client_that_does_not_read_is_closed_with_4008_and_memory_stays_bounde
         # A small receive buffer: the kernel holds little for this client, the server the rest.
         raw = RawWebSocket(port, "/ws", {"Authorization": f"Bearer {token}"}, receive_buffer=4096)
         hello(raw)
+        # The compiled house engine loads after start-up and takes tens of MB of its own.
+        with httpx.Client(base_url=base, timeout=30) as client:
+            assert wait_engine_ready(client) == "ready"
         before = rss_bytes(process.pid)
         # Each request is answered with an error of about its own size (an unknown type is
         # echoed); the client never reads. The kernel's buffers (the server's send buffer grows

@@ -195,7 +195,7 @@ def test_a_name_with_markup_stays_text(page: Page, api: httpx.Client) -> None:
     play(api, match_id, "4", tokens["ann"])
     play(api, match_id, "0", tokens["bob"])
     expect(page.locator(MOVES)).to_have_count(2, timeout=LIVE_WAIT_MS)
-    expect(page.locator("#status")).to_have_text(f"{MARKUP} to move")
+    expect(page.locator("#status")).to_have_text(f"{MARKUP} to move", timeout=LIVE_WAIT_MS)
     assert page.locator("#match img").count() == 0
 
 
