@@ -21,7 +21,11 @@ from bots.core.cache import configure_cache, is_compiled, mark_compiled
 MODULES = ("checkers", "checkers_search", "connect4")
 """The compiled modules of the core, each `bots.core.NAME`."""
 
-USES = {"checkers_search": ("checkers",)}
+USES = {
+    "checkers": ("bits",),
+    "checkers_search": ("bits", "checkers"),
+    "connect4": ("bits",),
+}
 """The compiled modules each module imports (and so compiles with it on a fresh machine)."""
 
 

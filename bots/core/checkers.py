@@ -23,10 +23,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
 
+from bots.core.bits import popcount as _popcount
 from games.checkers import (
     BLACK_CROWN,
     DRAW_PLIES,
@@ -66,25 +65,6 @@ JUMP_MID = np.array(
     [(m.bit_length() - 1) if m else -1 for entries in JUMPS for m, _, _ in entries], np.int64
 )
 JUMP_LAND = np.array([land for entries in JUMPS for _, _, land in entries], np.int64)
-
-
-@intrinsic
-def _ctpop(typing_context: object, x: types.Integer) -> tuple[object, object]:
-    """LLVM's ctpop of an int64: one instruction on current CPUs."""
-
-    def codegen(
-        context: object, builder: ir.IRBuilder, signature: object, args: list[ir.Value]
-    ) -> ir.Value:
-        return builder.ctpop(args[0])
-
-    return i8(i8), codegen
-
-
-@njit(i8(i8), cache=True)
-def _popcount(x: int) -> int:
-    """Count the set bits of an int64 (numba has no int.bit_count)."""
-    count: int = _ctpop(x)  # type: ignore[call-arg]  # numba's typing counts the typing context
-    return count
 
 
 @njit(i8(i8, i8, i8, i8, i8), cache=True)

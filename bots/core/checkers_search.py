@@ -44,6 +44,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 from numba.np.numpy_support import carray
 
+from bots.core.bits import popcount as _popcount
 from bots.core.checkers import (
     AREA,
     MAX_LANDINGS,
@@ -51,7 +52,6 @@ from bots.core.checkers import (
     REC,
     _child,
     _jumpers,
-    _popcount,
     generate,
     is_drawn,
 )

@@ -29,12 +29,11 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
 
 from bots import connect4_solver
 from bots.connect4_solver import CENTRE_ORDER, DEFAULT_TABLE_SIZE
+from bots.core.bits import popcount as _popcount
 from games.connect4 import BOARD, BOTTOM, CELLS, COLUMN_MASKS, H1, WIDTH, ConnectFourState
 
 Buffer = npt.NDArray[np.int64]
@@ -80,25 +79,6 @@ COLUMNS = np.array(COLUMN_MASKS, np.int64)
 CENTRE = np.array(CENTRE_ORDER, np.int64)
 PRIORITIES = np.array([(WIDTH - 1 - i) << 3 | col for i, col in enumerate(CENTRE_ORDER)], np.int64)
 """The low bits of a move's sort key as bots.connect4_solver makes them: ties go centre-first."""
-
-
-@intrinsic
-def _ctpop(typing_context: object, x: types.Integer) -> tuple[object, object]:
-    """LLVM's ctpop of an int64: one instruction on current CPUs."""
-
-    def codegen(
-        context: object, builder: ir.IRBuilder, signature: object, args: list[ir.Value]
-    ) -> ir.Value:
-        return builder.ctpop(args[0])
-
-    return i8(i8), codegen
-
-
-@njit(i8(i8), cache=True)
-def _popcount(x: int) -> int:
-    """Count the set bits of an int64 (numba has no int.bit_count)."""
-    count: int = _ctpop(x)  # type: ignore[call-arg]  # numba's typing counts the typing context
-    return count
 
 
 @njit(types.boolean(i8), cache=True)
