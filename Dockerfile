@@ -16,11 +16,12 @@ COPY server ./server
 COPY tournament ./tournament
 COPY grader ./grader
 COPY cli ./cli
-# The compiled checkers core is compiled here, once, into root's cache (~/.cache/arena/numba,
-# bots/core/cache.py), so the container's first count or search starts at once.
+# Every compiled module of the core (the checkers rules and search, Connect Four) is compiled
+# here, once, into root's cache (~/.cache/arena/numba, bots/core/cache.py), so the container's
+# first search, count or solve starts at once.
 RUN pip install --no-cache-dir . \
     && mkdir -p /var/lib/arena/grader && chmod 0700 /var/lib/arena/grader \
-    && arena perft checkers 1
+    && python -c "from bots.core import MODULES, load; [load(name, print) for name in MODULES]"
 # Students' programs run with the image's interpreter (readable by every uid).
 ENV ARENA_GRADER_PYTHON=/usr/local/bin/python3 \
     ARENA_GRADER_DIR=/var/lib/arena/grader
