@@ -37,7 +37,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from bots import timing
 from bots.result import SearchResult
 from bots.scoring import ENGINE
-from bots.spec import Bot, BotSpec, create_bot, parse_bot_spec
+from bots.spec import Bot, BotSpec, BotSpecError, create_bot, parse_bot_spec
 from games import Game, GameError, State, get_game
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -339,10 +339,60 @@ def search_info(result: SearchResult) -> SearchInfo:
     )
 
 
+@dataclass(frozen=True)
+class ChallengeFilter:
+    """Which challenges a bot accepts (as lichess-bot's challenge section): each field that is
+    set must hold. `games` and `opponents` are names (the challenger's player name);
+    `min_base_ms`/`max_base_ms` bound the clock's base time and `max_increment_ms` its
+    increment; `untimed` says whether a match without a clock is accepted."""
+
+    games: frozenset[str] | None = None
+    opponents: frozenset[str] | None = None
+    min_base_ms: int | None = None
+    max_base_ms: int | None = None
+    max_increment_ms: int | None = None
+    untimed: bool = True
+
+    def refusal(self, challenge: Challenge) -> str | None:
+        """Return why `challenge` is declined, in words for the log, or None to accept it."""
+        if self.games is not None and challenge.game not in self.games:
+            return f"{challenge.game} is not among the games accepted ({_listed(self.games)})"
+        challenger = challenge.challenger
+        if self.opponents is not None and challenger not in self.opponents:
+            who = challenger or "the server"
+            return f"{who} is not among the opponents accepted ({_listed(self.opponents)})"
+        control = challenge.time_control
+        if control is None:
+            return None if self.untimed else "the match has no clock and untimed is refused"
+        base = control.base_ms
+        if self.min_base_ms is not None and base < self.min_base_ms:
+            return (
+                f"base time {base / 1000:g} s is below the {self.min_base_ms / 1000:g} s accepted"
+            )
+        if self.max_base_ms is not None and base > self.max_base_ms:
+            return (
+                f"base time {base / 1000:g} s is above the {self.max_base_ms / 1000:g} s accepted"
+            )
+        increment = control.increment_ms
+        if self.max_increment_ms is not None and increment > self.max_increment_ms:
+            return (
+                f"increment {increment / 1000:g} s is above the "
+                f"{self.max_increment_ms / 1000:g} s accepted"
+            )
+        return None
+
+
+ACCEPT_ALL = ChallengeFilter()
+
+
+def _listed(names: frozenset[str]) -> str:
+    return ", ".join(sorted(names)) or "none"
+
+
 class BotClient:
     """Play the bot `spec` on the server at `server_url` with the player token `token`.
 
-    `run()` plays until cancelled (or until `max_matches` matches have ended), reconnecting
+    `run()` plays until cancelled (or until `max_matches` matches have been played), reconnecting
     with backoff drawn from `rng` (from `backoff_first` seconds doubling to `backoff_cap`).
     `give_up_after` (seconds; None: never) is how long it keeps trying to reach a server that
     does not answer, counted on `clock` from the first failed attempt since it was last
@@ -350,8 +400,9 @@ class BotClient:
     for. `margin_ms` is kept off each move's time budget for latency. Every move is logged on `log`
     with its search statistics. `fetch_state` reads a match's state over REST after a
     reconnection (default: `fetch_match_state`; tests inject their own). A challenge (a match
-    someone else created with this player in a seat) is accepted, or declined when
-    `accept_challenges` is False.
+    someone else created with this player in a seat) is accepted when `challenges` lets it
+    through and the bot can play its game, and declined with the reason logged otherwise, or
+    always when `accept_challenges` is False.
     Raises BotSpecError at construction for a bad spec and ValueError for a bad URL.
     """
 
@@ -369,6 +420,7 @@ class BotClient:
         backoff_cap: float = 30.0,
         fetch_state: FetchState = fetch_match_state,
         accept_challenges: bool = True,
+        challenges: ChallengeFilter = ACCEPT_ALL,
         give_up_after: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -384,6 +436,7 @@ class BotClient:
         self.backoff_first = backoff_first
         self.backoff_cap = backoff_cap
         self.accept_challenges = accept_challenges
+        self.challenges = challenges
         self.give_up_after = give_up_after
         self._clock = clock
         self._unreachable_since: float | None = None
@@ -395,6 +448,9 @@ class BotClient:
         """The protocol version of the server's last `welcome` (what its moves may carry)."""
         self.matches: dict[str, MatchView] = {}
         self.ended: dict[str, MatchEnded] = {}
+        """The matches played to their end, each counted once."""
+        self.aborted: set[str] = set()
+        """The matches aborted before their first move (declined or aborted): not played."""
         self._bots: dict[str, Bot] = {}
         self._games: dict[tuple[str, tuple[tuple[str, str], ...]], Game] = {}
         self._search_lock = asyncio.Lock()
@@ -407,7 +463,8 @@ class BotClient:
     # Running ----------------------------------------------------------------------------------
 
     async def run(self, max_matches: int | None = None) -> int:
-        """Play until cancelled, or until `max_matches` matches have ended; return that count.
+        """Play until cancelled, or until `max_matches` matches have been played to their end
+        (one aborted before its first move does not count); return that count.
 
         Raises ClientError when the server refuses the token, the protocol version, or
         replaces this connection with a newer one (reconnecting would not help).
@@ -564,9 +621,11 @@ class BotClient:
             view.draw_offer = None
 
     def _on_challenge(self, message: Challenge) -> None:
-        """Answer a challenge: accept it (the bot is run to play), unless told to decline."""
+        """Answer a challenge: accept it when the filter lets it through and the bot can play
+        its game (the bot is built then, for the match), else decline it saying why."""
+        refusal = self._refusal(message)
         answer: AcceptChallenge | DeclineChallenge
-        if self.accept_challenges:
+        if refusal is None:
             answer = AcceptChallenge(match_id=message.match_id)
         else:
             answer = DeclineChallenge(match_id=message.match_id)
@@ -576,7 +635,7 @@ class BotClient:
             message.challenger or "the server",
             message.game,
             message.your_seat,
-            "accepted" if self.accept_challenges else "declined",
+            "accepted" if refusal is None else f"declined: {refusal}",
         )
         if self._connection is not None:
             self._keep(
@@ -584,6 +643,19 @@ class BotClient:
                     _send_quietly(self._connection, dump_client_message(answer))
                 )
             )
+
+    def _refusal(self, message: Challenge) -> str | None:
+        """Why this client declines `message`, or None when it accepts it."""
+        if not self.accept_challenges:
+            return "this bot declines every challenge"
+        refusal = self.challenges.refusal(message)
+        if refusal is not None:
+            return refusal
+        try:
+            self.bot_for(message.match_id, self._game(message.game, message.options))
+        except (BotSpecError, GameError) as exc:
+            return f"{self.spec} cannot play {message.game}: {exc}"
+        return None
 
     def _on_match_state(self, message: MatchState) -> None:
         """Resync a match from its full state and play if it is our turn."""
@@ -600,12 +672,16 @@ class BotClient:
         self._maybe_play(view)
 
     def _on_match_ended(self, message: MatchEnded) -> None:
-        """Record a finished match; stop once `max_matches` have ended."""
+        """Record a finished match; stop once `max_matches` have been played. A match aborted
+        before its first move (a declined challenge, an abort) is logged, never counted."""
         view = self.matches.pop(message.match_id, None)
         self._bots.pop(message.match_id, None)
-        if message.match_id in self.ended:
+        if message.match_id in self.ended or message.match_id in self.aborted:
             return
-        self.ended[message.match_id] = message
+        if message.status == "aborted":
+            self.aborted.add(message.match_id)
+        else:
+            self.ended[message.match_id] = message
         result = message.result
         if view is not None and view.seat is not None and result.winner is not None:
             outcome = "won" if result.winner == view.seat else "lost"

@@ -49,7 +49,12 @@ def bot(
     ],
     matches: Annotated[
         int | None,
-        typer.Option("--matches", min=1, help="Exit after this many matches have ended."),
+        typer.Option(
+            "--matches",
+            min=1,
+            help="Exit after this many matches have been played to their end (a declined or "
+            "aborted one does not count).",
+        ),
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log protocol details.")] = False,
     accept_challenges: Annotated[
@@ -58,6 +63,41 @@ def bot(
             "--accept-challenges/--decline-challenges",
             help="Accept the challenges other players send this player (a match naming it in a "
             "seat), or decline them.",
+        ),
+    ] = True,
+    games: Annotated[
+        str | None,
+        typer.Option(
+            "--games",
+            help="Accept challenges only to these games, comma-separated (default: every game "
+            "the bot can play; a challenge to a game it cannot play is always declined).",
+        ),
+    ] = None,
+    opponents: Annotated[
+        str | None,
+        typer.Option(
+            "--opponents",
+            help="Accept challenges only from these players, comma-separated (default: anyone).",
+        ),
+    ] = None,
+    min_base: Annotated[
+        float | None,
+        typer.Option("--min-base", min=0, help="Decline clocks whose base time is below this (s)."),
+    ] = None,
+    max_base: Annotated[
+        float | None,
+        typer.Option("--max-base", min=0, help="Decline clocks whose base time is above this (s)."),
+    ] = None,
+    max_increment: Annotated[
+        float | None,
+        typer.Option(
+            "--max-increment", min=0, help="Decline clocks whose increment is above this (s)."
+        ),
+    ] = None,
+    untimed: Annotated[
+        bool,
+        typer.Option(
+            "--untimed/--no-untimed", help="Accept challenges to matches without a clock."
         ),
     ] = True,
     wait: Annotated[
@@ -76,18 +116,39 @@ def bot(
     Connects to SERVER/ws, budgets each move from the match clock, logs every move with its
     search statistics, and reconnects with backoff when the connection drops. A server that does
     not answer is retried for --wait seconds, each retry logged, then given up (exit status 2).
+    Challenges are accepted by the filter options (each declined one is logged with its reason).
     """
     import asyncio
 
-    from bots.client import BotClient, ClientError, ServerUnreachable
+    from bots.client import BotClient, ChallengeFilter, ClientError, ServerUnreachable
     from bots.spec import BotSpecError
+    from games import game_names
 
+    if min_base is not None and max_base is not None and min_base > max_base:
+        fail(f"--min-base {min_base:g} is above --max-base {max_base:g}")
+    wanted = _names(games)
+    if wanted is not None:
+        unknown = sorted(wanted - set(game_names()))
+        if unknown:
+            fail(
+                f"--games names no game {', '.join(unknown)}; "
+                f"the games are: {', '.join(game_names())}"
+            )
+    challenges = ChallengeFilter(
+        games=wanted,
+        opponents=_names(opponents),
+        min_base_ms=None if min_base is None else round(min_base * 1000),
+        max_base_ms=None if max_base is None else round(max_base * 1000),
+        max_increment_ms=None if max_increment is None else round(max_increment * 1000),
+        untimed=untimed,
+    )
     try:
         client = BotClient(
             server,
             token,
             spec,
             accept_challenges=accept_challenges,
+            challenges=challenges,
             give_up_after=wait or None,
         )
     except BotSpecError as exc:
@@ -105,3 +166,10 @@ def bot(
     except ClientError as exc:
         fail(str(exc), code=1)
     logging.getLogger("arena.bot").info("done: %d match(es) ended", played)
+
+
+def _names(listed: str | None) -> frozenset[str] | None:
+    """The comma-separated names of an option, or None when it was not given."""
+    if listed is None:
+        return None
+    return frozenset(name.strip() for name in listed.split(",") if name.strip())

@@ -25,6 +25,7 @@ from websockets.frames import Close
 
 from bots.client import (
     BotClient,
+    ChallengeFilter,
     ClientError,
     ServerUnreachable,
     apply_move_made,
@@ -45,6 +46,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import (
     MAX_PV_MOVES,
     MAX_SAFE_INTEGER,
+    Challenge,
     Clocks,
     DrawOffered,
     ErrorMessage,
@@ -804,6 +806,8 @@ def _bot_cli() -> Any:
         (["--bot", "nosuchbot"], "bad bot spec"),
         (["--bot", "alphabeta:depth=0"], "bad bot spec"),
         (["--bot", "random", "--server", "localhost"], "server URL"),
+        (["--bot", "random", "--games", "chess,connect4"], "--games names no game chess"),
+        (["--bot", "random", "--min-base", "60", "--max-base", "10"], "--min-base 60 is above"),
     ],
 )
 def test_cli_reports_bad_input_in_one_line(arguments: list[str], expected: str) -> None:
@@ -864,3 +868,136 @@ def test_a_bot_whose_search_fails_resigns_instead_of_leaving_the_match_waiting(
         assert asyncio.run(scenario()) == 1
     assert received == ["resign"]
     assert "the bot's search failed (RuntimeError: the evaluation table is corrupt)" in caplog.text
+
+
+# Challenges -----------------------------------------------------------------------------------
+
+
+def challenge(
+    game: str = "checkers", challenger: str | None = "alice", control: TimeControl | None = TC
+) -> Challenge:
+    """A challenge to bob (seat 1) from `challenger`."""
+    return Challenge(
+        match_id="m1",
+        game=game,
+        start_position=get_game(game).format_position(get_game(game).initial_state()),
+        seats=(
+            SeatInfo(seat=0, side="first", player=challenger),
+            SeatInfo(seat=1, side="second", challenged="bob"),
+        ),
+        your_seat=1,
+        challenger=challenger,
+        time_control=control,
+        seq=0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("accepted", "given", "refusal"),
+    [
+        (ChallengeFilter(), challenge(), None),
+        (ChallengeFilter(), challenge(control=None), None),
+        (
+            ChallengeFilter(games=frozenset({"connect4", "nim"})),
+            challenge("checkers"),
+            "checkers is not among the games accepted (connect4, nim)",
+        ),
+        (ChallengeFilter(games=frozenset({"connect4"})), challenge("connect4"), None),
+        (
+            ChallengeFilter(opponents=frozenset({"carol"})),
+            challenge(challenger="alice"),
+            "alice is not among the opponents accepted (carol)",
+        ),
+        (
+            ChallengeFilter(opponents=frozenset({"carol"})),
+            challenge(challenger=None),
+            "the server is not among the opponents accepted (carol)",
+        ),
+        (
+            ChallengeFilter(min_base_ms=120_000),
+            challenge(),
+            "base time 60 s is below the 120 s accepted",
+        ),
+        (ChallengeFilter(min_base_ms=60_000, max_base_ms=60_000), challenge(), None),
+        (
+            ChallengeFilter(max_base_ms=30_000),
+            challenge(),
+            "base time 60 s is above the 30 s accepted",
+        ),
+        (
+            ChallengeFilter(max_increment_ms=500),
+            challenge(),
+            "increment 1 s is above the 0.5 s accepted",
+        ),
+        (
+            ChallengeFilter(untimed=False),
+            challenge(control=None),
+            "the match has no clock and untimed is refused",
+        ),
+        (ChallengeFilter(untimed=False, max_base_ms=1), challenge(control=None), "untimed"),
+    ],
+)
+def test_a_challenge_filter_says_why_it_declines(
+    accepted: ChallengeFilter, given: Challenge, refusal: str | None
+) -> None:
+    said = accepted.refusal(given)
+    if refusal is None:
+        assert said is None
+    else:
+        assert said is not None and refusal in said
+
+
+def test_a_challenge_to_a_game_the_bot_cannot_play_is_declined_with_the_reason(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    client = BotClient("http://127.0.0.1:1", "t", "cb:/nonexistent/engine.so")
+    with caplog.at_level(logging.INFO):
+        client._on_challenge(challenge("connect4"))
+    assert "declined: cb:/nonexistent/engine.so cannot play connect4" in caplog.text
+    assert "plays checkers, not connect4" in caplog.text
+    caplog.clear()
+    client = BotClient("http://127.0.0.1:1", "t", "random", accept_challenges=False)
+    with caplog.at_level(logging.INFO):
+        client._on_challenge(challenge())
+    assert "declined: this bot declines every challenge" in caplog.text
+
+
+def test_a_filtered_bot_plays_only_the_challenges_it_accepts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    running = _server_fixture(tmp_path)
+    try:
+        with httpx.Client(base_url=running.url, timeout=30) as http:
+            tokens = {name: _register(http, name) for name in ("alice", "bob", "carol")}
+
+            def create(by: str, game: str) -> str:
+                body = {"game": game, "seats": [by, "bob"]}
+                headers = {"Authorization": f"Bearer {tokens[by]}"}
+                response = http.post("/matches", json=body, headers=headers)
+                assert response.status_code == 201, response.text
+                return str(response.json()["match_id"])
+
+            wrong_game = create("alice", "checkers")
+            wrong_player = create("carol", "tictactoe")
+            wanted = create("alice", "tictactoe")
+            accepted = ChallengeFilter(
+                games=frozenset({"tictactoe"}), opponents=frozenset({"alice"})
+            )
+
+            async def play() -> list[int]:
+                alice = BotClient(running.url, tokens["alice"], "alphabeta:depth=9")
+                bob = BotClient(running.url, tokens["bob"], "random", challenges=accepted)
+                runs = [alice.run(max_matches=1), bob.run(max_matches=1)]
+                return list(await asyncio.wait_for(asyncio.gather(*runs), 120))
+
+            with caplog.at_level(logging.INFO):
+                assert asyncio.run(play()) == [1, 1]
+            _assert_legal_rules_finish(http, wanted)
+            for match_id in (wrong_game, wrong_player):
+                body = http.get(f"/matches/{match_id}").json()
+                assert body["status"] == "aborted", body
+                assert body["moves"] == [], body
+        assert "declined: checkers is not among the games accepted (tictactoe)" in caplog.text
+        assert "declined: carol is not among the opponents accepted (alice)" in caplog.text
+    finally:
+        running.stop()
