@@ -109,8 +109,8 @@ def tournament(
     Checkers games start from the ACF 3-move deck (acf-3move), other games from
     seeded random openings; --openings names a deck or a file instead. Each
     opening is played twice with colours swapped. With --journal, an interrupted
-    run continues where it stopped. With --sprt and two bots, pairs are played until the
-    test says whether the first bot is stronger (see `arena match`).
+    run continues where it stopped. With --sprt and two bots, pairs are played
+    until the test says whether the first bot is stronger (see `arena match`).
     """
     from games import GameError, get_game
     from tournament.journal import JournalError
@@ -189,7 +189,9 @@ def tournament(
 def match(
     bots: Annotated[
         list[str],
-        typer.Argument(help="The two bot specs: is the first stronger than the second?"),
+        typer.Argument(
+            metavar="BOT_A BOT_B", help="The two bot specs: is the first stronger than the second?"
+        ),
     ],
     sprt: Annotated[str, typer.Option("--sprt", metavar="SETTINGS", help=SPRT_HELP)],
     game: Annotated[str, typer.Option("--game", "-g", help="The game.")] = "checkers",
@@ -230,12 +232,14 @@ def match(
 ) -> None:
     """Is the first bot stronger? Play colour-swapped pairs until an SPRT decides.
 
-    Each pair plays one opening twice, the bots swapping colours (checkers: the ACF 3-move
-    deck; other games: 16 seeded random openings; --openings names a deck or a file), dealt
-    in turn. After each completed pair the live line shows the log-likelihood ratio (LLR)
-    between its bounds and the counts; the match ends when the LLR crosses a bound (H1: the
-    first bot is elo1 stronger; H0: it is elo0) or, inconclusive, at --max-games. With
-    --journal, an interrupted match continues where it stopped.
+    Each pair plays one opening twice, the bots swapping colours (checkers:
+    the ACF 3-move deck; other games: 16 seeded random openings; --openings
+    names a deck or a file), the openings dealt in turn. The live line shows
+    the log-likelihood ratio (LLR) of the completed pairs between its bounds,
+    and the counts; the match ends when the LLR crosses a bound (H1: the
+    first bot is elo1 stronger; H0: it is elo0) or, inconclusive, at
+    --max-games. With --journal, an interrupted match continues where it
+    stopped.
     """
     specs, words = _split_settings(bots)
     _sprt_command(
