@@ -28,7 +28,10 @@ from tournament.stats.sprt import (
 )
 
 # fishtest's server/fishtest/stats/LLRcalc.py (LLR_normalized, LLR_logistic) at commit
-# b8eecff220b562a0dc2c4e68d1fa02521e06d72c, run with scipy 1.17 on these counts.
+# b8eecff220b562a0dc2c4e68d1fa02521e06d72c, run with scipy 1.17 on these counts. The last two
+# rows: 1,000 drawn pairs (two bots that play alike) tell the normalized model almost nothing
+# (with no spread its t-value is 0/0; only the regularized zero counts speak), the logistic
+# model that the score is 1/2.
 FISHTEST = [
     ("normalized", 0, 5, [10, 20, 50, 25, 12], 0.14736695923181115),
     ("normalized", 0, 2, [461, 7133, 14655, 7231, 473], 0.2851143581674393),
@@ -39,6 +42,8 @@ FISHTEST = [
     ("normalized", 0, 10, [0, 0, 3, 0, 9], 0.4135926022660499),
     ("logistic", 0, 10, [0, 1, 0, 0, 0], -0.029227736512913376),
     ("normalized", -10, 0, [5, 0, 0, 0, 1], -0.15784021904716683),
+    ("normalized", 0, 5, [0, 0, 1000, 0, 0], -0.40791524614064645),
+    ("logistic", 0, 5, [0, 0, 1000, 0, 0], -14.48458061147533),
 ]
 
 
@@ -222,8 +227,10 @@ def test_elo_estimate() -> None:
     # Trinomial 10 wins, 10 losses: score 1/2, standard error 1/2 / sqrt(20).
     even = elo_estimate([10, 0, 10])
     assert even.elo == 0 and even.nelo == 0
+    assert f"{even.elo:+.1f}" == "+0.0"  # not -0.0
     half = 1.959963984540054 * 0.5 / math.sqrt(20)
     assert even.upper == pytest.approx(-400 * math.log10(1 / (0.5 + half) - 1))
+    assert even.lower == pytest.approx(-even.upper)
     assert elo_estimate([0, 0, 0, 0, 3]).elo == math.inf
 
 

@@ -228,7 +228,7 @@ def _elo_of(score: float) -> float:
         return -math.inf
     if score >= 1:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return 400.0 * math.log10(score / (1.0 - score))
 
 
 def elo_estimate(counts: Sequence[int]) -> EloEstimate:
