@@ -17,7 +17,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "cli.worker": ("worker",),
     "cli.protocol": ("protocol",),
     "cli.bot": ("bot",),
-    "cli.tournament": ("tournament",),
+    "cli.tournament": ("tournament", "match"),
     "cli.grader": ("grade", "grader"),
     "cli.course": ("course",),
     "cli.cluster": ("cluster",),
