@@ -20,7 +20,8 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Final, Literal
 
 from bots.alphabeta import alphabeta
-from bots.cbapi import CheckerBoardBot, Engine, EngineError
+from bots.cbapi import CheckerBoardBot, Engine
+from bots.child import EngineError
 from bots.common import SearchTimeout
 from bots.compiled_engine import PLAIN, CompiledEngine, SearchFeatures, compiled_engine
 from bots.egdb import DatabaseError

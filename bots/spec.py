@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.cbapi import EngineError
+from bots.child import EngineError
 from bots.egdb import DatabaseError
 from bots.evaluation import Knowledge
 from bots.knowledge import knowledge_for
