@@ -49,7 +49,8 @@ class ChildProcess:
     `what` names the program in messages ("engine './mybot'"). With `keep_stderr` its stderr
     is read on a thread and its last lines quoted when it fails; otherwise it is inherited.
     Raises EngineError when the program cannot be started. The child ends with `close()`, or
-    when this object is collected: its stdin is closed, and it is killed if it lingers.
+    when this object is collected: it is sent the `farewell` line if there is one (`quit`),
+    its stdin is closed, and it is killed if it lingers.
     """
 
     def __init__(
@@ -61,6 +62,7 @@ class ChildProcess:
         cwd: str | Path | None = None,
         env: Mapping[str, str] | None = None,
         keep_stderr: bool = False,
+        farewell: str | None = None,
     ) -> None:
         self.what = what
         self._clock = clock
@@ -77,7 +79,7 @@ class ChildProcess:
             )
         except OSError as exc:
             raise EngineError(f"cannot start {what}: {exc.strerror or exc}") from None
-        self._finalizer = weakref.finalize(self, _end, self._process)
+        self._finalizer = weakref.finalize(self, _end, self._process, farewell)
         if keep_stderr:
             stream = self._process.stderr
             assert stream is not None
@@ -94,11 +96,8 @@ class ChildProcess:
         """The child's process id."""
         return self._process.pid
 
-    def close(self, farewell: str | None = None) -> None:
-        """End the child: send `farewell` (a line, e.g. `quit`) if given, then close its pipes."""
-        if farewell is not None and self._finalizer.alive and self._process.poll() is None:
-            with contextlib.suppress(EngineError):
-                self.send(farewell)
+    def close(self) -> None:
+        """End the child: its farewell line, then its pipes closed; killed if it lingers."""
         self._finalizer()
 
     def send(self, line: str) -> None:
@@ -196,8 +195,12 @@ class ChildProcess:
         return "; it wrote on stderr: " + " / ".join(repr(line) for line in self._stderr)
 
 
-def _end(process: subprocess.Popen[bytes]) -> None:
-    """Close the child's input (it exits at once) and reap it; kill it if it lingers."""
+def _end(process: subprocess.Popen[bytes], farewell: str | None) -> None:
+    """Say `farewell`, close the child's input (it exits) and reap it; kill it if it lingers."""
+    if farewell is not None and process.poll() is None and process.stdin is not None:
+        with contextlib.suppress(OSError, ValueError):
+            process.stdin.write(farewell.encode("utf-8") + b"\n")
+            process.stdin.flush()
     for stream in (process.stdin, process.stdout):
         try:
             if stream is not None:

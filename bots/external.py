@@ -168,7 +168,9 @@ class ProtocolEngine:
     ) -> None:
         self.what = what
         self.clock = clock
-        self._child = ChildProcess(argv, clock, what=what, cwd=cwd, env=env, keep_stderr=True)
+        self._child = ChildProcess(
+            argv, clock, what=what, cwd=cwd, env=env, keep_stderr=True, farewell="quit"
+        )
         self.identity = Identity()
         self._child.send(f"arena {PROTOCOL_VERSION}")
         while True:
@@ -218,7 +220,7 @@ class ProtocolEngine:
 
     def close(self) -> None:
         """Say `quit` and end the process."""
-        self._child.close("quit")
+        self._child.close()
 
     def configure(self, options: Mapping[str, str]) -> None:
         """Send `setoption` for each of the spec's engine options; EngineError naming any
