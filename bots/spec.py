@@ -226,17 +226,26 @@ class SearchLimits:
     nodes: int
 
 
-def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
-    """Raise BotSpecError naming the option and the maximum unless `spec` is within `limits`.
+def refuse_local(spec: BotSpec) -> None:
+    """Raise BotSpecError when `spec` runs a program from this machine's disk.
 
-    Every search must end within a bound the host allows: a depth, a count or a time. Options
-    that bound nothing (an id's depth under a time limit: `Option.unless`) are not checked.
+    `cb:`, `cmd:`, `py:` and `engine:` are for local runs: whatever a host reads from others
+    (a client's spec, a suite file) must not name a program for it to run.
     """
     if spec.name in LOCAL_PLAYERS:
         raise BotSpecError(
             f"{spec.name} runs a program from this machine's disk: a host runs only its own "
             f"bots ({', '.join(PLAYERS)})"
         )
+
+
+def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
+    """Raise BotSpecError naming the option and the maximum unless `spec` is within `limits`.
+
+    Every search must end within a bound the host allows: a depth, a count or a time. Options
+    that bound nothing (an id's depth under a time limit: `Option.unless`) are not checked.
+    """
+    refuse_local(spec)
     for key, option in PLAYERS[spec.name].options.items():
         if option.limit is None or any(spec.options[other] for other in option.unless):
             continue
