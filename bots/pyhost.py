@@ -75,11 +75,13 @@ def _load_file(path: Path) -> Any:
     if not path.is_file():
         raise LoadError(f"no file {str(path)!r}")
     sys.path.insert(0, str(path.resolve().parent))
-    spec = importlib.util.spec_from_file_location(path.stem, path)
+    # A file named like a module already loaded (games.py, random.py) must not replace it.
+    name = path.stem if path.stem not in sys.modules else f"arena_plugin_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise LoadError(f"cannot load {str(path)!r} as a Python module")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
+    sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001 - whatever the user's module raises, said in one line

@@ -564,3 +564,54 @@ def test_a_bad_spec_on_the_command_line_is_one_line(tmp_path: Path) -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert "py: no file" in lines[0]
+
+
+STOPPING = """
+    import time
+    from bots.plugin import Reply
+
+    class Patient:
+        def choose(self, state, limits):
+            polls = 0
+            while not limits.stop():
+                polls += 1
+                time.sleep(0.001)
+            return Reply(state.legal_moves()[0], nodes=polls, depth=7)
+
+    class Stubborn:
+        def choose(self, state, limits):
+            time.sleep(3600)
+"""
+
+
+def test_a_plugin_is_told_to_stop_at_its_time(tmp_path: Path) -> None:
+    path = write(tmp_path, "stopping.py", STOPPING)
+    game = get_game("nim")
+    result = create_bot(f"py:{path}:Patient:time=0.05", game).choose(game.initial_state())
+    assert result.stats.depth == 7
+    assert result.stats.nodes > 0  # it searched until the stop came
+
+
+def test_a_plugin_that_ignores_stop_is_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bots.child, "GRACE_SECONDS", 0.2)
+    path = write(tmp_path, "stopping.py", STOPPING)
+    record = play("random", f"py:{path}:Stubborn:time=0.05")
+    assert record.code is ResultCode.BOT_FAILURE
+    assert record.result == 1.0
+    assert "plug-in 'stopping.py:Stubborn' did not play within 0.2 s" in record.reason
+
+
+def test_arena_analyse_searches_with_an_engine(c_engine: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", ARENA, "analyse", "connect4", "-b", f"cmd:{c_engine}", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["move"] in [str(c) for c in range(1, 8)]
+    assert (answer["depth"], answer["nodes"]) == (1, 7)
