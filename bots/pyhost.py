@@ -139,16 +139,15 @@ class Hosted:
         if self.version:
             lines.append(f"id version {self.version}")
         for key, option in self.options.items():
-            line = f"option name {key} type {option.kind} default {option.default}"
+            default = option.default
+            if isinstance(default, bool):
+                default = "true" if default else "false"
+            line = f"option name {key} type {option.kind} default {default}"
             if option.minimum is not None:
                 line += f" min {option.minimum}"
             if option.maximum is not None:
                 line += f" max {option.maximum}"
-            lines.append(
-                line.replace("default True", "default true").replace(
-                    "default False", "default false"
-                )
-            )
+            lines.append(line)
         if self.games is not None:
             lines.append("games " + " ".join(self.games))
         return [*lines, f"arenaok {PROTOCOL_VERSION}"]
