@@ -15,7 +15,8 @@ Each engine runs in a child process of its own (bots/cbhost.py), never in this o
   two bots of one library in one process would share them, a process each gives each bot its
   own, and a new bot starts clean;
 - an engine that crashes or hangs ends its game as a bot failure (the child dies, or is
-  killed when it does not play after being told to play now), not the tournament;
+  killed when it does not play after being told to play now: bots.child, the channel every
+  bot run as a child process shares), not the tournament;
 - the engine's own printing cannot mix with the caller's output.
 
 The move is read from the board the engine returns: the one legal move whose resulting
@@ -35,15 +36,13 @@ from __future__ import annotations
 import json
 import math
 import re
-import select
-import subprocess
 import sys
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 
+from bots.child import ChildProcess, EngineError
 from bots.result import Clock, SearchResult, SearchStats, Stop
 from games.checkers import (
     BLACK,
@@ -64,18 +63,10 @@ INFO_RESET: Final = 1
 INFO_DEPTH: Final = 8
 """getmove's `info` bit 3: `maxtime` is a search depth."""
 
-START_SECONDS: Final = 30.0
-"""How long a child may take to load its library and answer."""
-GRACE_SECONDS: Final = 5.0
-"""How long an engine told to play now may take before it is killed."""
 RESEND_SECONDS: Final = 0.5
 """How often the play-now request is repeated while the engine has not answered."""
 
 _HOST: Final = Path(__file__).with_name("cbhost.py")
-
-
-class EngineError(Exception):
-    """A CheckerBoard engine that cannot be loaded, dies, hangs or plays no legal move."""
 
 
 def cb_square(square: int) -> tuple[int, int]:
@@ -200,7 +191,7 @@ class EngineReply:
 
 
 class Engine:
-    """One CheckerBoard-API library, loaded in a child process of its own.
+    """One CheckerBoard-API library, loaded in a child process of its own (bots.child).
 
     Raises EngineError when the library is missing, cannot be loaded or has no `getmove`.
     The child ends with `close()`, or when this object is collected.
@@ -213,15 +204,10 @@ class Engine:
         self.path = path.resolve()
         self._clock = clock
         self._next_id = 0
-        self._process = subprocess.Popen(
-            [sys.executable, "-I", "-S", str(_HOST), str(self.path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
+        self._child = ChildProcess(
+            [sys.executable, "-I", "-S", str(_HOST), str(self.path)], clock, what="the engine"
         )
-        self._finalizer = weakref.finalize(self, _end, self._process)
-        hello = self._read(None, None, None)
+        hello = json.loads(self._child.read_line(starting=True))
         if "error" in hello:
             self.close()
             raise EngineError(f"cannot load engine {str(self.path)!r}: {hello['error']}")
@@ -229,7 +215,7 @@ class Engine:
 
     def close(self) -> None:
         """End the child process."""
-        self._finalizer()
+        self._child.close()
 
     def command(self, text: str) -> tuple[bool, str]:
         """Send `text` to enginecommand; return (handled, reply)."""
@@ -257,95 +243,25 @@ class Engine:
     def _ask(
         self, message: dict[str, Any], play_now_at: float | None, stop: Stop | None
     ) -> dict[str, Any]:
-        ident = self._next_id
-        self._next_id += 1
-        self._send({"id": ident, **message})
-        return self._read(ident, play_now_at, stop)
-
-    def _send(self, message: dict[str, Any]) -> None:
-        stdin = self._pipe(self._process.stdin)
-        try:
-            stdin.write(json.dumps(message) + "\n")
-            stdin.flush()
-        except OSError:
-            raise self._died() from None
-
-    def _read(
-        self, ident: int | None, play_now_at: float | None, stop: Stop | None
-    ) -> dict[str, Any]:
-        """Wait for the answer to request `ident` (None: the child's hello).
+        """Send a request and return its answer.
 
         From `play_now_at` (clock time), or once `stop` returns True, the engine is told to
-        play now, again every RESEND_SECONDS; after GRACE_SECONDS more it is killed.
+        play now, again every RESEND_SECONDS; it is killed GRACE_SECONDS (bots.child) later.
         """
-        stdout = self._pipe(self._process.stdout)
-        started = self._clock()
-        first_told: float | None = None
-        last_told = 0.0
+        ident = self._next_id
+        self._next_id += 1
+        child = self._child
+        child.send(json.dumps({"id": ident, **message}))
         while True:
-            ready, _, _ = select.select([stdout], [], [], 0.01)
-            if ready:
-                line = stdout.readline()
-                if not line:
-                    raise self._died()
-                answer: dict[str, Any] = json.loads(line)
-                if ident is None or answer.get("id") == ident:
-                    return answer
-                continue
-            now = self._clock()
-            if ident is None:
-                if now - started > START_SECONDS:
-                    self.close()
-                    raise EngineError(
-                        f"engine {str(self.path)!r} did not start within {START_SECONDS:g} s"
-                    )
-                continue
-            if first_told is None and (
-                (play_now_at is not None and now >= play_now_at) or (stop is not None and stop())
-            ):
-                first_told = now
-            if first_told is None:
-                continue
-            if now - first_told > GRACE_SECONDS:
-                self.close()
-                raise EngineError(
-                    f"the engine did not play within {GRACE_SECONDS:g} s of being told to "
-                    f"play now ({now - started:.1f} s in all)"
-                )
-            if now == first_told or now - last_told >= RESEND_SECONDS:
-                last_told = now
-                self._send({"stop": ident})
-
-    def _died(self) -> EngineError:
-        process = self._process
-        try:
-            code = process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            code = None
-        self.close()
-        if code is not None and code < 0:
-            return EngineError(f"the engine crashed (signal {-code})")
-        return EngineError(f"the engine's process ended (exit status {code})")
-
-    @staticmethod
-    def _pipe(stream: IO[str] | None) -> IO[str]:
-        assert stream is not None
-        return stream
-
-
-def _end(process: subprocess.Popen[str]) -> None:
-    """Close the child's input (it exits at once) and reap it; kill it if it lingers."""
-    for stream in (process.stdin, process.stdout):
-        try:
-            if stream is not None:
-                stream.close()
-        except OSError:
-            pass
-    try:
-        process.wait(timeout=2.0)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+            line = child.read_line(
+                answer_at=play_now_at,
+                stop=stop,
+                tell=lambda: child.send(json.dumps({"stop": ident})),
+                resend=RESEND_SECONDS,
+            )
+            answer: dict[str, Any] = json.loads(line)
+            if answer.get("id") == ident:
+                return answer
 
 
 class CheckerBoardBot:

@@ -4,9 +4,14 @@ Every tool (CLI, server, tournaments, autograder) names bots this way. A spec is
 name, then optionally `:` and comma-separated `key=value` options; options have defaults, and
 an unknown bot, option or value is a `BotSpecError` that lists what exists.
 
-A bot that reads a file of this machine names it first, without a key: `cb:/path/engine.so`
+A bot that runs a program of this machine names it first, without a key: `cb:/path/engine.so`
 or `cb:/path/engine.so:time=0.1` (the path runs to the last `:` that is followed by options;
-bots.cbapi). Such bots are local: `check_limits` refuses them, so a host never runs them.
+bots.cbapi), `cmd:./mybot --fast:time=0.1` (an engine speaking docs/ENGINES.md's protocol; a
+command holding `:` and `=` is put in double quotes, `cmd:"./mybot --x=a:b":time=0.1`),
+`py:./mybot.py:MyBot:depth=3` (a Python plug-in, bots.plugin) or `engine:NAME` (an engine of a
+JSON file). Engines and plug-ins declare options of their own: keys beyond Arena's limits
+are passed to them as text. Such bots are local: `check_limits` refuses them, so a host never
+runs them.
 
 Which bots exist, their options and how each searches is declared once, in `bots.registry`;
 this module reads specs against it, checks a host's limits from its option metadata, and builds
@@ -23,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.cbapi import EngineError
+from bots.child import EngineError
 from bots.egdb import DatabaseError
 from bots.evaluation import Knowledge
 from bots.knowledge import knowledge_for
@@ -58,11 +63,14 @@ class BotSpec:
         changed = [
             f"{key}={spec_value(value)}"
             for key, value in self.options.items()
-            if value != schema[key].default and key != player.positional
+            if key not in schema or (value != schema[key].default and key != player.positional)
         ]
         text = self.name
         if player.positional is not None:
-            text += ":" + str(self.options[player.positional])
+            first = str(self.options[player.positional])
+            if '"' not in first and ((":" in first and "=" in first) or first != first.strip()):
+                first = f'"{first}"'
+            text += ":" + first
         return text + (":" + ",".join(changed) if changed else "")
 
 
@@ -167,6 +175,12 @@ def parse_bot_spec(text: str) -> BotSpec:
         key = key.strip().lower()
         if not sep:
             raise BotSpecError(f"{name} option {item!r} needs a value: write {key}=VALUE")
+        if key not in schema and player.open_options:
+            if key in seen:
+                raise BotSpecError(f"{name} option {key} is given twice")
+            seen.add(key)
+            options[key] = value.strip()
+            continue
         if key not in schema:
             known = ", ".join(f"{k} (default {spec_value(o.default)})" for k, o in schema.items())
             raise BotSpecError(f"{name} has no option {key!r} (options: {known})")
@@ -178,7 +192,19 @@ def parse_bot_spec(text: str) -> BotSpec:
 
 
 def _split_positional(rest: str) -> tuple[str, str, str]:
-    """Split `PATH[:OPTIONS]` at the last `:` whose tail holds an `=` (PATH may hold `:`)."""
+    """Split `PATH[:OPTIONS]` at the last `:` whose tail holds an `=` (PATH may hold `:`).
+
+    A PATH in double quotes runs to the closing quote: `"./bot --x=a:b":time=1`.
+    """
+    stripped = rest.strip()
+    if stripped.startswith('"'):
+        end = stripped.find('"', 1)
+        if end < 0:
+            raise BotSpecError(f'the quote in {rest!r} is not closed: write "..."')
+        after = stripped[end + 1 :]
+        if after and not after.startswith(":"):
+            raise BotSpecError(f"{rest!r}: after the closing quote comes : and the options")
+        return stripped[1:end], ":" if after else "", after[1:]
     head, colon, tail = rest.rpartition(":")
     if colon and "=" in tail:
         return head, colon, tail
@@ -200,17 +226,26 @@ class SearchLimits:
     nodes: int
 
 
-def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
-    """Raise BotSpecError naming the option and the maximum unless `spec` is within `limits`.
+def refuse_local(spec: BotSpec) -> None:
+    """Raise BotSpecError when `spec` runs a program from this machine's disk.
 
-    Every search must end within a bound the host allows: a depth, a count or a time. Options
-    that bound nothing (an id's depth under a time limit: `Option.unless`) are not checked.
+    `cb:`, `cmd:`, `py:` and `engine:` are for local runs: whatever a host reads from others
+    (a client's spec, a suite file) must not name a program for it to run.
     """
     if spec.name in LOCAL_PLAYERS:
         raise BotSpecError(
             f"{spec.name} runs a program from this machine's disk: a host runs only its own "
             f"bots ({', '.join(PLAYERS)})"
         )
+
+
+def check_limits(spec: BotSpec, limits: SearchLimits) -> None:
+    """Raise BotSpecError naming the option and the maximum unless `spec` is within `limits`.
+
+    Every search must end within a bound the host allows: a depth, a count or a time. Options
+    that bound nothing (an id's depth under a time limit: `Option.unless`) are not checked.
+    """
+    refuse_local(spec)
     for key, option in PLAYERS[spec.name].options.items():
         if option.limit is None or any(spec.options[other] for other in option.unless):
             continue

@@ -28,7 +28,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
-from bots.spec import BotSpecError, parse_bot_spec
+from bots.spec import BotSpecError, parse_bot_spec, refuse_local
 from games.base import InvalidPositionError
 from games.checkers import (
     BLACK,
@@ -468,7 +468,8 @@ def _read_opponent(where: str, entry: Any) -> Opponent:
     if not isinstance(spec, str):
         raise AgentSuiteError(f'{where}: "spec" must be a bot spec such as "alphabeta:depth=2"')
     try:
-        parse_bot_spec(spec)
+        # A suite is read by the grading server: it never names a program for it to run.
+        refuse_local(parse_bot_spec(spec))
     except BotSpecError as error:
         raise AgentSuiteError(f"{where}: {error}") from error
     if not _is_int(games) or games < 1:

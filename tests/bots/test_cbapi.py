@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import bots.cbapi
+import bots.child
 from bots.cbapi import (
     CheckerBoardBot,
     Engine,
@@ -278,7 +278,7 @@ def test_an_engine_is_told_to_play_at_the_move_time(engines: dict[str, Path]) ->
 def test_an_engine_that_never_plays_is_killed(
     engines: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bots.cbapi, "GRACE_SECONDS", 0.2)
+    monkeypatch.setattr(bots.child, "GRACE_SECONDS", 0.2)
     bot = create_bot(f"cb:{engines['hang']}:time=0.01", CHECKERS)
     with pytest.raises(EngineError, match=r"did not play within 0\.2 s of being told to play now"):
         bot.choose(position("B:W21-32:B1-12"), stop=lambda: True)

@@ -276,6 +276,10 @@ def _without(key: str) -> dict[str, Any]:
             "opponent 1: unknown bot",
         ),
         (
+            _edited(opponents=[{"spec": "cmd:./bot", "games": 2, "threshold": 0.5, "points": 1}]),
+            "opponent 1: cmd runs a program from this machine's disk",
+        ),
+        (
             _edited(opponents=[{"spec": "random", "games": 2, "threshold": 2, "points": 10}]),
             'opponent 1: "threshold" must be a number from 0 to 1',
         ),
