@@ -125,6 +125,12 @@ class Player(ABC):
         self.values = values
         self.setup = setup
 
+    @property
+    def engine_name(self) -> str | None:
+        """The name and version a program reported of itself (an engine, a plug-in), for
+        game records; None for Arena's own bots, whose spec says what they are."""
+        return None
+
     @abstractmethod
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
         """Return the move for `state` (not terminal) with the search's statistics.
@@ -416,6 +422,10 @@ class CheckerBoardPlayer(Player):
         engine = Engine(values["path"], setup.clock)
         self.bot = CheckerBoardBot(engine, values["time"], values["depth"])
 
+    @property
+    def engine_name(self) -> str | None:
+        return self.bot.engine.name or None
+
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
         assert isinstance(state, CheckersState)
         return self.bot.choose(state, budget, stop)
@@ -483,6 +493,11 @@ class ProtocolPlayer(Player):
     def identity(self) -> Identity:
         """What the program said of itself: name, author, version, options, games."""
         return self.bot.engine.identity
+
+    @property
+    def engine_name(self) -> str | None:
+        identity = self.identity
+        return " ".join(part for part in (identity.name, identity.version) if part) or None
 
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
         return self.bot.choose(state, budget, stop)

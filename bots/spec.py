@@ -265,13 +265,24 @@ class Bot:
     every so often during the search (every 64 nodes, or every simulation): once it returns
     True the search ends within milliseconds, returning its best move so far or, when it has
     none (the fixed-depth searches: minimax, alphabeta), raising SearchStopped.
+    `engine_name` is what a program behind the bot (an engine, a plug-in) said it is, name and
+    version, for game records; None for Arena's own bots.
     """
 
-    def __init__(self, spec: BotSpec, game: Game, chooser: Chooser, *, judges: bool = True) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        game: Game,
+        chooser: Chooser,
+        *,
+        judges: bool = True,
+        engine_name: str | None = None,
+    ) -> None:
         self.spec = spec
         self.game = game
         self._chooser = chooser
         self._judges = judges
+        self.engine_name = engine_name
 
     @property
     def name(self) -> str:
@@ -330,7 +341,7 @@ def create_bot(
         player = _player(parsed.name)(options, setup)
     except (DatabaseError, EngineError) as exc:
         raise BotSpecError(f"{parsed.name}: {exc}") from None
-    return Bot(parsed, game, player.choose, judges=player.judges)
+    return Bot(parsed, game, player.choose, judges=player.judges, engine_name=player.engine_name)
 
 
 def _evaluation(knowledge: Knowledge, name: str | None, bot: str) -> Callable[[State[Any]], float]:

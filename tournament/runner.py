@@ -228,7 +228,8 @@ class GameRecord:
     `moves` are every move's standard text from the opening's start position, the opening's
     own moves first. `result` is the score of `first` (player 0): 1, 0.5 or 0. `reason` says
     how it ended in words, `code` as the referee's result code (reports count by it). `stats`
-    holds the summed statistics of `first` and `second`, in that order.
+    holds the summed statistics of `first` and `second`, in that order; `engines` what the
+    programs behind them reported of themselves (name and version; None for Arena's own bots).
     """
 
     index: int
@@ -241,6 +242,7 @@ class GameRecord:
     reason: str
     code: ResultCode
     stats: tuple[BotTotals, BotTotals] = field(default_factory=lambda: (BotTotals(), BotTotals()))
+    engines: tuple[str | None, str | None] = (None, None)
 
     def score_of(self, spec: str) -> float:
         """Return the score of the bot `spec` in this game (ValueError if it did not play)."""
@@ -256,12 +258,14 @@ class GameRecord:
         data["moves"] = list(self.moves)
         data["code"] = self.code.value
         data["stats"] = {"first": asdict(self.stats[0]), "second": asdict(self.stats[1])}
+        data["engines"] = {"first": self.engines[0], "second": self.engines[1]}
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
-        """Return the record `to_dict` wrote."""
+        """Return the record `to_dict` wrote (a journal from before `engines` reads as None)."""
         stats = data["stats"]
+        engines = data.get("engines") or {}
         return cls(
             index=data["index"],
             pair=data["pair"],
@@ -273,6 +277,7 @@ class GameRecord:
             reason=data["reason"],
             code=ResultCode(data["code"]),
             stats=(BotTotals(**stats["first"]), BotTotals(**stats["second"])),
+            engines=(engines.get("first"), engines.get("second")),
         )
 
 
@@ -395,6 +400,7 @@ def play_game(
         reason=final.reason if reason is None else reason,
         code=final.code,
         stats=totals,
+        engines=(bots[0].engine_name, bots[1].engine_name),
     )
 
 

@@ -550,6 +550,19 @@ def test_a_tournament_runs_engines_from_the_command_line(c_engine: Path, tmp_pat
     games = json.loads(out.read_text())["games"]
     assert len(games) == 6
     assert all(g["code"] not in ("bot_failure", "forfeit", "timeout") for g in games)
+    # Each game's record names the programs as they named themselves in the handshake.
+    named = {
+        f"cmd:{c_engine}": "Random (C) 1.0",
+        python_engine(): "Random (Python) 1.0",
+        f"py:{PLUGIN}:FirstWin": "FirstWin 1.0",
+    }
+    for game in games:
+        assert game["engines"] == {
+            "first": named[game["first"]],
+            "second": named[game["second"]],
+        }, game
+    assert "Engines, as they named themselves:" in done.stdout
+    assert f"cmd:{c_engine}: Random (C) 1.0" in done.stdout
 
 
 def test_a_bad_spec_on_the_command_line_is_one_line(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ def record(
     opening: str = "4 0",
     moves: tuple[str, ...] = ("4", "0"),
     code: ResultCode = ResultCode.LINE,
+    engines: tuple[str | None, str | None] = (None, None),
 ) -> GameRecord:
     return GameRecord(
         index=index,
@@ -51,6 +52,7 @@ def record(
         reason=reason,
         code=code,
         stats=stats or (BotTotals(), BotTotals()),
+        engines=engines,
     )
 
 
@@ -211,7 +213,8 @@ CHECKERS_RECORDS = [
     record(0, 0, A, B, 0.5, "ply cap", opening="11-15 23-19",
            moves=("11-15", "23-19", "8-11", "22-17"), code=ResultCode.PLY_CAP),
     record(1, 0, B, A, 0.0, "second played '1-5': no such move", opening="11-15 23-19",
-           moves=("11-15", "23-19", "8-11"), code=ResultCode.FORFEIT),
+           moves=("11-15", "23-19", "8-11"), code=ResultCode.FORFEIT,
+           engines=("Cake 1.22", None)),
     record(2, 1, A, B, 0.0, "Black has no legal moves", opening=f"fen:{FEN}",
            moves=("18x9", "23-27", "30-26"), code=ResultCode.NO_MOVES),
 ]  # fmt: skip
@@ -235,6 +238,8 @@ def test_write_records_writes_json_per_game_and_a_pdn_that_reads_back(tmp_path: 
         assert game.tags["Result"] == token == game.game_ending
         assert (game.tags["Black"], game.tags["White"]) == (rec.first, rec.second)
         assert game.tags["Round"] == str(rec.index + 1)
+        # What an engine reported of itself, as a tag of its own; nothing otherwise.
+        assert (game.tags.get("BlackEngine"), game.tags.get("WhiteEngine")) == rec.engines
         assert movetexts[rec.index] == list(rec.moves)
         if rec.index != 2:  # pydraughts reads "1... 18x9" as a move "2"; our reader does not
             assert game.moves == list(rec.moves)
@@ -243,6 +248,13 @@ def test_write_records_writes_json_per_game_and_a_pdn_that_reads_back(tmp_path: 
         # The moves replay, each legal, from the tagged start.
         (start or checkers.initial_state()).play(*movetexts[rec.index])
     assert "1... 18x9 2. 23-27 30-26" in pdn
+
+
+def test_a_record_from_before_engines_were_kept_reads_as_arenas_own_bots() -> None:
+    data = CHECKERS_RECORDS[1].to_dict()
+    assert data["engines"] == {"first": "Cake 1.22", "second": None}
+    del data["engines"]
+    assert GameRecord.from_dict(data).engines == (None, None)
 
 
 def _pdn_moves(game: str) -> list[str]:

@@ -97,6 +97,8 @@ def test_bad_specs_are_refused_with_a_reason(changes: dict[str, Any], message: s
 class _Crasher:
     """Stands in for a Bot whose search raises."""
 
+    engine_name = None
+
     def choose(self, state: State[Any], *, time_budget: float | None = None) -> SearchResult:
         raise RuntimeError("out of cheese")
 
@@ -104,12 +106,16 @@ class _Crasher:
 class _Passer:
     """Stands in for a Bot that returns no move."""
 
+    engine_name = None
+
     def choose(self, state: State[Any], *, time_budget: float | None = None) -> SearchResult:
         return SearchResult(move=None, score=0.0)
 
 
 class _Cheater:
     """Stands in for a Bot that plays on an occupied square."""
+
+    engine_name = None
 
     def choose(self, state: State[Any], *, time_budget: float | None = None) -> SearchResult:
         return SearchResult(move=state.game.initial_state().parse_move("5"), score=0.0)

@@ -87,4 +87,8 @@ def _pdn(game: Game, spec: TournamentSpec, record: GameRecord, position: str | N
         "Black": record.first,
         "White": record.second,
     }
+    # What an engine or plug-in reported of itself (PDN allows tags of one's own).
+    for tag, engine in (("BlackEngine", record.engines[0]), ("WhiteEngine", record.engines[1])):
+        if engine is not None:
+            headers[tag] = engine
     return to_pdn(view, headers)

@@ -51,7 +51,23 @@ def text_summary(result: TournamentResult) -> str:
         for bot, kinds in adjudicated.items():
             if kinds:
                 lines.append(f"{bot}: " + ", ".join(f"{k} {n}" for k, n in kinds.items()))
+    engines = reported_engines(result)
+    if engines:
+        lines.extend(["", "Engines, as they named themselves:"])
+        for bot, names in engines.items():
+            lines.append(f"{bot}: {', '.join(names)}")
     return "\n".join(lines)
+
+
+def reported_engines(result: TournamentResult) -> dict[str, list[str]]:
+    """Each bot's engine names and versions as its program reported them, in the spec's order
+    (several if a program changed between games, say rebuilt while a journal resumed)."""
+    seen: dict[str, list[str]] = {bot: [] for bot in result.spec.bots}
+    for record in result.records:
+        for bot, engine in zip((record.first, record.second), record.engines, strict=True):
+            if engine is not None and engine not in seen[bot]:
+                seen[bot].append(engine)
+    return {bot: names for bot, names in seen.items() if names}
 
 
 def percent(value: float) -> str:
