@@ -1001,3 +1001,31 @@ def test_a_filtered_bot_plays_only_the_challenges_it_accepts(
         assert "declined: carol is not among the opponents accepted (alice)" in caplog.text
     finally:
         running.stop()
+
+
+def test_a_program_speaking_the_engine_protocol_plays_on_a_server(tmp_path: Path) -> None:
+    """`arena bot --bot cmd:...`: a user's engine, a process of its own, plays a server's match
+    as any bot does (each match gets a fresh process)."""
+    running = _server_fixture(tmp_path)
+    engine = f"cmd:{sys.executable} {ROOT / 'examples' / 'engines' / 'random_engine.py'}"
+    try:
+        with httpx.Client(base_url=running.url, timeout=30) as http:
+            tokens = {name: _register(http, name) for name in ("alice", "bob")}
+            body = {"game": "connect4", "seats": ["alice", "bob"]}
+            headers = {"Authorization": f"Bearer {tokens['alice']}"}
+            created = http.post("/matches", json=body, headers=headers)
+            assert created.status_code == 201, created.text
+            match_id = created.json()["match_id"]
+
+            async def play() -> list[int]:
+                alice = BotClient(running.url, tokens["alice"], engine)
+                bob = BotClient(running.url, tokens["bob"], "alphabeta:depth=2")
+                runs = [alice.run(max_matches=1), bob.run(max_matches=1)]
+                return list(await asyncio.wait_for(asyncio.gather(*runs), 120))
+
+            assert asyncio.run(play()) == [1, 1]
+            _assert_legal_rules_finish(http, match_id)
+            record = http.get(f"/matches/{match_id}/record").json()
+            assert any(move["seat"] == 0 for move in record["moves"])
+    finally:
+        running.stop()
