@@ -365,7 +365,10 @@ def _play_sprt(
         TimeElapsedColumn(),
         TextColumn("{task.description}"),
     )
-    with Progress(*columns, console=console, transient=True) as bar:
+    # Drawn on a terminal only: piped, a transient bar still leaves an empty line behind.
+    with Progress(
+        *columns, console=console, transient=True, disable=not console.is_terminal
+    ) as bar:
         task = bar.add_task("", total=run.max_games // 2)
 
         def advance(status: SprtStatus, finished: int) -> None:
@@ -455,7 +458,10 @@ def _play(
         TextColumn("{task.description}"),
     )
     points = dict.fromkeys(spec.bots, 0.0)
-    with Progress(*columns, console=console, transient=True) as bar:
+    # Drawn on a terminal only: piped, a transient bar still leaves an empty line behind.
+    with Progress(
+        *columns, console=console, transient=True, disable=not console.is_terminal
+    ) as bar:
         task = bar.add_task("", total=None)
 
         def advance(record: GameRecord, done: int, total: int) -> None:
