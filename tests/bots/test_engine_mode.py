@@ -19,6 +19,7 @@ from bots.engine import AlphaBetaEngine
 from bots.evaluation import checkers_endings
 from bots.knowledge import knowledge_for
 from bots.registry import AlphaBetaPlayer, IterativeDeepeningPlayer
+from bots.scoring import WIN
 from bots.spec import BotSpecError, create_bot
 from bots.timing import SCORE_DROP, STABLE_ITERATIONS, start_iteration
 from games import get_game
@@ -248,3 +249,45 @@ def test_time_management_uses_less_of_the_time_once_the_move_holds() -> None:
     assert not start_iteration(0.3, 1.0, stable_iterations=STABLE_ITERATIONS, score_drop=0)
     assert start_iteration(0.3, 1.0, stable_iterations=STABLE_ITERATIONS - 1, score_drop=0)
     assert start_iteration(0.3, 1.0, stable_iterations=STABLE_ITERATIONS, score_drop=SCORE_DROP)
+
+
+def _extended_minimax(state: CheckersState, left: int, ply: int, root: int) -> int:
+    """The value of the tree `extend` searches, by plain minimax on games.checkers: captures
+    pending extend as the quiescence does, and a quiet position at the horizon where the side
+    not to move could capture is searched one ply more, below ply 2 x the root's depth."""
+    moves = state.legal_moves()
+    if not moves:
+        return ply - WIN
+    if left <= 0:
+        if not moves[0].is_capture:
+            turned = CheckersState(GAME, state.black, state.white, state.kings, 1 - state.turn)
+            hangs = any(m.is_capture for m in turned.legal_moves())
+            if not (hangs and ply < 2 * root):
+                return int(checkers_endings.ENGINE.function(state))
+            left = 1
+        else:
+            left = 0
+    child = left - 1 if left > 0 else 0
+    return max(-_extended_minimax(state.apply(m), child, ply + 1, root) for m in moves)
+
+
+def test_extend_searches_hanging_pieces_one_ply_more() -> None:
+    """With `extend`, the root's value is the minimax value of the extended tree (order,
+    table and windows change the work, not the value); plain search differs somewhere."""
+    engine = checkers_endings.ENGINE.function
+    differs = 0
+    states = [s for s in positions(60, seed=23) if not s.kings and s.quiet < 40][:25]
+    assert len(states) >= 15
+    for state in states:
+        for depth in (1, 2, 3):
+            want = _extended_minimax(state, depth, 0, depth)
+            for tt in (False, True):
+                extended = compiled_engine(
+                    KNOWLEDGE, engine, tt=tt, features=SearchFeatures(extend=True)
+                )
+                plain = compiled_engine(KNOWLEDGE, engine, tt=tt)
+                assert extended is not None and plain is not None
+                got = extended.search(state, depth)
+                assert got.score == want, (GAME.format_position(state), depth, tt)
+                differs += plain.search(state, depth).score != want
+    assert differs > 0
