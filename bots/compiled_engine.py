@@ -87,7 +87,9 @@ class SearchFeatures:
     deadline, time management (bots.timing.start_iteration: a soft limit before each
     iteration, shorter when the best move holds, the whole time when the score falls; the
     deadline stays the hard limit); `extend`: a quiet position at the horizon where the side
-    not to move could capture is searched one ply more (up to twice the iteration's depth).
+    not to move could capture is searched one ply more (up to twice the iteration's depth);
+    `truncate`: a quiet node whose material lies far outside the window is searched one ply
+    shallower.
     """
 
     pvs: bool = False
@@ -95,11 +97,12 @@ class SearchFeatures:
     partial: bool = False
     tm: bool = False
     extend: bool = False
+    truncate: bool = False
 
     @property
     def plain(self) -> bool:
         """Whether this is the node-for-node search of bots.engine."""
-        return not (self.pvs or self.lmr or self.partial or self.tm or self.extend)
+        return not (self.pvs or self.lmr or self.partial or self.tm or self.extend or self.truncate)
 
 
 PLAIN = SearchFeatures()
@@ -204,6 +207,7 @@ class CompiledEngine:
             buf[core.PVS] = int(self.features.pvs or self.features.lmr)
             buf[core.LMR] = int(self.features.lmr)
             buf[core.EXTEND] = int(self.features.extend)
+            buf[core.TRUNCATE] = int(self.features.truncate)
             kind, weights = self._evaluation
             core.set_weights(buf, kind, weights)
             self._buffer = buf

@@ -227,6 +227,7 @@ def _features(values: Mapping[str, Any]) -> SearchFeatures:
         partial=values["partial"],
         tm=values["tm"],
         extend=values["extend"],
+        truncate=values["truncate"],
     )
 
 
@@ -281,6 +282,12 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
                 False,
                 "checkers: search one ply more at the horizon when a piece of the side to move "
                 "hangs (engine mode)",
+            ),
+            "truncate": Option(
+                "bool",
+                False,
+                "checkers: search one ply less where the material is far outside the window "
+                "(engine mode)",
             ),
         }
     )

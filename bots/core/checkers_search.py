@@ -86,6 +86,10 @@ LMR_DEPTH = 3
 """Plies left from which late moves are reduced (by one ply)."""
 LMR_MOVES = 3
 """Moves searched in full before the reductions start."""
+TRUNCATE_MARGIN = 110
+"""How far outside the window a node's material must lie to be truncated (a man is 100)."""
+TRUNCATE_KING = 130
+"""A king in the truncation's material count."""
 EXACT = 0
 LOWER = 1
 UPPER = 2
@@ -125,6 +129,10 @@ the side to move hangs) is searched one ply more instead of evaluated, up to ply
 root's depth; 0: never."""
 ROOT_DEPTH = CONTROL + 16
 """The depth the root was asked for (EXTEND's limit)."""
+TRUNCATE = CONTROL + 17
+"""Engine mode: a quiet node below the root with 2 or more plies left whose material (man
+100, king TRUNCATE_KING) lies more than TRUNCATE_MARGIN outside the window is searched one
+ply shallower; 0: never."""
 CONTROL_WORDS = 18
 
 WEIGHTS = CONTROL + CONTROL_WORDS
@@ -645,6 +653,12 @@ def _negamax(
                 return evaluate(buf, black, white, kings, turn, quiet)
         else:
             left = 0
+    elif buf[TRUNCATE] != 0 and ply > 0 and jumpers == 0 and left >= 2:
+        material = 100 * (_popcount(mine) - _popcount(theirs)) + (TRUNCATE_KING - 100) * (
+            _popcount(my_kings) - _popcount(theirs & kings)
+        )
+        if material < alpha - TRUNCATE_MARGIN or material > beta + TRUNCATE_MARGIN:
+            left -= 1
     alpha_start = alpha
     tt_move = -1
     use_tt = buf[USE_TT] != 0

@@ -291,3 +291,61 @@ def test_extend_searches_hanging_pieces_one_ply_more() -> None:
                 assert got.score == want, (GAME.format_position(state), depth, tt)
                 differs += plain.search(state, depth).score != want
     assert differs > 0
+
+
+def _truncated_alphabeta(
+    state: CheckersState, left: int, alpha: int, beta: int, ply: int, counter: list[int]
+) -> int:
+    """bots.engine's fail-soft alpha-beta in generation order (no table, no ordering) with the
+    truncation rule of `truncate`, on games.checkers; counts its nodes in `counter`."""
+    counter[0] += 1
+    moves = state.legal_moves()
+    if not moves:
+        return ply - WIN
+    capture = moves[0].is_capture
+    if left <= 0:
+        if not capture:
+            return int(checkers_endings.ENGINE.function(state))
+        left = 0
+    elif ply > 0 and not capture and left >= 2:
+        mine, theirs = (state.black, state.white) if state.turn == 0 else (state.white, state.black)
+        material = 100 * (mine.bit_count() - theirs.bit_count()) + 30 * (
+            (mine & state.kings).bit_count() - (theirs & state.kings).bit_count()
+        )
+        if material < alpha - 110 or material > beta + 110:
+            left -= 1
+    best = -(1 << 50)
+    child = left - 1 if left > 0 else 0
+    for move in moves:
+        score = -_truncated_alphabeta(state.apply(move), child, -beta, -alpha, ply + 1, counter)
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                if alpha >= beta:
+                    break
+    return best
+
+
+def test_truncate_searches_lopsided_nodes_one_ply_less() -> None:
+    """With `truncate` (no table, no ordering) the compiled search is the reference alpha-beta
+    with the truncation rule, score and nodes; the rule changes the nodes somewhere."""
+    engine = checkers_endings.ENGINE.function
+    truncated = SearchFeatures(truncate=True)
+    changed = 0
+    states = [s for s in positions(80, seed=29) if not s.kings and s.quiet < 40][:20]
+    assert len(states) >= 12
+    for state in states:
+        for depth in (2, 3, 4):
+            counter = [0]
+            want = _truncated_alphabeta(state, depth, -(1 << 50), 1 << 50, 0, counter)
+            found = compiled_engine(KNOWLEDGE, engine, tt=False, ordering=False, features=truncated)
+            plain = compiled_engine(KNOWLEDGE, engine, tt=False, ordering=False)
+            assert found is not None and plain is not None
+            got = found.search(state, depth)
+            assert (got.score, got.stats.nodes) == (want, counter[0]), (
+                GAME.format_position(state),
+                depth,
+            )
+            changed += plain.search(state, depth).stats.nodes != counter[0]
+    assert changed > 0
