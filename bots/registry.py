@@ -285,7 +285,7 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
             ),
             "truncate": Option(
                 "bool",
-                False,
+                True,
                 "checkers: search one ply less where the material is far outside the window "
                 "(engine mode)",
             ),

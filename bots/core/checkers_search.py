@@ -130,9 +130,10 @@ root's depth; 0: never."""
 ROOT_DEPTH = CONTROL + 16
 """The depth the root was asked for (EXTEND's limit)."""
 TRUNCATE = CONTROL + 17
-"""Engine mode: a quiet node below the root with 2 or more plies left whose material (man
-100, king TRUNCATE_KING) lies more than TRUNCATE_MARGIN outside the window is searched one
-ply shallower; 0: never."""
+"""Engine mode: a quiet node below the root with 2 or more plies left and more than
+ENDGAME_PIECES pieces whose material (man 100, king TRUNCATE_KING) lies more than
+TRUNCATE_MARGIN outside the window is searched one ply shallower (never in endings, where the
+side ahead must see its win through); 0: never."""
 CONTROL_WORDS = 18
 
 WEIGHTS = CONTROL + CONTROL_WORDS
@@ -653,7 +654,13 @@ def _negamax(
                 return evaluate(buf, black, white, kings, turn, quiet)
         else:
             left = 0
-    elif buf[TRUNCATE] != 0 and ply > 0 and jumpers == 0 and left >= 2:
+    elif (
+        buf[TRUNCATE] != 0
+        and ply > 0
+        and jumpers == 0
+        and left >= 2
+        and _popcount(black | white) > _ENDGAME_PIECES
+    ):
         material = 100 * (_popcount(mine) - _popcount(theirs)) + (TRUNCATE_KING - 100) * (
             _popcount(my_kings) - _popcount(theirs & kings)
         )

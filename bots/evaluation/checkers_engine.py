@@ -45,7 +45,7 @@ WEIGHTS_ENGINE: Final[Mapping[str, int]] = MappingProxyType(
         "men": 100,
         "kings": 150,
         "advancement": base.ADVANCE,
-        "back_rank": base.BACK_RANK,
+        "back_rank": 15,
         "centre": base.CENTRE,
         "mobility": base.MOBILITY,
         "trapped_kings": base.TRAPPED_KING,
@@ -54,17 +54,21 @@ WEIGHTS_ENGINE: Final[Mapping[str, int]] = MappingProxyType(
     }
 )
 """The positional weights of `engine`: those of positional_v1 with a king at 1.5 men (the
-tuned data valued it at 1.25, 2 is the lectures' count)."""
+tuned data valued it at 1.25, 2 is the lectures' count) and the back-rank guard at 15 (8 in
+positional_v1, 53 fitted): a guard man moves late."""
 
-RUNAWAY: Final = 40
-"""Per man with a free path to the crown: a crowning is worth a king minus a man (50 here), less
-the plies it takes and the chance that an enemy king stops it."""
+RUNAWAY: Final = 60
+"""Per man with a free path to the crown: against men alone it crowns, worth a king minus a man
+(50 here) plus the tempo it gains; an enemy king may still stop it. (40 was measured first;
+60, with the threat at 20 and the back rank at 15, beat it by +74 Elo [-3, +152] in 160
+self-play games at equal nodes: docs/BENCHMARKS.md.)"""
 BRIDGE: Final = 15
 """For holding both bridge squares while the opponent has no king."""
 EXCHANGE: Final = 2
 """Per piece off the board, for the side ahead: even trades favour it."""
-CAPTURE_THREAT: Final = 10
-"""For being able to capture (for the opponent: a piece of mine hangs)."""
+CAPTURE_THREAT: Final = 20
+"""For being able to capture (for the opponent: a piece of mine hangs, and the side to move
+must spend its move on it)."""
 
 EXTRA_NAMES: Final = ("runaway_men", "bridge", "exchange", "capture_threat")
 EXTRA_WEIGHTS: Final[Mapping[str, int]] = MappingProxyType(
@@ -247,8 +251,8 @@ ENGINE_FEATURES: Final = base.positional_features(WEIGHTS_ENGINE) + tuple(
 ENGINE_POSITIONAL: Final = Evaluation(
     "engine_positional",
     ENGINE_FEATURES,
-    "positional (a king 1.5 men) plus runaway men, the bridge, trading when ahead and "
-    "capture threats, in hundredths of a man",
+    "positional (a king 1.5 men, back rank 15) plus runaway men, the bridge, trading when "
+    "ahead and capture threats, in hundredths of a man",
     fast=base._for_checkers(_engine_fast),
 )
 """The middle-game part of `engine` (checkers_endings adds the ending features)."""

@@ -175,7 +175,7 @@ def test_an_iteration_cut_short_gives_a_move_only_when_it_beat_the_first() -> No
 
 @pytest.mark.parametrize("nodes", [2_000, 30_000])
 def test_id_with_every_technique_off_is_the_python_engine(nodes: int) -> None:
-    spec = f"id:time=0,nodes={nodes},pvs=off,lmr=off,partial=off"
+    spec = f"id:time=0,nodes={nodes},pvs=off,lmr=off,partial=off,truncate=off"
     for state in positions(4, seed=17):
         bot = create_bot(spec, GAME)
         python = AlphaBetaEngine(KNOWLEDGE, ENDINGS)
@@ -188,7 +188,7 @@ def test_id_with_every_technique_off_is_the_python_engine(nodes: int) -> None:
 
 
 def test_alphabeta_has_no_engine_mode() -> None:
-    for option in ("pvs", "lmr", "partial"):
+    for option in ("pvs", "lmr", "partial", "extend", "truncate"):
         assert option not in AlphaBetaPlayer.options
         assert option in IterativeDeepeningPlayer.options
         with pytest.raises(BotSpecError):
@@ -307,7 +307,7 @@ def _truncated_alphabeta(
         if not capture:
             return int(checkers_endings.ENGINE.function(state))
         left = 0
-    elif ply > 0 and not capture and left >= 2:
+    elif ply > 0 and not capture and left >= 2 and (state.black | state.white).bit_count() > 8:
         mine, theirs = (state.black, state.white) if state.turn == 0 else (state.white, state.black)
         material = 100 * (mine.bit_count() - theirs.bit_count()) + 30 * (
             (mine & state.kings).bit_count() - (theirs & state.kings).bit_count()
