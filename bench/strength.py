@@ -221,12 +221,17 @@ def _is_capture(node: Any, action: int) -> bool:
     return sum(before.count(c) for c in "o8+*") != sum(after.count(c) for c in "o8+*")
 
 
-def peer_factory(seconds: float, seed: int) -> Callable[[str, Game], Any]:
-    """Return a bot factory: open-spiel peers by name, Arena bots by spec."""
+def peer_factory(
+    seconds: float, seed: int, cpu_clock: str | None = None
+) -> Callable[[str, Game], Any]:
+    """Return a bot factory: open-spiel peers by name, Arena bots by spec (the bot `cpu_clock`
+    names timed in CPU seconds of this process, the others in wall seconds)."""
 
     def make(spec: str, game: Game) -> Bot | OpenSpielPeer:
         if spec in PEERS:
             return OpenSpielPeer(spec, game, seconds, seed)
+        if spec == cpu_clock:
+            return create_bot(spec, game, clock=time.process_time)
         return create_bot(spec, game)
 
     return make
@@ -386,6 +391,12 @@ def main(argv: list[str] | None = None) -> int:
     engine.add_argument("--time", type=float, default=0.1, help="seconds per move, both sides")
     engine.add_argument("--arena", help="Arena's bot spec (default: id:time=T)")
     engine.add_argument("--depths", help="comma-separated engine depths instead of its time")
+    engine.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time Arena in CPU seconds of its process, as Cake's clock() times Cake "
+        "(equal time on a loaded machine)",
+    )
     specs.add_argument("--a", required=True, help="bot spec A (Elo reported for it)")
     specs.add_argument("--b", required=True, help="bot spec B (at Elo 0)")
     args = parser.parse_args(argv)
@@ -412,8 +423,9 @@ def main(argv: list[str] | None = None) -> int:
                 create_bot(spec, game)  # a missing library fails here, before any game
             except BotSpecError as exc:
                 parser.error(f"{spec}: {exc}")
-        factory = peer_factory(args.time, args.seed)
-        title = f"Arena {arena} against {', '.join(opponents)}, {game.name}"
+        factory = peer_factory(args.time, args.seed, arena if args.cpu_time else None)
+        clock = " (Arena in CPU time)" if args.cpu_time else ""
+        title = f"Arena {arena}{clock} against {', '.join(opponents)}, {game.name}"
     elif args.command == "specs":
         if args.a == args.b:
             parser.error("--a and --b must differ")
@@ -452,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
         "openings": [o.name for o in openings],
         "seed": args.seed,
     }
+    if getattr(args, "cpu_time", False):
+        identity["cpu_time"] = True
     info = machine_info()
     print(f"{title}: {len(openings) * 2 * len(opponents)} games", file=sys.stderr)
     records = run_match(game, arena, opponents, openings, factory, args.journal, identity)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from bots.common import SearchTimeout, pv_texts
-from bots.evaluation import Knowledge, StateFunction, checkers_endings
+from bots.evaluation import Knowledge, StateFunction, checkers_endings, checkers_engine
 from bots.evaluation import checkers as checkers_evaluation
 from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
 from bots.scoring import ENGINE, Scoring
@@ -67,9 +67,14 @@ _EVALUATIONS: dict[StateFunction, tuple[int, dict[str, int]]] = {
         dict(checkers_evaluation.WEIGHTS_TUNED),
     ),
     checkers_endings.ENDINGS.function: (2, dict(checkers_evaluation.WEIGHTS_V1)),
+    checkers_endings.ENGINE.function: (
+        3,
+        {**checkers_engine.WEIGHTS_ENGINE, **checkers_engine.EXTRA_WEIGHTS},
+    ),
 }
 """The evaluations the core computes, by their function: (kind, weights). `material` uses the
-weights' man and king (100 and 200); `endings` wraps `positional`."""
+weights' man and king (100 and 200); `endings` wraps `positional`; `engine` (kind 3) adds
+the features of bots.evaluation.checkers_engine."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,18 +87,23 @@ class SearchFeatures:
     still gives its best root move when a searched move beat the first one; `tm`: under a
     deadline, time management (bots.timing.start_iteration: a soft limit before each
     iteration, shorter when the best move holds, the whole time when the score falls; the
-    deadline stays the hard limit).
+    deadline stays the hard limit); `extend`: a quiet position at the horizon where the side
+    not to move could capture is searched one ply more (up to twice the iteration's depth);
+    `truncate`: a quiet node whose material lies far outside the window is searched one ply
+    shallower.
     """
 
     pvs: bool = False
     lmr: bool = False
     partial: bool = False
     tm: bool = False
+    extend: bool = False
+    truncate: bool = False
 
     @property
     def plain(self) -> bool:
         """Whether this is the node-for-node search of bots.engine."""
-        return not (self.pvs or self.lmr or self.partial or self.tm)
+        return not (self.pvs or self.lmr or self.partial or self.tm or self.extend or self.truncate)
 
 
 PLAIN = SearchFeatures()
@@ -210,6 +220,8 @@ class CompiledEngine:
             buf[core.ORDERING] = int(self.ordering)
             buf[core.PVS] = int(self.features.pvs or self.features.lmr)
             buf[core.LMR] = int(self.features.lmr)
+            buf[core.EXTEND] = int(self.features.extend)
+            buf[core.TRUNCATE] = int(self.features.truncate)
             kind, weights = self._evaluation
             core.set_weights(buf, kind, weights)
             self._buffer = buf

@@ -18,7 +18,7 @@ import random
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Final, Literal
@@ -230,6 +230,22 @@ class AlphaBetaPlayer(Player):
             raise SearchStopped("the search was stopped") from None
 
 
+ENGINE_MODE_EVALUATION: Final = "engine"
+"""The checkers evaluation `id` uses in engine mode when its spec names none."""
+
+
+def _features(values: Mapping[str, Any]) -> SearchFeatures:
+    """The engine mode's techniques an `id` bot's option values ask for."""
+    return SearchFeatures(
+        pvs=values["pvs"],
+        lmr=values["lmr"],
+        partial=values["partial"],
+        tm=values["tm"],
+        extend=values["extend"],
+        truncate=values["truncate"],
+    )
+
+
 class IterativeDeepeningPlayer(AlphaBetaPlayer):
     name = "id"
     description = "iterative deepening alpha-beta under a time budget per move"
@@ -276,15 +292,38 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
                 "checkers: time management: a soft limit before each iteration, less when the "
                 "best move holds, all the time when the score falls",
             ),
+            "extend": Option(
+                "bool",
+                False,
+                "checkers: search one ply more at the horizon when a piece of the side to move "
+                "hangs (engine mode)",
+            ),
+            "truncate": Option(
+                "bool",
+                True,
+                "checkers: search one ply less where the material is far outside the window "
+                "(engine mode)",
+            ),
         }
     )
 
+    def __init__(self, values: Mapping[str, Any], setup: Setup) -> None:
+        # The engine mode's evaluation: on checkers, with any technique of the engine mode on
+        # and no `eval` named, `engine` instead of the game's default (with every technique
+        # off, id stays node for node the Python engine under the game's default).
+        if (
+            values.get("eval") is None
+            and ENGINE_MODE_EVALUATION in setup.knowledge.evaluations
+            and isinstance(setup.game.initial_state(), CheckersState)
+            and not _features(values).plain
+        ):
+            engine = setup.knowledge.evaluation(ENGINE_MODE_EVALUATION).function
+            setup = replace(setup, evaluate=engine)
+        super().__init__(values, setup)
+
     def features(self) -> SearchFeatures:
         """The engine mode's techniques from the options (all off: node for node)."""
-        values = self.values
-        return SearchFeatures(
-            pvs=values["pvs"], lmr=values["lmr"], partial=values["partial"], tm=values["tm"]
-        )
+        return _features(self.values)
 
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
         limits = [t for t in (self.values["time"] or None, budget) if t is not None]

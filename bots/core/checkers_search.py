@@ -57,6 +57,7 @@ from bots.core.checkers import (
 )
 from bots.evaluation import checkers as base
 from bots.evaluation import checkers_endings as endings
+from bots.evaluation import checkers_engine as engine_features
 from bots.scoring import WIN
 from games.checkers import (
     BLACK_CROWN,
@@ -85,6 +86,10 @@ LMR_DEPTH = 3
 """Plies left from which late moves are reduced (by one ply)."""
 LMR_MOVES = 3
 """Moves searched in full before the reductions start."""
+TRUNCATE_MARGIN = 110
+"""How far outside the window a node's material must lie to be truncated (a man is 100)."""
+TRUNCATE_KING = 130
+"""A king in the truncation's material count."""
 EXACT = 0
 LOWER = 1
 UPPER = 2
@@ -118,7 +123,18 @@ ROOT_MOVE = CONTROL + 13
 aborted iteration's best move so far."""
 ROOT_SCORE = CONTROL + 14
 """ROOT_MOVE's score."""
-CONTROL_WORDS = 16
+EXTEND = CONTROL + 15
+"""Engine mode: a quiet node at depth 0 where the side not to move could capture (a piece of
+the side to move hangs) is searched one ply more instead of evaluated, up to ply 2 x the
+root's depth; 0: never."""
+ROOT_DEPTH = CONTROL + 16
+"""The depth the root was asked for (EXTEND's limit)."""
+TRUNCATE = CONTROL + 17
+"""Engine mode: a quiet node below the root with 2 or more plies left and more than
+ENDGAME_PIECES pieces whose material (man 100, king TRUNCATE_KING) lies more than
+TRUNCATE_MARGIN outside the window is searched one ply shallower (never in endings, where the
+side ahead must see its win through); 0: never."""
+CONTROL_WORDS = 18
 
 WEIGHTS = CONTROL + CONTROL_WORDS
 W_KIND = 0
@@ -127,7 +143,9 @@ W_MAN, W_KING, W_ADVANCE, W_BACK, W_CENTRE, W_MOBILITY, W_TRAPPED, W_APPROACH, W
     1, 10
 )
 W_TRADE, W_PREY_CORNER, W_PREY_MOBILITY, W_HUNTER_CENTRE, W_PRESSURE = range(10, 15)
-WEIGHT_WORDS = 16
+W_RUNAWAY, W_BRIDGE, W_EXCHANGE, W_THREAT = range(15, 19)
+"""Kind 3 (`engine`): the features bots.evaluation.checkers_engine adds."""
+WEIGHT_WORDS = 24
 
 KILLERS = WEIGHTS + WEIGHT_WORDS
 """Two killer steps per ply (from bit * 64 + to bit; -1 none)."""
@@ -168,6 +186,9 @@ _MINUS_1 = endings.PREY_MINUS_1
 _MINUS_2 = endings.PREY_MINUS_2
 _DRAW_WINDOW = endings.DRAW_WINDOW
 _QUIET_KEY_FROM = endings.TABLE_QUIET_FROM
+_BLACK_BRIDGE = engine_features.BLACK_BRIDGE
+_WHITE_BRIDGE = engine_features.WHITE_BRIDGE
+_START_PIECES = engine_features.START_PIECES
 
 
 @intrinsic
@@ -412,6 +433,76 @@ def _draw_value(black: int, white: int, kings: int, quiet: int, score: int) -> i
     return pulled if score >= 0 else -pulled
 
 
+@njit(i8(i8, i8, i8), cache=True)
+def _free_men(men: int, enemy: int, down: int) -> int:
+    """How many of `men` have no bit of `enemy` in their forward cone (checkers_engine)."""
+    count = 0
+    while men != 0:
+        low = men & -men
+        men ^= low
+        reach = low
+        cone = 0
+        while reach != 0:
+            if down != 0:
+                reach = ((reach << 4) | (reach << 5)) & VALID
+            else:
+                reach = ((reach >> 4) | (reach >> 5)) & VALID
+            cone |= reach
+        if (cone & enemy) == 0:
+            count += 1
+    return count
+
+
+@njit(i8(i8, i8, i8, i8, i8), cache=True)
+def _can_capture(men: int, kings: int, enemy: int, empty: int, down: int) -> int:
+    """1 if men (moving down if `down`) or kings (both ways) can jump a bit of `enemy`."""
+    if down != 0:
+        downward = men | kings
+        upward = kings
+    else:
+        downward = kings
+        upward = men | kings
+    if (downward & (((enemy >> 4) & (empty >> 8)) | ((enemy >> 5) & (empty >> 10)))) != 0:
+        return 1
+    if (upward & (((enemy << 4) & (empty << 8)) | ((enemy << 5) & (empty << 10)))) != 0:
+        return 1
+    return 0
+
+
+@njit(i8(i8a, i8, i8, i8), cache=True)
+def _engine_extra(buf: Buffer, black: int, white: int, kings: int) -> int:
+    """checkers_engine.engine_extra under the buffer's weights, from Black's point of view."""
+    empty = VALID ^ (black | white)
+    black_kings = black & kings
+    white_kings = white & kings
+    black_men = black ^ black_kings
+    white_men = white ^ white_kings
+    runaway = _free_men(black_men, white, 1) - _free_men(white_men, black, 0)
+    guard = 0
+    if white_kings == 0 and (black_men & _BLACK_BRIDGE) == _BLACK_BRIDGE:
+        guard += 1
+    if black_kings == 0 and (white_men & _WHITE_BRIDGE) == _WHITE_BRIDGE:
+        guard -= 1
+    lead = _popcount(black) + _popcount(black_kings) - _popcount(white) - _popcount(white_kings)
+    off = _START_PIECES - _popcount(black | white)
+    trade = 0
+    if lead > 0:
+        trade = off
+    elif lead < 0:
+        trade = -off
+    threat = _can_capture(black_men, black_kings, white, empty, 1) - _can_capture(
+        white_men, white_kings, black, empty, 0
+    )
+    w = WEIGHTS
+    extra: int = (
+        buf[w + W_RUNAWAY] * runaway
+        + buf[w + W_BRIDGE] * guard
+        + buf[w + W_EXCHANGE] * trade
+        + buf[w + W_THREAT] * threat
+    )
+    return extra
+
+
 @njit(i8(i8a, i8, i8, i8, i8, i8), cache=True)
 def evaluate(buf: Buffer, black: int, white: int, kings: int, turn: int, quiet: int) -> int:
     """Return the buffer's evaluation of a position, for the side to move."""
@@ -422,9 +513,11 @@ def evaluate(buf: Buffer, black: int, white: int, kings: int, turn: int, quiet: 
         ) * (_popcount(black & kings) - _popcount(white & kings))
         return score if turn == 0 else -score
     score = _positional(buf, black, white, kings)
+    if kind == 3:
+        score += _engine_extra(buf, black, white, kings)
     if turn != 0:
         score = -score
-    if kind == 2 and _popcount(black | white) <= _ENDGAME_PIECES:
+    if kind >= 2 and _popcount(black | white) <= _ENDGAME_PIECES:
         extra = _ending_extra(buf, black, white, kings)
         score += extra if turn == 0 else -extra
         return _draw_value(black, white, kings, quiet, score)
@@ -549,9 +642,30 @@ def _negamax(
             return ply - WIN
     if left <= 0:
         if ply >= MAX_PLY or jumpers == 0:
-            buf[EVALUATIONS] += 1
-            return evaluate(buf, black, white, kings, turn, quiet)
-        left = 0
+            if (
+                buf[EXTEND] != 0
+                and ply < MAX_PLY
+                and ply < 2 * buf[ROOT_DEPTH]
+                and _jumpers(theirs, theirs & kings, mine, empty, 1 - turn) != 0
+            ):
+                left = 1
+            else:
+                buf[EVALUATIONS] += 1
+                return evaluate(buf, black, white, kings, turn, quiet)
+        else:
+            left = 0
+    elif (
+        buf[TRUNCATE] != 0
+        and ply > 0
+        and jumpers == 0
+        and left >= 2
+        and _popcount(black | white) > _ENDGAME_PIECES
+    ):
+        material = 100 * (_popcount(mine) - _popcount(theirs)) + (TRUNCATE_KING - 100) * (
+            _popcount(my_kings) - _popcount(theirs & kings)
+        )
+        if material < alpha - TRUNCATE_MARGIN or material > beta + TRUNCATE_MARGIN:
+            left -= 1
     alpha_start = alpha
     tt_move = -1
     use_tt = buf[USE_TT] != 0
@@ -716,6 +830,7 @@ def search_window(
     buf[CUTOFFS] = 0
     buf[ABORTED] = 0
     buf[ROOT_MOVE] = -1
+    buf[ROOT_DEPTH] = depth
     base = 0
     ply = 0
     # The recursion gets a view of the buffer without numba's reference count (the caller
@@ -766,8 +881,9 @@ def set_root(buf: Buffer, state: CheckersState) -> int:
 
 
 def set_weights(buf: Buffer, kind: int, weights: dict[str, int]) -> None:
-    """Set the evaluation: `kind` (0 material, 1 positional, 2 endings) and its weights (every
-    name of checkers.FEATURE_NAMES)."""
+    """Set the evaluation: `kind` (0 material, 1 positional, 2 endings, 3 engine) and its
+    weights (every name of checkers.FEATURE_NAMES; for kind 3 also checkers_engine's
+    EXTRA_NAMES)."""
     values = [
         weights[name]
         for name in (
@@ -790,6 +906,10 @@ def set_weights(buf: Buffer, kind: int, weights: dict[str, int]) -> None:
         endings.PRESSURE,
     ]
     buf[WEIGHTS : WEIGHTS + 15] = [kind, *values, *ending]
+    if kind == 3:
+        buf[WEIGHTS + W_RUNAWAY : WEIGHTS + W_THREAT + 1] = [
+            weights[name] for name in engine_features.EXTRA_NAMES
+        ]
 
 
 def principal_variation(buf: Buffer) -> list[int]:

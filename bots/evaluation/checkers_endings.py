@@ -52,7 +52,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import replace
 from typing import Any, Final, cast
 
-from bots.evaluation import Evaluation, Feature, StateFunction
+from bots.evaluation import Evaluation, Feature, StateFunction, checkers_engine
 from bots.evaluation import checkers as base
 from games import State
 from games.checkers import (
@@ -327,6 +327,14 @@ ENDINGS: Final = with_endings(
     "rules: kings-only level endings 0, a lead pulled toward 0 as the 80-ply draw nears",
 )
 
+ENGINE: Final = with_endings(
+    checkers_engine.ENGINE_POSITIONAL,
+    "engine",
+    "the engine's evaluation: positional with a king at 1.5 men, runaway men, the bridge, "
+    "trading when ahead and capture threats, plus the ending features, scored by the rules "
+    "as 'endings' is (bots.evaluation.checkers_engine)",
+)
+
 TABLE_QUIET_FROM: Final = DRAW_PLIES - DRAW_WINDOW - 32
 """From this many capture-free plies on, the table key includes the counter (see table_key)."""
 
@@ -353,7 +361,7 @@ def table_key(state: State[Any]) -> Hashable:
 
 KNOWLEDGE: Final = replace(
     base.KNOWLEDGE,
-    evaluations={**base.KNOWLEDGE.evaluations, ENDINGS.name: ENDINGS},
+    evaluations={**base.KNOWLEDGE.evaluations, ENDINGS.name: ENDINGS, ENGINE.name: ENGINE},
     default_evaluation=ENDINGS.name,
     canonical_key=table_key,
     notes={

@@ -36,7 +36,7 @@ from tournament.openings import deck
 
 GAME = get_game("checkers")
 KNOWLEDGE = knowledge_for(GAME)
-EVALUATIONS = ("material", "positional", "positional_v1", "positional_tuned", "endings")
+EVALUATIONS = ("material", "positional", "positional_v1", "positional_tuned", "endings", "engine")
 KING_FENS = (
     "B:WK29,K30,K31,K32:BK1,K2,K3,K4",
     "W:WK32,K28:BK1,K5",

@@ -19,6 +19,7 @@ from bots.engine import AlphaBetaEngine
 from bots.evaluation import checkers_endings
 from bots.knowledge import knowledge_for
 from bots.registry import AlphaBetaPlayer, IterativeDeepeningPlayer
+from bots.scoring import WIN
 from bots.spec import BotSpecError, create_bot
 from bots.timing import SCORE_DROP, STABLE_ITERATIONS, start_iteration
 from games import get_game
@@ -174,7 +175,7 @@ def test_an_iteration_cut_short_gives_a_move_only_when_it_beat_the_first() -> No
 
 @pytest.mark.parametrize("nodes", [2_000, 30_000])
 def test_id_with_every_technique_off_is_the_python_engine(nodes: int) -> None:
-    spec = f"id:time=0,nodes={nodes},pvs=off,lmr=off,partial=off"
+    spec = f"id:time=0,nodes={nodes},pvs=off,lmr=off,partial=off,truncate=off"
     for state in positions(4, seed=17):
         bot = create_bot(spec, GAME)
         python = AlphaBetaEngine(KNOWLEDGE, ENDINGS)
@@ -187,7 +188,7 @@ def test_id_with_every_technique_off_is_the_python_engine(nodes: int) -> None:
 
 
 def test_alphabeta_has_no_engine_mode() -> None:
-    for option in ("pvs", "lmr", "partial"):
+    for option in ("pvs", "lmr", "partial", "extend", "truncate"):
         assert option not in AlphaBetaPlayer.options
         assert option in IterativeDeepeningPlayer.options
         with pytest.raises(BotSpecError):
@@ -248,3 +249,103 @@ def test_time_management_uses_less_of_the_time_once_the_move_holds() -> None:
     assert not start_iteration(0.3, 1.0, stable_iterations=STABLE_ITERATIONS, score_drop=0)
     assert start_iteration(0.3, 1.0, stable_iterations=STABLE_ITERATIONS - 1, score_drop=0)
     assert start_iteration(0.3, 1.0, stable_iterations=STABLE_ITERATIONS, score_drop=SCORE_DROP)
+
+
+def _extended_minimax(state: CheckersState, left: int, ply: int, root: int) -> int:
+    """The value of the tree `extend` searches, by plain minimax on games.checkers: captures
+    pending extend as the quiescence does, and a quiet position at the horizon where the side
+    not to move could capture is searched one ply more, below ply 2 x the root's depth."""
+    moves = state.legal_moves()
+    if not moves:
+        return ply - WIN
+    if left <= 0:
+        if not moves[0].is_capture:
+            turned = CheckersState(GAME, state.black, state.white, state.kings, 1 - state.turn)
+            hangs = any(m.is_capture for m in turned.legal_moves())
+            if not (hangs and ply < 2 * root):
+                return int(checkers_endings.ENGINE.function(state))
+            left = 1
+        else:
+            left = 0
+    child = left - 1 if left > 0 else 0
+    return max(-_extended_minimax(state.apply(m), child, ply + 1, root) for m in moves)
+
+
+def test_extend_searches_hanging_pieces_one_ply_more() -> None:
+    """With `extend`, the root's value is the minimax value of the extended tree (order,
+    table and windows change the work, not the value); plain search differs somewhere."""
+    engine = checkers_endings.ENGINE.function
+    differs = 0
+    states = [s for s in positions(60, seed=23) if not s.kings and s.quiet < 40][:25]
+    assert len(states) >= 15
+    for state in states:
+        for depth in (1, 2, 3):
+            want = _extended_minimax(state, depth, 0, depth)
+            for tt in (False, True):
+                extended = compiled_engine(
+                    KNOWLEDGE, engine, tt=tt, features=SearchFeatures(extend=True)
+                )
+                plain = compiled_engine(KNOWLEDGE, engine, tt=tt)
+                assert extended is not None and plain is not None
+                got = extended.search(state, depth)
+                assert got.score == want, (GAME.format_position(state), depth, tt)
+                differs += plain.search(state, depth).score != want
+    assert differs > 0
+
+
+def _truncated_alphabeta(
+    state: CheckersState, left: int, alpha: int, beta: int, ply: int, counter: list[int]
+) -> int:
+    """bots.engine's fail-soft alpha-beta in generation order (no table, no ordering) with the
+    truncation rule of `truncate`, on games.checkers; counts its nodes in `counter`."""
+    counter[0] += 1
+    moves = state.legal_moves()
+    if not moves:
+        return ply - WIN
+    capture = moves[0].is_capture
+    if left <= 0:
+        if not capture:
+            return int(checkers_endings.ENGINE.function(state))
+        left = 0
+    elif ply > 0 and not capture and left >= 2 and (state.black | state.white).bit_count() > 8:
+        mine, theirs = (state.black, state.white) if state.turn == 0 else (state.white, state.black)
+        material = 100 * (mine.bit_count() - theirs.bit_count()) + 30 * (
+            (mine & state.kings).bit_count() - (theirs & state.kings).bit_count()
+        )
+        if material < alpha - 110 or material > beta + 110:
+            left -= 1
+    best = -(1 << 50)
+    child = left - 1 if left > 0 else 0
+    for move in moves:
+        score = -_truncated_alphabeta(state.apply(move), child, -beta, -alpha, ply + 1, counter)
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                if alpha >= beta:
+                    break
+    return best
+
+
+def test_truncate_searches_lopsided_nodes_one_ply_less() -> None:
+    """With `truncate` (no table, no ordering) the compiled search is the reference alpha-beta
+    with the truncation rule, score and nodes; the rule changes the nodes somewhere."""
+    engine = checkers_endings.ENGINE.function
+    truncated = SearchFeatures(truncate=True)
+    changed = 0
+    states = [s for s in positions(80, seed=29) if not s.kings and s.quiet < 40][:20]
+    assert len(states) >= 12
+    for state in states:
+        for depth in (2, 3, 4):
+            counter = [0]
+            want = _truncated_alphabeta(state, depth, -(1 << 50), 1 << 50, 0, counter)
+            found = compiled_engine(KNOWLEDGE, engine, tt=False, ordering=False, features=truncated)
+            plain = compiled_engine(KNOWLEDGE, engine, tt=False, ordering=False)
+            assert found is not None and plain is not None
+            got = found.search(state, depth)
+            assert (got.score, got.stats.nodes) == (want, counter[0]), (
+                GAME.format_position(state),
+                depth,
+            )
+            changed += plain.search(state, depth).stats.nodes != counter[0]
+    assert changed > 0

@@ -534,13 +534,20 @@ def test_knowledge_for_unknown_game_lists_the_games(name: str) -> None:
 
 def test_evaluation_names() -> None:
     assert {name: sorted(k.evaluations) for name, k in KNOWLEDGE.items()} == {
-        "checkers": ["endings", "material", "positional", "positional_tuned", "positional_v1"],
+        "checkers": [
+            "endings",
+            "engine",
+            "material",
+            "positional",
+            "positional_tuned",
+            "positional_v1",
+        ],
         "connect4": ["lines", "threats"],
         "nim": ["nimsum"],
         "tictactoe": ["lines"],
     }
     with pytest.raises(
         ValueError,
-        match="evaluations: endings, material, positional, positional_tuned, positional_v1",
+        match="evaluations: endings, engine, material, positional, positional_tuned, positional_v1",
     ):
         KNOWLEDGE["checkers"].evaluation("mobility")
