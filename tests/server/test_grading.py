@@ -39,6 +39,8 @@ REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
 PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
 PUZZLES = len(json.loads(PUBLIC_SUITE.read_text())["puzzles"])
 PYTHON = "/usr/bin/python3"
+TIMEOUT = 60.0
+"""Seconds an HTTP request may take: generous, for a loaded machine that is also grading."""
 
 sandboxed = pytest.mark.skipif(
     os.geteuid() != 0 or not can_isolate() or not os.path.exists(PYTHON),
@@ -284,7 +286,7 @@ async def test_without_a_sandbox_nothing_is_graded_unless_allowed(
 
 
 def test_profiles_describe_what_to_upload(grading_server: RunningServer) -> None:
-    with httpx.Client(base_url=grading_server.url) as client:
+    with httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as client:
         response = client.get("/grader/profiles")
     assert response.status_code == 200
     profiles = GradingProfiles.model_validate_json(response.text)
@@ -297,7 +299,7 @@ def test_profiles_describe_what_to_upload(grading_server: RunningServer) -> None
 def test_profiles_say_in_plain_words_how_each_is_run_and_scored(
     grading_server: RunningServer,
 ) -> None:
-    with httpx.Client(base_url=grading_server.url) as client:
+    with httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as client:
         profiles = GradingProfiles.model_validate_json(client.get("/grader/profiles").text)
     described = {p.name: p.description for p in profiles.profiles}
     # No Markdown, and no pointer to a file of the repository: pages show the words as they are.
@@ -312,7 +314,7 @@ def test_profiles_say_in_plain_words_how_each_is_run_and_scored(
 def test_the_starter_files_download_from_the_server(
     grading_server: RunningServer, profile: str, name: str
 ) -> None:
-    with httpx.Client(base_url=grading_server.url) as client:
+    with httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as client:
         response = client.get(f"/grader/starters/{profile}")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/x-python")
@@ -321,7 +323,7 @@ def test_the_starter_files_download_from_the_server(
 
 
 def test_an_unknown_starter_is_not_found_saying_which_exist(grading_server: RunningServer) -> None:
-    with httpx.Client(base_url=grading_server.url) as client:
+    with httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as client:
         response = client.get("/grader/starters/chess")
     assert response.status_code == 404
     error = response.json()
@@ -334,9 +336,9 @@ def test_uploads_need_a_token_and_a_job_is_read_by_its_uploader_only(
 ) -> None:
     program = {"files": ("checkers.py", b"import sys\nsys.exit(3)\n")}
     with (
-        httpx.Client(base_url=grading_server.url) as anonymous,
-        httpx.Client(base_url=grading_server.url) as owner,
-        httpx.Client(base_url=grading_server.url) as other,
+        httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as anonymous,
+        httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as owner,
+        httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as other,
     ):
         refused = anonymous.post("/grader/jobs", data={"profile": "endgame"}, files=program)
         assert refused.status_code == 401 and refused.json()["code"] == "UNAUTHORIZED"
@@ -362,8 +364,8 @@ def test_anonymous_uploads_when_allowed_are_read_by_whoever_holds_the_id(
     running = start_server(grading_settings(server_settings, grader_allow_anonymous=True))
     try:
         with (
-            httpx.Client(base_url=running.url) as anonymous,
-            httpx.Client(base_url=running.url) as player,
+            httpx.Client(base_url=running.url, timeout=TIMEOUT) as anonymous,
+            httpx.Client(base_url=running.url, timeout=TIMEOUT) as player,
         ):
             response = anonymous.post(
                 "/grader/jobs",
@@ -385,7 +387,7 @@ def test_anonymous_uploads_when_allowed_are_read_by_whoever_holds_the_id(
 
 
 def test_bad_requests_get_their_documented_errors(grading_server: RunningServer) -> None:
-    with httpx.Client(base_url=grading_server.url) as client:
+    with httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as client:
         unknown = upload(client, "chess", {"checkers.py": b""}, expect=422)
         assert unknown["code"] == "VALIDATION_ERROR" and "chess" in unknown["message"]
         no_files = client.post("/grader/jobs", data={"profile": "endgame"})
@@ -504,7 +506,7 @@ def test_concurrent_uploads_never_queue_more_than_the_limit(server_settings: Set
     settings = grading_settings(server_settings, grader_max_queued=5, rate_limits_enabled=False)
     running = start_server(settings)
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, timeout=TIMEOUT) as client:
             # Keep the one worker busy, so that nothing leaves the queue during the burst.
             busy = upload(client, "endgame", {"checkers.py": b"import time\ntime.sleep(60)\n"})
             deadline = time.monotonic() + 30
@@ -555,7 +557,7 @@ async def count_jobs(settings: Settings, status: str) -> int:
 
 @sandboxed
 def test_the_reference_solution_scores_full_marks(grading_server: RunningServer) -> None:
-    with httpx.Client(base_url=grading_server.url) as client:
+    with httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as client:
         body = upload(client, "endgame", {"checkers.py": REFERENCE.read_bytes()})
         job = GradingJob.model_validate(body)
         assert job.status == "queued" and job.files == ("checkers.py",)
@@ -576,7 +578,7 @@ def test_the_reference_solution_scores_full_marks(grading_server: RunningServer)
 def test_a_zip_upload_is_graded_and_a_crash_is_explained(grading_server: RunningServer) -> None:
     crash = b"import helper\nhelper.boom()\n"
     helper = b"def boom():\n    raise RuntimeError('my bug')\n"
-    with httpx.Client(base_url=grading_server.url) as client:
+    with httpx.Client(base_url=grading_server.url, timeout=TIMEOUT) as client:
         authorize(client)
         response = client.post(
             "/grader/jobs",
@@ -603,7 +605,7 @@ def test_two_workers_grade_at_once_under_their_own_uids(server_settings: Setting
     settings = grading_settings(server_settings, grader_workers=2, grader_uid_base=64100)
     running = start_server(settings)
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, timeout=TIMEOUT) as client:
             # Each job takes some seconds (a delay per puzzle), so that the second upload is taken
             # by the idle worker while the first is still graded, with seconds to spare under load.
             program = UID_REPORTER.format(delay=1.5).encode()
@@ -634,7 +636,7 @@ def test_student_code_cannot_read_the_private_suite_or_other_uploads(
     private.chmod(0o600)
     running = start_server(server_settings)  # the default suite path: grader_dir/suites
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, timeout=TIMEOUT) as client:
             other = upload(client, "endgame", {"checkers.py": REFERENCE.read_bytes()})
             wait_done(client, other["job_id"])
             target = grader_dir / "jobs" / other["job_id"] / "submission" / "checkers.py"
@@ -684,7 +686,7 @@ def test_student_code_sees_no_server_code_reference_solution_or_other_job(
     ]
     running = start_server(grading_settings(server_settings))
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, timeout=TIMEOUT) as client:
             cheated = wait_done(
                 client, upload(client, "endgame", {"checkers.py": cheat.encode()})["job_id"]
             )
@@ -726,7 +728,7 @@ def test_a_job_cut_off_by_a_restart_is_graded_after_it(server_settings: Settings
     slow = UID_REPORTER.format(delay=1.0).encode()
     running = start_server(settings)
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, timeout=TIMEOUT) as client:
             job_id = upload(client, "endgame", {"checkers.py": slow})["job_id"]
             headers = dict(client.headers)  # the uploader's token reads the job
             deadline = time.monotonic() + 30
@@ -751,7 +753,7 @@ def test_an_overrunning_grading_is_stopped_and_its_sandboxes_with_it(
     settings = grading_settings(server_settings, grader_job_timeout_s=1.5, grader_uid_base=64200)
     running = start_server(settings)
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, timeout=TIMEOUT) as client:
             sleeper = b"import time\ntime.sleep(60)\n"
             job = wait_done(client, upload(client, "endgame", {"checkers.py": sleeper})["job_id"])
             assert job.status == "error" and job.score == 0
@@ -775,7 +777,7 @@ def test_a_broken_suite_is_the_graders_error_not_the_students(
     broken.write_text('{"format": "nonsense"}')
     running = start_server(grading_settings(server_settings, grader_endgame_suite=broken))
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, timeout=TIMEOUT) as client:
             body = upload(client, "endgame", {"checkers.py": REFERENCE.read_bytes()})
             job = wait_done(client, body["job_id"])
             assert job.status == "error"
@@ -797,7 +799,7 @@ def test_the_agent_profile_is_graded_on_a_private_suite_made_at_first_use(
     agent = ROOT / "grader" / "reference" / "agent_solution.py"
     running = start_server(settings)
     try:
-        with httpx.Client(base_url=running.url) as client:
+        with httpx.Client(base_url=running.url, timeout=TIMEOUT) as client:
             body = upload(client, "agent", {"agent.py": agent.read_bytes()})
             job = wait_done(client, body["job_id"], timeout=300)
             results = client.get(job.results_url).json()
