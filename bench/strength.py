@@ -46,6 +46,7 @@ as they end: rerunning with the same arguments resumes.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import math
 import random
@@ -90,6 +91,8 @@ class OpenSpielPeer:
         self.kind = kind
         self.game = game
         self.seconds = seconds
+        self.engine_name = f"OpenSpiel {importlib.metadata.version('open_spiel')} {kind}"
+        """What game records name the peer as (a tournament's bots carry it)."""
         self.peer_game = pyspiel.load_game(OPENSPIEL_NAMES[game.name])
         self.rng = random.Random(seed)
         self.rate = INITIAL_RATE
