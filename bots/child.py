@@ -80,10 +80,12 @@ class ChildProcess:
         except OSError as exc:
             raise EngineError(f"cannot start {what}: {exc.strerror or exc}") from None
         self._finalizer = weakref.finalize(self, _end, self._process, farewell)
+        self._reader: threading.Thread | None = None
         if keep_stderr:
             stream = self._process.stderr
             assert stream is not None
-            threading.Thread(target=self._keep, args=(stream,), daemon=True).start()
+            self._reader = threading.Thread(target=self._keep, args=(stream,), daemon=True)
+            self._reader.start()
 
     def _keep(self, stream: IO[bytes]) -> None:
         for line in stream:
@@ -181,6 +183,10 @@ class ChildProcess:
             code = process.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             code = None
+        if code is not None and self._reader is not None:
+            # Its last words may still be in the pipe: read to the end, which the exit brings
+            # (unless a process it started holds the pipe open: then not for long).
+            self._reader.join(timeout=1.0)
         self.close()
         if code is not None and code < 0:
             words = f"{self.what} crashed (signal {-code})"
