@@ -37,7 +37,7 @@ async def offer_to_the_bot(
     `position`, offer a draw on alice's turn, and return the match id and the messages that
     follow the offer up to the bot's answer."""
     token = await register(http, "alice")
-    ws = await connect_player(live_server, token, "alice", PROTOCOL_VERSION)
+    ws = await connect_player(live_server, token, "alice", PROTOCOL_VERSION, fresh=True)
     body: dict[str, object] = {"game": "tictactoe", "seats": ["alice", {"bot": bot}]}
     if position is not None:
         body["start_position"] = position
@@ -106,7 +106,7 @@ async def test_a_draw_offered_while_the_bot_thinks_is_answered_by_its_move_searc
 
     monkeypatch.setattr(server.housebots, "create_bot", held_bot)
     token = await register(http, "alice")
-    ws = await connect_player(live_server, token, "alice", PROTOCOL_VERSION)
+    ws = await connect_player(live_server, token, "alice", PROTOCOL_VERSION, fresh=True)
     body = {"game": "tictactoe", "start_position": position, "seats": ["alice", {"bot": BOT}]}
     match_id = (await create(http, token, **body))["match_id"]
     await receive(ws, "match_started", PROTOCOL_VERSION)

@@ -101,15 +101,28 @@ async def expect_close(ws: ClientConnection, code: int) -> None:
 
 
 async def connect_player(
-    server: RunningServer, token: str, name: str, version: str = HELLO["protocol_version"]
+    server: RunningServer,
+    token: str,
+    name: str,
+    version: str = HELLO["protocol_version"],
+    *,
+    fresh: bool = False,
 ) -> ClientConnection:
-    """Open /ws with `token` in the header, say hello (in `version`) and check the welcome."""
+    """Open /ws with `token` in the header, say hello (in `version`) and check the welcome.
+
+    The server sends the player's live matches and challenges after its welcome; with `fresh`
+    (a player with none) a ping's pong, answered only after them, proves that nothing came:
+    a match created from then on is announced live (`match_started` first), never synced.
+    """
     ws = await connect(
         f"{server.ws_url}/ws", additional_headers={"Authorization": f"Bearer {token}"}
     )
     await send(ws, {**HELLO, "protocol_version": version})
     welcome = await receive(ws, "welcome", version)
     assert welcome["player"] == name and welcome["protocol_version"] == PROTOCOL_VERSION
+    if fresh:
+        await send(ws, {"type": "ping", "time_ms": 1})
+        assert (await receive(ws, version=version))["type"] == "pong"
     return ws
 
 
