@@ -34,6 +34,8 @@ GRADED_WAIT_MS = 90_000
 
 # Fails each puzzle after a second: keeps the one worker busy while the next job waits.
 SLOW = b"import sys, time\ntime.sleep(1)\nsys.exit(1)\n"
+BLOCKER = b"import sys, time\ntime.sleep(4)\nsys.exit(1)\n"
+"""A blocking job: about 4 s a puzzle, so it outlasts the page's steps on a loaded machine."""
 
 
 def slowed_reference() -> bytes:
@@ -82,7 +84,7 @@ def test_the_reference_solution_waits_its_turn_then_shows_its_score(
     blocker = api.post(
         "/grader/jobs",
         data={"profile": "endgame"},
-        files={"files": ("checkers.py", SLOW)},
+        files={"files": ("checkers.py", BLOCKER)},
         headers=early,
     )
     assert blocker.status_code == 202, blocker.text
