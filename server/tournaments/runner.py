@@ -295,8 +295,31 @@ class TournamentRunner:
         cut in two (`_record_and_make`); return the match's id."""
         creating = asyncio.ensure_future(self._record_and_make(tournament, task))
         tournament.creating.add(creating)
-        creating.add_done_callback(tournament.creating.discard)
-        return await asyncio.shield(creating)
+
+        waited = asyncio.shield(creating)
+
+        def done(future: asyncio.Future[str]) -> None:
+            tournament.creating.discard(future)
+            if future.cancelled():
+                return
+            # Seen here (so asyncio does not report it as never retrieved): a fenced write is
+            # another process running the tournament now, the runner's quiet stop; any other
+            # error is the awaiter's, unless it stopped waiting (cancelled), then logged here.
+            error = future.exception()
+            if error is None:
+                return
+            if _fenced(error):
+                log.info("tournament %s: %s", tournament.id, error)
+            elif waited.cancelled():
+                log.error(
+                    "tournament %s: creating game %d failed",
+                    tournament.id,
+                    task.index,
+                    exc_info=error,
+                )
+
+        creating.add_done_callback(done)
+        return await waited
 
     async def _record_and_make(self, tournament: HostedTournament, task: GameTask) -> str:
         """Record the game under a new match id, then make the match (see `_make_match`)."""
