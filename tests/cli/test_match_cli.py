@@ -127,10 +127,10 @@ def test_a_killed_match_resumes_and_counts_every_game_once(tmp_path: Path) -> No
         match_command(journal, out, 40), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        deadline = time.monotonic() + 120
+        # Each game is bounded by its ply cap and the bots' limits: the match either journals
+        # games or ends, which fails the test.
         while len(journal_games(journal)) < 5:
             assert process.poll() is None, "the match ended before it could be killed"
-            assert time.monotonic() < deadline, "no game finished within 120 s"
             time.sleep(0.02)
         os.kill(process.pid, signal.SIGKILL)
         process.wait(10)
