@@ -47,6 +47,7 @@ from protocol.messages import (
     MAX_SEARCH_DEPTH,
     AcceptChallenge,
     AcceptDraw,
+    BotAvailable,
     Challenge,
     Clocks,
     DeclineChallenge,
@@ -54,12 +55,14 @@ from protocol.messages import (
     DrawOffered,
     ErrorMessage,
     Hello,
+    MatchCreate,
     MatchEnded,
     MatchResult,
     MatchStarted,
     MatchState,
     Move,
     MoveMade,
+    OnlineBots,
     Resign,
     SearchInfo,
     ServerMessage,
@@ -385,6 +388,21 @@ class ChallengeFilter:
 ACCEPT_ALL = ChallengeFilter()
 
 
+@dataclass(frozen=True)
+class ChallengePlan:
+    """The challenges a bot sends by itself (as lichess-bot's matchmaking): every `every_s`
+    seconds while it sits in no match, one idle online bot (`GET /bots/online`) that accepts
+    `game`, drawn at random among `opponents` when they are given, on a random seat, with
+    `time_control` (None: untimed). A challenge not answered within `timeout_s` is aborted."""
+
+    game: str
+    every_s: float
+    time_control: TimeControl | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    opponents: frozenset[str] | None = None
+    timeout_s: float = 60.0
+
+
 def _listed(names: frozenset[str]) -> str:
     return ", ".join(sorted(names)) or "none"
 
@@ -423,6 +441,7 @@ class BotClient:
         challenges: ChallengeFilter = ACCEPT_ALL,
         give_up_after: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        challenge_plan: ChallengePlan | None = None,
     ) -> None:
         self.url = websocket_url(server_url)
         self.http_base = http_base_url(self.url)
@@ -438,6 +457,11 @@ class BotClient:
         self.accept_challenges = accept_challenges
         self.challenges = challenges
         self.give_up_after = give_up_after
+        self.challenge_plan = challenge_plan
+        self.player: str | None = None
+        """The player this client plays as (from the server's `welcome`)."""
+        self.challenges_sent: list[str] = []
+        """The matches this client created to challenge another bot, oldest first."""
         self._clock = clock
         self._unreachable_since: float | None = None
         """When the first attempt to reach the server failed since it was last connected."""
@@ -471,6 +495,8 @@ class BotClient:
         """
         self._max_matches = max_matches
         delays = self._backoff()
+        if self.challenge_plan is not None:
+            self._keep(asyncio.get_running_loop().create_task(self._challenge_forever()))
         try:
             while not self._done.is_set():
                 self._welcomed = False
@@ -569,6 +595,8 @@ class BotClient:
             self._unreachable_since = None
             self._welcomed = True
             self.server_version = message.protocol_version
+            self.player = message.player
+            self._announce()
             if self.matches:
                 task = self._check_tracked(sorted(self.matches), self._connection)
                 self._keep(asyncio.get_running_loop().create_task(task))
@@ -598,6 +626,121 @@ class BotClient:
             self._on_challenge(message)
         else:
             self.log.debug("server message: %s", message.type)
+
+    def _announce(self) -> None:
+        """Tell a server of 1.3 or later that this bot is open to challenges (to the games of
+        its filter), so other bots find it in `GET /bots/online`."""
+        if not self.accept_challenges or self._connection is None:
+            return
+        if parse_version(self.server_version) < (1, 3):
+            return
+        games = self.challenges.games
+        available = BotAvailable(games=None if games is None else tuple(sorted(games)))
+        text = dump_client_message(available)
+        self._keep(asyncio.get_running_loop().create_task(_send_quietly(self._connection, text)))
+
+    async def _challenge_forever(self) -> None:
+        """Challenge an online bot every `challenge_plan.every_s` seconds while idle."""
+        plan = self.challenge_plan
+        assert plan is not None
+        while not self._done.is_set():
+            await asyncio.sleep(plan.every_s)
+            if self._connection is None or not self._welcomed or self.matches:
+                continue
+            try:
+                await self.challenge_once(plan)
+            except (httpx.HTTPError, ValidationError) as exc:
+                self.log.warning(
+                    "challenging failed (%s); trying again in %g s",
+                    _describe_exception(exc),
+                    plan.every_s,
+                )
+
+    async def challenge_once(self, plan: ChallengePlan) -> str | None:
+        """Challenge one idle online bot as `plan` says and wait for its answer (aborting the
+        match after `plan.timeout_s` without one); return the match's id, or None when no
+        bot could be challenged (each reason logged)."""
+        if self.player is None:
+            return None
+        headers = {"Authorization": f"Bearer {self.token}", VERSION_HEADER: PROTOCOL_VERSION}
+        async with httpx.AsyncClient(timeout=REST_TIMEOUT, headers=headers) as http:
+            response = await http.get(
+                f"{self.http_base}/bots/online", params={"game": plan.game, "limit": 200}
+            )
+            response.raise_for_status()
+            online = OnlineBots.model_validate_json(response.content)
+            names = [
+                bot.name
+                for bot in online.bots
+                if bot.name != self.player
+                and bot.playing == 0
+                and (plan.opponents is None or bot.name in plan.opponents)
+            ]
+            if not names:
+                self.log.info(
+                    "no idle bot online takes %s; trying again in %g s", plan.game, plan.every_s
+                )
+                return None
+            opponent = self.rng.choice(sorted(names))
+            seats = (self.player, opponent)
+            if self.rng.random() < 0.5:
+                seats = (opponent, self.player)
+            body = MatchCreate(
+                game=plan.game,
+                options=dict(plan.options),
+                time_control=plan.time_control,
+                seats=seats,
+            )
+            response = await http.post(
+                f"{self.http_base}/matches",
+                content=body.model_dump_json(),
+                headers={"Content-Type": "application/json"},
+            )
+            if response.is_error:
+                self.log.warning(
+                    "challenging %s was refused (HTTP %d): %s",
+                    opponent,
+                    response.status_code,
+                    _error_text(response),
+                )
+                return None
+            match_id = MatchState.model_validate_json(response.content).match_id
+            self.challenges_sent.append(match_id)
+            self.log.info(
+                "challenged %s to %s (match %s, seat %d)",
+                opponent,
+                plan.game,
+                match_id,
+                seats.index(self.player),
+            )
+            await self._await_answer(http, match_id, opponent, plan.timeout_s)
+        return match_id
+
+    async def _await_answer(
+        self, http: httpx.AsyncClient, match_id: str, opponent: str, timeout_s: float
+    ) -> None:
+        """Wait until the challenge `match_id` is answered; abort it after `timeout_s`."""
+        waited = 0.0
+        while waited < timeout_s:
+            if match_id in self.ended or match_id in self.aborted:
+                return
+            view = self.matches.get(match_id)
+            if view is not None and view.status == ACTIVE:
+                return
+            step = min(0.5, timeout_s - waited)
+            await asyncio.sleep(step)
+            waited += step
+        state = MatchState.model_validate_json(
+            (await http.get(f"{self.http_base}/matches/{match_id}")).content
+        )
+        if state.status == "waiting":
+            await http.post(f"{self.http_base}/matches/{match_id}/abort")
+            self.log.info(
+                "%s did not answer the challenge %s within %g s: aborted",
+                opponent,
+                match_id,
+                timeout_s,
+            )
 
     def _on_draw(self, message: DrawOffered | DrawDeclined) -> None:
         """Follow a draw offer or its refusal: the match's seq moves on, its position does not.
@@ -895,6 +1038,15 @@ async def _send_quietly(connection: ClientConnection, text: str) -> None:
     """Send `text`; a closed connection is fine (the next connection resyncs)."""
     with contextlib.suppress(ConnectionClosed):
         await connection.send(text)
+
+
+def _error_text(response: httpx.Response) -> str:
+    """The message of an Arena error body, or the start of whatever else came."""
+    try:
+        message = response.json().get("message")
+    except (ValueError, AttributeError):
+        message = None
+    return str(message) if message else response.text[:200]
 
 
 def _describe_exception(exc: BaseException) -> str:

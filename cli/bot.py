@@ -11,11 +11,14 @@ protocol version not supported), and cleanly on Ctrl-C.
 from __future__ import annotations
 
 import logging
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cli.common import fail
+
+if TYPE_CHECKING:
+    from protocol.messages import TimeControl
 
 DEFAULT_WAIT_S = 60.0
 """How long `arena bot` waits for a server that does not answer (a restart takes seconds)."""
@@ -45,7 +48,13 @@ def bot(
         str, typer.Option("--token", help="The player's API token (from POST /players).")
     ],
     spec: Annotated[
-        str, typer.Option("--bot", help="Bot spec, e.g. alphabeta:depth=6 (see `arena bots`).")
+        str,
+        typer.Option(
+            "--bot",
+            "--engine",
+            help="Bot spec, e.g. alphabeta:depth=6 (see `arena bots`), or a program of yours: "
+            "cmd:COMMAND, py:FILE.py:CLASS, cb:ENGINE.so (docs/ENGINES.md).",
+        ),
     ],
     matches: Annotated[
         int | None,
@@ -100,6 +109,42 @@ def bot(
             "--untimed/--no-untimed", help="Accept challenges to matches without a clock."
         ),
     ] = True,
+    challenge_every: Annotated[
+        float | None,
+        typer.Option(
+            "--challenge-every",
+            min=1,
+            help="Challenge an idle online bot every this many seconds while playing no match "
+            "(`GET /bots/online`; default: never).",
+        ),
+    ] = None,
+    challenge_game: Annotated[
+        str,
+        typer.Option("--challenge-game", help="The game of the challenges this bot sends."),
+    ] = "checkers",
+    challenge_clock: Annotated[
+        str,
+        typer.Option(
+            "--challenge-clock",
+            help="The clock of the challenges this bot sends: BASE+INCREMENT in seconds "
+            "(60+1), or `none` for untimed.",
+        ),
+    ] = "60+1",
+    challenge_opponents: Annotated[
+        str | None,
+        typer.Option(
+            "--challenge-opponents",
+            help="Challenge only these bots, comma-separated (default: any idle online bot).",
+        ),
+    ] = None,
+    challenge_timeout: Annotated[
+        float,
+        typer.Option(
+            "--challenge-timeout",
+            min=1,
+            help="Seconds to wait for an answer to a challenge before aborting it.",
+        ),
+    ] = 60.0,
     wait: Annotated[
         float,
         typer.Option(
@@ -117,10 +162,17 @@ def bot(
     search statistics, and reconnects with backoff when the connection drops. A server that does
     not answer is retried for --wait seconds, each retry logged, then given up (exit status 2).
     Challenges are accepted by the filter options (each declined one is logged with its reason).
+    With --challenge-every the bot also challenges other online bots by itself.
     """
     import asyncio
 
-    from bots.client import BotClient, ChallengeFilter, ClientError, ServerUnreachable
+    from bots.client import (
+        BotClient,
+        ChallengeFilter,
+        ChallengePlan,
+        ClientError,
+        ServerUnreachable,
+    )
     from bots.spec import BotSpecError
     from games import game_names
 
@@ -142,6 +194,20 @@ def bot(
         max_increment_ms=None if max_increment is None else round(max_increment * 1000),
         untimed=untimed,
     )
+    plan = None
+    if challenge_every is not None:
+        if challenge_game not in game_names():
+            fail(
+                f"--challenge-game names no game {challenge_game!r}; "
+                f"the games are: {', '.join(game_names())}"
+            )
+        plan = ChallengePlan(
+            game=challenge_game,
+            every_s=challenge_every,
+            time_control=_clock(challenge_clock),
+            opponents=_names(challenge_opponents),
+            timeout_s=challenge_timeout,
+        )
     try:
         client = BotClient(
             server,
@@ -150,6 +216,7 @@ def bot(
             accept_challenges=accept_challenges,
             challenges=challenges,
             give_up_after=wait or None,
+            challenge_plan=plan,
         )
     except BotSpecError as exc:
         fail(f"bad bot spec {spec!r}: {exc} (`arena bots` lists the bots and their options)")
@@ -173,3 +240,22 @@ def _names(listed: str | None) -> frozenset[str] | None:
     if listed is None:
         return None
     return frozenset(name.strip() for name in listed.split(",") if name.strip())
+
+
+def _clock(text: str) -> TimeControl | None:
+    """The time control written BASE+INCREMENT in seconds (`60+1`, `300`), or None for
+    `none`; a bad one fails with a line saying how to write it."""
+    from protocol.messages import TimeControl
+
+    if text.strip().lower() == "none":
+        return None
+    base, _, increment = text.partition("+")
+    try:
+        base_ms = round(float(base) * 1000)
+        increment_ms = round(float(increment or 0) * 1000)
+        return TimeControl(base_ms=base_ms, increment_ms=increment_ms)
+    except ValueError:
+        raise fail(
+            f"--challenge-clock {text!r} is not a clock: write BASE+INCREMENT in seconds "
+            "(60+1; a base of at least 0.001 s) or `none`"
+        ) from None

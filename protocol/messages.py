@@ -563,6 +563,24 @@ class DeclineChallenge(WireMessage):
     match_id: MatchId
 
 
+MAX_BOT_GAMES = 32
+"""At most this many games in a `bot_available`."""
+
+
+class BotAvailable(WireMessage):
+    """Say this connection's player is a bot open to challenges (since 1.3).
+
+    While `available` and connected, the player is listed by `GET /bots/online` with `games`
+    (the games it accepts challenges to; None: any), so that other bots can challenge it. Send
+    it again to change `games`, or with `available` false to leave the list; a connection that
+    closes leaves it too. Send it only to a server whose `welcome` says 1.3 or later.
+    """
+
+    type: Literal["bot_available"] = "bot_available"
+    available: bool = True
+    games: Annotated[tuple[GameName, ...], Field(max_length=MAX_BOT_GAMES)] | None = None
+
+
 class Ping(WireMessage):
     """Ask for a `pong`; `time_ms` is the client's own clock, echoed back to measure latency."""
 
@@ -580,7 +598,8 @@ ClientMessage: TypeAlias = Annotated[
     | Abort
     | Ping
     | AcceptChallenge
-    | DeclineChallenge,
+    | DeclineChallenge
+    | BotAvailable,
     Field(discriminator="type"),
 ]
 """Any message a client sends on a WebSocket, told apart by `type`."""
@@ -1186,6 +1205,25 @@ class BotLimits(WireModel):
     """Searches of one player's matches at once (the others wait their turn)."""
 
 
+class OnlineBot(WireModel):
+    """A bot connected now and open to challenges (it sent `bot_available`).
+
+    `games` are the games it accepts challenges to (None: any); `playing` counts the
+    unfinished matches it sits in (a bot at 0 is idle).
+    """
+
+    name: PlayerName
+    games: tuple[GameName, ...] | None = None
+    playing: Annotated[int, Strict(), Field(ge=0)]
+
+
+class OnlineBots(WireModel):
+    """The bots online now (`GET /bots/online`), by name, at most `limit` of them."""
+
+    type: Literal["online_bots"] = "online_bots"
+    bots: tuple[OnlineBot, ...]
+
+
 class BotList(WireModel):
     """The house bots a match or tournament may name (`{"bot": SPEC}`), and their limits."""
 
@@ -1261,6 +1299,7 @@ REST_MODELS: tuple[type[WireModel], ...] = (
     GradingProfiles,
     GradingJob,
     BotList,
+    OnlineBots,
     Leaderboard,
     PlayerProfile,
     ErrorResponse,
@@ -1278,6 +1317,7 @@ CLIENT_MESSAGES: tuple[type[WireMessage], ...] = (
     Ping,
     AcceptChallenge,
     DeclineChallenge,
+    BotAvailable,
 )
 """Every client-to-server WebSocket message model, in the order of the union."""
 

@@ -9,11 +9,12 @@ not speak (error UNSUPPORTED_VERSION, then close code 4003).
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = "1.2"
+PROTOCOL_VERSION = "1.3"
 """The version of the wire protocol this package describes.
 
 1.1 added `MatchResult.code` and `max_plies` (`MatchCreate`, `MatchState`, `MatchRecord`); 1.2
-added a move's `search` (`SearchInfo` on `move`, `MoveRequest`, `move_made`, `RecordedMove`)."""
+added a move's `search` (`SearchInfo` on `move`, `MoveRequest`, `move_made`, `RecordedMove`);
+1.3 added `bot_available` (a bot open to challenges, listed by `GET /bots/online`)."""
 
 
 VERSION_HEADER = "Arena-Protocol-Version"

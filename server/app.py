@@ -29,6 +29,7 @@ from server.cluster.bridge import MatchBridge, OnePerPlayer
 from server.cluster.bus import Bus, new_process_id
 from server.cluster.forwarding import BusRemote
 from server.cluster.leases import Leases
+from server.cluster.presence import ClusterPresence
 from server.cluster.processes import Membership, ProcessTable
 from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
@@ -42,6 +43,7 @@ from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.openapi import install_openapi
 from server.players import PlayerRegistry
+from server.presence import Presence
 from server.ratelimit import RateLimitedError, RateLimiter, rate_limited_response
 from server.ratings import RatingService
 from server.routes import install
@@ -125,6 +127,9 @@ def create_app(settings: Settings) -> FastAPI:
             )
         app.state.bus = bus
         app.state.membership = membership
+        # The bots online: this process's, and in a cluster every process's through Redis.
+        presence = Presence(hub) if leases is None else ClusterPresence(hub, settings, process_id)
+        app.state.presence = presence
         # Role `server`: grading jobs and house-bot tournaments' games go to the queue in
         # PostgreSQL for `arena worker`s.
         queue = None
@@ -164,6 +169,7 @@ def create_app(settings: Settings) -> FastAPI:
                 await membership.join()  # alive before it serves a call or claims a match
             if bus is not None:
                 await bus.start()
+            await presence.start()
             await tournaments.resume()
             await service.resume()
             if membership is not None:
@@ -182,6 +188,7 @@ def create_app(settings: Settings) -> FastAPI:
             app.state.explorer.close()
             await tournaments.close()
             await hub.close()
+            await presence.close()
             await service.close()
             if membership is not None:
                 await membership.close()  # hands its matches over (after storing them)

@@ -29,6 +29,7 @@ from server.hub import Connection, Hub
 from server.match_queries import MatchQueries
 from server.matches import MatchService
 from server.players import PlayerRegistry
+from server.presence import Presence
 from server.ratelimit import Action, RateLimiter
 from server.ratings import RatingService
 from server.settings import Settings
@@ -121,6 +122,12 @@ async def get_hub(connection: HTTPConnection) -> Hub:
     return hub
 
 
+async def get_presence(connection: HTTPConnection) -> Presence:
+    """Return the application's list of online bots (server.presence)."""
+    presence: Presence = connection.app.state.presence
+    return presence
+
+
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 SessionsDep = Annotated[async_sessionmaker[AsyncSession], Depends(get_sessions)]
 ServiceDep = Annotated[MatchService, Depends(get_service)]
@@ -131,6 +138,7 @@ GradingDep = Annotated[GradingService, Depends(get_grading)]
 CoursesDep = Annotated[CourseService, Depends(get_courses)]
 RatingsDep = Annotated[RatingService, Depends(get_ratings)]
 HubDep = Annotated[Hub, Depends(get_hub)]
+PresenceDep = Annotated[Presence, Depends(get_presence)]
 ExplorerDep = Annotated[Explorer, Depends(get_explorer)]
 PagesDep = Annotated[Pages, Depends(get_pages)]
 EngineDep = Annotated[AsyncEngine, Depends(get_engine)]

@@ -82,6 +82,11 @@ class Connection:
         self.announced = False
         """True once every server process has been told of this player connection (set by
         server.cluster.bridge.OnePerPlayer): from then on a newer one elsewhere replaces it."""
+        self.bot_available = False
+        """True while the player said with `bot_available` that it is a bot open to
+        challenges (server.presence lists it)."""
+        self.bot_games: tuple[str, ...] | None = None
+        """The games its `bot_available` named (None: any)."""
         self.max_queued_bytes = max_queued_bytes
         self._queued_bytes = 0
         self._queue: asyncio.Queue[str | _Close] = asyncio.Queue()

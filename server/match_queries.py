@@ -9,16 +9,26 @@ lock (a listing is a snapshot). A record, PDN or web page is read through the ma
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import Select, String, bindparam, func, or_, select
 from sqlalchemy.orm import aliased
 
 from games.match import EventKind
-from protocol.messages import MatchList, MatchRecord, MatchState, next_offset
+from protocol.messages import (
+    MatchList,
+    MatchRecord,
+    MatchState,
+    OnlineBot,
+    OnlineBots,
+    next_offset,
+)
 from server import translation
 from server.db.models import Match, MatchEvent, Player
 from server.live import LiveMatch
+from server.match_store import UNFINISHED
 from server.matches import MatchService
 
 Listing = Select[Match, str, str, str, str]
@@ -73,6 +83,43 @@ class MatchQueries:
     async def pdn(self, match_id: str) -> str:
         """Return a checkers match as PDN; MatchError BAD_MESSAGE for any other game."""
         return await self._service.read(match_id, translation.pdn)
+
+    async def online_bots(
+        self, online: Mapping[int, tuple[str, ...] | None], *, game: str | None, limit: int
+    ) -> OnlineBots:
+        """Return the bots of `online` (player id -> the games it accepts; None: any) that
+        accept `game` (any game when None), by name, at most `limit`, each with the number of
+        unfinished matches it sits in."""
+        wanted = {
+            player_id: games
+            for player_id, games in online.items()
+            if game is None or games is None or game in games
+        }
+        if not wanted:
+            return OnlineBots(bots=())
+        ids = list(wanted)
+        async with self._store.sessions() as session:
+            named = (
+                await session.execute(
+                    select(Player.id, Player.name).where(Player.id.in_(ids)).order_by(Player.name)
+                )
+            ).all()[:limit]
+            shown = [player_id for player_id, _ in named]
+            seated = (
+                await session.execute(
+                    select(Match.seat0_player_id, Match.seat1_player_id).where(
+                        Match.status.in_(UNFINISHED),
+                        or_(Match.seat0_player_id.in_(shown), Match.seat1_player_id.in_(shown)),
+                    )
+                )
+            ).all()
+        playing = Counter(seat for row in seated for seat in row if seat in wanted)
+        return OnlineBots(
+            bots=tuple(
+                OnlineBot(name=name, games=wanted[player_id], playing=playing[player_id])
+                for player_id, name in named
+            )
+        )
 
     async def list_matches(
         self,

@@ -21,11 +21,13 @@ import time
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from games import game_names
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
     Abort,
     AcceptChallenge,
     AcceptDraw,
+    BotAvailable,
     ClientMessage,
     DeclineChallenge,
     DeclineDraw,
@@ -44,7 +46,14 @@ from protocol.version import PROTOCOL_VERSION, is_compatible, spoken_version
 from server.auth import hash_token
 from server.connections import address_key
 from server.db.models import Player
-from server.deps import HubDep, ServiceDep, SettingsDep, TournamentsDep, admit_message
+from server.deps import (
+    HubDep,
+    PresenceDep,
+    ServiceDep,
+    SettingsDep,
+    TournamentsDep,
+    admit_message,
+)
 from server.errors import MatchError
 from server.hub import Connection, Hub
 from server.matches import MatchService
@@ -204,7 +213,11 @@ async def _handle(service: MatchService, player: Player, message: ClientMessage)
 
 @router.websocket("/ws")
 async def player_socket(
-    websocket: WebSocket, settings: SettingsDep, service: ServiceDep, hub: HubDep
+    websocket: WebSocket,
+    settings: SettingsDep,
+    service: ServiceDep,
+    hub: HubDep,
+    presence: PresenceDep,
 ) -> None:
     """Play: one authenticated connection carrying all of a player's matches."""
     token = _token(websocket)
@@ -246,6 +259,9 @@ async def player_socket(
                 message = parse_client_message(data)
                 if isinstance(message, Ping):
                     connection.send(Pong(time_ms=message.time_ms, server_time_ms=_epoch_ms()))
+                elif isinstance(message, BotAvailable):
+                    _set_available(connection, message)
+                    presence.changed()
                 else:
                     await _handle(service, player, message)
             except ProtocolError as error:
@@ -263,9 +279,28 @@ async def player_socket(
     finally:
         try:
             hub.detach_player(connection)
+            if connection.bot_available:
+                presence.changed()
             await connection.wait_closed()
         finally:
             hub.release(_address(websocket), player.id)
+
+
+def _set_available(connection: Connection, message: BotAvailable) -> None:
+    """Record what a `bot_available` says: whether the bot is open to challenges, and to
+    which games (each game must be one this server hosts)."""
+    games = message.games
+    if games is not None:
+        unknown = sorted(set(games) - set(game_names()))
+        if unknown:
+            raise ProtocolError(
+                ErrorCode.VALIDATION_ERROR,
+                f"bot_available names games this server does not host: {', '.join(unknown)}",
+                details={"games": ", ".join(game_names())},
+            )
+        games = tuple(dict.fromkeys(games))
+    connection.bot_available = message.available
+    connection.bot_games = games
 
 
 async def _read_only(

@@ -26,6 +26,7 @@ from websockets.frames import Close
 from bots.client import (
     BotClient,
     ChallengeFilter,
+    ChallengePlan,
     ClientError,
     ServerUnreachable,
     apply_move_made,
@@ -368,6 +369,51 @@ async def fake_server(
         yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
 
 
+async def receive(ws: ServerConnection) -> Any:
+    """The client's next message, past the `bot_available` it sends after a 1.3 welcome."""
+    while True:
+        message = parse_client_message(await ws.recv())
+        if message.type != "bot_available":
+            return message
+
+
+@pytest.mark.parametrize(
+    ("version", "accepting", "first"),
+    [("1.3", True, "bot_available"), ("1.2", True, "move"), ("1.3", False, "move")],
+)
+def test_a_bot_says_it_is_open_to_challenges_to_a_server_that_knows_how(
+    version: str, accepting: bool, first: str
+) -> None:
+    game = get_game("tictactoe")
+    received: list[Any] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        assert parse_client_message(await ws.recv()).type == "hello"
+        welcome = Welcome(protocol_version=version, player="alice", server_time_ms=1)
+        await ws.send(dump_server_message(welcome))
+        await ws.send(dump_server_message(match_state(game, [], your_seat=0)))
+        received.append(parse_client_message(await ws.recv()))
+        result = MatchResult(winner=None, reason="agreement", description="over")
+        await ws.send(dump_server_message(MatchEnded(match_id="m_1", seq=2, result=result)))
+        await ws.wait_closed()
+
+    async def scenario() -> int:
+        async with fake_server(handler) as url:
+            client = BotClient(
+                url,
+                "t",
+                "random",
+                accept_challenges=accepting,
+                challenges=ChallengeFilter(games=frozenset({"tictactoe", "nim"})),
+            )
+            return await asyncio.wait_for(client.run(max_matches=1), 30)
+
+    assert asyncio.run(scenario()) == 1
+    assert received[0].type == first
+    if first == "bot_available":
+        assert received[0].available and received[0].games == ("nim", "tictactoe")
+
+
 def test_client_plays_reconnects_and_stops_after_max_matches() -> None:
     """The fake server drops the connection once; the client resyncs and finishes the game."""
     game = get_game("tictactoe")
@@ -377,7 +423,7 @@ def test_client_plays_reconnects_and_stops_after_max_matches() -> None:
 
     async def handler(ws: ServerConnection) -> None:
         connections.append(ws.request.headers["Authorization"] if ws.request else "")
-        hello = parse_client_message(await ws.recv())
+        hello = await receive(ws)
         assert hello.type == "hello"
         await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
         while True:
@@ -394,7 +440,7 @@ def test_client_plays_reconnects_and_stops_after_max_matches() -> None:
                 moves.append(state.format_move(rng.choice(list(state.legal_moves()))))
                 continue
             await ws.send(dump_server_message(match_state(game, moves, your_seat=0)))
-            move = parse_client_message(await ws.recv())
+            move = await receive(ws)
             assert move.type == "move" and move.expected_seq == len(moves) + 1
             state.parse_move(move.move)  # raises if illegal
             moves.append(move.move)
@@ -429,7 +475,7 @@ def test_each_drop_after_a_welcome_is_retried_after_the_first_backoff_step(
 
     async def handler(ws: ServerConnection) -> None:
         connections.append(len(connections))
-        assert parse_client_message(await ws.recv()).type == "hello"
+        assert (await receive(ws)).type == "hello"
         await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
         if len(connections) > drops:
             enough.set()
@@ -468,12 +514,12 @@ def _draw_server(
     game = get_game("tictactoe")
 
     async def handler(ws: ServerConnection) -> None:
-        assert parse_client_message(await ws.recv()).type == "hello"
+        assert (await receive(ws)).type == "hello"
         await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
         await ws.send(dump_server_message(match_state(game, moves, seq=seq)))
         await ws.send(dump_server_message(DrawOffered(match_id="m_1", seq=seq + 1, seat=1)))
         while True:
-            message = parse_client_message(await ws.recv())
+            message = await receive(ws)
             received.append(message)
             if message.type == "move" and message.expected_seq != seq + 1:
                 stale = ErrorMessage(
@@ -564,7 +610,7 @@ def test_a_match_that_ended_while_disconnected_is_ended_from_rest(
     async def handler(ws: ServerConnection) -> None:
         nonlocal connections
         connections += 1
-        assert parse_client_message(await ws.recv()).type == "hello"
+        assert (await receive(ws)).type == "hello"
         await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
         if connections == 1:
             await ws.send(dump_server_message(match_state(game, ["4"], your_seat=0)))
@@ -808,6 +854,18 @@ def _bot_cli() -> Any:
         (["--bot", "random", "--server", "localhost"], "server URL"),
         (["--bot", "random", "--games", "chess,connect4"], "--games names no game chess"),
         (["--bot", "random", "--min-base", "60", "--max-base", "10"], "--min-base 60 is above"),
+        (
+            ["--bot", "random", "--challenge-every", "30", "--challenge-game", "chess"],
+            "--challenge-game names no game 'chess'",
+        ),
+        (
+            ["--bot", "random", "--challenge-every", "30", "--challenge-clock", "soon"],
+            "not a clock",
+        ),
+        (
+            ["--bot", "random", "--challenge-every", "30", "--challenge-clock", "-5+1"],
+            "not a clock",
+        ),
     ],
 )
 def test_cli_reports_bad_input_in_one_line(arguments: list[str], expected: str) -> None:
@@ -840,10 +898,10 @@ def test_a_bot_whose_search_fails_resigns_instead_of_leaving_the_match_waiting(
     received: list[str] = []
 
     async def handler(ws: ServerConnection) -> None:
-        assert parse_client_message(await ws.recv()).type == "hello"
+        assert (await receive(ws)).type == "hello"
         await ws.send(dump_server_message(Welcome(player="alice", server_time_ms=1)))
         await ws.send(dump_server_message(match_state(game, [], your_seat=0)))
-        answer = parse_client_message(await ws.recv())
+        answer = await receive(ws)
         received.append(answer.type)
         result = MatchResult(winner=1, reason="resign", description="alice resigned")
         await ws.send(dump_server_message(MatchEnded(match_id="m_1", seq=2, result=result)))
@@ -1027,5 +1085,138 @@ def test_a_program_speaking_the_engine_protocol_plays_on_a_server(tmp_path: Path
             _assert_legal_rules_finish(http, match_id)
             record = http.get(f"/matches/{match_id}/record").json()
             assert any(move["seat"] == 0 for move in record["moves"])
+    finally:
+        running.stop()
+
+
+async def _online(http: httpx.AsyncClient, game: str | None = None) -> list[dict[str, Any]]:
+    params = {} if game is None else {"game": game}
+    response = await http.get("/bots/online", params=params)
+    assert response.status_code == 200, response.text
+    bots: list[dict[str, Any]] = response.json()["bots"]
+    return bots
+
+
+async def _until_online(http: httpx.AsyncClient, names: set[str]) -> list[dict[str, Any]]:
+    """Wait until exactly `names` are listed online (a failure is a hang, not a speed claim)."""
+    for _ in range(600):
+        bots = await _online(http)
+        if {bot["name"] for bot in bots} == names:
+            return bots
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"online bots never became {sorted(names)}: {bots}")
+
+
+def test_bots_online_are_listed_and_challenge_each_other_by_themselves(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`arena bot --challenge-every`: a bot finds an idle online bot that takes the game and
+    challenges it; the challenged bot plays it; bots for other games are left alone."""
+    running = _server_fixture(tmp_path)
+    try:
+        with httpx.Client(base_url=running.url, timeout=30) as sync_http:
+            tokens = {name: _register(sync_http, name) for name in ("alice", "bob", "dave")}
+
+        async def scenario() -> tuple[BotClient, list[int]]:
+            async with httpx.AsyncClient(base_url=running.url, timeout=30) as http:
+                assert await _online(http) == []
+                bob = BotClient(
+                    running.url,
+                    tokens["bob"],
+                    "random",
+                    challenges=ChallengeFilter(games=frozenset({"tictactoe"})),
+                )
+                dave = BotClient(
+                    running.url,
+                    tokens["dave"],
+                    "random",
+                    challenges=ChallengeFilter(games=frozenset({"connect4"})),
+                )
+                bob_run = asyncio.ensure_future(bob.run(max_matches=1))
+                dave_run = asyncio.ensure_future(dave.run())
+                listed = await _until_online(http, {"bob", "dave"})
+                assert listed == [
+                    {"name": "bob", "games": ["tictactoe"], "playing": 0},
+                    {"name": "dave", "games": ["connect4"], "playing": 0},
+                ]
+                assert [bot["name"] for bot in await _online(http, "tictactoe")] == ["bob"]
+                plan = ChallengePlan(game="tictactoe", every_s=0.2, timeout_s=60)
+                alice = BotClient(
+                    running.url, tokens["alice"], "alphabeta:depth=9", challenge_plan=plan
+                )
+                played = await asyncio.wait_for(
+                    asyncio.gather(alice.run(max_matches=1), bob_run), 120
+                )
+                # Alice is listed too while she runs (she accepts challenges); all leave at
+                # the end of their runs.
+                dave_run.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await dave_run
+                await _until_online(http, set())
+                return alice, list(played)
+
+        with caplog.at_level(logging.INFO):
+            alice, played = asyncio.run(scenario())
+        assert played == [1, 1]
+        assert len(alice.challenges_sent) == 1
+        match_id = alice.challenges_sent[0]
+        with httpx.Client(base_url=running.url, timeout=30) as sync_http:
+            _assert_legal_rules_finish(sync_http, match_id)
+            seats = sync_http.get(f"/matches/{match_id}").json()["seats"]
+            assert sorted(seat["player"] for seat in seats) == ["alice", "bob"]
+        assert f"challenged bob to tictactoe (match {match_id}" in caplog.text
+        assert "challenge" not in "".join(
+            record.getMessage() for record in caplog.records if "dave" in record.getMessage()
+        )
+    finally:
+        running.stop()
+
+
+def test_a_challenge_nobody_answers_is_aborted_and_bad_availability_is_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from websockets.asyncio.client import connect
+
+    running = _server_fixture(tmp_path)
+    try:
+        with httpx.Client(base_url=running.url, timeout=30) as sync_http:
+            tokens = {name: _register(sync_http, name) for name in ("alice", "eve")}
+
+        async def scenario() -> str | None:
+            url = websocket_url(running.url)
+            headers = {"Authorization": f"Bearer {tokens['eve']}"}
+            async with (
+                httpx.AsyncClient(base_url=running.url, timeout=30) as http,
+                connect(url, additional_headers=headers, open_timeout=60) as eve,
+            ):
+                await eve.send(json.dumps({"type": "hello", "protocol_version": "1.3"}))
+                assert json.loads(await eve.recv())["type"] == "welcome"
+                await eve.send(json.dumps({"type": "bot_available", "games": ["chess"]}))
+                refused = json.loads(await eve.recv())
+                assert refused["code"] == "VALIDATION_ERROR", refused
+                assert "chess" in refused["message"]
+                assert await _online(http) == []
+                await eve.send(json.dumps({"type": "bot_available", "games": ["nim"]}))
+                await _until_online(http, {"eve"})
+                alice = BotClient(running.url, tokens["alice"], "random")
+                alice.player = "alice"
+                plan = ChallengePlan(game="nim", every_s=1, timeout_s=1.0)
+                with caplog.at_level(logging.INFO):
+                    match_id = await alice.challenge_once(plan)
+                # Eve saw the challenge and never answered it.
+                assert json.loads(await eve.recv())["type"] == "challenge"
+                await eve.send(json.dumps({"type": "bot_available", "available": False}))
+                await _until_online(http, set())
+                with caplog.at_level(logging.INFO):
+                    assert await alice.challenge_once(plan) is None
+                return match_id
+
+        match_id = asyncio.run(scenario())
+        assert match_id is not None
+        with httpx.Client(base_url=running.url, timeout=30) as sync_http:
+            body = sync_http.get(f"/matches/{match_id}").json()
+        assert body["status"] == "aborted", body
+        assert f"eve did not answer the challenge {match_id} within 1 s: aborted" in caplog.text
+        assert "no idle bot online takes nim" in caplog.text
     finally:
         running.stop()

@@ -31,6 +31,7 @@ from protocol import (
     Abort,
     AcceptChallenge,
     AcceptDraw,
+    BotAvailable,
     BotInfo,
     BotLimits,
     BotList,
@@ -68,6 +69,8 @@ from protocol import (
     MoveMade,
     MoveRequest,
     OfferDraw,
+    OnlineBot,
+    OnlineBots,
     Ping,
     PlayerCreate,
     PlayerCreated,
@@ -159,6 +162,7 @@ CLIENT_EXAMPLES: list[BaseModel] = [
     Ping(time_ms=1_700_000_000_000),
     AcceptChallenge(match_id="m1"),
     DeclineChallenge(match_id="m1"),
+    BotAvailable(games=("checkers", "connect4")),
 ]
 SERVER_EXAMPLES: list[BaseModel] = [
     Welcome(player="alice", server_time_ms=1_700_000_000_000),
@@ -348,6 +352,12 @@ REST_EXAMPLES: list[BaseModel] = [
             threads=2,
             searches_per_player=1,
         ),
+    ),
+    OnlineBots(
+        bots=(
+            OnlineBot(name="deep-blue", games=("checkers",), playing=0),
+            OnlineBot(name="c4bot", games=None, playing=2),
+        )
     ),
     Leaderboard(
         game="checkers",
@@ -793,7 +803,7 @@ def test_close_codes_are_the_documented_numbers() -> None:
 
 
 def test_version_compatibility_follows_the_major_version() -> None:
-    assert PROTOCOL_VERSION == "1.2"
+    assert PROTOCOL_VERSION == "1.3"
     assert parse_version("1.12") == (1, 12)
     assert is_compatible("1.9")
     assert not is_compatible("2.0")
@@ -801,12 +811,13 @@ def test_version_compatibility_follows_the_major_version() -> None:
         parse_version("1")
     assert "protocol_version" in reject_client({"type": "hello", "protocol_version": "v1"}).details
     # The server speaks the older of the two versions with a compatible client.
-    assert [spoken_version(v) for v in ("1.0", "001.00", "1.1", "1.2", "1.9")] == [
+    assert [spoken_version(v) for v in ("1.0", "001.00", "1.1", "1.2", "1.3", "1.9")] == [
         "1.0",
         "1.0",
         "1.1",
         "1.2",
-        "1.2",
+        "1.3",
+        "1.3",
     ]
 
 

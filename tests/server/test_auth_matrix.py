@@ -151,6 +151,7 @@ ROWS = [
     Row("GET", "/health", PUBLIC),
     Row("GET", "/games", PUBLIC),
     Row("GET", "/bots", PUBLIC),
+    Row("GET", "/bots/online", PUBLIC),
     Row("GET", "/protocol/schema", PUBLIC),
     # The web pages' assets are public, and a token changes nothing.
     Row("GET", "/static/{path}", PUBLIC, lambda w: {"path": "arena.css"}),
