@@ -1175,7 +1175,7 @@ def test_bots_online_are_listed_and_challenge_each_other_by_themselves(
 def test_a_challenge_nobody_answers_is_aborted_and_bad_availability_is_refused(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from websockets.asyncio.client import connect
+    from tests.wsclient import connect
 
     running = _server_fixture(tmp_path)
     try:
@@ -1187,7 +1187,7 @@ def test_a_challenge_nobody_answers_is_aborted_and_bad_availability_is_refused(
             headers = {"Authorization": f"Bearer {tokens['eve']}"}
             async with (
                 httpx.AsyncClient(base_url=running.url, timeout=30) as http,
-                connect(url, additional_headers=headers, open_timeout=60) as eve,
+                connect(url, additional_headers=headers) as eve,
             ):
                 await eve.send(json.dumps({"type": "hello", "protocol_version": "1.3"}))
                 assert json.loads(await eve.recv())["type"] == "welcome"

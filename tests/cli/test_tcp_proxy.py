@@ -11,11 +11,11 @@ import sys
 from collections.abc import AsyncIterator
 
 import pytest
-from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
 from cli.tcp_proxy import TcpProxy, parse_address
 from tests.server.conftest import free_port
+from tests.wsclient import connect
 
 
 async def read_proxy_line(reader: asyncio.StreamReader) -> None:

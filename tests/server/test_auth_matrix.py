@@ -21,13 +21,13 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from starlette.routing import Mount
-from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from server.app import create_app
 from server.settings import Settings
 from tests.server.conftest import RunningServer
 from tests.server.test_courses_auth import course_routes
+from tests.wsclient import connect
 
 CELLS = ("none", "malformed", "other", "right")
 MALFORMED = {"Authorization": "Bearer arena_not-a-real-token"}

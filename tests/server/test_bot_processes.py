@@ -12,9 +12,9 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
 
 from tests.server.conftest import RunningServer
+from tests.wsclient import connect
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "spectator"}
 

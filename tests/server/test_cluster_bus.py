@@ -503,7 +503,7 @@ class Follower:
         )
 
     async def _run(self) -> None:
-        from websockets.asyncio.client import connect
+        from tests.wsclient import connect
 
         if self.seat is None:
             url, headers = f"{ws_url(self.base)}/ws/matches/{self.match_id}", {}
@@ -823,10 +823,10 @@ async def test_a_newer_connection_in_another_process_replaces_a_players_older_on
     cluster_and_prefix: tuple[str, str, str],
 ) -> None:
     import httpx
-    from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
 
     from server.cluster.bridge import PLAYERS_TOPIC
+    from tests.wsclient import connect
 
     first, second, prefix = cluster_and_prefix
     async with httpx.AsyncClient(timeout=30) as http:

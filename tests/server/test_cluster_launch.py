@@ -25,11 +25,11 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 from typer.testing import CliRunner
-from websockets.asyncio.client import connect
 
 from cli.cluster import Cluster, ClusterError, ClusterSpec, check_services
 from cli.main import create_cli
 from tests.server.conftest import cluster_on_free_ports, free_port
+from tests.wsclient import connect
 
 DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL")
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")

@@ -25,7 +25,6 @@ import httpx
 import pytest
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol.errors import ErrorCode
@@ -42,6 +41,7 @@ from server.errors import MatchError
 from server.matches import MatchService
 from server.settings import Settings
 from tests.server.conftest import _reset_database, arena_serve
+from tests.wsclient import connect
 
 DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL")
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")

@@ -13,11 +13,11 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
 
 from server.settings import Settings
 from server.tournaments.runner import TournamentRunner
 from tests.server.conftest import RunningServer, start_server
+from tests.wsclient import ClientConnection, connect
 
 HELLO = {"type": "hello", "protocol_version": "1.0"}
 

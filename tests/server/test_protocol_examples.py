@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from websockets.asyncio.client import ClientConnection, connect
 
 from bots.spec import describe_bots
 from games import get_game
@@ -19,6 +18,7 @@ from server.limits import house_bots
 from server.settings import Settings
 from tests.server.conftest import RunningServer
 from tests.server.test_ws import TIMEOUT
+from tests.wsclient import ClientConnection, connect
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 VOLATILE = {

@@ -26,7 +26,6 @@ import httpx
 import pytest
 from limits import parse
 from pydantic import ValidationError
-from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.messages import ErrorResponse
@@ -34,6 +33,7 @@ from server.connections import address_key
 from server.ratelimit import RateLimiter
 from server.settings import Settings
 from tests.server.conftest import RunningServer, free_port, start_server
+from tests.wsclient import ClientConnection, connect
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
 TIMEOUT = 30.0

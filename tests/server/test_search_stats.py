@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
 
 from bots.spec import create_bot
 from games import get_game
@@ -24,6 +23,7 @@ from tests.server.test_ws import (
     register,
     send,
 )
+from tests.wsclient import connect
 
 V12 = {"Arena-Protocol-Version": "1.2"}
 V11 = {"Arena-Protocol-Version": "1.1"}

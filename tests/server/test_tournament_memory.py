@@ -19,12 +19,12 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
 
 from server.settings import Settings
 from server.tournaments import TournamentService
 from tests.server.conftest import RunningServer, start_server
 from tests.server.test_tournaments import HELLO, auth_headers, create
+from tests.wsclient import connect
 
 SMALL = {"game": "tictactoe", "bots": ["random", "greedy"], "games_per_pairing": 2, "ply_cap": 9}
 MAXIMA = {

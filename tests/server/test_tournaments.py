@@ -14,11 +14,11 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
 
 from protocol.messages import dump_server_message, parse_server_message
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
+from tests.wsclient import connect
 from tournament.openings import deck, default_openings
 from tournament.runner import TournamentSpec, run_tournament
 

@@ -21,7 +21,6 @@ import httpx
 import pytest
 import pytest_asyncio
 from sqlalchemy import func, select, text
-from websockets.asyncio.client import connect
 
 from protocol.messages import ServerMessage, TournamentCreate, TournamentGame
 from server.db.engine import create_engine, migrate, session_factory
@@ -38,6 +37,7 @@ from server.tournaments.played import PlayedGame, play_game
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament
 from tests.server.conftest import _reset_database, arena_serve
+from tests.wsclient import connect
 from tournament.runner import GameTask
 from tournament.runner import play_game as play_locally
 

@@ -9,8 +9,6 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import ClientConnection
-from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import CloseCode
@@ -18,19 +16,11 @@ from protocol.messages import dump_server_message, parse_server_message
 from protocol.version import PROTOCOL_VERSION
 from tests.server.conftest import RunningServer
 from tests.server.raw_websocket import RawWebSocket
+from tests.wsclient import ClientConnection, connect
 
 TIMEOUT = 30.0
 """Seconds a wait for the server may take before the test fails: generous, for a loaded machine."""
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
-
-
-class connect(ws_connect):  # noqa: N801 - used as websockets' connect is, awaited or in `async with`
-    """websockets' connect with a handshake deadline for a loaded machine (its default is 10 s;
-    the server under test shares two CPUs with other test processes)."""
-
-    def __init__(self, uri: str, **kwargs: Any) -> None:
-        kwargs.setdefault("open_timeout", 60)
-        super().__init__(uri, **kwargs)
 
 
 async def register(http: httpx.AsyncClient, name: str) -> str:

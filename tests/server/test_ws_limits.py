@@ -14,7 +14,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import CloseCode
@@ -22,6 +21,7 @@ from server.hub import CLOSE_TIMEOUT_S
 from server.settings import Settings
 from tests.server.conftest import RunningServer, arena_serve, start_server, wait_engine_ready
 from tests.server.raw_websocket import RawWebSocket
+from tests.wsclient import ClientConnection, connect
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
 
