@@ -41,6 +41,30 @@ SPRT_OPENINGS = 16
 number, so that a match continued with a larger cap plays the same openings)."""
 
 
+GameOpt = Annotated[str, typer.Option("--game", "-g", help="The game.")]
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", "-j", help="Worker processes.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the openings.")]
+PlyCapOpt = Annotated[int, typer.Option("--ply-cap", help="Plies after which a game is drawn.")]
+MoveTimeOpt = Annotated[
+    float | None,
+    typer.Option("--move-time", help="Seconds per move (default: the bots' own limits)."),
+]
+OpeningsOpt = Annotated[
+    str | None, typer.Option("--openings", metavar="DECK|FILE", help=OPENINGS_HELP)
+]
+JournalOpt = Annotated[
+    Path | None,
+    typer.Option("--journal", help="Journal file: resume from it, append each game to it."),
+]
+RecordsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--records", help="Write each game as JSON (and checkers games as PDN) in this folder."
+    ),
+]
+"""The options `arena tournament` and `arena match` share."""
+
+
 def register(app: typer.Typer) -> None:
     """Add the tournament and match commands to `app`."""
     app.command("tournament")(tournament)
@@ -55,7 +79,7 @@ def tournament(
     extra_bots: Annotated[
         list[str] | None, typer.Argument(help="More bot specs (after --bots A B ...).")
     ] = None,
-    game: Annotated[str, typer.Option("--game", "-g", help="The game.")] = "checkers",
+    game: GameOpt = "checkers",
     option: OptionOpt = None,
     fmt: Annotated[
         str,
@@ -67,22 +91,12 @@ def tournament(
             "--games", help="Games per pairing (even: colour-swapped pairs). [default: 2]"
         ),
     ] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Worker processes.")] = 1,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the openings.")] = 0,
-    ply_cap: Annotated[
-        int, typer.Option("--ply-cap", help="Plies after which a game is drawn.")
-    ] = 200,
-    move_time: Annotated[
-        float | None,
-        typer.Option("--move-time", help="Seconds per move (default: the bots' own limits)."),
-    ] = None,
-    openings_choice: Annotated[
-        str | None, typer.Option("--openings", metavar="DECK|FILE", help=OPENINGS_HELP)
-    ] = None,
-    journal: Annotated[
-        Path | None,
-        typer.Option("--journal", help="Journal file: resume from it, append each game to it."),
-    ] = None,
+    concurrency: ConcurrencyOpt = 1,
+    seed: SeedOpt = 0,
+    ply_cap: PlyCapOpt = 200,
+    move_time: MoveTimeOpt = None,
+    openings_choice: OpeningsOpt = None,
+    journal: JournalOpt = None,
     json_out: Annotated[
         Path | None,
         typer.Option(
@@ -93,12 +107,7 @@ def tournament(
         Path | None,
         typer.Option("--html", help="Write a self-contained HTML report with an Elo plot here."),
     ] = None,
-    records_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--records", help="Write each game as JSON (and checkers games as PDN) in this folder."
-        ),
-    ] = None,
+    records_dir: RecordsOpt = None,
     sprt: Annotated[str | None, typer.Option("--sprt", metavar="SETTINGS", help=SPRT_HELP)] = None,
     max_games: Annotated[
         int, typer.Option("--max-games", help="With --sprt: stop, inconclusive, after this many.")
@@ -194,27 +203,17 @@ def match(
         ),
     ],
     sprt: Annotated[str, typer.Option("--sprt", metavar="SETTINGS", help=SPRT_HELP)],
-    game: Annotated[str, typer.Option("--game", "-g", help="The game.")] = "checkers",
+    game: GameOpt = "checkers",
     option: OptionOpt = None,
     max_games: Annotated[
         int, typer.Option("--max-games", help="Stop, inconclusive, after this many games.")
     ] = 10_000,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Worker processes.")] = 1,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the openings.")] = 0,
-    ply_cap: Annotated[
-        int, typer.Option("--ply-cap", help="Plies after which a game is drawn.")
-    ] = 200,
-    move_time: Annotated[
-        float | None,
-        typer.Option("--move-time", help="Seconds per move (default: the bots' own limits)."),
-    ] = None,
-    openings_choice: Annotated[
-        str | None, typer.Option("--openings", metavar="DECK|FILE", help=OPENINGS_HELP)
-    ] = None,
-    journal: Annotated[
-        Path | None,
-        typer.Option("--journal", help="Journal file: resume from it, append each game to it."),
-    ] = None,
+    concurrency: ConcurrencyOpt = 1,
+    seed: SeedOpt = 0,
+    ply_cap: PlyCapOpt = 200,
+    move_time: MoveTimeOpt = None,
+    openings_choice: OpeningsOpt = None,
+    journal: JournalOpt = None,
     json_out: Annotated[
         Path | None,
         typer.Option("--json", help="Write the verdict, the counts and every game as JSON here."),
@@ -223,12 +222,7 @@ def match(
         Path | None,
         typer.Option("--html", help="Write a self-contained HTML report of the games here."),
     ] = None,
-    records_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--records", help="Write each game as JSON (and checkers games as PDN) in this folder."
-        ),
-    ] = None,
+    records_dir: RecordsOpt = None,
 ) -> None:
     """Is the first bot stronger? Play colour-swapped pairs until an SPRT decides.
 
