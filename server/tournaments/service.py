@@ -67,7 +67,7 @@ from server.publisher import Broadcast
 from server.tournaments.notices import ENDED, ended_notice, parse_notice
 from server.tournaments.owners import TournamentOwners
 from server.tournaments.planning import check_maxima, plan, validation_error
-from server.tournaments.played import is_house_bot_only
+from server.tournaments.played import is_for_workers
 from server.tournaments.runner import Notify, TournamentRunner
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament, Watcher
@@ -410,8 +410,8 @@ class TournamentService:
     # -- tournaments played on workers ---------------------------------------------------------
 
     def _on_workers(self, tournament: HostedTournament) -> bool:
-        """Return True when workers play the tournament's games (house bots only)."""
-        return self._games is not None and is_house_bot_only(tournament.body)
+        """Return True when workers play the tournament's games (`is_for_workers`)."""
+        return self._games is not None and is_for_workers(tournament.body)
 
     async def _defer_unplayed(self, tournament: HostedTournament) -> None:
         """Queue a job for every game of the tournament that has no result yet."""
@@ -495,6 +495,7 @@ class TournamentService:
                 games_done=tournament.done,
                 games_total=tournament.games_total,
                 standings=await tournament.fresh_standings(),
+                sprt=tournament.sprt(),
             )
             tournament.publish(finished)
         return stored
@@ -512,6 +513,7 @@ class TournamentService:
                 games_done=tournament.done,
                 games_total=tournament.games_total,
                 points=tournament.points(),
+                sprt=tournament.sprt(),
             )
         )
 
