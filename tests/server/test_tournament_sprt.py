@@ -11,8 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from protocol.messages import dump_server_message, parse_server_message
+from protocol.messages import TournamentCreate, dump_server_message, parse_server_message
 from server.settings import Settings
+from server.tournaments.played import is_for_workers
 from tests.server.conftest import RunningServer, start_server
 from tests.server.test_tournaments import TIMEOUT, auth_headers, check_matches, create
 from tests.wsclient import connect
@@ -210,3 +211,10 @@ def test_bad_sprt_settings_are_refused_by_their_field(
         assert error["code"] == "VALIDATION_ERROR"
         assert words in error["details"][field], error
         assert http.get("/tournaments").json()["tournaments"] == []
+
+
+def test_workers_never_play_an_sprt_tournament() -> None:
+    """Its test decides which games are played at all: a server's runner plays it."""
+    sprt = TournamentCreate.model_validate(STRONG_FIRST)
+    assert not is_for_workers(sprt)
+    assert is_for_workers(sprt.model_copy(update={"sprt": None}))
