@@ -36,10 +36,6 @@ SPRT_HELP = (
     "model (normalized or logistic), e.g. --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05."
 )
 
-SPRT_OPENINGS = 16
-"""Seeded random openings an SPRT match deals in turn when the game has no deck (a fixed
-number, so that a match continued with a larger cap plays the same openings)."""
-
 
 GameOpt = Annotated[str, typer.Option("--game", "-g", help="The game.")]
 ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", "-j", help="Worker processes.")]
@@ -295,6 +291,7 @@ def _sprt_command(run: SprtRun) -> None:
     from tournament.openings import OpeningError
     from tournament.report import html_report, result_json, summarize, write_records
     from tournament.runner import TournamentError, TournamentSpec
+    from tournament.sequential import SPRT_OPENINGS
     from tournament.stats.sprt import SprtError, SprtTest
 
     try:

@@ -14,7 +14,9 @@ PROTOCOL_VERSION = "1.3"
 
 1.1 added `MatchResult.code` and `max_plies` (`MatchCreate`, `MatchState`, `MatchRecord`); 1.2
 added a move's `search` (`SearchInfo` on `move`, `MoveRequest`, `move_made`, `RecordedMove`);
-1.3 added `bot_available` (a bot open to challenges, listed by `GET /bots/online`)."""
+1.3 added `bot_available` (a bot open to challenges, listed by `GET /bots/online`) and SPRT
+tournaments (`TournamentCreate.sprt`, and `sprt` of `TournamentState`, `TournamentSummary`,
+`tournament_game_finished` and `tournament_finished`)."""
 
 
 VERSION_HEADER = "Arena-Protocol-Version"

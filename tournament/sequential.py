@@ -12,13 +12,18 @@ them back and plays on. The journal records the bots, settings, test and opening
 cap, so a match stopped at its cap can be continued with a larger one. Games that finish
 after the test has decided are neither counted nor journaled, so a rerun of a decided match
 reports the same counts.
+
+A server plays the same pairs (`pair_tasks`) as matches and counts them with `OrderedTally`:
+in schedule order, so that the count is a function of the stored games alone (recomputed the
+same after a restart) and the order in which games happen to finish (short games first) never
+weighs on the test.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +41,25 @@ from tournament.runner import (
     TournamentSpec,
     play_game,
 )
-from tournament.stats.sprt import EloEstimate, SprtTest, Verdict, elo_estimate
+from tournament.stats.sprt import EloEstimate, SprtError, SprtTest, Verdict, elo_estimate
 
-__all__ = ["SprtProgress", "SprtStatus", "match_identity", "pair_tasks", "run_sprt"]
+__all__ = [
+    "SPRT_OPENINGS",
+    "OrderedTally",
+    "SprtError",
+    "SprtProgress",
+    "SprtStatus",
+    "SprtTest",
+    "Verdict",
+    "match_identity",
+    "ordered_status",
+    "pair_tasks",
+    "run_sprt",
+]
+
+SPRT_OPENINGS = 16
+"""Seeded random openings an SPRT match deals in turn when the game has no deck (a fixed
+number, so that a match continued with a larger cap plays the same openings)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +194,10 @@ class _Tally:
         if partner is None:
             return
         first = self.spec.bots[0]
-        scores = [record.score_of(first), partner.score_of(first)]
+        self.add_pair(record.score_of(first), partner.score_of(first))
+
+    def add_pair(self, *scores: float) -> None:
+        """Count a completed pair by the first bot's scores in its two games."""
         self.penta[round(2 * sum(scores))] += 1
         for score in scores:
             self.wdl[round(2 * score)] += 1
@@ -203,6 +227,60 @@ class _Tally:
 
     def completed(self) -> list[GameRecord]:
         return [record for index, record in sorted(self.games.items()) if index ^ 1 in self.games]
+
+
+class OrderedTally:
+    """The test on pairs counted in schedule order, for games played elsewhere (a server).
+
+    Pair k counts once both its games (2k, 2k + 1) and every earlier pair have a result; the
+    count stops at the decision (later pairs are never counted, whenever they finish) and at
+    `max_games`. `advance` takes the results known so far and counts what it can, so a tally
+    fed the same results in any order and in any number of steps ends the same.
+    """
+
+    def __init__(self, spec: TournamentSpec, test: SprtTest, max_games: int) -> None:
+        _check(spec, max_games)
+        self._tally = _Tally(spec, test, max_games)
+
+    @property
+    def decided(self) -> bool:
+        """Return True once the test has reached a verdict (H0 or H1)."""
+        return self._tally.verdict is not None
+
+    @property
+    def pairs(self) -> int:
+        """Return the pairs counted."""
+        return self._tally.pairs
+
+    def advance(self, scores: Mapping[int, float]) -> bool:
+        """Count the pairs now complete after those counted; return whether any was.
+
+        `scores` maps a game's index to the first bot's score in it (a game without a result
+        is absent).
+        """
+        counted = False
+        tally = self._tally
+        while tally.verdict is None and 2 * (tally.pairs + 1) <= tally.max_games:
+            pair = tally.pairs
+            first, second = scores.get(2 * pair), scores.get(2 * pair + 1)
+            if first is None or second is None:
+                break
+            tally.add_pair(first, second)
+            counted = True
+        return counted
+
+    def status(self) -> SprtStatus:
+        """Return the status of the pairs counted (INCONCLUSIVE once the cap is counted)."""
+        return self._tally.status()
+
+
+def ordered_status(
+    spec: TournamentSpec, test: SprtTest, max_games: int, scores: Mapping[int, float]
+) -> SprtStatus:
+    """Return the status `OrderedTally` reaches on `scores` (first bot's score by game index)."""
+    tally = OrderedTally(spec, test, max_games)
+    tally.advance(scores)
+    return tally.status()
 
 
 def run_sprt(

@@ -169,6 +169,9 @@ class Tournament(Base):
     """The clustered process running the tournament (None: none claimed it), see 0010."""
     owner_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """Counts the claims of the tournament (a fence, as `Match.owner_epoch`)."""
+    sprt_state: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """An SPRT tournament's state (`SprtState`) as of its last game stored, for its listing;
+    the tournament's games are the truth it is counted from again (see 0012)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow

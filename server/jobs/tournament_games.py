@@ -49,7 +49,7 @@ from server.jobs.registry import JobRuntime
 from server.matches import new_match_id
 from server.tournaments.notices import ENDED, TOPIC, ended_notice, game_notice
 from server.tournaments.planning import plan
-from server.tournaments.played import is_house_bot_only, play_game
+from server.tournaments.played import is_for_workers, play_game
 from server.tournaments.store import TournamentStore
 from tournament.runner import GameTask
 
@@ -214,7 +214,7 @@ class GamePlayer:
         on_workers: dict[str, bool] = {}
         for tournament_id, spec, _total, index in rows:
             if tournament_id not in on_workers:
-                on_workers[tournament_id] = is_house_bot_only(TournamentCreate.model_validate(spec))
+                on_workers[tournament_id] = is_for_workers(TournamentCreate.model_validate(spec))
             if on_workers[tournament_id]:
                 missing.setdefault(tournament_id, []).append(index)
         queued = 0

@@ -1,4 +1,8 @@
-"""Tournaments: create, answer invitations, start, cancel, list, read standings."""
+"""Tournaments: create, answer invitations, start, cancel, list, read standings.
+
+Answers hold the fields of the protocol version a request names (server.routes.versions): a
+client of 1.2 or older never meets an SPRT tournament's `sprt` (since 1.3).
+"""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from server.deps import (
 )
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import PageLimit, PageOffset
+from server.routes.versions import VersionedRoute
 from server.routes.web import tournaments_page
 from server.web.pages import wants_html
 from server.web.plots import elo_plot
@@ -32,7 +37,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 409, 422)
 }
 
-router = APIRouter(prefix="/tournaments", tags=["tournaments"], responses=ERRORS)
+router = APIRouter(
+    prefix="/tournaments", tags=["tournaments"], responses=ERRORS, route_class=VersionedRoute
+)
 
 TournamentPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
 

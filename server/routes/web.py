@@ -41,6 +41,7 @@ from server.players import PlayerRegistry
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.web.pages import Pages
 from tournament.decks import DECKS
+from tournament.sequential import SprtError, SprtTest
 
 router = APIRouter(prefix="/web", tags=["web pages"])
 
@@ -60,6 +61,8 @@ FORM_DEFAULTS: dict[str, str] = {
     "move_cap_s": "",
     "deck": "",
     "openings": "",
+    "sprt": "",
+    "sprt_pairs": "1000",
     "start": "on",
 }
 """What the tournament form holds before anyone types in it."""
@@ -208,6 +211,8 @@ FORM_LABELS: dict[str, str] = {
     "increment_ms": "Increment",
     "move_cap_ms": "Most time for one move",
     "openings": "Openings",
+    "sprt": "SPRT",
+    "sprt_pairs": "Most SPRT pairs",
 }
 """The form's label of each field of `TournamentCreate`, to say where a refused value is."""
 
@@ -275,6 +280,19 @@ def _openings(form: dict[str, str]) -> str | tuple[str, ...] | None:
     return deck or listed or None
 
 
+def _sprt(form: dict[str, str]) -> dict[str, Any] | None:
+    """Return the SPRT the form asks for, read as `arena match --sprt` reads its settings
+    (`elo0=0 elo1=5 alpha=0.05 beta=0.05`); None when left empty."""
+    text = form.get("sprt", "").strip()
+    if not text:
+        return None
+    try:
+        test = SprtTest.parse(text)
+    except SprtError as error:
+        raise ValueError(f"SPRT: {error}") from None
+    return test.to_dict() | {"max_pairs": _whole(form, "sprt_pairs")}
+
+
 class FormError(ValueError):
     """What is wrong with a form: one sentence for each refused field, by its label."""
 
@@ -290,6 +308,8 @@ def _label(location: tuple[Any, ...]) -> str:
         return "The form"
     if where[0] == "time_control" and len(where) > 1:
         return FORM_LABELS.get(where[1], where[1])
+    if where[0] == "sprt" and len(where) > 1:
+        return FORM_LABELS["sprt_pairs"] if where[1] == "max_pairs" else f"SPRT {where[1]}"
     return FORM_LABELS.get(where[0], where[0])
 
 
@@ -316,7 +336,11 @@ def _form_body(form: dict[str, str]) -> TournamentCreate:
             body[field] = _whole(form, field)
         except ValueError as error:
             problems.append(str(error))
-    for field, read in (("time_control", _time_control), ("openings", _openings)):
+    for field, read in (
+        ("time_control", _time_control),
+        ("openings", _openings),
+        ("sprt", _sprt),
+    ):
         try:
             body[field] = read(form)
         except ValueError as error:

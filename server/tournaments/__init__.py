@@ -16,9 +16,14 @@ Its rooms, each importing only those below it (an import-linter contract):
 - `planning`: a request checked against the server's maxima, its spec and schedule;
 - `wire`: tournament.standings' tables as protocol models.
 
+SPRT tournaments (`TournamentCreate.sprt`) play two bots' colour-swapped pairs until the test
+decides: the runner starts no game after the decision, and the test is counted from the games
+(server.tournaments.tournament), so a restart counts it again and plays on.
+
 Scaled out (`ARENA_ROLE=server`, see server.tournaments.service): the games of a tournament
-between house bots are played by `arena worker` processes (server.jobs.tournament_games), each
-stored once as a finished match by `TournamentStore.record_game`; a tournament with registered
+between house bots (but an SPRT) are played by `arena worker` processes
+(server.jobs.tournament_games), each stored once as a finished match by
+`TournamentStore.record_game`; a tournament with registered
 players is still played here. Every process's watchers hear of each game and of the end over
 the bus topic (server.tournaments.notices), and from the database should a notice be lost.
 

@@ -1,8 +1,9 @@
 """A tournament's planning: its request checked against the server's maxima, its spec and schedule.
 
 The spec and schedule are those of tournament.runner (the body's `openings`, by default the same
-as `arena tournament`'s), so the server plays the same games as the local runner. Every refusal
-is a ProtocolError VALIDATION_ERROR naming the field of the `TournamentCreate` body.
+as `arena tournament`'s), so the server plays the same games as the local runner; an SPRT
+tournament's are those of tournament.sequential (`arena match --sprt`'s pairs, up to the cap).
+Every refusal is a ProtocolError VALIDATION_ERROR naming the field of the `TournamentCreate` body.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from server.limits import oversize, search_limits
 from server.settings import Settings
 from tournament.openings import Opening, OpeningError, deck, default_openings, parse_opening
 from tournament.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule
+from tournament.sequential import SPRT_OPENINGS, pair_tasks
 
 
 def check_maxima(body: TournamentCreate, settings: Settings) -> Game:
@@ -34,6 +36,7 @@ def check_maxima(body: TournamentCreate, settings: Settings) -> Game:
     too_large = oversize(game.initial_state(), settings)
     if too_large is not None:
         raise validation_error("options", too_large)
+    check_sprt(body)
     limits = search_limits(settings)
     for bot in body.bots:
         if player_name(bot) is None:
@@ -44,6 +47,16 @@ def check_maxima(body: TournamentCreate, settings: Settings) -> Game:
     return game
 
 
+def check_sprt(body: TournamentCreate) -> None:
+    """Refuse (VALIDATION_ERROR naming `sprt`) an SPRT tournament that is not between 2 bots."""
+    if body.sprt is not None and len(body.bots) != 2:
+        raise validation_error(
+            "sprt",
+            f"an SPRT tournament is a match between exactly 2 bots, not {len(body.bots)}: "
+            "the test is about the first bot against the second",
+        )
+
+
 def tournament_spec(body: TournamentCreate, settings: Settings | None = None) -> TournamentSpec:
     """Return the runner's spec for `body`; ProtocolError VALIDATION_ERROR naming the field.
 
@@ -52,6 +65,7 @@ def tournament_spec(body: TournamentCreate, settings: Settings | None = None) ->
     if settings is not None:
         game = check_maxima(body, settings)
     else:
+        check_sprt(body)
         try:
             game = get_game(body.game, dict(body.options))
         except GameError as error:
@@ -92,7 +106,10 @@ def plan(
                 too_large = oversize(opening.start_state(game), settings)
                 if too_large is not None:
                     raise OpeningError(_which(index, len(openings), opening.name, too_large))
-        tasks = schedule(spec, openings)
+        if body.sprt is None:
+            tasks = schedule(spec, openings)
+        else:
+            tasks = list(pair_tasks(spec, openings, body.sprt.max_pairs))
     except OpeningError as error:
         raise validation_error("openings", str(error)) from None
     except (TournamentError, ValueError) as error:
@@ -103,7 +120,9 @@ def plan(
 def _openings(body: TournamentCreate, game: Game, spec: TournamentSpec) -> list[Opening]:
     """Return the body's deck or list of openings, or the game's default ones."""
     if body.openings is None:
-        return default_openings(game, spec.games_per_pairing // 2, spec.seed)
+        # An SPRT tournament deals as many as `arena match --sprt` does, in turn.
+        needed = SPRT_OPENINGS if body.sprt is not None else spec.games_per_pairing // 2
+        return default_openings(game, needed, spec.seed)
     if isinstance(body.openings, str):
         return deck(body.openings, game)
     openings = []

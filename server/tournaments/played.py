@@ -259,3 +259,9 @@ def _seat(participant: str) -> str | HouseBot:
 def is_house_bot_only(body: TournamentCreate) -> bool:
     """Return True when every participant of `body` is a house bot (no registered player)."""
     return all(player_name(participant) is None for participant in body.bots)
+
+
+def is_for_workers(body: TournamentCreate) -> bool:
+    """Return True when workers may play `body`'s games: house bots only, and no SPRT (its
+    test decides which games are played at all, so a server's runner plays them)."""
+    return body.sprt is None and is_house_bot_only(body)

@@ -10,6 +10,11 @@ so a restart keeps it. Each game's row is stored
 when its match is created (with the match id) and again with its result, and the watchers get a
 `tournament_game_finished` per game and a `tournament_finished` at the end.
 
+An SPRT tournament's schedule is its pairs up to the cap (server.tournaments.planning); no game
+starts once its test has decided, the games under way then are played out (uncounted: the test
+counts pairs in schedule order and stops at the decision, see tournament.sequential), and the
+tournament finishes. A restart counts the test again from the stored games and goes on.
+
 In a cluster (`follow_s` given) the runner runs on the tournament's owner only
 (server.tournaments.owners) and its writes are fenced by the epoch of its claim: a refused
 write (FencedTournamentError: another process claimed the tournament) stops the runner quietly,
@@ -214,7 +219,12 @@ class TournamentRunner:
                     game = tournament.games.get(task.index)
                     if game is not None and game.result is not None:
                         continue
+                    if game is None and tournament.decided:
+                        break  # a decided test starts no game; those begun are followed
                     await slots.acquire()
+                    if game is None and tournament.decided:
+                        slots.release()
+                        break
                     match_id = None if game is None else game.match_id
                     group.create_task(self._play(tournament, task, match_id, slots))
             await self._finish(tournament)
@@ -271,6 +281,7 @@ class TournamentRunner:
             await self._store.store_result(tournament.id, game, tournament.epoch)
             # Stored first; then memory and watchers change together (no await between).
             tournament.record_result(game)
+            sprt = tournament.sprt()
             tournament.publish(
                 TournamentGameFinished(
                     tournament_id=tournament.id,
@@ -278,11 +289,27 @@ class TournamentRunner:
                     games_done=tournament.done,
                     games_total=tournament.games_total,
                     points=tournament.points(),
+                    sprt=sprt,
                 )
             )
+            if sprt is not None:
+                await self._store_sprt(tournament)
             await self.tell(game_notice(tournament.id, game))
         finally:
             slots.release()
+
+    async def _store_sprt(self, tournament: HostedTournament) -> None:
+        """Store the SPRT's state now on the tournament's row, unless stored already.
+
+        One write at a time, each of the state when it starts: two games ending together never
+        leave the earlier state stored last.
+        """
+        async with tournament.sprt_storing:
+            state = tournament.sprt()
+            if state is None or state == tournament.sprt_stored:
+                return
+            await self._store.store_sprt(tournament.id, state, tournament.epoch)
+            tournament.sprt_stored = state
 
     async def _settle(self, tournament: HostedTournament) -> None:
         """Wait for the games being created when the runner was stopped: then every game
@@ -408,6 +435,7 @@ class TournamentRunner:
                 games_done=tournament.done,
                 games_total=tournament.games_total,
                 standings=await tournament.fresh_standings(),
+                sprt=tournament.sprt(),
             )
         )
 

@@ -11,18 +11,19 @@ waiting tournament holds no schedule either: it is planned at creation to be che
 counted, and again when it starts.
 
 On workers (`ARENA_ROLE=server`, a `GameQueue` given): a tournament between house bots only is
-not played here. Starting it stores it `running` and defers one job per game to the queue;
-`arena worker` processes play them (server.jobs.tournament_games), each records its game once
-and the last one finishes the tournament (TournamentStore.record_game), and each publishes a
-notice (server.tournaments.notices) that every server process hands to `on_notice`. The
-tournament's `concurrency` is ignored there: the workers' own concurrency bounds the games in
-play. A game is shown once it has its result (it has no live match to watch while played). A
-notice may be lost (Redis restarted) or come twice: every `tournament_follow_s` the service reads
-the running worker tournaments it holds from the database (`_follow`), and it tells its
-watchers of each game once and of the end once, whichever comes first. A tournament with a
-registered player among its participants is played as today, by a server process's runner
-(its games are live matches: the players connect to play them); its games and end are
-published on the bus too, so watchers on other processes follow it.
+not played here, unless it is an SPRT (its test decides which games are played at all). Starting
+it stores it `running` and defers one job per game to the queue; `arena worker` processes play
+them (server.jobs.tournament_games), each records its game once and the last one finishes the
+tournament (TournamentStore.record_game), and each publishes a notice
+(server.tournaments.notices) that every server process hands to `on_notice`. The tournament's
+`concurrency` is ignored there: the workers' own concurrency bounds the games in play. A game is
+shown once it has its result (it has no live match to watch while played). A notice may be lost
+(Redis restarted) or come twice: every `tournament_follow_s` the service reads the running
+worker tournaments it holds from the database (`_follow`), and it tells its watchers of each
+game once and of the end once, whichever comes first. A tournament with a registered player
+among its participants is played as today, by a server process's runner (its games are live
+matches: the players connect to play them); its games and end are published on the bus too, so
+watchers on other processes follow it.
 
 In a cluster (`owners` given, server.tournaments.owners) such a tournament has one owner, the
 only process that runs its runner: the process that starts it claims it, and `reap` (run by
@@ -67,7 +68,7 @@ from server.publisher import Broadcast
 from server.tournaments.notices import ENDED, ended_notice, parse_notice
 from server.tournaments.owners import TournamentOwners
 from server.tournaments.planning import check_maxima, plan, validation_error
-from server.tournaments.played import is_house_bot_only
+from server.tournaments.played import is_for_workers
 from server.tournaments.runner import Notify, TournamentRunner
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament, Watcher
@@ -410,8 +411,8 @@ class TournamentService:
     # -- tournaments played on workers ---------------------------------------------------------
 
     def _on_workers(self, tournament: HostedTournament) -> bool:
-        """Return True when workers play the tournament's games (house bots only)."""
-        return self._games is not None and is_house_bot_only(tournament.body)
+        """Return True when workers play the tournament's games (`is_for_workers`)."""
+        return self._games is not None and is_for_workers(tournament.body)
 
     async def _defer_unplayed(self, tournament: HostedTournament) -> None:
         """Queue a job for every game of the tournament that has no result yet."""
@@ -495,6 +496,7 @@ class TournamentService:
                 games_done=tournament.done,
                 games_total=tournament.games_total,
                 standings=await tournament.fresh_standings(),
+                sprt=tournament.sprt(),
             )
             tournament.publish(finished)
         return stored
@@ -512,6 +514,7 @@ class TournamentService:
                 games_done=tournament.done,
                 games_total=tournament.games_total,
                 points=tournament.points(),
+                sprt=tournament.sprt(),
             )
         )
 

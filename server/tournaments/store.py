@@ -3,6 +3,8 @@
 Each write commits at once: a tournament is stored when it is created, each game's row when its
 match is created (with the match id) and again with its result, so a restart finds every
 tournament and game where it was (see server.tournaments for what the runner does with them).
+An SPRT tournament's state is counted again from its games when it is loaded; its row keeps the
+state as of its last game (`store_sprt`) for the list of tournaments only.
 
 In a cluster the runner's writes are fenced (server.tournaments.owners): `add_game`,
 `store_result` and `end` given the owner epoch of the runner's claim take the tournament row's
@@ -13,6 +15,7 @@ is not running (cancelled on another process: a game stopped in play keeps no re
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -21,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from protocol.messages import (
+    SprtState,
     TournamentCreate,
     TournamentGame,
     TournamentList,
@@ -109,7 +113,7 @@ class TournamentStore:
                 if row.created_by is None
                 else await session.scalar(select(Player.name).where(Player.id == row.created_by))
             )
-        return HostedTournament(
+        tournament = HostedTournament(
             id=row.id,
             body=TournamentCreate.model_validate(row.spec),
             status=row.status,
@@ -121,6 +125,11 @@ class TournamentStore:
             reason=row.reason,
             games={g.game_index: _wire_game(g) for g in games},
         )
+        if tournament.body.sprt is not None:
+            # Counted from the games (a test at its cap takes a few seconds): off the loop,
+            # before anyone else holds the tournament.
+            await asyncio.to_thread(tournament.count_sprt)
+        return tournament
 
     async def spec(self, tournament_id: str) -> tuple[TournamentCreate, int | None] | None:
         """Return the tournament's set-up and owner's id; None if there is none."""
@@ -153,7 +162,9 @@ class TournamentStore:
             return status, _game(stored)
 
     async def add(self, tournament: HostedTournament) -> None:
-        """Store a new tournament (its set-up, status, owner and invitations)."""
+        """Store a new tournament (its set-up, status, owner and invitations, and its SPRT's
+        state before any game)."""
+        sprt = tournament.sprt()
         async with self._sessions() as session:
             session.add(
                 TournamentRow(
@@ -165,6 +176,7 @@ class TournamentStore:
                     created_by=tournament.owner_id,
                     invitations=dict(tournament.invitations),
                     created_at=datetime.fromtimestamp(tournament.created_ms / 1000, UTC),
+                    sprt_state=None if sprt is None else sprt.model_dump(mode="json"),
                 )
             )
             await session.commit()
@@ -270,6 +282,19 @@ class TournamentStore:
                 update(GameRow)
                 .where(GameRow.tournament_id == tournament_id, GameRow.game_index == game.index)
                 .values(result=game.result, reason=game.reason, finished_at=datetime.now(UTC))
+            )
+            await session.commit()
+
+    async def store_sprt(
+        self, tournament_id: str, state: SprtState, epoch: int | None = None
+    ) -> None:
+        """Store an SPRT tournament's state for its listing (fenced by `epoch`, see the module)."""
+        async with self._sessions() as session:
+            await _fence(session, tournament_id, epoch)
+            await session.execute(
+                update(TournamentRow)
+                .where(TournamentRow.id == tournament_id)
+                .values(sprt_state=state.model_dump(mode="json"))
             )
             await session.commit()
 
@@ -402,6 +427,9 @@ class TournamentStore:
                     games_done=done.get(row.id, 0),
                     games_total=row.games_total,
                     created_time_ms=epoch_ms(row.created_at),
+                    sprt=None
+                    if row.sprt_state is None
+                    else SprtState.model_validate(row.sprt_state),
                 )
                 for row in rows[:limit]
             ),

@@ -1,26 +1,30 @@
 """A hosted tournament: its set-up, games, watchers and running task, held in memory.
 
 The service and the runner share one `HostedTournament` per tournament id; the database holds
-the same set-up and games (see server.tournaments.store), so a restart loads it again.
+the same set-up and games (see server.tournaments.store), so a restart loads it again. An SPRT
+tournament's test is counted from its games (tournament.sequential.OrderedTally, in schedule
+order), so the games alone say where it stands, after a restart too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from protocol.messages import (
     BotPoints,
     ServerMessage,
+    SprtState,
     TournamentCreate,
     TournamentGame,
     TournamentStandings,
     TournamentState,
 )
 from server.tournaments import wire
-from tournament.runner import GameTask
+from tournament.runner import GameTask, TournamentSpec
+from tournament.sequential import OrderedTally
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +61,12 @@ class HostedTournament:
     its runner writes under; None: not claimed here (or a single process: writes unfenced)."""
     standings: TournamentStandings | None = None
     results_seen: int = 0
+    tally: OrderedTally | None = None
+    """An SPRT tournament's test on the games recorded (None: not counted yet, or no SPRT)."""
+    sprt_stored: SprtState | None = None
+    """The SPRT state this process last stored on the tournament's row (for its listing)."""
+    sprt_storing: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while that state is written: the writes of games ending together come in order."""
 
     @property
     def done(self) -> int:
@@ -72,10 +82,41 @@ class HostedTournament:
         return wire.points(self.body.bots, self.games.values())
 
     def record_result(self, game: TournamentGame) -> None:
-        """Store a finished game in memory; the standings are computed again when next asked."""
+        """Store a finished game in memory; the standings are computed again when next asked,
+        the SPRT counts the pairs it completes now."""
         self.games[game.index] = game
         self.standings = None
         self.results_seen += 1
+        if self.tally is not None:
+            self.tally.advance(_FirstBotScores(self))
+
+    def count_sprt(self) -> None:
+        """Count the SPRT on every game recorded (the first count after a load reads them all:
+        up to a few seconds at the cap, so call it in a thread before sharing the tournament)."""
+        settings = self.body.sprt
+        if settings is None or self.tally is not None:
+            return
+        spec = TournamentSpec(game=self.body.game, bots=tuple(self.body.bots))
+        tally = OrderedTally(spec, wire.sprt_test(settings), 2 * settings.max_pairs)
+        tally.advance(_FirstBotScores(self))
+        self.tally = tally
+
+    def sprt(self) -> SprtState | None:
+        """Return the SPRT's state now (None: not an SPRT tournament)."""
+        if self.body.sprt is None:
+            return None
+        self.count_sprt()
+        assert self.tally is not None
+        return wire.sprt_state(self.tally.status())
+
+    @property
+    def decided(self) -> bool:
+        """Return True once the tournament's SPRT has reached H0 or H1 (never without one)."""
+        if self.body.sprt is None:
+            return False
+        self.count_sprt()
+        assert self.tally is not None
+        return self.tally.decided
 
     async def fresh_standings(self) -> TournamentStandings:
         """Return the standings of every game finished now, fitted in a worker thread.
@@ -106,6 +147,7 @@ class HostedTournament:
             standings=fitted,
             games=tuple(self.ordered_games()),
             created_time_ms=self.created_ms,
+            sprt=self.sprt(),
         )
 
     def publish(self, message: ServerMessage) -> None:
@@ -116,3 +158,24 @@ class HostedTournament:
             except Exception:
                 log.exception("a watcher of tournament %s failed", self.id)
                 self.watchers.discard(watcher)
+
+
+class _FirstBotScores(Mapping[int, float]):
+    """The first bot's score in each finished game of a tournament, by index, read as asked
+    (the SPRT's count reads a few games after each result, not all of them)."""
+
+    def __init__(self, tournament: HostedTournament) -> None:
+        self._games = tournament.games
+        self._first = tournament.body.bots[0]
+
+    def __getitem__(self, index: int) -> float:
+        game = self._games[index]
+        if game.result is None:
+            raise KeyError(index)
+        return game.result if game.first == self._first else 1.0 - game.result
+
+    def __iter__(self) -> Iterator[int]:
+        return (index for index, game in self._games.items() if game.result is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for game in self._games.values() if game.result is not None)

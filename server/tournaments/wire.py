@@ -1,7 +1,8 @@
 """A tournament's results on the wire: tournament.standings' tables as protocol models.
 
 The standings are computed once, in tournament.standings (the same as the local report's); this
-module only maps them to `TournamentStandings` and `BotPoints`, and a match's result to a score.
+module only maps them to `TournamentStandings` and `BotPoints`, a match's result to a score,
+and an SPRT's status (tournament.sequential) to `SprtState`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,13 @@ from protocol.messages import (
     BotRating,
     HeadToHead,
     MatchResult,
+    SprtEloEstimate,
+    SprtSettings,
+    SprtState,
     TournamentGame,
     TournamentStandings,
 )
+from tournament.sequential import SprtStatus, SprtTest
 from tournament.standings import (
     GameResult,
     Standing,
@@ -80,4 +85,27 @@ def _wire_points(rows: Sequence[Standing]) -> tuple[BotPoints, ...]:
             losses=row.losses,
         )
         for row in rows
+    )
+
+
+def sprt_test(settings: SprtSettings) -> SprtTest:
+    """Return the test `settings` describe (the wire model has checked them already)."""
+    return SprtTest(settings.elo0, settings.elo1, settings.alpha, settings.beta, settings.model)
+
+
+def sprt_state(status: SprtStatus) -> SprtState:
+    """Return an SPRT's status as the wire's state."""
+    data = status.to_dict()
+    return SprtState(
+        llr=status.llr,
+        lower_bound=status.test.lower_bound,
+        upper_bound=status.test.upper_bound,
+        pairs=status.pairs,
+        max_pairs=status.max_games // 2,
+        pentanomial=status.pentanomial,
+        wins=status.wins,
+        draws=status.draws,
+        losses=status.losses,
+        verdict=data["verdict"],
+        elo=None if data["elo"] is None else SprtEloEstimate(**data["elo"]),
     )

@@ -81,6 +81,9 @@ from protocol import (
     RecordedMove,
     Resign,
     SeatInfo,
+    SprtEloEstimate,
+    SprtSettings,
+    SprtState,
     TimeControl,
     TournamentCreate,
     TournamentFinished,
@@ -106,6 +109,7 @@ from protocol.messages import (
     MAX_PV_MOVES,
     MAX_SAFE_INTEGER,
     MAX_SEARCH_DEPTH,
+    MAX_SPRT_PAIRS,
     MAX_TOURNAMENT_OPENINGS,
     RESULT_REASONS,
     ResultCodeText,
@@ -1182,3 +1186,77 @@ def test_the_depth_scan_is_linear_on_unclosed_strings() -> None:
     # the message is refused as bad JSON, not as nested too deep.
     error = reject_client('{"type": "ping", "pad": "' + "[" * (MAX_JSON_DEPTH + 10))
     assert error.code is ErrorCode.BAD_MESSAGE and "not valid JSON" in error.message, error
+
+
+# SPRT tournaments (since 1.3) ---------------------------------------------------------------------
+
+SPRT_BODY = {"game": "tictactoe", "bots": ["alphabeta:depth=4", "random"]}
+
+
+def test_sprt_settings_default_to_fishtest_error_rates_and_round_trip() -> None:
+    body = TournamentCreate.model_validate({**SPRT_BODY, "sprt": {"elo0": 0, "elo1": 5}})
+    assert body.sprt == SprtSettings(elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=1000)
+    assert body.sprt.model == "normalized"
+    assert TournamentCreate.model_validate_json(body.model_dump_json()) == body
+    assert TournamentCreate.model_validate(SPRT_BODY).sprt is None
+
+
+@pytest.mark.parametrize(
+    ("sprt", "location", "words"),
+    [
+        ({"elo0": 5, "elo1": 5}, ("sprt",), "elo1 (5) must be greater than elo0 (5)"),
+        ({"elo0": 5, "elo1": 0}, ("sprt",), "greater than elo0"),
+        ({"elo0": 0, "elo1": 5, "alpha": 0}, ("sprt", "alpha"), "greater than 0"),
+        ({"elo0": 0, "elo1": 5, "beta": 0.5}, ("sprt", "beta"), "less than 0.5"),
+        ({"elo0": 0, "elo1": 5, "alpha": "nan"}, ("sprt", "alpha"), "finite"),
+        ({"elo0": 0, "elo1": 5, "max_pairs": 0}, ("sprt", "max_pairs"), "greater than or equal"),
+        ({"elo0": 0, "elo1": 5, "max_pairs": MAX_SPRT_PAIRS + 1}, ("sprt", "max_pairs"), "less"),
+        ({"elo0": 0, "elo1": 5, "max_pairs": 10.0}, ("sprt", "max_pairs"), "integer"),
+        ({"elo0": -201, "elo1": 5}, ("sprt", "elo0"), "greater than or equal"),
+        ({"elo0": 0, "elo1": 250}, ("sprt", "elo1"), "less than or equal"),
+        ({"elo0": 0, "elo1": 5, "model": "bayes"}, ("sprt", "model"), "normalized"),
+        ({"elo0": 0}, ("sprt", "elo1"), "required"),
+        ({"elo0": 0, "elo1": 5, "h0": 1}, ("sprt", "h0"), "not permitted"),
+    ],
+)
+def test_bad_sprt_settings_are_refused_by_their_field(
+    sprt: dict[str, Any], location: tuple[str, ...], words: str
+) -> None:
+    with pytest.raises(ValidationError) as caught:
+        TournamentCreate.model_validate({**SPRT_BODY, "sprt": sprt})
+    problem = caught.value.errors()[0]
+    assert problem["loc"] == location and words in problem["msg"], problem
+
+
+def test_a_client_older_than_1_3_gets_no_sprt_fields() -> None:
+    sprt = SprtState(
+        llr=1.5,
+        lower_bound=-2.94,
+        upper_bound=2.94,
+        pairs=3,
+        max_pairs=10,
+        pentanomial=(0, 0, 1, 1, 1),
+        wins=4,
+        draws=1,
+        losses=1,
+        elo=SprtEloEstimate(elo=240.0, lower=None, upper=None, nelo=150.0),
+    )
+    finished = TournamentGameFinished(
+        tournament_id="t_1",
+        game=TournamentGame(
+            index=0, pair=0, first="a", second="b", opening="o", match_id="m", result=1.0
+        ),
+        games_done=6,
+        games_total=20,
+        points=(),
+        sprt=sprt,
+    )
+    now = json.loads(dump_server_message(finished))
+    assert now["sprt"]["pentanomial"] == [0, 0, 1, 1, 1] and now["sprt"]["verdict"] is None
+    older = json.loads(dump_server_message(finished, "1.2"))
+    assert "sprt" not in older and older == {k: v for k, v in now.items() if k != "sprt"}
+    assert newer_fields(TournamentState, (1, 2)) == {"spec": {"sprt": True}, "sprt": True}
+    assert newer_fields(TournamentState, (1, 3)) is None
+    defs = json_schema()["$defs"]
+    for model in ("TournamentState", "TournamentSummary", "TournamentCreate"):
+        assert defs[model]["properties"]["sprt"]["x-since"] == "1.3", model

@@ -134,7 +134,7 @@ async def test_the_documented_session_is_what_the_server_sends(
         created = await http.post("/players", json={"name": "alice"})
         assert normal(created.json(), "") == normal(registered, "")
         auth = {"Authorization": f"Bearer {created.json()['token']}"}
-        versioned = {"Arena-Protocol-Version": "1.2"}
+        versioned = {"Arena-Protocol-Version": "1.3"}
         # 2. Connect and say hello.
         async with connect(f"{live_server.ws_url}/ws", additional_headers=auth) as ws:
             alice = Session(ws)

@@ -29,6 +29,8 @@ from server.web.pages import CONTENT_SECURITY_POLICY, Pages
 from server.web.plots import elo_plot, history_plot
 from tests.server.conftest import sqlite_server, start_server
 
+V13 = {"Arena-Protocol-Version": "1.3"}
+
 
 def test_assets_are_served_from_the_package_with_nosniff(tmp_path: Path) -> None:
     with sqlite_server(tmp_path) as server, httpx.Client(base_url=server.url, timeout=30) as client:
@@ -446,6 +448,21 @@ def test_the_tournament_form_takes_what_an_organiser_sets(tmp_path: Path) -> Non
             created = client.post("/web/tournaments", data=untimed)
             spec = client.get(created.headers["location"]).json()["spec"]
             assert spec["time_control"] is None and spec["openings"] is None
+            assert 'name="sprt"' in page and 'name="sprt_pairs"' in page
+            # The SPRT's settings are read as `arena match --sprt` reads them.
+            sprt = {**untimed, "bots": "random\ngreedy", "sprt": "elo0=0 elo1=20, beta=0.1"}
+            created = client.post("/web/tournaments", data={**sprt, "sprt_pairs": "50"})
+            assert created.status_code == 303, created.text
+            state = client.get(created.headers["location"], headers=V13).json()
+            assert state["spec"]["sprt"] == {
+                "elo0": 0,
+                "elo1": 20,
+                "alpha": 0.05,
+                "beta": 0.1,
+                "model": "normalized",
+                "max_pairs": 50,
+            }
+            assert state["games_total"] == 100 and state["sprt"]["max_pairs"] == 50
 
             # Each refusal names the field by its label, with what was wrong; all at once.
             refusals = {
@@ -470,6 +487,18 @@ def test_the_tournament_form_takes_what_an_organiser_sets(tmp_path: Path) -> Non
                 "rejected: cannot read checkers move &#39;99-1&#39;": {
                     "deck": "",
                     "openings": "11-15\n11-15 99-1",
+                },
+            }
+            refusals |= {
+                "SPRT: elo1 (0) must be greater than elo0 (5)": {"sprt": "elo0=5 elo1=0"},
+                "SPRT: unknown SPRT setting &#39;h0&#39;": {"sprt": "elo0=0 elo1=5 h0=1"},
+                "SPRT alpha: must be less than 0.5, not 0.6": {"sprt": "elo0=0 elo1=5 alpha=0.6"},
+                "Most SPRT pairs: must be at most 5000, not 6000": {
+                    "sprt": "elo0=0 elo1=5",
+                    "sprt_pairs": "6000",
+                },
+                "SPRT: an SPRT tournament is a match between exactly 2 bots, not 3": {
+                    "sprt": "elo0=0 elo1=5"
                 },
             }
             for expected, change in refusals.items():

@@ -13,7 +13,15 @@ from games.match import ResultCode
 from tournament.journal import JournalError
 from tournament.openings import default_openings
 from tournament.runner import GameRecord, TournamentError, TournamentSpec
-from tournament.sequential import SprtStatus, _Tally, match_identity, pair_tasks, run_sprt
+from tournament.sequential import (
+    OrderedTally,
+    SprtStatus,
+    _Tally,
+    match_identity,
+    ordered_status,
+    pair_tasks,
+    run_sprt,
+)
 from tournament.stats.sprt import SprtTest, Verdict
 
 SPEC = TournamentSpec(game="tictactoe", bots=("alphabeta:depth=1", "random"), seed=4)
@@ -129,3 +137,43 @@ def test_another_match_in_the_journal_is_refused(tmp_path: Path) -> None:
 def test_bad_matches_are_refused(spec: TournamentSpec, cap: int, message: str) -> None:
     with pytest.raises(TournamentError, match=message):
         run_sprt(spec, TEST, OPENINGS, cap)
+
+
+def test_an_ordered_tally_counts_pairs_in_schedule_order_only() -> None:
+    tally = OrderedTally(SPEC, TEST, 100)
+    # Pair 1 is complete but pair 0 is not: nothing counts yet.
+    assert not tally.advance({1: 1.0, 2: 1.0, 3: 0.5})
+    assert tally.pairs == 0 and tally.status().llr == 0
+    assert tally.advance({0: 1.0, 1: 1.0, 2: 1.0, 3: 0.5})
+    status = tally.status()
+    assert status.pentanomial == (0, 0, 0, 1, 1)
+    assert (status.wins, status.draws, status.losses) == (3, 1, 0)
+    assert status.llr == pytest.approx(TEST.llr([0, 0, 0, 1, 1]))
+
+
+def test_an_ordered_tally_stops_at_the_decision_whatever_finishes_later() -> None:
+    wins = {index: 1.0 for index in range(200)}
+    status = ordered_status(SPEC, TEST, 200, wins)
+    assert status.verdict is Verdict.H1 and 0 < status.pairs < 100
+    # The same games in steps, and games beyond the decision, change nothing.
+    tally = OrderedTally(SPEC, TEST, 200)
+    for end in range(0, 201, 3):
+        tally.advance({i: s for i, s in wins.items() if i < end})
+    assert tally.status() == status
+    decided = {i: s for i, s in wins.items() if i < status.games}
+    assert ordered_status(SPEC, TEST, 200, decided) == status
+    # The local runner's tally, fed the same games in order, agrees.
+    local = _Tally(SPEC, TEST, 200)
+    for index in range(status.games):
+        local.add(record(index, 1.0 if index % 2 == 0 else 0.0))  # the first bot wins each
+    assert local.status() == status
+
+
+def test_an_ordered_tally_is_inconclusive_at_its_cap() -> None:
+    # Each bot wins with the first move: every pair is even.
+    even = {index: 1.0 if index % 2 == 0 else 0.0 for index in range(12)}
+    status = ordered_status(SPEC, TEST, 6, even)
+    assert status.pairs == 3 and status.pentanomial == (0, 0, 3, 0, 0)
+    assert status.verdict is Verdict.INCONCLUSIVE
+    with pytest.raises(TournamentError, match="even"):
+        OrderedTally(SPEC, TEST, 5)

@@ -313,3 +313,92 @@ def test_a_live_tournament_page_keeps_its_elo_and_crosstable_up_to_date(
         assert played.status_code == 200, played.text
     assert len(compared) >= 2, f"compared only after games {compared}"
     expect(page.locator("#status")).to_have_text("finished", timeout=LIVE_WAIT_MS)
+
+
+SPRT_BODY = {
+    "game": "tictactoe",
+    "bots": ["alphabeta:depth=4", "random"],
+    "seed": 1,
+    "ply_cap": 9,
+    "concurrency": 2,
+    "sprt": {"elo0": 0, "elo1": 50, "max_pairs": 200},
+}
+
+
+def test_an_sprt_tournament_page_shows_the_llr_live_to_the_verdict(
+    page: Page, api: httpx.Client, screenshots: Path
+) -> None:
+    ann = register(api, "ann")
+    created = api.post("/tournaments", json=SPRT_BODY, headers=ann)
+    assert created.status_code == 201, created.text
+    tournament_id = created.json()["tournament_id"]
+    frames: list[dict[str, Any]] = []
+
+    def record(socket: WebSocket) -> None:
+        socket.on("framereceived", lambda payload: frames.append(json.loads(payload)))
+
+    page.on("websocket", record)
+    response = page.goto(f"/tournaments/{tournament_id}")
+    assert response is not None and response.ok
+    section = page.locator("#sprt-section")
+    expect(section.locator("#sprt-verdict")).to_have_text("No verdict yet.")
+    expect(section.locator("#sprt-llr")).to_have_text("0.00")
+    expect(section.locator("#sprt-lower")).to_have_text("-2.94")
+    expect(section.locator("#sprt-upper")).to_have_text("2.94")
+    expect(section.locator("#sprt-pairs")).to_have_text("0")
+    expect(section.locator("#sprt-max-pairs")).to_have_text("200")
+    expect(section.locator("#sprt-elo")).to_have_text("after the first pair")
+    # At LLR 0 the marker is half way between the bounds.
+    expect(section.locator("#sprt-marker")).to_have_attribute("cx", "250.0")
+    expect(page.locator("#tournament[data-watching=true]")).to_have_count(1)
+    started = api.post(f"/tournaments/{tournament_id}/start", headers=ann)
+    assert started.status_code == 200, started.text
+
+    # While the games are played the page moves with each pair counted.
+    expect(section).to_have_attribute("data-pairs", re.compile(r"^[1-9]"), timeout=FINISH_WAIT_MS)
+    section.screenshot(path=str(screenshots / "tournament-sprt-live-desktop.png"))
+    expect(page.locator("#status")).to_have_text("finished", timeout=FINISH_WAIT_MS)
+    # The socket spoke 1.3: its messages carried the test.
+    finished = [f for f in frames if f["type"] == "tournament_game_finished"]
+    assert finished and all("sprt" in f for f in finished)
+
+    final = api.get(
+        f"/tournaments/{tournament_id}", headers={"Arena-Protocol-Version": "1.3"}
+    ).json()
+    sprt = final["sprt"]
+    assert sprt["verdict"] == "H1"
+    section = page.locator("#sprt-section")
+    expect(section.locator("#sprt-verdict")).to_have_text(
+        "H1 accepted: the first bot is stronger by 50 Elo rather than 0."
+    )
+    expect(section.locator("#sprt-verdict")).to_have_class("verdict verdict-H1")
+    expect(section.locator("#sprt-llr")).to_have_text(f"{sprt['llr']:.2f}")
+    expect(section.locator("#sprt-pairs")).to_have_text(str(sprt["pairs"]))
+    expect(section.locator("#sprt-pentanomial")).to_have_text(
+        ", ".join(str(n) for n in sprt["pentanomial"])
+    )
+    expect(section.locator("#sprt-games")).to_have_text(
+        f"+{sprt['wins']} ={sprt['draws']} \u2212{sprt['losses']}"
+    )
+    # At or past the upper bound, the marker sits at the bar's right end.
+    expect(section.locator("#sprt-marker")).to_have_attribute("cx", "480.0")
+    # The list of tournaments says where each SPRT stands.
+    listed = api.get("/tournaments", headers={"Arena-Protocol-Version": "1.3"}).json()
+    assert listed["tournaments"][0]["sprt"] == sprt
+    settle(page)
+    page.goto("/tournaments")
+    expect(page.locator("#tournament-list li .meta").first).to_have_text(
+        f"finished, {final['games_done']} of 400 games played; SPRT H1, LLR {sprt['llr']:.2f} "
+        f"(-2.94 to 2.94), {sprt['pairs']} pairs"
+    )
+    page.goto(f"/tournaments/{tournament_id}")
+    # The last live frame said what the page the server renders now says.
+    assert frames[-1]["type"] == "tournament_finished"
+    assert frames[-1]["sprt"]["llr"] == pytest.approx(sprt["llr"])
+
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+        path = screenshots / f"tournament-sprt-{label}.png"
+        page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 0

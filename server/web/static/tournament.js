@@ -1,6 +1,7 @@
 // A tournament's page kept up to date: it watches /ws/tournaments/{id} (hello, then the
 // tournament_state, a tournament_game_finished after each game and tournament_finished at the
-// end) and redraws the progress, the points table and the games with text nodes only. The Elo
+// end) and redraws the progress, the points table, an SPRT's state (protocol 1.3: its LLR on
+// the bar between its bounds, pairs, counts and verdict) and the games with text nodes only. The Elo
 // (plot and table) and the crosstable with its LOS are drawn by the server's templates
 // (escaped there): after each game the page asks the server for itself again and swaps in
 // those two sections, and once the tournament ends its whole tournament part. The page stays
@@ -8,7 +9,7 @@
 
 import { setBreakable } from "./names.js";
 
-const PROTOCOL_VERSION = "1.1";
+const PROTOCOL_VERSION = "1.3";
 const RETRY_MS = 3000;
 const ENDED = new Set(["finished", "cancelled", "failed"]);
 
@@ -103,9 +104,75 @@ function drawGame(game) {
   document.getElementById("games-empty").hidden = true;
 }
 
+function signed(value, digits) {
+  // Python's "%+.Nf", as the template writes it.
+  const text = Math.abs(value).toFixed(digits);
+  return `${value < 0 ? "-" : "+"}${text}`;
+}
+
+function fixed(value, digits) {
+  return Number(value).toFixed(digits);
+}
+
+function setText(id, text) {
+  const element = document.getElementById(id);
+  if (element) element.textContent = text;
+}
+
+function eloText(elo) {
+  if (!elo) return "after the first pair";
+  if (elo.elo === null) return "unbounded";
+  const lower = elo.lower === null ? "\u2212\u221e" : signed(elo.lower, 0);
+  const upper = elo.upper === null ? "+\u221e" : signed(elo.upper, 0);
+  const nelo = elo.nelo === null ? "" : `, nElo ${signed(elo.nelo, 0)}`;
+  return `${signed(elo.elo, 0)} (${lower} to ${upper})${nelo}`;
+}
+
+function verdictText(sprt, section) {
+  const elo0 = section.dataset.elo0;
+  const elo1 = section.dataset.elo1;
+  if (sprt.verdict === "H1") {
+    return `H1 accepted: the first bot is stronger by ${elo1} Elo rather than ${elo0}.`;
+  }
+  if (sprt.verdict === "H0") {
+    return `H0 accepted: the first bot is not stronger by ${elo1} Elo (rather ${elo0}).`;
+  }
+  if (sprt.verdict === "inconclusive") {
+    return `Inconclusive: the cap of ${sprt.max_pairs} pairs came first.`;
+  }
+  return "No verdict yet.";
+}
+
+function drawSprt(sprt) {
+  // The test's state as the template draws it: the LLR's place on the bar (its bounds at the
+  // ends), the figures and the verdict.
+  const section = document.getElementById("sprt-section");
+  if (!section || !sprt) return;
+  const low = sprt.lower_bound;
+  const high = sprt.upper_bound;
+  const clamped = Math.min(Math.max(sprt.llr, low), high);
+  const x = 20 + ((clamped - low) / (high - low)) * 460;
+  document.getElementById("sprt-marker")?.setAttribute("cx", x.toFixed(1));
+  setText("sprt-llr", fixed(sprt.llr, 2));
+  setText("sprt-lower", fixed(low, 2));
+  setText("sprt-upper", fixed(high, 2));
+  setText("sprt-pairs", String(sprt.pairs));
+  setText("sprt-max-pairs", String(sprt.max_pairs));
+  setText("sprt-pentanomial", sprt.pentanomial.join(", "));
+  setText("sprt-games", `+${sprt.wins} =${sprt.draws} \u2212${sprt.losses}`);
+  setText("sprt-elo", eloText(sprt.elo));
+  const verdict = document.getElementById("sprt-verdict");
+  if (verdict) {
+    verdict.textContent = verdictText(sprt, section);
+    verdict.className = `verdict verdict-${sprt.verdict ?? "none"}`;
+  }
+  section.dataset.pairs = String(sprt.pairs);
+}
+
 function drawState(state) {
   drawProgress(state.games_done, state.games_total, state.status);
   drawPoints(state.standings.points);
+  drawSprt(state.sprt);
   for (const game of state.games) drawGame(game);
 }
 
@@ -187,12 +254,14 @@ function watch(id) {
       drawGame(message.game);
       drawProgress(message.games_done, message.games_total, "running");
       drawPoints(message.points);
+      drawSprt(message.sprt);
       renderedDone = message.games_done;
       refreshRatings();
     } else if (message.type === "tournament_finished") {
       ended = true;
       drawProgress(message.games_done, message.games_total, "finished");
       drawPoints(message.standings.points);
+      drawSprt(message.sprt);
       socket.close();
       drawFinal();
     }
