@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from bots.common import SearchTimeout, pv_texts
-from bots.evaluation import Knowledge, StateFunction, checkers_endings, checkers_engine
+from bots.evaluation import Knowledge, StateFunction, checkers_endings
 from bots.evaluation import checkers as checkers_evaluation
 from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
 from bots.scoring import ENGINE, Scoring
@@ -67,14 +67,11 @@ _EVALUATIONS: dict[StateFunction, tuple[int, dict[str, int]]] = {
         dict(checkers_evaluation.WEIGHTS_TUNED),
     ),
     checkers_endings.ENDINGS.function: (2, dict(checkers_evaluation.WEIGHTS_V1)),
-    checkers_endings.ENGINE.function: (
-        3,
-        {**checkers_engine.WEIGHTS_ENGINE, **checkers_engine.EXTRA_WEIGHTS},
-    ),
 }
 """The evaluations the core computes, by their function: (kind, weights). `material` uses the
-weights' man and king (100 and 200); `endings` wraps `positional`; `engine` (kind 3) adds
-the features of bots.evaluation.checkers_engine."""
+weights' man and king (100 and 200); `endings` wraps `positional`. `engine` and its variants
+under other weights (checkers_endings.engine_evaluation) are kind 3, which adds the features
+of bots.evaluation.checkers_engine."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +110,24 @@ ASPIRATION = 40
 
 def core_evaluation(evaluate: StateFunction) -> tuple[int, dict[str, int]] | None:
     """Return the core's (kind, weights) of `evaluate`, or None when the core lacks it."""
-    return _EVALUATIONS.get(evaluate)
+    known = _EVALUATIONS.get(evaluate)
+    if known is not None:
+        return known
+    weights = checkers_endings.engine_weights(evaluate)
+    return None if weights is None else (3, weights)
+
+
+def _standard_knowledge(knowledge: Knowledge) -> bool:
+    """Whether `knowledge` is checkers' standard knowledge, its evaluations aside (a caller may
+    add evaluations, e.g. variants of `engine` under other weights, to name in specs)."""
+    standard = checkers_endings.KNOWLEDGE
+    return knowledge is standard or (
+        knowledge.game == standard.game
+        and knowledge.move_order is standard.move_order
+        and knowledge.is_quiet is standard.is_quiet
+        and knowledge.canonical_key is standard.canonical_key
+        and knowledge.is_capture is standard.is_capture
+    )
 
 
 def compiled_engine(
@@ -133,7 +147,7 @@ def compiled_engine(
     user-defined evaluation, another scoring, an endgame database)."""
     evaluation = core_evaluation(evaluate)
     if (
-        knowledge is not checkers_endings.KNOWLEDGE
+        not _standard_knowledge(knowledge)
         or evaluation is None
         or scoring != ENGINE
         or exact is not None

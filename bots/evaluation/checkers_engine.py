@@ -17,14 +17,14 @@ of WEIGHTS_ENGINE, plus four features that the positional one lacks:
 
 Every feature is measured for the side to move, mine minus theirs, and is symmetric under the
 180-degree rotation that swaps the colours (square s <-> 33 - s). The reference measures work on
-squares, rows and columns; `_engine_fast` computes the same weighted sum on the bitboards (the
+squares, rows and columns; `engine_function` computes the same weighted sum on the bitboards (the
 tests check that they agree, and the compiled core's kind 3 computes it again in integers).
 checkers_endings wraps it with the ending features and the rules' draw scoring as `engine`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Final
 
@@ -234,25 +234,63 @@ def engine_extra(
     )
 
 
-_positional = base.positional_function(WEIGHTS_ENGINE)
+ENGINE_WEIGHTS: Final[Mapping[str, int]] = MappingProxyType({**WEIGHTS_ENGINE, **EXTRA_WEIGHTS})
+"""Every weight of `engine`, by feature name: the positional ones, then EXTRA_NAMES."""
+ENGINE_NAMES: Final = (*base.FEATURE_NAMES, *EXTRA_NAMES)
+"""The names a weight table of `engine_positional` holds, in the compiled core's order."""
 
 
-def _engine_fast(state: CheckersState) -> int:
-    """The weighted sum of every feature of ENGINE_POSITIONAL on the bitboards."""
-    extra = engine_extra(state.black, state.white, state.kings)
-    return _positional(state) + (extra if state.turn == BLACK else -extra)
+def check_engine_weights(weights: Mapping[str, int]) -> dict[str, int]:
+    """Return `weights` as a dict of ints; ValueError unless it names exactly ENGINE_NAMES."""
+    missing = [name for name in ENGINE_NAMES if name not in weights]
+    unknown = sorted(set(weights) - set(ENGINE_NAMES))
+    if missing or unknown:
+        raise ValueError(
+            f"engine weights need exactly the features {', '.join(ENGINE_NAMES)}; "
+            f"missing: {', '.join(missing) or 'none'}; unknown: {', '.join(unknown) or 'none'}"
+        )
+    return {name: int(weights[name]) for name in ENGINE_NAMES}
 
 
-ENGINE_FEATURES: Final = base.positional_features(WEIGHTS_ENGINE) + tuple(
-    Feature(name, EXTRA_WEIGHTS[name], base._for_checkers(measure), description)
-    for name, (measure, description) in zip(EXTRA_NAMES, EXTRA_MEASURES, strict=True)
-)
+def engine_function(weights: Mapping[str, int]) -> Callable[[CheckersState], int]:
+    """Return the fused bitboard function of every engine feature under `weights`."""
+    table = check_engine_weights(weights)
+    positional = base.positional_function({name: table[name] for name in base.FEATURE_NAMES})
+    extra_weights = {name: table[name] for name in EXTRA_NAMES}
 
-ENGINE_POSITIONAL: Final = Evaluation(
+    def fast(state: CheckersState) -> int:
+        extra = engine_extra(state.black, state.white, state.kings, extra_weights)
+        return positional(state) + (extra if state.turn == BLACK else -extra)
+
+    return fast
+
+
+def engine_features(weights: Mapping[str, int]) -> tuple[Feature, ...]:
+    """Return the engine's features (reference measures) under `weights`."""
+    table = check_engine_weights(weights)
+    return base.positional_features({name: table[name] for name in base.FEATURE_NAMES}) + tuple(
+        Feature(name, table[name], base._for_checkers(measure), description)
+        for name, (measure, description) in zip(EXTRA_NAMES, EXTRA_MEASURES, strict=True)
+    )
+
+
+def engine_positional(name: str, weights: Mapping[str, int], description: str) -> Evaluation:
+    """Return the engine's middle-game evaluation under `weights` (every name of
+    ENGINE_NAMES), its fused function equal to the weighted sum of the reference features."""
+    return Evaluation(
+        name,
+        engine_features(weights),
+        description,
+        fast=base._for_checkers(engine_function(weights)),
+    )
+
+
+ENGINE_FEATURES: Final = engine_features(ENGINE_WEIGHTS)
+
+ENGINE_POSITIONAL: Final = engine_positional(
     "engine_positional",
-    ENGINE_FEATURES,
+    ENGINE_WEIGHTS,
     "positional (a king 1.5 men, back rank 15) plus runaway men, the bridge, trading when "
     "ahead and capture threats, in hundredths of a man",
-    fast=base._for_checkers(_engine_fast),
 )
 """The middle-game part of `engine` (checkers_endings adds the ending features)."""
