@@ -144,8 +144,11 @@ W_MAN, W_KING, W_ADVANCE, W_BACK, W_CENTRE, W_MOBILITY, W_TRAPPED, W_APPROACH, W
 )
 W_TRADE, W_PREY_CORNER, W_PREY_MOBILITY, W_HUNTER_CENTRE, W_PRESSURE = range(10, 15)
 W_RUNAWAY, W_BRIDGE, W_EXCHANGE, W_THREAT = range(15, 19)
-"""Kind 3 (`engine`): the features bots.evaluation.checkers_engine adds."""
-WEIGHT_WORDS = 24
+W_ROWS = 19
+"""Kind 3: the men_row_R weights, one word a row of checkers_engine.MAN_ROWS."""
+W_DOG_HOLES, W_KING_CENTRE, W_CROWDED = range(24, 27)
+"""Kind 3 (`engine`): the features bots.evaluation.checkers_engine adds, W_RUNAWAY on."""
+WEIGHT_WORDS = 32
 
 KILLERS = WEIGHTS + WEIGHT_WORDS
 """Two killer steps per ply (from bit * 64 + to bit; -1 none)."""
@@ -189,6 +192,11 @@ _QUIET_KEY_FROM = endings.TABLE_QUIET_FROM
 _BLACK_BRIDGE = engine_features.BLACK_BRIDGE
 _WHITE_BRIDGE = engine_features.WHITE_BRIDGE
 _START_PIECES = engine_features.START_PIECES
+_B_ROW2, _B_ROW3, _B_ROW4, _B_ROW5, _B_ROW6 = engine_features.BLACK_ROWS
+_W_ROW2, _W_ROW3, _W_ROW4, _W_ROW5, _W_ROW6 = engine_features.WHITE_ROWS
+(_B_DOG_A, _W_DOG_A), (_B_DOG_B, _W_DOG_B) = engine_features.DOG_HOLE_MASKS[0]
+(_W_DOG_C, _B_DOG_C), (_W_DOG_D, _B_DOG_D) = engine_features.DOG_HOLE_MASKS[1]
+_CROWDED_MEN = engine_features.CROWDED_MEN
 
 
 @intrinsic
@@ -499,7 +507,32 @@ def _engine_extra(buf: Buffer, black: int, white: int, kings: int) -> int:
         + buf[w + W_BRIDGE] * guard
         + buf[w + W_EXCHANGE] * trade
         + buf[w + W_THREAT] * threat
+        + buf[w + W_ROWS] * (_popcount(black_men & _B_ROW2) - _popcount(white_men & _W_ROW2))
+        + buf[w + W_ROWS + 1] * (_popcount(black_men & _B_ROW3) - _popcount(white_men & _W_ROW3))
+        + buf[w + W_ROWS + 2] * (_popcount(black_men & _B_ROW4) - _popcount(white_men & _W_ROW4))
+        + buf[w + W_ROWS + 3] * (_popcount(black_men & _B_ROW5) - _popcount(white_men & _W_ROW5))
+        + buf[w + W_ROWS + 4] * (_popcount(black_men & _B_ROW6) - _popcount(white_men & _W_ROW6))
+        + buf[w + W_KING_CENTRE]
+        * (_popcount(black_kings & _CENTRE) - _popcount(white_kings & _CENTRE))
     )
+    holes = 0
+    if (black_men & _B_DOG_A) != 0 and (white_men & _W_DOG_A) != 0:
+        holes += 1
+    if (black_men & _B_DOG_B) != 0 and (white_men & _W_DOG_B) != 0:
+        holes += 1
+    if (white_men & _W_DOG_C) != 0 and (black_men & _B_DOG_C) != 0:
+        holes -= 1
+    if (white_men & _W_DOG_D) != 0 and (black_men & _B_DOG_D) != 0:
+        holes -= 1
+    extra += buf[w + W_DOG_HOLES] * holes
+    if _popcount(black_men | white_men) >= _CROWDED_MEN:
+        advanced = (
+            _popcount(black_men & _B1)
+            - _popcount(white_men & _W1)
+            + 2 * (_popcount(black_men & _B2) - _popcount(white_men & _W2))
+            + 4 * (_popcount(black_men & _B4) - _popcount(white_men & _W4))
+        )
+        extra += buf[w + W_CROWDED] * advanced
     return extra
 
 
@@ -907,8 +940,9 @@ def set_weights(buf: Buffer, kind: int, weights: dict[str, int]) -> None:
     ]
     buf[WEIGHTS : WEIGHTS + 15] = [kind, *values, *ending]
     if kind == 3:
-        buf[WEIGHTS + W_RUNAWAY : WEIGHTS + W_THREAT + 1] = [
-            weights[name] for name in engine_features.EXTRA_NAMES
+        names = engine_features.EXTRA_NAMES
+        buf[WEIGHTS + W_RUNAWAY : WEIGHTS + W_RUNAWAY + len(names)] = [
+            weights[name] for name in names
         ]
 
 

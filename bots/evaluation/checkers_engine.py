@@ -70,16 +70,39 @@ CAPTURE_THREAT: Final = 20
 """For being able to capture (for the opponent: a piece of mine hangs, and the side to move
 must spend its move on it)."""
 
-EXTRA_NAMES: Final = ("runaway_men", "bridge", "exchange", "capture_threat")
+MAN_ROWS: Final = (2, 3, 4, 5, 6)
+"""The rows advanced (from the man's own back rank) that `men_row_R` counts; with `men` and
+`advancement` they weigh every row a man can stand on separately."""
+CROWDED_MEN: Final = 16
+"""From this many men on the board on, `crowded_advancement` counts the advancement again."""
+
+EXTRA_NAMES: Final = (
+    "runaway_men",
+    "bridge",
+    "exchange",
+    "capture_threat",
+    *(f"men_row_{row}" for row in MAN_ROWS),
+    "dog_holes",
+    "king_centre",
+    "crowded_advancement",
+)
 EXTRA_WEIGHTS: Final[Mapping[str, int]] = MappingProxyType(
     {
         "runaway_men": RUNAWAY,
         "bridge": BRIDGE,
         "exchange": EXCHANGE,
         "capture_threat": CAPTURE_THREAT,
+        **{f"men_row_{row}": 0 for row in MAN_ROWS},
+        "dog_holes": 0,
+        "king_centre": 0,
+        "crowded_advancement": 0,
     }
 )
-"""The weights of the four features `engine` adds, in the core's order."""
+"""The weights of the features `engine` adds, in the core's order."""
+
+DOG_HOLES: Final = (((3, 12), (1, 5)), ((30, 21), (32, 28)))
+"""Per colour, the (own man, enemy man) square pairs of its dog-holes: an enemy man on the
+second square is held by my man on the first (Black's 3 and 12, 1 and 5; White's rotated)."""
 
 BRIDGE_SQUARES: Final = ((1, 3), (30, 32))
 """Black's and White's bridge: the back-rank squares that guard their crowning row."""
@@ -161,11 +184,64 @@ def capture_threat(state: CheckersState) -> int:
     return base._for_side_to_move(state, int(_has_capture(state, 0)), int(_has_capture(state, 1)))
 
 
+def _advanced(square: int, colour: int) -> int:
+    """Rows a man of `colour` on `square` stands from its own back rank."""
+    row = square_row(square)
+    return row if colour == 0 else 7 - row
+
+
+def _men_row(row: int) -> Callable[[CheckersState], int]:
+    def measure(state: CheckersState) -> int:
+        def on_row(state: CheckersState, square: int, colour: int, king: bool) -> int:
+            return int(not king and _advanced(square, colour) == row)
+
+        return base._per_colour(state, on_row)
+
+    measure.__name__ = f"men_row_{row}"
+    return measure
+
+
+def dog_holes(state: CheckersState) -> int:
+    """Enemy men held in my dog-holes (DOG_HOLES), minus mine held in theirs."""
+    men = {square: colour for square, colour, king in base._pieces(state) if not king}
+    held = [
+        sum(men.get(own) == colour and men.get(enemy) == 1 - colour for own, enemy in pairs)
+        for colour, pairs in enumerate(DOG_HOLES)
+    ]
+    return base._for_side_to_move(state, held[0], held[1])
+
+
+def king_centre(state: CheckersState) -> int:
+    """My kings on the centre squares, minus theirs."""
+
+    def central(state: CheckersState, square: int, colour: int, king: bool) -> int:
+        return int(king and square in base.CENTRE_SQUARES)
+
+    return base._per_colour(state, central)
+
+
+def crowded_advancement(state: CheckersState) -> int:
+    """The rows my men have advanced minus theirs, while CROWDED_MEN men or more are on the
+    board (else 0): how far forward to be differs in the crowded early game."""
+    pieces = base._pieces(state)
+    if sum(not king for _, _, king in pieces) < CROWDED_MEN:
+        return 0
+
+    def rows(state: CheckersState, square: int, colour: int, king: bool) -> int:
+        return 0 if king else _advanced(square, colour)
+
+    return base._per_colour(state, rows)
+
+
 EXTRA_MEASURES: Final = (
     (runaway_men, "men with no enemy piece in their forward cone"),
     (bridge, "both bridge squares held while the opponent has no king"),
     (exchange, "pieces off the board, for the side ahead in material"),
     (capture_threat, "able to capture (as if to move), minus the opponent"),
+    *((_men_row(row), f"men {row} rows from their own back rank") for row in MAN_ROWS),
+    (dog_holes, "enemy men held in my dog-holes"),
+    (king_centre, "kings on the centre squares"),
+    (crowded_advancement, "rows my men advanced, while 16 or more men are on the board"),
 )
 
 
@@ -178,6 +254,13 @@ def _mask(squares: tuple[int, ...]) -> int:
 
 BLACK_BRIDGE: Final = _mask(BRIDGE_SQUARES[0])
 WHITE_BRIDGE: Final = _mask(BRIDGE_SQUARES[1])
+BLACK_ROWS: Final = tuple(base._rows_mask((row,)) for row in MAN_ROWS)
+WHITE_ROWS: Final = tuple(base._rows_mask((7 - row,)) for row in MAN_ROWS)
+DOG_HOLE_MASKS: Final = tuple(
+    tuple((_mask((own,)), _mask((enemy,))) for own, enemy in pairs) for pairs in DOG_HOLES
+)
+"""Per colour, (own man's bit, enemy man's bit) of each dog-hole."""
+_ADVANCE_BITS: Final = tuple(zip(base._BLACK_ADVANCE, base._WHITE_ADVANCE, (1, 2, 4), strict=True))
 
 
 def _free_men(men: int, enemy: int, down: bool) -> int:
@@ -210,7 +293,7 @@ def _can_capture(men: int, kings: int, enemy: int, empty: int, down: bool) -> bo
 def engine_extra(
     black: int, white: int, kings: int, weights: Mapping[str, int] = EXTRA_WEIGHTS
 ) -> int:
-    """The weighted sum of the four added features, from Black's point of view."""
+    """The weighted sum of the added features, from Black's point of view."""
     empty = VALID ^ (black | white)
     black_kings = black & kings
     white_kings = white & kings
@@ -226,11 +309,35 @@ def engine_extra(
     threat = int(_can_capture(black_men, black_kings, white, empty, True)) - int(
         _can_capture(white_men, white_kings, black, empty, False)
     )
-    return (
+    total = (
         weights["runaway_men"] * runaway
         + weights["bridge"] * guard
         + weights["exchange"] * trade
         + weights["capture_threat"] * threat
+    )
+    for row, black_row, white_row in zip(MAN_ROWS, BLACK_ROWS, WHITE_ROWS, strict=True):
+        total += weights[f"men_row_{row}"] * (
+            (black_men & black_row).bit_count() - (white_men & white_row).bit_count()
+        )
+    holes = 0
+    for own, enemy in DOG_HOLE_MASKS[0]:
+        holes += bool(black_men & own and white_men & enemy)
+    for own, enemy in DOG_HOLE_MASKS[1]:
+        holes -= bool(white_men & own and black_men & enemy)
+    centre = (black_kings & base.CENTRE_MASK).bit_count() - (
+        white_kings & base.CENTRE_MASK
+    ).bit_count()
+    crowded = 0
+    if (black_men | white_men).bit_count() >= CROWDED_MEN:
+        for black_bits, white_bits, value in _ADVANCE_BITS:
+            crowded += value * (
+                (black_men & black_bits).bit_count() - (white_men & white_bits).bit_count()
+            )
+    return (
+        total
+        + weights["dog_holes"] * holes
+        + weights["king_centre"] * centre
+        + weights["crowded_advancement"] * crowded
     )
 
 

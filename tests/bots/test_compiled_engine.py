@@ -207,6 +207,14 @@ VARIANT_WEIGHTS = {
     "back_rank": 4,
     "runaway_men": 90,
     "capture_threat": 5,
+    "men_row_2": 3,
+    "men_row_3": -4,
+    "men_row_4": 5,
+    "men_row_5": 7,
+    "men_row_6": 11,
+    "dog_holes": 13,
+    "king_centre": 17,
+    "crowded_advancement": -6,
 }
 
 
@@ -236,7 +244,7 @@ def test_a_spec_names_an_added_evaluation() -> None:
     knowledge = replace(KNOWLEDGE, evaluations={**KNOWLEDGE.evaluations, "variant": variant})
     bot = create_bot("id:time=0,nodes=3000,eval=variant", GAME, knowledge=knowledge)
     plain = create_bot("id:time=0,nodes=3000,eval=engine", GAME)
-    state = GAME.initial_state()
+    state = deck("acf-3move", GAME)[0].start_state(GAME)
     assert bot.choose(state).stats.nodes == 3000
     assert bot.choose(state).score != plain.choose(state).score
     with pytest.raises(BotSpecError):
