@@ -87,7 +87,7 @@ class SearchFeatures:
     deadline stays the hard limit); `extend`: a quiet position at the horizon where the side
     not to move could capture is searched one ply more (up to twice the iteration's depth);
     `truncate`: a quiet node whose material lies far outside the window is searched one ply
-    shallower.
+    shallower; `single`: a node with one legal move searches it without spending a ply.
     """
 
     pvs: bool = False
@@ -96,11 +96,20 @@ class SearchFeatures:
     tm: bool = False
     extend: bool = False
     truncate: bool = False
+    single: bool = False
 
     @property
     def plain(self) -> bool:
         """Whether this is the node-for-node search of bots.engine."""
-        return not (self.pvs or self.lmr or self.partial or self.tm or self.extend or self.truncate)
+        return not (
+            self.pvs
+            or self.lmr
+            or self.partial
+            or self.tm
+            or self.extend
+            or self.truncate
+            or self.single
+        )
 
 
 PLAIN = SearchFeatures()
@@ -236,6 +245,7 @@ class CompiledEngine:
             buf[core.LMR] = int(self.features.lmr)
             buf[core.EXTEND] = int(self.features.extend)
             buf[core.TRUNCATE] = int(self.features.truncate)
+            buf[core.SINGLE] = int(self.features.single)
             kind, weights = self._evaluation
             core.set_weights(buf, kind, weights)
             self._buffer = buf

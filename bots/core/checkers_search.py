@@ -134,7 +134,10 @@ TRUNCATE = CONTROL + 17
 ENDGAME_PIECES pieces whose material (man 100, king TRUNCATE_KING) lies more than
 TRUNCATE_MARGIN outside the window is searched one ply shallower (never in endings, where the
 side ahead must see its win through); 0: never."""
-CONTROL_WORDS = 18
+SINGLE = CONTROL + 18
+"""Engine mode: a node below the root with plies left and a single legal move searches that
+move without spending a ply (up to ply 2 x the root's depth); 0: never."""
+CONTROL_WORDS = 19
 
 WEIGHTS = CONTROL + CONTROL_WORDS
 W_KIND = 0
@@ -747,6 +750,8 @@ def _negamax(
     buf[3 * top + 1] = white
     buf[3 * top + 2] = kings
     child_left = left - 1 if left > 0 else 0
+    if n == 1 and left > 0 and ply > 0 and buf[SINGLE] != 0 and ply < 2 * buf[ROOT_DEPTH]:
+        child_left = left
     child_top = top + 1
     child_ply = ply + 1
     other = 1 - turn

@@ -188,7 +188,7 @@ def test_id_with_every_technique_off_is_the_python_engine(nodes: int) -> None:
 
 
 def test_alphabeta_has_no_engine_mode() -> None:
-    for option in ("pvs", "lmr", "partial", "extend", "truncate"):
+    for option in ("pvs", "lmr", "partial", "extend", "truncate", "single"):
         assert option not in AlphaBetaPlayer.options
         assert option in IterativeDeepeningPlayer.options
         with pytest.raises(BotSpecError):
@@ -288,6 +288,45 @@ def test_extend_searches_hanging_pieces_one_ply_more() -> None:
                 plain = compiled_engine(KNOWLEDGE, engine, tt=tt)
                 assert extended is not None and plain is not None
                 got = extended.search(state, depth)
+                assert got.score == want, (GAME.format_position(state), depth, tt)
+                differs += plain.search(state, depth).score != want
+    assert differs > 0
+
+
+def _single_reply_minimax(state: CheckersState, left: int, ply: int, root: int) -> int:
+    """The value of the tree `single` searches, by plain minimax on games.checkers: a node
+    below the root with plies left and one legal move searches it at the same depth (below
+    ply 2 x the root's depth); captures pending at the horizon extend as the quiescence does."""
+    moves = state.legal_moves()
+    if not moves:
+        return ply - WIN
+    if left <= 0:
+        if not moves[0].is_capture:
+            return int(checkers_endings.ENGINE.function(state))
+        left = 0
+    child = left - 1 if left > 0 else 0
+    if len(moves) == 1 and left > 0 and 0 < ply < 2 * root:
+        child = left
+    return max(-_single_reply_minimax(state.apply(m), child, ply + 1, root) for m in moves)
+
+
+def test_single_searches_a_forced_move_without_spending_a_ply() -> None:
+    """With `single`, the root's value is the minimax value of the tree with single replies
+    extended; plain search differs somewhere."""
+    engine = checkers_endings.ENGINE.function
+    differs = 0
+    states = [s for s in positions(60, seed=29) if s.quiet < 40][:25]
+    assert len(states) >= 15
+    for state in states:
+        for depth in (1, 2, 3):
+            want = _single_reply_minimax(state, depth, 0, depth)
+            for tt in (False, True):
+                single = compiled_engine(
+                    KNOWLEDGE, engine, tt=tt, features=SearchFeatures(single=True)
+                )
+                plain = compiled_engine(KNOWLEDGE, engine, tt=tt)
+                assert single is not None and plain is not None
+                got = single.search(state, depth)
                 assert got.score == want, (GAME.format_position(state), depth, tt)
                 differs += plain.search(state, depth).score != want
     assert differs > 0
