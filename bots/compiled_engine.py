@@ -87,7 +87,8 @@ class SearchFeatures:
     deadline stays the hard limit); `extend`: a quiet position at the horizon where the side
     not to move could capture is searched one ply more (up to twice the iteration's depth);
     `truncate`: a quiet node whose material lies far outside the window is searched one ply
-    shallower; `single`: a node with one legal move searches it without spending a ply.
+    shallower; `single`: a node with one legal move searches it without spending a ply;
+    `qextend`: `extend` only where the material lies near the window (as Cake extends).
     """
 
     pvs: bool = False
@@ -97,6 +98,7 @@ class SearchFeatures:
     extend: bool = False
     truncate: bool = False
     single: bool = False
+    qextend: bool = False
 
     @property
     def plain(self) -> bool:
@@ -109,6 +111,7 @@ class SearchFeatures:
             or self.extend
             or self.truncate
             or self.single
+            or self.qextend
         )
 
 
@@ -243,7 +246,7 @@ class CompiledEngine:
             buf[core.ORDERING] = int(self.ordering)
             buf[core.PVS] = int(self.features.pvs or self.features.lmr)
             buf[core.LMR] = int(self.features.lmr)
-            buf[core.EXTEND] = int(self.features.extend)
+            buf[core.EXTEND] = 2 if self.features.qextend else int(self.features.extend)
             buf[core.TRUNCATE] = int(self.features.truncate)
             buf[core.SINGLE] = int(self.features.single)
             kind, weights = self._evaluation

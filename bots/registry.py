@@ -244,6 +244,7 @@ def _features(values: Mapping[str, Any]) -> SearchFeatures:
         extend=values["extend"],
         truncate=values["truncate"],
         single=values["single"],
+        qextend=values["qextend"],
     )
 
 
@@ -309,6 +310,12 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
                 "bool",
                 False,
                 "checkers: a node with a single legal move does not spend a ply on it "
+                "(engine mode)",
+            ),
+            "qextend": Option(
+                "bool",
+                False,
+                "checkers: as `extend`, only where the material lies within 130 of the window "
                 "(engine mode)",
             ),
         }

@@ -90,6 +90,8 @@ TRUNCATE_MARGIN = 110
 """How far outside the window a node's material must lie to be truncated (a man is 100)."""
 TRUNCATE_KING = 130
 """A king in the truncation's material count."""
+EXTEND_WINDOW = 130
+"""With EXTEND 2: how far outside the window the material may lie for the extension."""
 EXACT = 0
 LOWER = 1
 UPPER = 2
@@ -126,7 +128,8 @@ ROOT_SCORE = CONTROL + 14
 EXTEND = CONTROL + 15
 """Engine mode: a quiet node at depth 0 where the side not to move could capture (a piece of
 the side to move hangs) is searched one ply more instead of evaluated, up to ply 2 x the
-root's depth; 0: never."""
+root's depth; 2: the same, only when the node's material (man 100, king TRUNCATE_KING) lies
+within EXTEND_WINDOW of the window; 0: never."""
 ROOT_DEPTH = CONTROL + 16
 """The depth the root was asked for (EXTEND's limit)."""
 TRUNCATE = CONTROL + 17
@@ -636,6 +639,16 @@ def _is_quiet_move(
     return _jumpers(mine, mine & kings, theirs, VALID ^ (black | white), turn) == 0
 
 
+@njit(types.boolean(i8, i8, i8, i8, i8), cache=True, nogil=True)
+def _near_window(mine: int, theirs: int, kings: int, alpha: int, beta: int) -> bool:
+    """Whether the material (man 100, king TRUNCATE_KING) lies within EXTEND_WINDOW of the
+    window (alpha, beta)."""
+    material = 100 * (_popcount(mine) - _popcount(theirs)) + (TRUNCATE_KING - 100) * (
+        _popcount(mine & kings) - _popcount(theirs & kings)
+    )
+    return alpha - EXTEND_WINDOW <= material <= beta + EXTEND_WINDOW
+
+
 @njit(i8(i8a, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True, nogil=True)
 def _negamax(
     buf: Buffer,
@@ -683,6 +696,7 @@ def _negamax(
                 and ply < MAX_PLY
                 and ply < 2 * buf[ROOT_DEPTH]
                 and _jumpers(theirs, theirs & kings, mine, empty, 1 - turn) != 0
+                and (buf[EXTEND] == 1 or _near_window(mine, theirs, kings, alpha, beta))
             ):
                 left = 1
             else:
