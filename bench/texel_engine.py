@@ -2,8 +2,9 @@
 
     python bench/texel_engine.py play [--nodes 4000] [--games-per-opening 8] [--seed 17]
                                       [--data DIR]
-    python bench/texel_engine.py fit [--fixed men,...] [--ridge 0] [--label result|score]
-                                     [--json] [--weights-out FILE]
+    python bench/texel_engine.py label [--deep-nodes 50000] [--every 3]
+    python bench/texel_engine.py fit [--fixed men,...] [--ridge 0] [--start FILE]
+                                     [--label result|score|deep] [--json] [--weights-out FILE]
 
 `play`: self-play of the compiled engine (`id:time=0,nodes=N`, engine mode, the `engine`
 evaluation) from each of the 156 openings of the ACF three-move deck, `--games-per-opening`
@@ -15,11 +16,15 @@ score for the side to move. The positions are data, not code: they stay in `--da
 $XDG_CACHE_HOME/arena/texel or ~/.cache/arena/texel), one file per (nodes, games, seed); a
 run resumes from the games already in it.
 
+`label`: searches every `--every`-th position again, to `--deep-nodes` nodes (a fresh engine,
+no history), and keeps its score: a label less noisy than the game's result.
+
 `fit`: measures every feature of `engine` (bots.evaluation.checkers_engine.ENGINE_NAMES) in
 each position, as the evaluation under a unit weight table (the evaluation is linear in its
 weights, so this is exactly the feature), and fits the weights with tournament.tuning.tune to
-the game results (`--label result`), or to sigmoid(K x the search's score) (`--label
-score`), a man kept at 100; whole games split 4:1 into training and held-out positions. The
+the game results (`--label result`), or to sigmoid(K x score) of the game's own search
+(`--label score`) or of the deeper one (`--label deep`), a man kept at 100 (`--start` sets
+starting weights, which `--fixed` keeps); whole games split 4:1 into training and held-out positions. The
 fitted, rounded weights can be written as a weights file for `bench/strength.py --weights`
 (an evaluation named `tuned`).
 """
@@ -51,6 +56,7 @@ from games.checkers import CheckersState  # noqa: E402
 from tournament.openings import deck  # noqa: E402
 from tournament.tuning import LOSSES, loss, sigmoid, tune  # noqa: E402
 
+GAME = get_game("checkers")
 RANDOM_PLIES = 12
 RANDOM_RATE = 0.25
 PLY_CAP = 200
@@ -141,11 +147,38 @@ def load(path: Path) -> tuple[list[CheckersState], np.ndarray, np.ndarray, np.nd
                 continue
             record = json.loads(line)
             for black, white, kings, turn, score in record["rows"]:
-                states.append(CheckersState(black, white, kings, turn))
+                states.append(CheckersState(GAME, black, white, kings, turn))
                 results.append(record["black"] if turn == 0 else 1.0 - record["black"])
                 scores.append(score)
                 games.append(record["game"])
     return states, np.array(results), np.array(scores, dtype=np.float64), np.array(games)
+
+
+def deep_path(path: Path, nodes: int, every: int) -> Path:
+    return path.with_name(f"{path.stem}-deep-n{nodes}-e{every}.json")
+
+
+def label_deep(path: Path, nodes: int, every: int) -> None:
+    """Search every `every`-th position to `nodes` nodes (a fresh engine each, no history)
+    and save the scores for the side to move, resuming from the scores already saved."""
+    states, _results, _scores, _games = load(path)
+    out = deep_path(path, nodes, every)
+    scores: dict[str, float] = json.loads(out.read_text()) if out.exists() else {}
+    spec = f"id:time=0,nodes={nodes}"
+    started = time.perf_counter()
+    for count, index in enumerate(range(0, len(states), every)):
+        if str(index) in scores:
+            continue
+        scores[str(index)] = create_bot(spec, GAME).choose(states[index]).score
+        if count % 500 == 499:
+            out.write_text(json.dumps(scores))
+            print(
+                f"  {count + 1}/{len(states) // every} positions, "
+                f"{time.perf_counter() - started:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+    out.write_text(json.dumps(scores))
 
 
 def measure(states: list[CheckersState]) -> np.ndarray:
@@ -160,15 +193,24 @@ def measure(states: list[CheckersState]) -> np.ndarray:
 def fit(args: argparse.Namespace) -> int:
     path = data_path(args.data, args.nodes, args.games_per_opening, args.seed)
     states, results, scores, games = load(path)
+    if args.label == "deep":
+        deep = json.loads(deep_path(path, args.deep_nodes, args.every).read_text())
+        kept = sorted(int(i) for i in deep)
+        states = [states[i] for i in kept]
+        results, games = results[kept], games[kept]
+        scores = np.array([deep[str(i)] for i in kept], dtype=np.float64)
     x = measure(states)
-    if args.label == "score":
+    if args.label in ("score", "deep"):
         clipped = np.clip(scores, -1000, 1000)
         y = sigmoid(SCORE_SCALE * clipped)
     else:
         y = results
     held = games % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
     names = checkers_engine.ENGINE_NAMES
-    initial = [float(checkers_engine.ENGINE_WEIGHTS[n]) for n in names]
+    start = dict(checkers_engine.ENGINE_WEIGHTS)
+    if args.start is not None:
+        start.update(json.loads(args.start.read_text(encoding="utf-8")))
+    initial = [float(start[n]) for n in names]
     fixed = tuple(f for f in args.fixed.split(",") if f)
     unused = [n for i, n in enumerate(names) if not np.any(x[~held, i]) and n not in fixed]
     fit = tune(
@@ -234,15 +276,22 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     playing = sub.add_parser("play", help="play the self-play games")
     fitting = sub.add_parser("fit", help="fit the weights to the positions")
-    for p in (playing, fitting):
+    labelling = sub.add_parser("label", help="label positions by a deeper search")
+    for p in (playing, fitting, labelling):
         p.add_argument("--nodes", type=int, default=4000, help="nodes a move")
         p.add_argument("--games-per-opening", type=int, default=8)
         p.add_argument("--seed", type=int, default=17)
         p.add_argument("--data", type=Path, default=default_data_dir())
     fitting.add_argument("--loss", choices=LOSSES, default="log")
     fitting.add_argument("--ridge", type=float, default=0.0)
-    fitting.add_argument("--label", choices=("result", "score"), default="result")
+    fitting.add_argument("--label", choices=("result", "score", "deep"), default="result")
+    for p in (labelling, fitting):
+        p.add_argument("--deep-nodes", type=int, default=50_000, help="nodes of the label")
+        p.add_argument("--every", type=int, default=3, help="label every n-th position")
     fitting.add_argument("--fixed", default="", help="comma-separated weights kept as they are")
+    fitting.add_argument(
+        "--start", type=Path, help="JSON object of starting weights (the rest engine's)"
+    )
     fitting.add_argument("--weights-out", type=Path, help="write a strength.py weights file")
     fitting.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
@@ -252,6 +301,10 @@ def main(argv: list[str] | None = None) -> int:
         path = data_path(args.data, args.nodes, args.games_per_opening, args.seed)
         print(f"Playing self-play games into {path}", file=sys.stderr)
         play(path, args.nodes, args.games_per_opening, args.seed)
+        return 0
+    if args.command == "label":
+        path = data_path(args.data, args.nodes, args.games_per_opening, args.seed)
+        label_deep(path, args.deep_nodes, args.every)
         return 0
     return fit(args)
 
