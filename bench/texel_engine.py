@@ -24,9 +24,9 @@ each position, as the evaluation under a unit weight table (the evaluation is li
 weights, so this is exactly the feature), and fits the weights with tournament.tuning.tune to
 the game results (`--label result`), or to sigmoid(K x score) of the game's own search
 (`--label score`) or of the deeper one (`--label deep`), a man kept at 100 (`--start` sets
-starting weights, which `--fixed` keeps); whole games split 4:1 into training and held-out positions. The
-fitted, rounded weights can be written as a weights file for `bench/strength.py --weights`
-(an evaluation named `tuned`).
+starting weights, which `--fixed` keeps); whole games split 4:1 into training and held-out
+positions. The fitted, rounded weights can be written as a weights file for
+`bench/strength.py --weights` (an evaluation named `tuned`).
 """
 
 from __future__ import annotations

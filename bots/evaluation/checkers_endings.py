@@ -328,7 +328,8 @@ ENDINGS: Final = with_endings(
 )
 
 ENGINE_DESCRIPTION: Final = (
-    "the engine's evaluation: positional with a king at 1.5 men, runaway men, the bridge, "
+    "the engine's evaluation: positional with fitted weights, runaway men, the bridge, men by "
+    "row, dog-holes, central kings, "
     "trading when ahead and capture threats, plus the ending features, scored by the rules "
     "as 'endings' is (bots.evaluation.checkers_engine)"
 )

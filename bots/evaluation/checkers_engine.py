@@ -1,7 +1,7 @@
 """The engine's checkers evaluation: the positional features plus classic checkers knowledge.
 
 `ENGINE_POSITIONAL` is the positional evaluation (bots.evaluation.checkers) under the weights
-of WEIGHTS_ENGINE, plus four features that the positional one lacks:
+of WEIGHTS_ENGINE, plus features that the positional one lacks:
 
 - `runaway_men`: men with no enemy piece anywhere in their forward cone (the squares they could
   ever step to). An enemy man can never enter that cone (it moves the other way, and the cone
@@ -14,6 +14,14 @@ of WEIGHTS_ENGINE, plus four features that the positional one lacks:
 - `capture_threat`: whether my pieces could capture if I were to move, minus the same for the
   opponent. The search only evaluates positions where the side to move has no capture, so in
   practice this is minus "a piece of mine hangs".
+- `men_row_R` (R in MAN_ROWS): men R rows from their own back rank; with `men`, `advancement`
+  and `back_rank` every row a man can stand on gets its own value.
+- `dog_holes`: an enemy man on a dog-hole square held there by my man (DOG_HOLES).
+- `king_centre`: kings on the centre squares.
+- `crowded_advancement`: the rows my men advanced, counted again while 16 or more men are on
+  the board (how far forward to be differs in the crowded early game).
+
+All the weights are fitted (bench/texel_engine.py; docs/BENCHMARKS.md measures them).
 
 Every feature is measured for the side to move, mine minus theirs, and is symmetric under the
 180-degree rotation that swaps the colours (square s <-> 33 - s). The reference measures work on
@@ -43,32 +51,41 @@ from games.checkers import (
 WEIGHTS_ENGINE: Final[Mapping[str, int]] = MappingProxyType(
     {
         "men": 100,
-        "kings": 150,
-        "advancement": base.ADVANCE,
-        "back_rank": 15,
-        "centre": base.CENTRE,
-        "mobility": base.MOBILITY,
-        "trapped_kings": base.TRAPPED_KING,
+        "kings": 161,
+        "advancement": 35,
+        "back_rank": 40,
+        "centre": 1,
+        "mobility": 6,
+        "trapped_kings": -5,
         "endgame_approach": base.APPROACH,
         "endgame_refuge": base.REFUGE,
     }
 )
-"""The positional weights of `engine`: those of positional_v1 with a king at 1.5 men (the
-tuned data valued it at 1.25, 2 is the lectures' count) and the back-rank guard at 15 (8 in
-positional_v1, 53 fitted): a guard man moves late."""
+"""The positional weights of `engine`, fitted (bench/texel_engine.py: 936 self-play games of
+the compiled engine at 4,000 nodes a move, every third quiet middle-game position labelled by
+a 50,000-node search, a man anchored at 100; the two ending weights, which the middle game
+never uses, kept). With the men_row_R weights a man is worth 140 on its own back rank, 135 a
+row out, 125 to 131 in the middle and 141 a step from crowning; a king 161, about 1.25 men."""
 
-RUNAWAY: Final = 60
-"""Per man with a free path to the crown: against men alone it crowns, worth a king minus a man
-(50 here) plus the tempo it gains; an enemy king may still stop it. (40 was measured first;
-60, with the threat at 20 and the back rank at 15, beat it by +74 Elo [-3, +152] in 160
-self-play games at equal nodes: docs/BENCHMARKS.md.)"""
-BRIDGE: Final = 15
-"""For holding both bridge squares while the opponent has no king."""
-EXCHANGE: Final = 2
-"""Per piece off the board, for the side ahead: even trades favour it."""
-CAPTURE_THREAT: Final = 20
+RUNAWAY: Final = 21
+"""Per man with a free path to the crown: against men alone it crowns (fitted; the search
+sees most runaways through anyway)."""
+BRIDGE: Final = 16
+"""For holding both bridge squares while the opponent has no king (fitted)."""
+EXCHANGE: Final = 1
+"""Per piece off the board, for the side ahead: even trades favour it (fitted)."""
+CAPTURE_THREAT: Final = 27
 """For being able to capture (for the opponent: a piece of mine hangs, and the side to move
-must spend its move on it)."""
+must spend its move on it; fitted)."""
+MEN_ROWS_WEIGHTS: Final = (-44, -77, -115, -144, -169)
+"""The fitted men_row_R weights, R in MAN_ROWS: with `men` and `advancement` (35 a row) they
+give each row a man can stand on its own value."""
+DOG_HOLE: Final = 15
+"""For an enemy man held in one of my dog-holes (fitted)."""
+KING_CENTRE: Final = 1
+"""For a king on a centre square (fitted)."""
+CROWDED_ADVANCEMENT: Final = -4
+"""Per row my men advanced while the board is crowded (fitted: not too far forward early)."""
 
 MAN_ROWS: Final = (2, 3, 4, 5, 6)
 """The rows advanced (from the man's own back rank) that `men_row_R` counts; with `men` and
@@ -92,10 +109,10 @@ EXTRA_WEIGHTS: Final[Mapping[str, int]] = MappingProxyType(
         "bridge": BRIDGE,
         "exchange": EXCHANGE,
         "capture_threat": CAPTURE_THREAT,
-        **{f"men_row_{row}": 0 for row in MAN_ROWS},
-        "dog_holes": 0,
-        "king_centre": 0,
-        "crowded_advancement": 0,
+        **{f"men_row_{row}": w for row, w in zip(MAN_ROWS, MEN_ROWS_WEIGHTS, strict=True)},
+        "dog_holes": DOG_HOLE,
+        "king_centre": KING_CENTRE,
+        "crowded_advancement": CROWDED_ADVANCEMENT,
     }
 )
 """The weights of the features `engine` adds, in the core's order."""
@@ -397,7 +414,7 @@ ENGINE_FEATURES: Final = engine_features(ENGINE_WEIGHTS)
 ENGINE_POSITIONAL: Final = engine_positional(
     "engine_positional",
     ENGINE_WEIGHTS,
-    "positional (a king 1.5 men, back rank 15) plus runaway men, the bridge, trading when "
-    "ahead and capture threats, in hundredths of a man",
+    "positional plus runaway men, the bridge, trading when ahead, capture threats, men by "
+    "row, dog-holes, central kings and crowded advancement, fitted, in hundredths of a man",
 )
 """The middle-game part of `engine` (checkers_endings adds the ending features)."""
