@@ -36,6 +36,13 @@ ladder that places Arena between depths). docs/BENCHMARKS.md says how to build t
 `specs`: any two Arena bot specs against each other (A/B of search options: one feature on
 against off, the rest equal).
 
+`--weights FILE` (every mode) names variants of checkers' `engine` evaluation for the specs'
+`eval` option: a JSON object `{"name": {"feature": weight, ...}}`, the weights not given
+kept at `engine`'s (bots.evaluation.checkers_engine.ENGINE_NAMES). The compiled core
+searches them as it searches `engine`, so a tuned weight table plays from the file, e.g.
+`specs --weights w.json --a "id:time=0,nodes=100000,eval=tuned" --b
+"id:time=0,nodes=100000,eval=engine"`; the journal's identity holds the weights.
+
 Both play each opening twice, colours swapped (checkers: the ACF three-move deck; Connect
 Four: seeded random openings checked by Arena's solver, tournament.openings), games judged by
 Arena's referee (rules, 80-ply rule, repetition) with a ply cap, and fit Davidson Elo with 95%
@@ -53,6 +60,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +70,9 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
+from bots.evaluation import Knowledge, checkers_engine  # noqa: E402
+from bots.evaluation.checkers_endings import engine_evaluation  # noqa: E402
+from bots.knowledge import knowledge_for  # noqa: E402
 from bots.result import SearchResult, SearchStats  # noqa: E402
 from bots.spec import Bot, BotSpecError, create_bot  # noqa: E402
 from games import Game, State, get_game  # noqa: E402
@@ -224,18 +235,47 @@ def _is_capture(node: Any, action: int) -> bool:
     return sum(before.count(c) for c in "o8+*") != sum(after.count(c) for c in "o8+*")
 
 
+def load_weights(path: Path) -> dict[str, dict[str, int]]:
+    """Read a weights file: a JSON object of evaluation names, each an object of `engine`'s
+    weights to change (the others keep `engine`'s: bots.evaluation.checkers_engine); ValueError
+    when a name is taken or a weight unknown."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{path}: a weights file is an object of names, each an object")
+    taken = knowledge_for(get_game("checkers")).evaluations
+    variants: dict[str, dict[str, int]] = {}
+    for name, changes in data.items():
+        if name in taken:
+            raise ValueError(f"{path}: {name!r} is already an evaluation of checkers")
+        table = {**checkers_engine.ENGINE_WEIGHTS, **changes}
+        variants[name] = checkers_engine.check_engine_weights(table)
+    return variants
+
+
+def knowledge_with(game: Game, variants: dict[str, dict[str, int]]) -> Knowledge | None:
+    """The game's knowledge plus the `engine` variants by name (None: no variants)."""
+    if not variants:
+        return None
+    knowledge = knowledge_for(game)
+    added = {name: engine_evaluation(name, table) for name, table in variants.items()}
+    return replace(knowledge, evaluations={**knowledge.evaluations, **added})
+
+
 def peer_factory(
-    seconds: float, seed: int, cpu_clock: str | None = None
+    seconds: float,
+    seed: int,
+    cpu_clock: str | None = None,
+    knowledge: Knowledge | None = None,
 ) -> Callable[[str, Game], Any]:
     """Return a bot factory: open-spiel peers by name, Arena bots by spec (the bot `cpu_clock`
-    names timed in CPU seconds of this process, the others in wall seconds)."""
+    names timed in CPU seconds of this process, the others in wall seconds) with `knowledge`
+    (None: the game's own)."""
 
     def make(spec: str, game: Game) -> Bot | OpenSpielPeer:
         if spec in PEERS:
             return OpenSpielPeer(spec, game, seconds, seed)
-        if spec == cpu_clock:
-            return create_bot(spec, game, clock=time.process_time)
-        return create_bot(spec, game)
+        clock = time.process_time if spec == cpu_clock else time.perf_counter
+        return create_bot(spec, game, clock=clock, knowledge=knowledge)
 
     return make
 
@@ -383,6 +423,12 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--seed", type=int, default=17)
         p.add_argument("--journal", type=Path, help="JSON-lines journal (resume)")
         p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.add_argument(
+            "--weights",
+            type=Path,
+            help="JSON file naming variants of the `engine` evaluation (name: {feature: "
+            "weight}, the rest engine's), each then an `eval` of the specs",
+        )
     peers.add_argument("--time", type=float, default=0.1, help="seconds per move, both sides")
     peers.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers")
     evals.add_argument("--a", default="positional")
@@ -409,6 +455,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--openings must be at least 1")
     game = get_game(args.game)
     openings = openings_for(game, args.openings, args.seed)
+    variants: dict[str, dict[str, int]] = {}
+    if args.weights is not None:
+        if game.name != "checkers":
+            parser.error("--weights: the `engine` evaluation is a checkers one")
+        try:
+            variants = load_weights(args.weights)
+        except (OSError, ValueError) as exc:
+            parser.error(f"--weights: {exc}")
+    knowledge = knowledge_with(game, variants)
     if args.command == "peers":
         if not args.time > 0:
             parser.error("--time must be positive")
@@ -417,16 +472,20 @@ def main(argv: list[str] | None = None) -> int:
         if unknown or not opponents:
             parser.error(f"unknown peers {unknown} (peers: {', '.join(PEERS)})")
         arena = f"id:time={args.time:g}"
-        factory: Callable[[str, Game], Any] = peer_factory(args.time, args.seed)
+        factory: Callable[[str, Game], Any] = peer_factory(
+            args.time, args.seed, knowledge=knowledge
+        )
         title = f"Arena {arena} against open-spiel's bots at {args.time:g} s/move, {game.name}"
     elif args.command == "engine":
         arena, opponents = engine_match(parser, args)
         for spec in (arena, *opponents):
             try:
-                create_bot(spec, game)  # a missing library fails here, before any game
+                create_bot(spec, game, knowledge=knowledge)  # a missing library fails here
             except BotSpecError as exc:
                 parser.error(f"{spec}: {exc}")
-        factory = peer_factory(args.time, args.seed, arena if args.cpu_time else None)
+        factory = peer_factory(
+            args.time, args.seed, arena if args.cpu_time else None, knowledge=knowledge
+        )
         clock = " (Arena in CPU time)" if args.cpu_time else ""
         title = f"Arena {arena}{clock} against {', '.join(opponents)}, {game.name}"
     elif args.command == "specs":
@@ -435,10 +494,10 @@ def main(argv: list[str] | None = None) -> int:
         arena, opponents = args.a, [args.b]
         for spec in (arena, *opponents):
             try:
-                create_bot(spec, game)
+                create_bot(spec, game, knowledge=knowledge)
             except BotSpecError as exc:
                 parser.error(f"{spec}: {exc}")
-        factory = peer_factory(1.0, args.seed)
+        factory = peer_factory(1.0, args.seed, knowledge=knowledge)
         title = f"{arena} against {opponents[0]}, {game.name}"
     else:
         if args.depth is not None:
@@ -453,10 +512,10 @@ def main(argv: list[str] | None = None) -> int:
         opponents = [f"{limit_text},eval={args.b}"]
         for spec in (arena, *opponents):
             try:
-                create_bot(spec, game)  # a bad evaluation name fails here, before any game
+                create_bot(spec, game, knowledge=knowledge)  # a bad name fails here
             except BotSpecError as exc:
                 parser.error(str(exc))
-        factory = peer_factory(1.0, args.seed)
+        factory = peer_factory(1.0, args.seed, knowledge=knowledge)
         title = f"{arena} against {opponents[0]}, {game.name}"
     identity = {
         "bench": "strength",
@@ -469,6 +528,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if getattr(args, "cpu_time", False):
         identity["cpu_time"] = True
+    if variants:
+        identity["weights"] = variants
     info = machine_info()
     print(f"{title}: {len(openings) * 2 * len(opponents)} games", file=sys.stderr)
     records = run_match(game, arena, opponents, openings, factory, args.journal, identity)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from bots.common import SearchTimeout, pv_texts
-from bots.evaluation import Knowledge, StateFunction, checkers_endings, checkers_engine
+from bots.evaluation import Knowledge, StateFunction, checkers_endings
 from bots.evaluation import checkers as checkers_evaluation
 from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
 from bots.scoring import ENGINE, Scoring
@@ -67,14 +67,11 @@ _EVALUATIONS: dict[StateFunction, tuple[int, dict[str, int]]] = {
         dict(checkers_evaluation.WEIGHTS_TUNED),
     ),
     checkers_endings.ENDINGS.function: (2, dict(checkers_evaluation.WEIGHTS_V1)),
-    checkers_endings.ENGINE.function: (
-        3,
-        {**checkers_engine.WEIGHTS_ENGINE, **checkers_engine.EXTRA_WEIGHTS},
-    ),
 }
 """The evaluations the core computes, by their function: (kind, weights). `material` uses the
-weights' man and king (100 and 200); `endings` wraps `positional`; `engine` (kind 3) adds
-the features of bots.evaluation.checkers_engine."""
+weights' man and king (100 and 200); `endings` wraps `positional`. `engine` and its variants
+under other weights (checkers_endings.engine_evaluation) are kind 3, which adds the features
+of bots.evaluation.checkers_engine."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +87,8 @@ class SearchFeatures:
     deadline stays the hard limit); `extend`: a quiet position at the horizon where the side
     not to move could capture is searched one ply more (up to twice the iteration's depth);
     `truncate`: a quiet node whose material lies far outside the window is searched one ply
-    shallower.
+    shallower; `single`: a node with one legal move searches it without spending a ply;
+    `qextend`: `extend` only where the material lies near the window (as Cake extends).
     """
 
     pvs: bool = False
@@ -99,11 +97,22 @@ class SearchFeatures:
     tm: bool = False
     extend: bool = False
     truncate: bool = False
+    single: bool = False
+    qextend: bool = False
 
     @property
     def plain(self) -> bool:
         """Whether this is the node-for-node search of bots.engine."""
-        return not (self.pvs or self.lmr or self.partial or self.tm or self.extend or self.truncate)
+        return not (
+            self.pvs
+            or self.lmr
+            or self.partial
+            or self.tm
+            or self.extend
+            or self.truncate
+            or self.single
+            or self.qextend
+        )
 
 
 PLAIN = SearchFeatures()
@@ -113,7 +122,24 @@ ASPIRATION = 40
 
 def core_evaluation(evaluate: StateFunction) -> tuple[int, dict[str, int]] | None:
     """Return the core's (kind, weights) of `evaluate`, or None when the core lacks it."""
-    return _EVALUATIONS.get(evaluate)
+    known = _EVALUATIONS.get(evaluate)
+    if known is not None:
+        return known
+    weights = checkers_endings.engine_weights(evaluate)
+    return None if weights is None else (3, weights)
+
+
+def _standard_knowledge(knowledge: Knowledge) -> bool:
+    """Whether `knowledge` is checkers' standard knowledge, its evaluations aside (a caller may
+    add evaluations, e.g. variants of `engine` under other weights, to name in specs)."""
+    standard = checkers_endings.KNOWLEDGE
+    return knowledge is standard or (
+        knowledge.game == standard.game
+        and knowledge.move_order is standard.move_order
+        and knowledge.is_quiet is standard.is_quiet
+        and knowledge.canonical_key is standard.canonical_key
+        and knowledge.is_capture is standard.is_capture
+    )
 
 
 def compiled_engine(
@@ -133,7 +159,7 @@ def compiled_engine(
     user-defined evaluation, another scoring, an endgame database)."""
     evaluation = core_evaluation(evaluate)
     if (
-        knowledge is not checkers_endings.KNOWLEDGE
+        not _standard_knowledge(knowledge)
         or evaluation is None
         or scoring != ENGINE
         or exact is not None
@@ -220,8 +246,9 @@ class CompiledEngine:
             buf[core.ORDERING] = int(self.ordering)
             buf[core.PVS] = int(self.features.pvs or self.features.lmr)
             buf[core.LMR] = int(self.features.lmr)
-            buf[core.EXTEND] = int(self.features.extend)
+            buf[core.EXTEND] = 2 if self.features.qextend else int(self.features.extend)
             buf[core.TRUNCATE] = int(self.features.truncate)
+            buf[core.SINGLE] = int(self.features.single)
             kind, weights = self._evaluation
             core.set_weights(buf, kind, weights)
             self._buffer = buf

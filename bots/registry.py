@@ -243,6 +243,8 @@ def _features(values: Mapping[str, Any]) -> SearchFeatures:
         tm=values["tm"],
         extend=values["extend"],
         truncate=values["truncate"],
+        single=values["single"],
+        qextend=values["qextend"],
     )
 
 
@@ -302,6 +304,18 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
                 "bool",
                 True,
                 "checkers: search one ply less where the material is far outside the window "
+                "(engine mode)",
+            ),
+            "single": Option(
+                "bool",
+                False,
+                "checkers: a node with a single legal move does not spend a ply on it "
+                "(engine mode)",
+            ),
+            "qextend": Option(
+                "bool",
+                False,
+                "checkers: as `extend`, only where the material lies within 130 of the window "
                 "(engine mode)",
             ),
         }

@@ -321,15 +321,18 @@ def create_bot(
     *,
     clock: Clock = time.perf_counter,
     rng: random.Random | None = None,
+    knowledge: Knowledge | None = None,
 ) -> Bot:
     """Return the bot `spec` names, for `game`, on `clock`.
 
-    `rng` overrides the generator built from the spec's `seed`. Raises BotSpecError for a bad
+    `rng` overrides the generator built from the spec's `seed`; `knowledge` the game's
+    knowledge (e.g. with more evaluations to name in `eval`). Raises BotSpecError for a bad
     spec or an evaluation the game does not have.
     """
     parsed = parse_bot_spec(spec) if isinstance(spec, str) else spec
     options = parsed.options
-    knowledge = knowledge_for(game)
+    if knowledge is None:
+        knowledge = knowledge_for(game)
     setup = Setup(
         game=game,
         knowledge=knowledge,

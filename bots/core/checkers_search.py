@@ -90,6 +90,8 @@ TRUNCATE_MARGIN = 110
 """How far outside the window a node's material must lie to be truncated (a man is 100)."""
 TRUNCATE_KING = 130
 """A king in the truncation's material count."""
+EXTEND_WINDOW = 130
+"""With EXTEND 2: how far outside the window the material may lie for the extension."""
 EXACT = 0
 LOWER = 1
 UPPER = 2
@@ -126,7 +128,8 @@ ROOT_SCORE = CONTROL + 14
 EXTEND = CONTROL + 15
 """Engine mode: a quiet node at depth 0 where the side not to move could capture (a piece of
 the side to move hangs) is searched one ply more instead of evaluated, up to ply 2 x the
-root's depth; 0: never."""
+root's depth; 2: the same, only when the node's material (man 100, king TRUNCATE_KING) lies
+within EXTEND_WINDOW of the window; 0: never."""
 ROOT_DEPTH = CONTROL + 16
 """The depth the root was asked for (EXTEND's limit)."""
 TRUNCATE = CONTROL + 17
@@ -134,7 +137,10 @@ TRUNCATE = CONTROL + 17
 ENDGAME_PIECES pieces whose material (man 100, king TRUNCATE_KING) lies more than
 TRUNCATE_MARGIN outside the window is searched one ply shallower (never in endings, where the
 side ahead must see its win through); 0: never."""
-CONTROL_WORDS = 18
+SINGLE = CONTROL + 18
+"""Engine mode: a node below the root with plies left and a single legal move searches that
+move without spending a ply (up to ply 2 x the root's depth); 0: never."""
+CONTROL_WORDS = 19
 
 WEIGHTS = CONTROL + CONTROL_WORDS
 W_KIND = 0
@@ -144,8 +150,11 @@ W_MAN, W_KING, W_ADVANCE, W_BACK, W_CENTRE, W_MOBILITY, W_TRAPPED, W_APPROACH, W
 )
 W_TRADE, W_PREY_CORNER, W_PREY_MOBILITY, W_HUNTER_CENTRE, W_PRESSURE = range(10, 15)
 W_RUNAWAY, W_BRIDGE, W_EXCHANGE, W_THREAT = range(15, 19)
-"""Kind 3 (`engine`): the features bots.evaluation.checkers_engine adds."""
-WEIGHT_WORDS = 24
+W_ROWS = 19
+"""Kind 3: the men_row_R weights, one word a row of checkers_engine.MAN_ROWS."""
+W_DOG_HOLES, W_KING_CENTRE, W_CROWDED = range(24, 27)
+"""Kind 3 (`engine`): the features bots.evaluation.checkers_engine adds, W_RUNAWAY on."""
+WEIGHT_WORDS = 32
 
 KILLERS = WEIGHTS + WEIGHT_WORDS
 """Two killer steps per ply (from bit * 64 + to bit; -1 none)."""
@@ -189,6 +198,11 @@ _QUIET_KEY_FROM = endings.TABLE_QUIET_FROM
 _BLACK_BRIDGE = engine_features.BLACK_BRIDGE
 _WHITE_BRIDGE = engine_features.WHITE_BRIDGE
 _START_PIECES = engine_features.START_PIECES
+_B_ROW2, _B_ROW3, _B_ROW4, _B_ROW5, _B_ROW6 = engine_features.BLACK_ROWS
+_W_ROW2, _W_ROW3, _W_ROW4, _W_ROW5, _W_ROW6 = engine_features.WHITE_ROWS
+(_B_DOG_A, _W_DOG_A), (_B_DOG_B, _W_DOG_B) = engine_features.DOG_HOLE_MASKS[0]
+(_W_DOG_C, _B_DOG_C), (_W_DOG_D, _B_DOG_D) = engine_features.DOG_HOLE_MASKS[1]
+_CROWDED_MEN = engine_features.CROWDED_MEN
 
 
 @intrinsic
@@ -499,7 +513,32 @@ def _engine_extra(buf: Buffer, black: int, white: int, kings: int) -> int:
         + buf[w + W_BRIDGE] * guard
         + buf[w + W_EXCHANGE] * trade
         + buf[w + W_THREAT] * threat
+        + buf[w + W_ROWS] * (_popcount(black_men & _B_ROW2) - _popcount(white_men & _W_ROW2))
+        + buf[w + W_ROWS + 1] * (_popcount(black_men & _B_ROW3) - _popcount(white_men & _W_ROW3))
+        + buf[w + W_ROWS + 2] * (_popcount(black_men & _B_ROW4) - _popcount(white_men & _W_ROW4))
+        + buf[w + W_ROWS + 3] * (_popcount(black_men & _B_ROW5) - _popcount(white_men & _W_ROW5))
+        + buf[w + W_ROWS + 4] * (_popcount(black_men & _B_ROW6) - _popcount(white_men & _W_ROW6))
+        + buf[w + W_KING_CENTRE]
+        * (_popcount(black_kings & _CENTRE) - _popcount(white_kings & _CENTRE))
     )
+    holes = 0
+    if (black_men & _B_DOG_A) != 0 and (white_men & _W_DOG_A) != 0:
+        holes += 1
+    if (black_men & _B_DOG_B) != 0 and (white_men & _W_DOG_B) != 0:
+        holes += 1
+    if (white_men & _W_DOG_C) != 0 and (black_men & _B_DOG_C) != 0:
+        holes -= 1
+    if (white_men & _W_DOG_D) != 0 and (black_men & _B_DOG_D) != 0:
+        holes -= 1
+    extra += buf[w + W_DOG_HOLES] * holes
+    if _popcount(black_men | white_men) >= _CROWDED_MEN:
+        advanced = (
+            _popcount(black_men & _B1)
+            - _popcount(white_men & _W1)
+            + 2 * (_popcount(black_men & _B2) - _popcount(white_men & _W2))
+            + 4 * (_popcount(black_men & _B4) - _popcount(white_men & _W4))
+        )
+        extra += buf[w + W_CROWDED] * advanced
     return extra
 
 
@@ -600,6 +639,16 @@ def _is_quiet_move(
     return _jumpers(mine, mine & kings, theirs, VALID ^ (black | white), turn) == 0
 
 
+@njit(types.boolean(i8, i8, i8, i8, i8), cache=True, nogil=True)
+def _near_window(mine: int, theirs: int, kings: int, alpha: int, beta: int) -> bool:
+    """Whether the material (man 100, king TRUNCATE_KING) lies within EXTEND_WINDOW of the
+    window (alpha, beta)."""
+    material = 100 * (_popcount(mine) - _popcount(theirs)) + (TRUNCATE_KING - 100) * (
+        _popcount(mine & kings) - _popcount(theirs & kings)
+    )
+    return alpha - EXTEND_WINDOW <= material <= beta + EXTEND_WINDOW
+
+
 @njit(i8(i8a, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True, nogil=True)
 def _negamax(
     buf: Buffer,
@@ -647,6 +696,7 @@ def _negamax(
                 and ply < MAX_PLY
                 and ply < 2 * buf[ROOT_DEPTH]
                 and _jumpers(theirs, theirs & kings, mine, empty, 1 - turn) != 0
+                and (buf[EXTEND] == 1 or _near_window(mine, theirs, kings, alpha, beta))
             ):
                 left = 1
             else:
@@ -714,6 +764,8 @@ def _negamax(
     buf[3 * top + 1] = white
     buf[3 * top + 2] = kings
     child_left = left - 1 if left > 0 else 0
+    if n == 1 and left > 0 and ply > 0 and buf[SINGLE] != 0 and ply < 2 * buf[ROOT_DEPTH]:
+        child_left = left
     child_top = top + 1
     child_ply = ply + 1
     other = 1 - turn
@@ -907,8 +959,9 @@ def set_weights(buf: Buffer, kind: int, weights: dict[str, int]) -> None:
     ]
     buf[WEIGHTS : WEIGHTS + 15] = [kind, *values, *ending]
     if kind == 3:
-        buf[WEIGHTS + W_RUNAWAY : WEIGHTS + W_THREAT + 1] = [
-            weights[name] for name in engine_features.EXTRA_NAMES
+        names = engine_features.EXTRA_NAMES
+        buf[WEIGHTS + W_RUNAWAY : WEIGHTS + W_RUNAWAY + len(names)] = [
+            weights[name] for name in names
         ]
 
 

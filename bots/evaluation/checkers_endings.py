@@ -48,7 +48,7 @@ Because the score now depends on `state.quiet` (the capture-free plies), KNOWLED
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
 from typing import Any, Final, cast
 
@@ -327,13 +327,45 @@ ENDINGS: Final = with_endings(
     "rules: kings-only level endings 0, a lead pulled toward 0 as the 80-ply draw nears",
 )
 
-ENGINE: Final = with_endings(
-    checkers_engine.ENGINE_POSITIONAL,
-    "engine",
-    "the engine's evaluation: positional with a king at 1.5 men, runaway men, the bridge, "
+ENGINE_DESCRIPTION: Final = (
+    "the engine's evaluation: positional with fitted weights, runaway men, the bridge, men by "
+    "row, dog-holes, central kings, "
     "trading when ahead and capture threats, plus the ending features, scored by the rules "
-    "as 'endings' is (bots.evaluation.checkers_engine)",
+    "as 'endings' is (bots.evaluation.checkers_engine)"
 )
+
+_ENGINE_VARIANTS: dict[tuple[str, tuple[tuple[str, int], ...]], RuleAwareEvaluation] = {}
+_VARIANT_WEIGHTS: dict[Callable[[State[Any]], float], dict[str, int]] = {}
+
+
+def engine_evaluation(
+    name: str, weights: Mapping[str, int], description: str = ENGINE_DESCRIPTION
+) -> RuleAwareEvaluation:
+    """Return `engine` under another weight table (every name of checkers_engine.ENGINE_NAMES),
+    e.g. for an A/B match of tuned weights. The same name and weights give the same object,
+    whose function the compiled core knows (`engine_weights`)."""
+    table = checkers_engine.check_engine_weights(weights)
+    key = (name, tuple(table.items()))
+    known = _ENGINE_VARIANTS.get(key)
+    if known is not None:
+        return known
+    evaluation = with_endings(
+        checkers_engine.engine_positional(f"{name}_positional", table, description),
+        name,
+        description,
+    )
+    _ENGINE_VARIANTS[key] = evaluation
+    _VARIANT_WEIGHTS[evaluation.function] = table
+    return evaluation
+
+
+def engine_weights(function: Callable[[State[Any]], float]) -> dict[str, int] | None:
+    """Return the weight table of an evaluation function `engine_evaluation` made, else None."""
+    table = _VARIANT_WEIGHTS.get(function)
+    return None if table is None else dict(table)
+
+
+ENGINE: Final = engine_evaluation("engine", checkers_engine.ENGINE_WEIGHTS)
 
 TABLE_QUIET_FROM: Final = DRAW_PLIES - DRAW_WINDOW - 32
 """From this many capture-free plies on, the table key includes the counter (see table_key)."""

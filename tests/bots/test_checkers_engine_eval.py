@@ -80,6 +80,16 @@ def test_random_placements(rng: random.Random) -> None:
         ("B:W18:B14,9", "capture_threat", 1),  # 14 jumps 18 to 23; 18 over 14 lands on 9: held
         ("W:W18:B14,9", "capture_threat", -1),
         ("B:W18:B14,15", "capture_threat", 0),  # 14 jumps 18, and 18 jumps 14 (to 9)
+        ("B:W18,27:B9,14", "men_row_2", 1),  # Black's 9 two rows out; White's 27 one row
+        ("B:W18,27:B9,14", "men_row_3", 0),  # Black's 14 three rows out, White's 18 three
+        ("W:W18,27:B9,14", "men_row_2", -1),
+        ("B:W12:B3", "dog_holes", 1),  # White's man on 12 held by Black's 3
+        ("B:W5,12:B1,3", "dog_holes", 2),
+        ("B:W30:B21", "dog_holes", -1),  # Black's 21 held by White's 30
+        ("W:W32,30:B28,21", "dog_holes", 2),
+        ("B:W12:BK3", "dog_holes", 0),  # a king holds nothing
+        ("B:WK15:BK14,K10,K1", "king_centre", 1),
+        ("B:W18,27:B9,14", "crowded_advancement", 0),  # too few men
     ],
 )
 def test_feature_values(fen: str, feature: str, value: int) -> None:

@@ -17,6 +17,7 @@ import random
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
@@ -24,11 +25,11 @@ import pytest
 
 from bots.compiled_engine import CompiledEngine, compiled_engine
 from bots.engine import AlphaBetaEngine
-from bots.evaluation import checkers_endings
+from bots.evaluation import checkers_endings, checkers_engine
 from bots.knowledge import knowledge_for
 from bots.result import SearchResult
 from bots.scoring import ENGINE
-from bots.spec import create_bot
+from bots.spec import BotSpecError, create_bot
 from games import get_game
 from games.checkers import CheckersState
 from tests.games.test_checkers import _king_walk
@@ -198,6 +199,56 @@ def test_only_what_the_core_computes_is_compiled() -> None:
     assert compiled_engine(KNOWLEDGE, function, exact=lambda state: None) is None
     connect4 = knowledge_for(get_game("connect4"))
     assert compiled_engine(connect4, connect4.evaluation().function) is None
+
+
+VARIANT_WEIGHTS = {
+    **checkers_engine.ENGINE_WEIGHTS,
+    "kings": 170,
+    "back_rank": 4,
+    "runaway_men": 90,
+    "capture_threat": 5,
+    "men_row_2": 3,
+    "men_row_3": -4,
+    "men_row_4": 5,
+    "men_row_5": 7,
+    "men_row_6": 11,
+    "dog_holes": 13,
+    "king_centre": 17,
+    "crowded_advancement": -6,
+}
+
+
+def test_an_engine_variant_is_compiled_under_its_own_weights(core: ModuleType) -> None:
+    variant = checkers_endings.engine_evaluation("variant", VARIANT_WEIGHTS)
+    assert checkers_endings.engine_evaluation("variant", dict(VARIANT_WEIGHTS)) is variant
+    knowledge = replace(KNOWLEDGE, evaluations={**KNOWLEDGE.evaluations, "variant": variant})
+    engine = compiled_engine(knowledge, variant.function)
+    assert engine is not None
+    buf = engine.buffer
+    differs = 0
+    for state in positions(5, 300):
+        expected = variant(state)
+        assert expected == variant.weighted_sum(state)
+        found = core.evaluate(buf, state.black, state.white, state.kings, state.turn, state.quiet)
+        assert found == expected, GAME.format_position(state)
+        differs += expected != KNOWLEDGE.evaluation("engine")(state)
+    assert differs > 100
+    for state in positions(6, 12):
+        python = AlphaBetaEngine(knowledge, variant.function)
+        expected = summary(python.search(state, 4))
+        assert summary(compiled_engine(knowledge, variant.function).search(state, 4)) == expected
+
+
+def test_a_spec_names_an_added_evaluation() -> None:
+    variant = checkers_endings.engine_evaluation("variant", VARIANT_WEIGHTS)
+    knowledge = replace(KNOWLEDGE, evaluations={**KNOWLEDGE.evaluations, "variant": variant})
+    bot = create_bot("id:time=0,nodes=3000,eval=variant", GAME, knowledge=knowledge)
+    plain = create_bot("id:time=0,nodes=3000,eval=engine", GAME)
+    state = deck("acf-3move", GAME)[0].start_state(GAME)
+    assert bot.choose(state).stats.nodes == 3000
+    assert bot.choose(state).score != plain.choose(state).score
+    with pytest.raises(BotSpecError):
+        create_bot("id:time=0,nodes=3000,eval=variant", GAME)
 
 
 # -- searches -----------------------------------------------------------------------------------

@@ -188,7 +188,7 @@ def test_id_with_every_technique_off_is_the_python_engine(nodes: int) -> None:
 
 
 def test_alphabeta_has_no_engine_mode() -> None:
-    for option in ("pvs", "lmr", "partial", "extend", "truncate"):
+    for option in ("pvs", "lmr", "partial", "extend", "truncate", "single", "qextend"):
         assert option not in AlphaBetaPlayer.options
         assert option in IterativeDeepeningPlayer.options
         with pytest.raises(BotSpecError):
@@ -293,6 +293,45 @@ def test_extend_searches_hanging_pieces_one_ply_more() -> None:
     assert differs > 0
 
 
+def _single_reply_minimax(state: CheckersState, left: int, ply: int, root: int) -> int:
+    """The value of the tree `single` searches, by plain minimax on games.checkers: a node
+    below the root with plies left and one legal move searches it at the same depth (below
+    ply 2 x the root's depth); captures pending at the horizon extend as the quiescence does."""
+    moves = state.legal_moves()
+    if not moves:
+        return ply - WIN
+    if left <= 0:
+        if not moves[0].is_capture:
+            return int(checkers_endings.ENGINE.function(state))
+        left = 0
+    child = left - 1 if left > 0 else 0
+    if len(moves) == 1 and left > 0 and 0 < ply < 2 * root:
+        child = left
+    return max(-_single_reply_minimax(state.apply(m), child, ply + 1, root) for m in moves)
+
+
+def test_single_searches_a_forced_move_without_spending_a_ply() -> None:
+    """With `single`, the root's value is the minimax value of the tree with single replies
+    extended; plain search differs somewhere."""
+    engine = checkers_endings.ENGINE.function
+    differs = 0
+    states = [s for s in positions(60, seed=29) if s.quiet < 40][:25]
+    assert len(states) >= 15
+    for state in states:
+        for depth in (1, 2, 3):
+            want = _single_reply_minimax(state, depth, 0, depth)
+            for tt in (False, True):
+                single = compiled_engine(
+                    KNOWLEDGE, engine, tt=tt, features=SearchFeatures(single=True)
+                )
+                plain = compiled_engine(KNOWLEDGE, engine, tt=tt)
+                assert single is not None and plain is not None
+                got = single.search(state, depth)
+                assert got.score == want, (GAME.format_position(state), depth, tt)
+                differs += plain.search(state, depth).score != want
+    assert differs > 0
+
+
 def _truncated_alphabeta(
     state: CheckersState, left: int, alpha: int, beta: int, ply: int, counter: list[int]
 ) -> int:
@@ -349,3 +388,72 @@ def test_truncate_searches_lopsided_nodes_one_ply_less() -> None:
             )
             changed += plain.search(state, depth).stats.nodes != counter[0]
     assert changed > 0
+
+
+def _qextended_alphabeta(
+    state: CheckersState, left: int, alpha: int, beta: int, ply: int, root: int, counter: list[int]
+) -> int:
+    """bots.engine's fail-soft alpha-beta in generation order (no table, no ordering) with the
+    rule of `qextend`: a quiet horizon position where a piece of the side to move hangs is
+    searched one ply more when its material (man 100, king 130) lies within 130 of the window,
+    below ply 2 x the root's depth."""
+    counter[0] += 1
+    moves = state.legal_moves()
+    if not moves:
+        return ply - WIN
+    if left <= 0:
+        if not moves[0].is_capture:
+            turned = CheckersState(GAME, state.black, state.white, state.kings, 1 - state.turn)
+            hangs = any(m.is_capture for m in turned.legal_moves())
+            mine, theirs = (
+                (state.black, state.white) if state.turn == 0 else (state.white, state.black)
+            )
+            material = 100 * (mine.bit_count() - theirs.bit_count()) + 30 * (
+                (mine & state.kings).bit_count() - (theirs & state.kings).bit_count()
+            )
+            near = alpha - 130 <= material <= beta + 130
+            if not (hangs and near and ply < 2 * root):
+                return int(checkers_endings.ENGINE.function(state))
+            left = 1
+        else:
+            left = 0
+    best = -(1 << 50)
+    child = left - 1 if left > 0 else 0
+    for move in moves:
+        score = -_qextended_alphabeta(
+            state.apply(move), child, -beta, -alpha, ply + 1, root, counter
+        )
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                if alpha >= beta:
+                    break
+    return best
+
+
+def test_qextend_extends_hanging_pieces_only_near_the_window() -> None:
+    """With `qextend` (no table, no ordering) the compiled search is the reference alpha-beta
+    with its rule, score and nodes; it searches other nodes than `extend` somewhere."""
+    engine = checkers_endings.ENGINE.function
+    differs = 0
+    states = [s for s in positions(80, seed=31) if not s.kings and s.quiet < 40][:20]
+    assert len(states) >= 12
+    for state in states:
+        for depth in (1, 2, 3):
+            counter = [0]
+            want = _qextended_alphabeta(state, depth, -(1 << 50), 1 << 50, 0, depth, counter)
+            found = compiled_engine(
+                KNOWLEDGE, engine, tt=False, ordering=False, features=SearchFeatures(qextend=True)
+            )
+            extended = compiled_engine(
+                KNOWLEDGE, engine, tt=False, ordering=False, features=SearchFeatures(extend=True)
+            )
+            assert found is not None and extended is not None
+            got = found.search(state, depth)
+            assert (got.score, got.stats.nodes) == (want, counter[0]), (
+                GAME.format_position(state),
+                depth,
+            )
+            differs += extended.search(state, depth).stats.nodes != counter[0]
+    assert differs > 0
