@@ -63,7 +63,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(REPO_ROOT))
 
-from local import free_port, wait_http  # noqa: E402 - bench/ is put on the path above
+from local import arena_serve, free_port  # noqa: E402 - bench/ is put on the path above
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 PACED_RATE = 1_500.0
@@ -300,37 +300,20 @@ async def bench_arena(
 
     With `memory_game`, play that game flat out and measure memory instead (`memory`).
     """
-    port = free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        database = args.database or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
-        arena = Path(sys.executable).parent / "arena"
-        command = [str(arena), "serve", "--port", str(port), "--database", database]
-        log_file = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 - closed below
-        # Every player connects from this machine and the load generator is one address that
-        # registers 2N players and replaces finished matches hundreds of times a minute: lift
-        # the per-address connection limits (256 connections, 64 of them WebSockets) and the
-        # REST rate limits, which exist for strangers; the WebSocket message limits stay on,
-        # their cost is part of every move.
-        lifted = {
-            f"ARENA_RATE_{name}": "1000000/minute"
-            for name in ("REGISTRATIONS_PER_ADDRESS", "MATCHES_PER_PLAYER", "MATCHES_PER_ADDRESS")
-        }
-        lifted["ARENA_WS_MAX_CONNECTIONS_PER_ADDRESS"] = str(2 * args.matches + 16)
-        lifted["ARENA_MAX_CONNECTIONS_PER_ADDRESS"] = str(4 * args.matches + 64)
-        process = subprocess.Popen(
-            command, stdout=log_file, stderr=subprocess.STDOUT, env={**os.environ, **lifted}
-        )
-        try:
-            base = f"http://127.0.0.1:{port}"
-            await wait_http(f"{base}/health", process)
-            return await _arena_load(args, base, process.pid, rate, memory_game)
-        finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-            log_file.close()
+    # Every player connects from this machine and the load generator is one address that
+    # registers 2N players and replaces finished matches hundreds of times a minute: lift the
+    # per-address connection limits (256 connections, 64 of them WebSockets) as well as the REST
+    # rate limits (arena_serve does), which exist for strangers; the WebSocket message limits
+    # stay on, their cost is part of every move.
+    lifted = {
+        "ARENA_WS_MAX_CONNECTIONS_PER_ADDRESS": str(2 * args.matches + 16),
+        "ARENA_MAX_CONNECTIONS_PER_ADDRESS": str(4 * args.matches + 64),
+    }
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        arena_serve(Path(tmp), lifted, args.database) as (base, process),
+    ):
+        return await _arena_load(args, base, process.pid, rate, memory_game)
 
 
 async def _arena_load(

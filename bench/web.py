@@ -39,7 +39,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -55,7 +54,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(REPO_ROOT))
 
-from local import free_port, wait_http_blocking  # noqa: E402 - bench/ is put on the path above
+from local import arena_serve  # noqa: E402 - bench/ is put on the path above
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 RENDER_TARGET_MS = 20.0
@@ -133,31 +132,8 @@ def cpu_seconds(pid: int) -> float:
 @contextmanager
 def arena_server() -> Iterator[tuple[str, int]]:
     """Run `arena serve` on a fresh SQLite file; yield its base URL and process id."""
-    port = free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        database = f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
-        arena = Path(sys.executable).parent / "arena"
-        command = [str(arena), "serve", "--port", str(port), "--database", database]
-        # One address registers 2N players and creates N matches in a few seconds: lift the
-        # REST limits, which exist for strangers (as bench/server.py does).
-        lifted = {
-            f"ARENA_RATE_{name}": "1000000/minute"
-            for name in ("REGISTRATIONS_PER_ADDRESS", "MATCHES_PER_PLAYER", "MATCHES_PER_ADDRESS")
-        }
-        with open(Path(tmp) / "server.log", "wb") as log_file:
-            process = subprocess.Popen(
-                command, stdout=log_file, stderr=subprocess.STDOUT, env={**os.environ, **lifted}
-            )
-            try:
-                base = f"http://127.0.0.1:{port}"
-                wait_http_blocking(f"{base}/health", process)
-                yield base, process.pid
-            finally:
-                process.terminate()
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+    with tempfile.TemporaryDirectory() as tmp, arena_serve(Path(tmp)) as (base, process):
+        yield base, process.pid
 
 
 @dataclass

@@ -26,8 +26,6 @@ import os
 import random
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,18 +38,16 @@ from PIL import Image
 from playwright.sync_api import FilePayload, Locator, Page, ViewportSize, sync_playwright
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT / "bench"))
+
+from local import arena_serve  # noqa: E402 - bench/ is put on the path above
+
 DESKTOP = ViewportSize(width=1100, height=760)
 PHONE = ViewportSize(width=390, height=760)
 PUBLIC_SUITE = REPO_ROOT / "grader" / "examples" / "endgame-puzzles.json"
 REFERENCE = REPO_ROOT / "grader" / "reference" / "endgame_solver.py"
 COLOURS = 64
 """Palette size of the committed images: the pages use a handful of flat colours."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def find_chromium() -> str:
@@ -68,45 +64,17 @@ def find_chromium() -> str:
 
 @contextmanager
 def arena_server(folder: Path) -> Iterator[str]:
-    """Run `arena serve` on a fresh SQLite file in `folder`; yield its base URL."""
-    port = free_port()
-    database = f"sqlite+aiosqlite:///{folder / 'arena.db'}"
-    arena = Path(sys.executable).parent / "arena"
-    lifted = {
-        f"ARENA_RATE_{name}": "1000000/minute"
-        for name in ("REGISTRATIONS_PER_ADDRESS", "MATCHES_PER_PLAYER", "MATCHES_PER_ADDRESS")
-    }
+    """Run `arena serve` on a fresh SQLite file in `folder`, grading the public example suite
+    (five puzzles: a quick real grading); yield its base URL."""
     env = {
-        **os.environ,
-        **lifted,
         "ARENA_GRADER_DIR": str(folder / "grader"),
-        # The public example suite: five puzzles, a quick real grading.
         "ARENA_GRADER_ENDGAME_SUITE": str(PUBLIC_SUITE),
     }
-    command = [str(arena), "serve", "--port", str(port), "--database", database]
-    with open(folder / "server.log", "wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                if process.poll() is not None:
-                    sys.exit(f"arena serve exited with {process.returncode}: see {folder}")
-                try:
-                    if httpx.get(f"{base}/health").status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    sys.exit("arena serve did not answer within 30 s")
-                time.sleep(0.1)
+    try:
+        with arena_serve(folder, env) as (base, _):
             yield base
-        finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    except RuntimeError as error:
+        sys.exit(f"arena serve did not start ({error}): see {folder / 'server.log'}")
 
 
 class Seeder:
