@@ -455,9 +455,11 @@ async def test_a_process_that_cannot_renew_its_lease_drops_its_matches() -> None
                 dropped.append(1)
                 return 1
 
-        table = ProcessTable(sessions, "p1", "server", 400)
+        # A lease far longer than the heartbeat: on a loaded machine a heartbeat may be late by
+        # more than a short lease, and the process would drop its matches for that reason too.
+        table = ProcessTable(sessions, "p1", "server", 30_000)
         member = Membership(
-            table, Leases(sessions, "p1", 400), Holder(), lease_ttl_ms=400, heartbeat_ms=100
+            table, Leases(sessions, "p1", 30_000), Holder(), lease_ttl_ms=30_000, heartbeat_ms=100
         )
         await member.start()
         try:
