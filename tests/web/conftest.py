@@ -163,6 +163,8 @@ class Problems:
         dialog.dismiss()
 
     def request_failed(self, request: BrowserRequest) -> None:
+        if request.failure == "net::ERR_ABORTED" and request.resource_type in ("fetch", "xhr"):
+            return  # a script's request cancelled by the page navigating away (a click, a form)
         self.seen.append(f"request failed: {request.method} {request.url}: {request.failure}")
 
     def response(self, response: Response) -> None:
