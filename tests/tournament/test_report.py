@@ -273,3 +273,29 @@ def test_write_records_names_a_move_that_does_not_replay(tmp_path: Path) -> None
     bad = [record(0, 0, A, B, 1.0, "", opening="x", moves=("11-15", "11-15"))]
     with pytest.raises(ValueError, match=re.escape("game 1: move 2 '11-15'")):
         write_records(tmp_path, CHECKERS_SPEC, bad)
+
+
+def test_colour_swapped_pairs_give_a_pentanomial_elo_with_its_interval() -> None:
+    # A against B over five pairs, A scoring 2, 1, 1.5, 0.5, 1 (B's seat first in each second
+    # game); a pair with one game only, and C's pair, count for no A-B estimate.
+    games = []
+    for pair, (one, other) in enumerate([(1, 1), (1, 0), (1, 0.5), (0.5, 0), (0.5, 0.5)]):
+        games.append(record(2 * pair, pair, A, B, one, "r"))
+        games.append(record(2 * pair + 1, pair, B, A, 1.0 - other, "r"))
+    games.append(record(10, 5, B, A, 0.0, "r"))
+    games += [record(11, 6, C, A, 1.0, "r"), record(12, 6, A, C, 0.0, "r")]
+    result = summarize(SPEC, games)
+    ab, ac = result.paired
+    assert (ab.first, ab.second, ab.pairs, ab.counts) == (A, B, 5, (0, 1, 2, 1, 1))
+    # Mean pair score 1.2 of 2 (0.6 a game); variance of the pair score per game 0.065.
+    half_width = 1.959964 * math.sqrt(0.065 / 5)
+    assert ab.elo == pytest.approx(400 * math.log10(0.6 / 0.4))
+    assert ab.lower == pytest.approx(400 * math.log10((0.6 - half_width) / (0.4 + half_width)))
+    assert ab.upper == pytest.approx(400 * math.log10((0.6 + half_width) / (0.4 - half_width)))
+    assert (ac.first, ac.second, ac.counts, ac.elo) == (A, C, (1, 0, 0, 0, 0), -math.inf)
+    text = text_summary(result)
+    assert f"{A} vs {B}: 5 pairs [0 1 2 1 1] Elo +70 [" in text
+    assert f"{A} vs {C}: 1 pairs [1 0 0 0 0] Elo -inf [-inf, -inf]" in text
+    paired = json.loads(json.dumps(result_json(result), allow_nan=False))["paired_elo"]
+    assert paired[0]["pentanomial"] == [0, 1, 2, 1, 1] and paired[1]["elo"] is None
+    assert "Colour-swapped pairs" in html_report(result)

@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from tournament.report.result import ADJUDICATIONS, TournamentResult
-from tournament.report.text import percent, rate
+from tournament.report.text import elo_text, percent, rate
 from tournament.runner import TournamentSpec
 from tournament.stats import UNBOUNDED_NOTE, EloFit, format_elo, has_unbounded_interval
 
@@ -45,6 +45,7 @@ def html_report(result: TournamentResult) -> str:
     parts.append(_crosstable_html(result))
     if result.fit is not None and result.los is not None:
         parts.append(_los_table(result.fit.bots, result.los))
+    parts.append(_paired_table(result))
     parts.append(_search_table(result))
     parts.append(_adjudication_table(result))
     parts.append("</body></html>\n")
@@ -148,6 +149,30 @@ def _los_table(order: Sequence[str], los: Mapping[str, Mapping[str, float]]) -> 
     return (
         "<table><caption>Likelihood of superiority: P(row's Elo &gt; column's)</caption>"
         f"{''.join(head + rows)}</table>"
+    )
+
+
+def _paired_table(result: TournamentResult) -> str:
+    if not result.paired:
+        return ""
+    header = ("first", "second", "pairs", "0 / ½ / 1 / 1½ / 2", "Elo", "95% interval", "nElo")
+    rows = [_row(header, True)]
+    for p in result.paired:
+        cells = (
+            _e(p.first),
+            _e(p.second),
+            str(p.pairs),
+            " / ".join(str(n) for n in p.counts),
+            elo_text(p.elo),
+            f"{elo_text(p.lower)} to {elo_text(p.upper)}",
+            elo_text(p.nelo),
+        )
+        rows.append(_row(cells))
+    return (
+        "<h2>Colour-swapped pairs</h2>"
+        '<p class="note">Pentanomial Elo of the first bot over the second, from pairs of games '
+        "on one opening with colours swapped (each pair scored 0 to 2).</p>"
+        f"<table>{''.join(rows)}</table>"
     )
 
 

@@ -6,6 +6,7 @@ as JSON values.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -14,6 +15,7 @@ from games.match import ResultCode
 from tournament.runner import BotTotals, GameRecord, TournamentSpec
 from tournament.standings import Standing, compute_standings
 from tournament.stats import Crosstable, EloFit, GameResult, crosstable_dict, fit_dict
+from tournament.stats.sprt import elo_estimate, pentanomial
 
 ADJUDICATIONS: Final = ("bot failure", "illegal", "time", "ply cap")
 """Ways a game ends other than by the rules, as counted per bot by `summarize`.
@@ -82,11 +84,68 @@ class TournamentResult:
     search: Mapping[str, BotSearch]
     adjudications: Mapping[str, Mapping[str, int]]
     los: Mapping[str, Mapping[str, float]] | None = field(default=None)
+    paired: tuple[PairedElo, ...] = ()
+    """The pentanomial Elo of each two bots from their colour-swapped pairs (paired_elo)."""
 
     @property
     def order(self) -> tuple[str, ...]:
         """Return the bots best first: by Elo when rated, else by points."""
         return self.fit.bots if self.fit is not None else tuple(s.bot for s in self.standings)
+
+
+@dataclass(frozen=True)
+class PairedElo:
+    """The Elo of `first` over `second` from their colour-swapped pairs of games (the
+    pentanomial model, as fishtest and fastchess report it: each pair scored 0, 1/2, ..., 2 for
+    `first`), with its 95% interval. Only pairs whose two games were both between them and both
+    finished count; `pairs` counts them and `counts` holds how many scored 0, 1/2, 1, 3/2, 2."""
+
+    first: str
+    second: str
+    pairs: int
+    counts: tuple[int, int, int, int, int]
+    elo: float
+    lower: float
+    upper: float
+    nelo: float
+
+
+def paired_elo(spec: TournamentSpec, records: Sequence[GameRecord]) -> tuple[PairedElo, ...]:
+    """Return the pentanomial Elo of each two bots of `spec` (in the spec's order) that played
+    complete colour-swapped pairs, from `records`."""
+    by_pair: dict[int, list[GameRecord]] = {}
+    for record in records:
+        by_pair.setdefault(record.pair, []).append(record)
+    scores: dict[tuple[str, str], list[float]] = {}
+    rank = {bot: i for i, bot in enumerate(spec.bots)}
+    for games in by_pair.values():
+        if len(games) != 2:
+            continue
+        one, other = games
+        bots = {one.first, one.second}
+        if bots != {other.first, other.second} or len(bots) != 2 or one.first == other.first:
+            continue
+        first, second = sorted(bots, key=lambda bot: rank.get(bot, len(rank)))
+        scores.setdefault((first, second), []).append(one.score_of(first) + other.score_of(first))
+    estimates = []
+    for (first, second), pair_scores in sorted(
+        scores.items(), key=lambda item: (rank.get(item[0][0], 0), rank.get(item[0][1], 0))
+    ):
+        counts = pentanomial(pair_scores)
+        estimate = elo_estimate(counts)
+        estimates.append(
+            PairedElo(
+                first,
+                second,
+                len(pair_scores),
+                counts,
+                estimate.elo,
+                estimate.lower,
+                estimate.upper,
+                estimate.nelo,
+            )
+        )
+    return tuple(estimates)
 
 
 def adjudication_of(code: ResultCode) -> str | None:
@@ -129,6 +188,7 @@ def summarize(spec: TournamentSpec, records: Sequence[GameRecord]) -> Tournament
         search=search,
         adjudications=adjudications,
         los=table.los,
+        paired=paired_elo(spec, records),
     )
 
 
@@ -136,8 +196,9 @@ def result_json(result: TournamentResult) -> dict[str, Any]:
     """Return the result as JSON values (no NaN or infinity: unknown numbers are None).
 
     Keys: spec, standings (best first), crosstable (a -> b -> record, only pairs that met),
-    elo (None when unrated, with elo_error), los (a -> b -> P(elo_a > elo_b), or None), search,
-    adjudications, games (every GameRecord.to_dict, which GameRecord.from_dict reads back).
+    elo (None when unrated, with elo_error), los (a -> b -> P(elo_a > elo_b), or None),
+    paired_elo (the pentanomial Elo of each two bots' colour-swapped pairs), search, adjudications,
+    games (every GameRecord.to_dict, which GameRecord.from_dict reads back).
     """
     return {
         "spec": result.spec.to_dict(),
@@ -157,6 +218,19 @@ def result_json(result: TournamentResult) -> dict[str, Any]:
         "elo": None if result.fit is None else fit_dict(result.fit),
         "elo_error": result.elo_error,
         "los": None if result.los is None else {a: dict(row) for a, row in result.los.items()},
+        "paired_elo": [
+            {
+                "first": p.first,
+                "second": p.second,
+                "pairs": p.pairs,
+                "pentanomial": list(p.counts),
+                "elo": _finite(p.elo),
+                "lower": _finite(p.lower),
+                "upper": _finite(p.upper),
+                "nelo": _finite(p.nelo),
+            }
+            for p in result.paired
+        ],
         "search": [
             {
                 "bot": s.bot,
@@ -173,3 +247,8 @@ def result_json(result: TournamentResult) -> dict[str, Any]:
         "adjudications": {bot: dict(kinds) for bot, kinds in result.adjudications.items()},
         "games": [record.to_dict() for record in result.records],
     }
+
+
+def _finite(value: float) -> float | None:
+    """`value`, or None where JSON has no number for it (an infinite or undefined Elo)."""
+    return value if math.isfinite(value) else None

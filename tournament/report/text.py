@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from tournament.report.result import TournamentResult
 from tournament.stats import format_table
 
@@ -32,6 +34,15 @@ def text_summary(result: TournamentResult) -> str:
                     f"{'-' if a == b else percent(result.los[a][b]):>5}" for b in order
                 )
                 lines.append(f"{a:<{width}} {cells}  ({i})")
+    if result.paired:
+        lines.extend(["", "Pentanomial Elo of the colour-swapped pairs (first over second, 95%):"])
+        for p in result.paired:
+            counts = " ".join(str(n) for n in p.counts)
+            lines.append(
+                f"{p.first} vs {p.second}: {p.pairs} pairs [{counts}] "
+                f"Elo {elo_text(p.elo)} [{elo_text(p.lower)}, {elo_text(p.upper)}], "
+                f"nElo {elo_text(p.nelo)}"
+            )
     lines.extend(["", "Search (per move; nodes/s over all moves):"])
     lines.append(
         f"{'bot':<{width}} {'moves':>6} {'depth':>6} {'nodes':>10} {'nodes/s':>10} {'ms':>8}"
@@ -68,6 +79,13 @@ def reported_engines(result: TournamentResult) -> dict[str, list[str]]:
             if engine is not None and engine not in seen[bot]:
                 seen[bot].append(engine)
     return {bot: names for bot, names in seen.items() if names}
+
+
+def elo_text(value: float) -> str:
+    """An Elo difference, signed and rounded (`+inf`/`-inf` where unbounded)."""
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.0f}"
 
 
 def percent(value: float) -> str:
