@@ -68,15 +68,19 @@ def recounted(state: dict[str, Any], games: list[dict[str, Any]] | None = None) 
     }
 
 
+POLL_S = 0.02
+"""Seconds between two polls of a tournament."""
+
+
 def wait_for(http: httpx.Client, tournament_id: str, done: Any) -> dict[str, Any]:
     """Poll a tournament (in protocol 1.3) until `done(state)`; return that state."""
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        state: dict[str, Any] = http.get(f"/tournaments/{tournament_id}", headers=V13).json()
+    state: dict[str, Any] = {}
+    for _ in range(round(TIMEOUT / POLL_S)):  # at least TIMEOUT seconds: a hang, not a speed
+        state = http.get(f"/tournaments/{tournament_id}", headers=V13).json()
         if done(state):
             return state
-        assert time.monotonic() < deadline, state  # a hang, not a slow machine
-        time.sleep(0.02)
+        time.sleep(POLL_S)
+    raise AssertionError(f"the tournament never got there: {state}")
 
 
 def check_decided(http: httpx.Client, state: dict[str, Any], verdict: str) -> None:
