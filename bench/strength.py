@@ -3,7 +3,7 @@
     python bench/strength.py peers --game checkers [--time 0.1] [--openings 20] [--journal F]
     python bench/strength.py evals --game checkers --a positional --b positional_v1
                                    (--depth 6 | --time 0.1) [--openings 40] [--journal F]
-    python bench/strength.py engine --engine /work/peers/cake/cake.so [--time 0.1]
+    python bench/strength.py engine --engine ~/.cache/arena/peers/cake/cake.so [--time 0.1]
                                     [--arena SPEC] [--depths 1,3,5] [--openings 20] [--journal F]
     python bench/strength.py specs --a "id:time=0.05" --b "id:time=0.05,lmr=off"
                                    [--openings 40] [--journal F]

@@ -24,7 +24,7 @@ def _ctpop(typing_context: object, x: Integer) -> tuple[object, object]:
     return i8(i8), codegen
 
 
-@njit(i8(i8), cache=True)
+@njit(cache=True)
 def popcount(x: int) -> int:
     """Count the set bits of an int64."""
     count: int = _ctpop(x)  # type: ignore[call-arg]  # numba's typing counts the typing context

@@ -12,9 +12,11 @@ landings recorded: it lands on its to-mask). The buffer holds a move area per re
 and, for the draw rules, the positions since the last capture or man move, so the recursion
 passes integers and the one buffer, never arrays of its own.
 
-Every compiled function has an explicit signature: numba compiles them at import and caches
-the machine code, and a recursive function loaded from the cache needs one. A recursive
-function never passes itself a literal either: loaded from the cache, it would crash.
+The recursive functions and those Python calls have explicit signatures: numba compiles
+them at import and caches the machine code (a recursive function loaded from the cache needs
+one, and never passes itself a literal: loaded from the cache, it would crash). The helpers
+only compiled code calls are compiled lazily, with their first caller, and linked into its
+cached code, so a warm start loads a few functions, not every one.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ JUMP_MID = np.array(
 JUMP_LAND = np.array([land for entries in JUMPS for _, _, land in entries], np.int64)
 
 
-@njit(i8(i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _jumpers(mine: int, my_kings: int, theirs: int, empty: int, turn: int) -> int:
     """Return the pieces of `mine` that can jump (games.checkers._jumpers)."""
     down = ((theirs >> 4) & (empty >> 8)) | ((theirs >> 5) & (empty >> 10))
@@ -77,7 +79,7 @@ def _jumpers(mine: int, my_kings: int, theirs: int, empty: int, turn: int) -> in
     return (mine & up) | (my_kings & down)
 
 
-@njit(i8(i8a, i8, i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _emit(buf: Buffer, area: int, n: int, frm: int, to: int, captured: int, landings: int) -> int:
     """Write the move record number `n` of the area at `area`; return the new count."""
     if n >= MAX_MOVES:
@@ -146,7 +148,7 @@ def _extend_jump(
     return n
 
 
-@njit(i8(i8a, i8, i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _steps(buf: Buffer, area: int, n: int, pieces: int, empty: int, shift: int, up: int) -> int:
     """Record the steps of `pieces` by `shift` bits, down the board or (`up` 1) up it."""
     targets = ((pieces << shift) if up == 0 else (pieces >> shift)) & empty
@@ -158,7 +160,7 @@ def _steps(buf: Buffer, area: int, n: int, pieces: int, empty: int, shift: int, 
     return n
 
 
-@njit(i8(i8a, i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def generate(buf: Buffer, area: int, black: int, white: int, kings: int, turn: int) -> int:
     """Write the moves of the side to move into the area at `area`; return how many.
 
@@ -249,7 +251,7 @@ def _count_paths(b: int, theirs: int, empty: int, crown: int, directions: int) -
     return count if count != 0 else 1
 
 
-@njit(i8(i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def count_moves(black: int, white: int, kings: int, turn: int) -> int:
     """Return the number of moves of the side to move, building none of them."""
     empty = VALID ^ (black | white)
@@ -289,7 +291,7 @@ def count_moves(black: int, white: int, kings: int, turn: int) -> int:
     return count
 
 
-@njit(CHILD(i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _child(
     black: int,
     white: int,
@@ -328,7 +330,7 @@ def make_move(
     return b, w, k, 1 - turn
 
 
-@njit(types.boolean(i8a, i8, i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def is_drawn(
     buf: Buffer, black: int, white: int, kings: int, quiet: int, base: int, top: int
 ) -> bool:

@@ -220,14 +220,14 @@ def _pointer(typing_context: object, address: types.Integer) -> tuple[object, ob
 # -- the table's key and slot -------------------------------------------------------------------
 
 
-@njit(i8(i8, i8), cache=True)
+@njit(cache=True)
 def _hash_lane(acc: int, lane: int) -> int:
     acc += lane * _XXPRIME_2
     acc = (acc << 31) | ((acc >> 33) & _LOW_31)
     return acc * _XXPRIME_1
 
 
-@njit(i8(i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def key_hash(black: int, white: int, kings: int, turn: int, quiet: int) -> int:
     """Return Python's `hash` of the table key: (black, white, kings, turn), plus `quiet` when
     it is not negative."""
@@ -245,7 +245,7 @@ def key_hash(black: int, white: int, kings: int, turn: int, quiet: int) -> int:
     return acc
 
 
-@njit(i8(i8), cache=True)
+@njit(cache=True)
 def _squeeze(board: int) -> int:
     """The 32 squares of a board without its three ghost bits (8, 17, 26)."""
     return (
@@ -256,13 +256,13 @@ def _squeeze(board: int) -> int:
     )
 
 
-@njit(i8(i8, i8, i8), cache=True)
+@njit(cache=True)
 def _key_word(kings: int, turn: int, quiet: int) -> int:
     """The second key word: kings, side to move and the key's quiet (+1; 0 when not in it)."""
     return _squeeze(kings) | (turn << 32) | ((quiet + 1) << 33)
 
 
-@njit(i8(i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _table_quiet(black: int, white: int, kings: int, quiet: int) -> int:
     """The capture-free plies the table key holds, or -1 (checkers_endings.table_key: from
     TABLE_QUIET_FROM on, and in kings-only positions)."""
@@ -274,7 +274,7 @@ def _table_quiet(black: int, white: int, kings: int, quiet: int) -> int:
 # -- evaluations --------------------------------------------------------------------------------
 
 
-@njit(i8(i8, i8), cache=True)
+@njit(cache=True)
 def _approach(hunters: int, prey: int) -> int:
     """Sum over `hunters` of 8 - king steps to the nearest bit of `prey` (checkers._approach)."""
     if hunters == 0 or prey == 0:
@@ -291,7 +291,7 @@ def _approach(hunters: int, prey: int) -> int:
     return total
 
 
-@njit(i8(i8a, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _positional(buf: Buffer, black: int, white: int, crowned: int) -> int:
     """checkers.positional_function under the buffer's weights, from Black's point of view."""
     w = WEIGHTS
@@ -365,12 +365,12 @@ def _positional(buf: Buffer, black: int, white: int, crowned: int) -> int:
     return score + mobility
 
 
-@njit(i8(i8), cache=True)
+@njit(cache=True)
 def _neighbours(mask: int) -> int:
     return ((mask << 4) | (mask << 5) | (mask >> 4) | (mask >> 5)) & VALID
 
 
-@njit(i8(i8, i8, i8), cache=True)
+@njit(cache=True)
 def _lead(black: int, white: int, kings: int) -> int:
     """Black's material lead (man 1, king 2) in endings, else 0 (checkers_endings._lead)."""
     if _popcount(black | white) > _ENDGAME_PIECES:
@@ -378,7 +378,7 @@ def _lead(black: int, white: int, kings: int) -> int:
     return _popcount(black) + _popcount(black & kings) - _popcount(white) - _popcount(white & kings)
 
 
-@njit(i8(i8a, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _ending_extra(buf: Buffer, black: int, white: int, kings: int) -> int:
     """The weighted ending features from Black's point of view (checkers_endings)."""
     lead = _lead(black, white, kings)
@@ -428,7 +428,7 @@ def _ending_extra(buf: Buffer, black: int, white: int, kings: int) -> int:
     return extra
 
 
-@njit(i8(i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _draw_value(black: int, white: int, kings: int, quiet: int, score: int) -> int:
     """checkers_endings.draw_value: the score as the rules will make of it."""
     men = (black | white) & ~kings
@@ -447,7 +447,7 @@ def _draw_value(black: int, white: int, kings: int, quiet: int, score: int) -> i
     return pulled if score >= 0 else -pulled
 
 
-@njit(i8(i8, i8, i8), cache=True)
+@njit(cache=True)
 def _free_men(men: int, enemy: int, down: int) -> int:
     """How many of `men` have no bit of `enemy` in their forward cone (checkers_engine)."""
     count = 0
@@ -467,7 +467,7 @@ def _free_men(men: int, enemy: int, down: int) -> int:
     return count
 
 
-@njit(i8(i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _can_capture(men: int, kings: int, enemy: int, empty: int, down: int) -> int:
     """1 if men (moving down if `down`) or kings (both ways) can jump a bit of `enemy`."""
     if down != 0:
@@ -483,7 +483,7 @@ def _can_capture(men: int, kings: int, enemy: int, empty: int, down: int) -> int
     return 0
 
 
-@njit(i8(i8a, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _engine_extra(buf: Buffer, black: int, white: int, kings: int) -> int:
     """checkers_engine.engine_extra under the buffer's weights, from Black's point of view."""
     empty = VALID ^ (black | white)
@@ -542,7 +542,7 @@ def _engine_extra(buf: Buffer, black: int, white: int, kings: int) -> int:
     return extra
 
 
-@njit(i8(i8a, i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def evaluate(buf: Buffer, black: int, white: int, kings: int, turn: int, quiet: int) -> int:
     """Return the buffer's evaluation of a position, for the side to move."""
     kind = buf[WEIGHTS + W_KIND]
@@ -566,12 +566,12 @@ def evaluate(buf: Buffer, black: int, white: int, kings: int, turn: int, quiet: 
 # -- the search ---------------------------------------------------------------------------------
 
 
-@njit(i8(i8), cache=True)
+@njit(cache=True)
 def _bit(mask: int) -> int:
     return _popcount(mask - 1)
 
 
-@njit(types.void(i8a, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _order(
     buf: Buffer, area: int, order: int, n: int, tt_move: int, turn: int, kings: int, ply: int
 ) -> None:
@@ -609,7 +609,7 @@ def _order(
         buf[order + j] = i
 
 
-@njit(types.boolean(i8a, i8, i8, i8, i8, i8, i8, i8, i8), cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _is_quiet_move(
     buf: Buffer,
     r: int,
@@ -639,7 +639,7 @@ def _is_quiet_move(
     return _jumpers(mine, mine & kings, theirs, VALID ^ (black | white), turn) == 0
 
 
-@njit(types.boolean(i8, i8, i8, i8, i8), cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _near_window(mine: int, theirs: int, kings: int, alpha: int, beta: int) -> bool:
     """Whether the material (man 100, king TRUNCATE_KING) lies within EXTEND_WINDOW of the
     window (alpha, beta)."""

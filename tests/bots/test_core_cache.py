@@ -22,10 +22,15 @@ from bots.core import load
 load("checkers")
 import bots.core.checkers as core
 from games import get_game
-print(core.perft(get_game("checkers").initial_state(), 6))
+start = get_game("checkers").initial_state()
+print(core.perft(start, 6))
+# What Python calls besides perft: the helpers compiled lazily come from the cache too.
+core.legal_moves(start), core.play(start, start.legal_moves()[0])
+core.count_moves(start.black, start.white, start.kings, start.turn)
 dispatchers = [f for f in vars(core).values() if isinstance(f, numba.core.dispatcher.Dispatcher)]
 print(numba.config.CACHE_DIR)
-print(sum(sum(f.stats.cache_hits.values()) for f in dispatchers), len(dispatchers))
+used = [f for f in dispatchers if f.signatures]
+print(sum(sum(f.stats.cache_hits.values()) for f in used), len(used))
 print(sum(sum(f.stats.cache_misses.values()) for f in dispatchers))
 """
 
@@ -67,8 +72,9 @@ def test_the_cache_is_the_users_unless_numba_cache_dir_says_otherwise(tmp_path: 
 
 
 def test_compiled_once_then_loaded_and_never_written_beside_the_package(tmp_path: Path) -> None:
-    """A fresh cache compiles (announced by `arena perft`); the next run loads every function
-    from the cache; neither writes into the package's directory (which may be read-only)."""
+    """A fresh cache compiles (announced by `arena perft`); the next run loads every function it
+    uses from the cache and compiles none; neither writes into the package's directory (which
+    may be read-only)."""
     beside = sorted(PACKAGE.rglob("*.nb[ic]"))
     env = environment(XDG_CACHE_HOME=str(tmp_path))
     arena = Path(sys.executable).with_name("arena")
@@ -89,7 +95,7 @@ def test_compiled_once_then_loaded_and_never_written_beside_the_package(tmp_path
     second = python(LOADED, env).stdout.split("\n")
     hits, functions = (int(n) for n in second[2].split())
     assert second[0] == "36768" and second[1] == str(cache)
-    assert functions >= 8 and hits == functions and second[3] == "0"
+    assert functions >= 3 and hits == functions and second[3] == "0"
     again = subprocess.run(
         [str(arena), "perft", "checkers", "10"],
         capture_output=True,

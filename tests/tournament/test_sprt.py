@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from protocol.messages import MAX_SPRT_ELO
 from tournament.stats.sprt import (
+    MAX_ELO,
     NELO_PER_T,
     SprtError,
     SprtTest,
@@ -249,11 +251,35 @@ def test_elo_estimate() -> None:
         ("elo0=0 elo1=five", "elo1 must be a number"),
         ("elo0=0 elo1=5 model=bayes", "unknown model 'bayes'"),
         ("elo0=0 elo1", "KEY=VALUE"),
+        ("elo0=0 elo1=250", "elo1 must lie within -200 and +200, not 250"),
+        ("elo0=-201 elo1=0 model=logistic", "elo0 must lie within -200 and +200"),
     ],
 )
 def test_bad_settings_are_refused(text: str, message: str) -> None:
     with pytest.raises(SprtError, match=re.escape(message)):
         SprtTest.parse(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    model=models,
+    counts=st.one_of(counts5, counts3),
+    elo0=st.floats(-MAX_ELO, MAX_ELO),
+    width=st.floats(0.5, 2 * MAX_ELO),
+)
+def test_every_test_the_settings_allow_has_an_llr(
+    model: str, counts: list[int], elo0: float, width: float
+) -> None:
+    """Any elo0 < elo1 within MAX_ELO gives a finite LLR for any counts."""
+    elo1 = min(elo0 + width, MAX_ELO)
+    if elo1 <= elo0:
+        return
+    test = SprtTest(elo0, elo1, model=model)  # type: ignore[arg-type]
+    assert math.isfinite(test.llr(counts))
+
+
+def test_the_protocol_caps_sprt_settings_as_the_test_does() -> None:
+    assert MAX_SPRT_ELO == MAX_ELO
 
 
 def test_settings_parse_with_commas_and_read_back() -> None:

@@ -382,16 +382,21 @@ def test_an_sprt_tournament_page_shows_the_llr_live_to_the_verdict(
     )
     # At or past the upper bound, the marker sits at the bar's right end.
     expect(section.locator("#sprt-marker")).to_have_attribute("cx", "480.0")
+    # Decided early: the progress says so, with a full bar, not a tenth of the cap.
+    decided = f"decided after {final['games_done']} games (at most 400)"
+    expect(page.locator("#progress-text")).to_have_text(decided)
+    expect(page.locator("#progress")).to_have_attribute("max", str(final["games_done"]))
     # The list of tournaments says where each SPRT stands.
     listed = api.get("/tournaments", headers={"Arena-Protocol-Version": "1.3"}).json()
     assert listed["tournaments"][0]["sprt"] == sprt
     settle(page)
     page.goto("/tournaments")
     expect(page.locator("#tournament-list li .meta").first).to_have_text(
-        f"finished, {final['games_done']} of 400 games played; SPRT H1, LLR {sprt['llr']:.2f} "
+        f"finished, {decided}; SPRT H1, LLR {sprt['llr']:.2f} "
         f"(-2.94 to 2.94), {sprt['pairs']} pairs"
     )
     page.goto(f"/tournaments/{tournament_id}")
+    expect(page.locator("#progress-text")).to_have_text(decided)
     # The last live frame said what the page the server renders now says.
     assert frames[-1]["type"] == "tournament_finished"
     assert frames[-1]["sprt"]["llr"] == pytest.approx(sprt["llr"])

@@ -58,6 +58,10 @@ MODELS: tuple[Model, ...] = ("normalized", "logistic")
 
 NELO_PER_T = 800 / math.log(10)
 """Normalized Elo per unit of t-value (per game): nElo = t * 800 / ln 10, about 347.4."""
+MAX_ELO = 200
+"""The largest |elo0| and |elo1| a test takes. The normalized model's fit has no solution
+beyond about 231 normalized Elo with pairs (340 with single games) whatever the counts; the
+same cap for the logistic model keeps the two alike."""
 
 REGULARIZE = 1e-3
 """What a zero count becomes, so that the constrained fits exist (fishtest's value)."""
@@ -276,6 +280,13 @@ class SprtTest:
                 raise SprtError(f"{name} must be a number, not {value!r}")
             if not math.isfinite(value):
                 raise SprtError(f"{name} must be finite, not {value}")
+        for name in ("elo0", "elo1"):
+            value = getattr(self, name)
+            if abs(value) > MAX_ELO:
+                raise SprtError(
+                    f"{name} must lie within -{MAX_ELO} and +{MAX_ELO}, not {value:g}: a test "
+                    "of a larger difference decides in a handful of games (play a plain match)"
+                )
         if self.elo1 <= self.elo0:
             raise SprtError(f"elo1 ({self.elo1:g}) must be greater than elo0 ({self.elo0:g})")
         for name in ("alpha", "beta"):

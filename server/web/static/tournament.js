@@ -60,11 +60,24 @@ function drawPoints(points) {
   body.replaceChildren(...rows);
 }
 
-function drawProgress(done, total, status) {
-  document.getElementById("games-done").textContent = String(done);
-  document.getElementById("games-total").textContent = String(total);
+function drawProgress(done, total, status, sprt) {
+  // "N of M games played", or, once an SPRT has decided, "decided after N games (at most M)"
+  // with a full bar.
+  const decided = sprt?.verdict === "H0" || sprt?.verdict === "H1";
+  const doneSpan = document.createElement("span");
+  doneSpan.id = "games-done";
+  doneSpan.textContent = String(done);
+  const totalSpan = document.createElement("span");
+  totalSpan.id = "games-total";
+  totalSpan.textContent = String(total);
+  const text = document.getElementById("progress-text");
+  if (decided) {
+    text.replaceChildren("decided after ", doneSpan, " games (at most ", totalSpan, ")");
+  } else {
+    text.replaceChildren(doneSpan, " of ", totalSpan, " games played");
+  }
   const bar = document.getElementById("progress");
-  bar.max = total;
+  bar.max = decided && done > 0 ? done : total;
   bar.value = done;
   const badge = document.getElementById("status");
   badge.textContent = status;
@@ -170,7 +183,7 @@ function drawSprt(sprt) {
 }
 
 function drawState(state) {
-  drawProgress(state.games_done, state.games_total, state.status);
+  drawProgress(state.games_done, state.games_total, state.status, state.sprt);
   drawPoints(state.standings.points);
   drawSprt(state.sprt);
   for (const game of state.games) drawGame(game);
@@ -252,14 +265,14 @@ function watch(id) {
       if (ENDED.has(message.status)) ended = true;
     } else if (message.type === "tournament_game_finished") {
       drawGame(message.game);
-      drawProgress(message.games_done, message.games_total, "running");
+      drawProgress(message.games_done, message.games_total, "running", message.sprt);
       drawPoints(message.points);
       drawSprt(message.sprt);
       renderedDone = message.games_done;
       refreshRatings();
     } else if (message.type === "tournament_finished") {
       ended = true;
-      drawProgress(message.games_done, message.games_total, "finished");
+      drawProgress(message.games_done, message.games_total, "finished", message.sprt);
       drawPoints(message.standings.points);
       drawSprt(message.sprt);
       socket.close();
