@@ -88,7 +88,8 @@ class SearchFeatures:
     not to move could capture is searched one ply more (up to twice the iteration's depth);
     `truncate`: a quiet node whose material lies far outside the window is searched one ply
     shallower; `single`: a node with one legal move searches it without spending a ply;
-    `qextend`: `extend` only where the material lies near the window (as Cake extends).
+    `qextend`: `extend` only where the material lies near the window (as Cake extends);
+    `deeper`: a table entry searched deeper than a node needs ends the node too.
     """
 
     pvs: bool = False
@@ -99,6 +100,7 @@ class SearchFeatures:
     truncate: bool = False
     single: bool = False
     qextend: bool = False
+    deeper: bool = False
 
     @property
     def plain(self) -> bool:
@@ -112,6 +114,7 @@ class SearchFeatures:
             or self.truncate
             or self.single
             or self.qextend
+            or self.deeper
         )
 
 
@@ -249,6 +252,7 @@ class CompiledEngine:
             buf[core.EXTEND] = 2 if self.features.qextend else int(self.features.extend)
             buf[core.TRUNCATE] = int(self.features.truncate)
             buf[core.SINGLE] = int(self.features.single)
+            buf[core.DEEPER] = int(self.features.deeper)
             kind, weights = self._evaluation
             core.set_weights(buf, kind, weights)
             self._buffer = buf

@@ -245,6 +245,7 @@ def _features(values: Mapping[str, Any]) -> SearchFeatures:
         truncate=values["truncate"],
         single=values["single"],
         qextend=values["qextend"],
+        deeper=values["deeper"],
     )
 
 
@@ -316,6 +317,12 @@ class IterativeDeepeningPlayer(AlphaBetaPlayer):
                 "bool",
                 False,
                 "checkers: as `extend`, only where the material lies within 130 of the window "
+                "(engine mode)",
+            ),
+            "deeper": Option(
+                "bool",
+                True,
+                "checkers: a table entry searched deeper than a node needs ends the node too "
                 "(engine mode)",
             ),
         }

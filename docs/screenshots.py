@@ -5,7 +5,8 @@
 Starts `arena serve` on a free port with a fresh SQLite file (the REST rate limits lifted for
 the seeding, as the benches do), fills it over REST the way users would (two players who play a
 checkers match, a Connect Four game against a house bot, a finished tic-tac-toe game, a Nim
-game, a round-robin tournament of house bots played to its end, a course with an endgame
+game, a round-robin tournament of house bots played to its end, an SPRT match of two house
+bots decided early, a course with an endgame
 assignment and a roster of three students; in the browser, a guest starts a checkers game
 against a house bot from the lobby's form and uploads the reference endgame solver to the
 grader, a student signs in with their invite link and submits the reference solver to the
@@ -32,6 +33,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 from PIL import Image
@@ -117,8 +119,7 @@ class Seeder:
             answer = self.http.post(f"/matches/{match_id}/moves", json=body, headers=mover)
             answer.raise_for_status()
 
-    def tournament(self, owner: str) -> str:
-        body = {"game": "tictactoe", "bots": ["alphabeta:depth=3", "greedy", "random"], "seed": 7}
+    def tournament(self, owner: str, body: dict[str, Any]) -> str:
         answer = self.http.post("/tournaments", json=body, headers=self.tokens[owner])
         answer.raise_for_status()
         tournament_id = str(answer.json()["tournament_id"])
@@ -149,7 +150,18 @@ def seed(http: httpx.Client) -> dict[str, str]:
     seeder.play(tictactoe, 9)
     nim = seeder.match("nim", ["ann", "bob"], "ann")
     seeder.play(nim, 3)
-    tournament = seeder.tournament("ann")
+    tournament = seeder.tournament(
+        "ann", {"game": "tictactoe", "bots": ["alphabeta:depth=3", "greedy", "random"], "seed": 7}
+    )
+    sprt = seeder.tournament(
+        "bob",
+        {
+            "game": "tictactoe",
+            "bots": ["alphabeta:depth=4", "random"],
+            "seed": 7,
+            "sprt": {"elo0": 0, "elo1": 50, "max_pairs": 200},
+        },
+    )
     return {
         "lobby": "/",
         "match-checkers": f"/matches/{checkers}",
@@ -158,6 +170,7 @@ def seed(http: httpx.Client) -> dict[str, str]:
         "match-nim": f"/matches/{nim}",
         "tournaments": "/tournaments",
         "tournament": f"/tournaments/{tournament}",
+        "tournament-sprt": f"/tournaments/{sprt}",
         "player": "/players/ann",
         "grader": "/grader",
         "api-docs": "/docs",

@@ -140,7 +140,10 @@ side ahead must see its win through); 0: never."""
 SINGLE = CONTROL + 18
 """Engine mode: a node below the root with plies left and a single legal move searches that
 move without spending a ply (up to ply 2 x the root's depth); 0: never."""
-CONTROL_WORDS = 19
+DEEPER = CONTROL + 19
+"""Engine mode: a table entry searched deeper than the node needs ends the node too (its
+bound or exact score); 0: only an entry of exactly the node's depth does, as bots.engine."""
+CONTROL_WORDS = 20
 
 WEIGHTS = CONTROL + CONTROL_WORDS
 W_KIND = 0
@@ -731,7 +734,8 @@ def _negamax(
             buf[TT_HITS] += 1
             data = buf[slot + 2]
             tt_move = data & 0x3FF
-            if ply > 0 and ((data >> 12) & 0xFF) == left:
+            searched = (data >> 12) & 0xFF
+            if ply > 0 and (searched == left or (searched > left and buf[DEEPER] != 0)):
                 score: int = data >> 20
                 if score > MATE_ZONE:
                     score -= ply

@@ -175,7 +175,7 @@ def test_an_iteration_cut_short_gives_a_move_only_when_it_beat_the_first() -> No
 
 @pytest.mark.parametrize("nodes", [2_000, 30_000])
 def test_id_with_every_technique_off_is_the_python_engine(nodes: int) -> None:
-    spec = f"id:time=0,nodes={nodes},pvs=off,lmr=off,partial=off,truncate=off"
+    spec = f"id:time=0,nodes={nodes},pvs=off,lmr=off,partial=off,truncate=off,deeper=off"
     for state in positions(4, seed=17):
         bot = create_bot(spec, GAME)
         python = AlphaBetaEngine(KNOWLEDGE, ENDINGS)
@@ -188,7 +188,7 @@ def test_id_with_every_technique_off_is_the_python_engine(nodes: int) -> None:
 
 
 def test_alphabeta_has_no_engine_mode() -> None:
-    for option in ("pvs", "lmr", "partial", "extend", "truncate", "single", "qextend"):
+    for option in ("pvs", "lmr", "partial", "extend", "truncate", "single", "qextend", "deeper"):
         assert option not in AlphaBetaPlayer.options
         assert option in IterativeDeepeningPlayer.options
         with pytest.raises(BotSpecError):
@@ -457,3 +457,29 @@ def test_qextend_extends_hanging_pieces_only_near_the_window() -> None:
             )
             differs += extended.search(state, depth).stats.nodes != counter[0]
     assert differs > 0
+
+
+def test_deeper_lets_a_deeper_table_entry_end_a_node() -> None:
+    """With `deeper`, a shallow search after a deep one on the same engine finds the deep
+    search's entries below the root and returns the deep score in a few nodes; without it,
+    the shallow search returns the shallow score (the table only orders its moves)."""
+    engine = checkers_endings.ENGINE.function
+    moved = 0
+    for state in positions(12, seed=31):
+        fresh = compiled_engine(KNOWLEDGE, engine, tt=True)
+        assert fresh is not None
+        shallow = fresh.search(state, 3)
+        for deeper in (False, True):
+            searcher = compiled_engine(
+                KNOWLEDGE, engine, tt=True, features=SearchFeatures(deeper=deeper)
+            )
+            assert searcher is not None
+            deep = searcher.search(state, 8)
+            again = searcher.search(state, 3)
+            if deeper:
+                assert again.score == deep.score, GAME.format_position(state)
+                assert again.stats.nodes <= 1 + len(state.legal_moves())
+                moved += deep.score != shallow.score
+            else:
+                assert again.score == shallow.score
+    assert moved > 0
