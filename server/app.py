@@ -39,8 +39,8 @@ from server.grading import GradingService
 from server.hub import Hub
 from server.jobs import build_queue, ensure_schema
 from server.jobs.tournament_games import TournamentGameQueue
-from server.match_queries import MatchQueries
-from server.matches import MatchService
+from server.matches.queries import MatchQueries
+from server.matches.service import MatchService
 from server.openapi import install_openapi
 from server.players import PlayerRegistry
 from server.presence import Presence

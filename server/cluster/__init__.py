@@ -27,5 +27,5 @@ other processes are forwarded to the owner over the bus, and a dead owner's matc
 over by the live processes.
 
 Import from the modules (`from server.cluster.bus import Bus`): this package imports nothing,
-so server.matches may use the bus without an import cycle through the bridge.
+so server.matches.service may use the bus without an import cycle through the bridge.
 """

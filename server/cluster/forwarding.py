@@ -1,6 +1,6 @@
 """Forwarding calls on a match to the process that owns it, over the bus.
 
-A call on a match owned by another live process (server.matches, `MatchService.remote`) is
+A call on a match owned by another live process (server.matches.service, `MatchService.remote`) is
 sent to that process as a bus request (server.cluster.bus) and answered with the owner's
 result, or its refusal with the same code, message, details and legal moves. On the owner,
 `handle` (the bus's request handler) runs the call with `MatchService.serve_forwarded`, which
@@ -32,7 +32,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from server.cluster.bus import JSON, Bus, BusUnavailable, RemoteError
 from server.cluster.leases import NotOwnerError, UnansweredError
 from server.errors import MatchError
-from server.matches import MatchService
+from server.matches.service import MatchService
 
 KIND = "match_call"
 """The `kind` of a forwarded call's bus request."""
@@ -53,7 +53,7 @@ class BusRemote:
         self._answers: OrderedDict[str, asyncio.Future[JSON]] = OrderedDict()
 
     async def call(self, owner_id: str, op: str, payload: dict[str, Any]) -> Any:
-        """Run `op` at `owner_id`; return its JSON result (see server.matches.Remote)."""
+        """Run `op` at `owner_id`; return its JSON result (see server.matches.service.Remote)."""
         request = {"kind": KIND, "op": op, "call": payload}
         try:
             reply = await self._bus.request(owner_id, request, self._timeout_s)

@@ -35,7 +35,7 @@ from games.match import Status
 from server.db.models import ArenaProcess, Match, MatchEvent, epoch_ms
 
 UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
-"""The stored statuses of a match still to be played (as server.match_store's)."""
+"""The stored statuses of a match still to be played (as server.matches.store's)."""
 
 
 class NotOwnerError(Exception):

@@ -40,7 +40,7 @@ from server.deps import (
     SettingsDep,
     limit_web_match_creation,
 )
-from server.matches import MatchService
+from server.matches.service import MatchService
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.matches import MatchPath
 from server.routes.web import check_origin, guest_or_new, set_guest_cookie

@@ -56,7 +56,7 @@ from server.deps import (
 )
 from server.errors import MatchError
 from server.hub import Connection, Hub
-from server.matches import MatchService
+from server.matches.service import MatchService
 from server.settings import Settings
 
 log = logging.getLogger(__name__)

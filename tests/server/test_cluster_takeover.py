@@ -38,7 +38,7 @@ from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import ArenaProcess, Match, MatchEvent, Player
 from server.db.writer import BatchWriter
 from server.errors import MatchError
-from server.matches import MatchService
+from server.matches.service import MatchService
 from server.settings import Settings
 from tests.server.conftest import _reset_database, arena_serve
 from tests.wsclient import connect

@@ -4,7 +4,7 @@
 or written to the database. A match not in memory is rebuilt from its row and its events
 (`Referee.restore`); a change is stored through the group-commit writer (server.db.writer),
 and a failed write evicts the match, so memory never runs ahead of the database. It knows no
-wire message and decides nothing: the match service (server.matches) calls it under each
+wire message and decides nothing: the match service (server.matches.service) calls it under each
 match's lock.
 
 In a cluster (`leases` given, server.cluster.leases), loading an unfinished match claims it
@@ -35,7 +35,7 @@ from server.cluster.leases import Leases
 from server.db.models import Match, MatchEvent, Player, epoch_ms
 from server.db.writer import BatchWriter, FencedError, MatchWrite, WriterClosedError
 from server.errors import MatchError
-from server.live import LiveMatch
+from server.matches.live import LiveMatch
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +239,7 @@ class MatchStore:
     ) -> LiveMatch:
         """Return the live match of `row` and its events; `names` are the names of seat 0's
         and seat 1's players, their challenged players, and the creator. `downtime_ms` is
-        charged to the side to move (see server.matches)."""
+        charged to the side to move (see server.matches.service)."""
         game = get_game(row.game, row.options)
         tc = None
         if row.base_ms is not None:
@@ -250,7 +250,7 @@ class MatchStore:
         events = [
             Event(e.seq, EventKind(e.kind), e.player, e.move, e.elapsed_ms or 0) for e in stored
         ]
-        # A restart charges nobody; a takeover or a read copy, see server.matches.
+        # A restart charges nobody; a takeover or a read copy, see server.matches.service.
         referee = Referee.restore(config, events, self._now_ms(), downtime_ms=downtime_ms)
         searches = {e.seq: e.search for e in stored if isinstance(e.search, dict)}
         return LiveMatch(

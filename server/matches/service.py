@@ -2,8 +2,8 @@
 
 `MatchService` adapts the pure referee (games.referee) to the server: one per application, built
 in the lifespan and kept on `app.state.service`. Every match being played has a `LiveMatch` in
-memory (server.live; held by the store, server.match_store) and one `asyncio.Lock`; every call
-on a match runs under that lock, in this order:
+memory (server.matches.live; held by the store, server.matches.store) and one `asyncio.Lock`; every
+call on a match runs under that lock, in this order:
 
 1. take the time (a monotonic clock in milliseconds, passed in; games/ never reads a clock);
 2. let the referee handle the call (which first lets a fallen flag end the match);
@@ -40,20 +40,20 @@ for the ownerless time after it (server.cluster.leases); a plain restart of a si
 keeps the rule above.
 
 Flag falls are noticed when the match is next touched: every call, a REST GET included, ticks
-the referee first, and the background ticker (server.clock, `start_ticker`) ticks every active
-timed match a few times a second, so an idle match (a disconnected player's, say) also ends on
-time.
+the referee first, and the background ticker (server.matches.ticker, `start_ticker`) ticks every
+active timed match a few times a second, so an idle match (a disconnected player's, say) also ends
+on time.
 
 Broadcasting: after every commit of accepted events, each of `listeners` is awaited with a
-`Broadcast` (server.publisher: the match id, its seats' player ids and the protocol messages of
-the events, in seq order) while the match lock is still held, so listeners see every match's
+`Broadcast` (server.matches.publisher: the match id, its seats' player ids and the protocol messages
+of the events, in seq order) while the match lock is still held, so listeners see every match's
 events in order. A listener must not block (the WebSocket hub only queues the messages).
 
 The rest lives beside the service: the players (server.players), a new match's set-up and
-the seat policies (server.match_setup), loading and committing (server.match_store), the
-translation of the referee's effects into protocol messages and errors (server.translation),
-publishing (server.publisher), the house bots (server.housebots), the clock ticker
-(server.clock) and the listings (server.match_queries). The referee owns every rule of a
+the seat policies (server.matches.setup), loading and committing (server.matches.store), the
+translation of the referee's effects into protocol messages and errors (server.matches.translation),
+publishing (server.matches.publisher), the house bots (server.matches.housebots), the clock ticker
+(server.matches.ticker) and the listings (server.matches.queries). The referee owns every rule of a
 match, its ply cap (`MatchConfig.max_plies`, stored with the match) and a house bot's failure
 (`Referee.fail`) included.
 """
@@ -80,18 +80,18 @@ from protocol.messages import (
     SearchInfo,
     ServerMessage,
 )
-from server import match_setup, translation
-from server.clock import Ticker
 from server.cluster.leases import Leases, NotOwnerError, UnansweredError
 from server.db.models import Player
 from server.db.writer import BatchWriter
 from server.errors import MatchError
-from server.housebots import HouseBots
-from server.live import LiveMatch
-from server.match_store import RETRY_AFTER_MS, UNFINISHED, FencedMatchError, MatchStore
+from server.matches import setup, translation
+from server.matches.housebots import HouseBots
+from server.matches.live import LiveMatch
+from server.matches.publisher import Broadcast, Publisher
+from server.matches.search_pool import SearchPool
+from server.matches.store import RETRY_AFTER_MS, UNFINISHED, FencedMatchError, MatchStore
+from server.matches.ticker import Ticker
 from server.players import PlayerRegistry
-from server.publisher import Broadcast, Publisher
-from server.searches import SearchPool
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -154,7 +154,7 @@ class MatchService:
         self.store = MatchStore(
             sessions, writer, settings.max_illegal_moves, self.now_ms, self.wall_ms, leases
         )
-        """The matches in memory and in the database (server.match_store)."""
+        """The matches in memory and in the database (server.matches.store)."""
         self.remote: Remote | None = None
         """In a cluster: sends calls to the owners of matches held elsewhere (see the module)."""
         self._closing = False
@@ -293,7 +293,7 @@ class MatchService:
         a bad start position, a game larger than the server's maxima, an unknown player or a
         bad bot spec (or one beyond the server's search maxima).
         """
-        live = match_setup.new_live_match(
+        live = setup.new_live_match(
             body,
             self._settings,
             match_id=match_id or new_match_id(),
@@ -302,9 +302,7 @@ class MatchService:
             owner=owner,
         )
         async with self.store.sessions() as session:
-            await match_setup.seat_requested(
-                live, body, creator, self.players, session, self._bots.check
-            )
+            await setup.seat_requested(live, body, creator, self.players, session, self._bots.check)
         effects: list[Effect] = []
         if live.is_ready():
             effects = live.referee.start(self.now_ms())
@@ -313,7 +311,7 @@ class MatchService:
             # match this process owns but does not hold would be resumed as an orphan.
             self.store.add(live)
             await self.store.commit(
-                live, _events(effects), new_match=match_setup.new_match_row(live, body)
+                live, _events(effects), new_match=setup.new_match_row(live, body)
             )
             await self._publisher.publish_effects(live, effects)
             await self._publisher.publish_challenges(live)
@@ -326,9 +324,7 @@ class MatchService:
         async def here() -> MatchState:
             live = await self.store.load(match_id)
             async with live.lock:
-                return await self._take_seat(
-                    live, match_setup.seat_to_join(live, player, seat), player
-                )
+                return await self._take_seat(live, setup.seat_to_join(live, player, seat), player)
 
         call = {"player": _who(player), "seat": seat}
         return await self._on_match(match_id, here, "join", call, MatchState.model_validate)
@@ -343,7 +339,7 @@ class MatchService:
         async def here() -> MatchState:
             live = await self.store.load(match_id)
             async with live.lock:
-                seat = match_setup.challenged_seat(live, player)
+                seat = setup.challenged_seat(live, player)
                 live.challenged[seat], live.challenged_names[seat] = None, None
                 try:
                     return await self._take_seat(live, seat, player)
@@ -363,7 +359,7 @@ class MatchService:
         async def here() -> MatchState:
             live = await self.store.load(match_id)
             async with live.lock:
-                seat = match_setup.challenged_seat(live, player)
+                seat = setup.challenged_seat(live, player)
                 await self.run(live, live.referee.decline(seat, self.now_ms()))
                 return self._match_state(live, None)
 
@@ -465,7 +461,7 @@ class MatchService:
     ) -> MoveMade:
         live = await self.store.load(match_id)
         async with live.lock:
-            seat = match_setup.seat_of(live, player)
+            seat = setup.seat_of(live, player)
             if expected_seq is not None and expected_seq != live.referee.seq:
                 await self.run(live, live.referee.tick(self.now_ms()))
                 raise MatchError(
@@ -490,7 +486,7 @@ class MatchService:
         async def here() -> MatchState:
             live = await self.store.load(match_id)
             async with live.lock:
-                seat = match_setup.seat_of(live, player)
+                seat = setup.seat_of(live, player)
                 referee = live.referee
                 handlers: dict[str, Callable[[int, int], list[Effect]]] = {
                     "resign": referee.resign,
@@ -507,9 +503,9 @@ class MatchService:
 
     async def rematch(self, match_id: str, player: Player) -> MatchState:
         """Create the rematch of a finished match for one of its players: the same match with
-        the seats swapped (`match_setup.rematch_request`), created as `create_match` creates
+        the seats swapped (`setup.rematch_request`), created as `create_match` creates
         any, by `player`: a house bot is seated, another player challenged."""
-        body = await self.read(match_id, lambda live: match_setup.rematch_request(live, player))
+        body = await self.read(match_id, lambda live: setup.rematch_request(live, player))
         return await self.create_match(body, creator=player)
 
     async def adjudicate(self, match_id: str, winner: int | None, reason: str) -> MatchState:
