@@ -28,7 +28,7 @@ older than `lease_ttl_ms` is dead (server.cluster.leases).
 Takeover bound: a killed process's matches are played again within `lease_ttl_ms` (until it
 counts as dead) plus `heartbeat_ms` (the next reaper round), plus the time to rebuild them; one
 more `heartbeat_ms` if the live processes disagree on who lives. A call that reaches a dead
-owner first claims the match itself once the lease has expired (server.matches.service).
+owner first claims the match itself once the lease has expired (server.cluster.routing).
 
 A clean stop releases the process's matches (owner NULL: claimed at once by the others'
 reapers, no time charged, as a restart) and deletes its row.

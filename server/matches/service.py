@@ -20,24 +20,13 @@ event (`downtime_ms=0`); the server being down is not the player's fault, and th
 spent thinking between its last event and the crash cannot be known. Counts of rejected moves
 are not events and restart from the stored forfeit, if any (see `Referee.restore`).
 
-A cluster (several processes on one PostgreSQL database, `leases` given; docs/SCALING.md): each
-unfinished match is held by one process, its owner, which alone plays it (its lock, referee,
-house bots, clock ticker, listeners). A call on a match this process does not hold goes:
-
-- here, when the match has no owner, a dead one or this process (loading it claims it:
-  server.cluster.leases), or is over (read from the database, held by nobody);
-- to the owner, when another live process owns it: over `remote` (server.cluster.forwarding),
-  players travelling by id and name, answered with the owner's result or refusal. When the
-  owner does not answer, the call looks again (a dead owner's lease expires, then this process
-  claims the match) until `lease_ttl_ms` and a margin have passed, then answers UNAVAILABLE
-  (retryable). A call refused by the fence (another process claimed the match meanwhile) is
-  sent again the same way: nothing of it was stored.
-
-`read` with an arbitrary reader is not forwarded: a non-owner reads a copy rebuilt from the
-database (its clocks as they stand now), committing nothing. Takeover of a dead owner's matches
-(server.cluster.processes) charges the side to move up to the dead owner's last heartbeat, not
-for the ownerless time after it (server.cluster.leases); a plain restart of a single process
-keeps the rule above.
+Every call on an existing match is a value (server.matches.commands) that goes through
+`route`: by default `execute`, which runs it here. In a cluster (several processes on one
+PostgreSQL database; docs/SCALING.md) each unfinished match is held by one process, its owner,
+which alone plays it; the cluster routes each call from outside (server.cluster.routing): here
+or to the owner. The service itself has no mode: with an `ownership` given, loading an
+unfinished match claims it (server.matches.store) and raises NotOwnerError when another live
+process holds it, and `read_copy` reads a match held elsewhere from the database.
 
 Flag falls are noticed when the match is next touched: every call, a REST GET included, ticks
 the referee first, and the background ticker (server.matches.ticker, `start_ticker`) ticks every
@@ -60,13 +49,11 @@ match, its ply cap (`MatchConfig.max_plies`, stored with the match) and a house 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable
+from typing import Protocol, TypeVar, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -80,16 +67,29 @@ from protocol.messages import (
     SearchInfo,
     ServerMessage,
 )
-from server.cluster.leases import Leases, NotOwnerError, UnansweredError
 from server.db.models import Player
 from server.db.writer import BatchWriter
 from server.errors import MatchError
 from server.matches import setup, translation
+from server.matches.commands import (
+    Accept,
+    Act,
+    Action,
+    Adjudicate,
+    Decline,
+    Join,
+    MatchCall,
+    PendingChallenge,
+    PlayMove,
+    Read,
+    ShowState,
+)
 from server.matches.housebots import HouseBots
 from server.matches.live import LiveMatch
+from server.matches.ownership import NotOwnerError, Ownership
 from server.matches.publisher import Broadcast, Publisher
 from server.matches.search_pool import SearchPool
-from server.matches.store import RETRY_AFTER_MS, UNFINISHED, FencedMatchError, MatchStore
+from server.matches.store import UNFINISHED, MatchStore
 from server.matches.ticker import Ticker
 from server.players import PlayerRegistry
 from server.settings import Settings
@@ -101,28 +101,12 @@ T = TypeVar("T")
 Clock = Callable[[], float]
 """A clock in seconds: `time.monotonic` for the referee's time, `time.time` for epoch times."""
 
-FORWARD_MARGIN_S = 2.0
-"""How long past `lease_ttl_ms` a call keeps looking for a match's owner before UNAVAILABLE."""
 
-RETRY_PAUSE_S = 0.25
-"""The pause before looking again for the owner of a match whose owner did not answer."""
+class Route(Protocol):
+    """Runs a call on a match where the match is played; returns its result."""
 
-OWNERS_CACHED = 10_000
-"""Matches whose owner is remembered (the cache starts over when full)."""
-
-_HERE_ONLY: ContextVar[bool] = ContextVar("arena_here_only", default=False)
-"""Set while serving a forwarded call: it runs here or is refused, never forwarded again."""
-
-
-class Remote(Protocol):
-    """Sends calls on a match to the process that owns it (server.cluster.forwarding)."""
-
-    async def call(self, owner_id: str, op: str, payload: dict[str, Any]) -> Any:
-        """Run `op` with `payload` at `owner_id`; return its result as JSON.
-
-        Raises the owner's MatchError, NotOwnerError when it does not own the match (any
-        more), UnansweredError when it does not answer in time.
-        """
+    async def __call__(self, call: MatchCall[T]) -> T:
+        """Run `call`; raise its MatchError when refused."""
 
 
 class MatchService:
@@ -131,7 +115,8 @@ class MatchService:
     `clock` (seconds, monotonic) times the referee; `wall` (seconds since the epoch) stamps the
     `*_time_ms` fields and stored events. Every change of a match is stored through `writer`
     (group commit, server.db.writer; by default one on the session maker's engine). `players`
-    is the player registry (by default one of its own on `sessions`).
+    is the player registry (by default one of its own on `sessions`). `ownership` (a cluster
+    only) claims each unfinished match before it is held here (see the module).
     """
 
     def __init__(
@@ -144,7 +129,7 @@ class MatchService:
         writer: BatchWriter | None = None,
         pool: SearchPool | None = None,
         players: PlayerRegistry | None = None,
-        leases: Leases | None = None,
+        ownership: Ownership | None = None,
     ) -> None:
         self._settings = settings
         self._clock = clock
@@ -152,13 +137,12 @@ class MatchService:
         self.players = players or PlayerRegistry(sessions)
         """The registered players (server.players), who a new match may name."""
         self.store = MatchStore(
-            sessions, writer, settings.max_illegal_moves, self.now_ms, self.wall_ms, leases
+            sessions, writer, settings.max_illegal_moves, self.now_ms, self.wall_ms, ownership
         )
         """The matches in memory and in the database (server.matches.store)."""
-        self.remote: Remote | None = None
-        """In a cluster: sends calls to the owners of matches held elsewhere (see the module)."""
+        self.route: Route = self.execute
+        """Where each call on a match runs: here; a cluster routes it (see the module)."""
         self._closing = False
-        self._owners: dict[str, tuple[str, float]] = {}
         self._bots = HouseBots(self, self.store, settings, pool)
         self._ticker = Ticker(self, self.store)
         self._publisher = Publisher(self.now_ms, self.wall_ms)
@@ -170,6 +154,11 @@ class MatchService:
     def settings(self) -> Settings:
         """The server's settings (their limits apply to tournaments too)."""
         return self._settings
+
+    @property
+    def closing(self) -> bool:
+        """True once `close` has begun: the process is stopping."""
+        return self._closing
 
     def now_ms(self) -> int:
         """Return the referee's time: the monotonic clock, in milliseconds."""
@@ -184,11 +173,10 @@ class MatchService:
     async def resume(self) -> int:
         """Rebuild every unfinished match from its stored events; return how many were resumed.
 
-        In a cluster, none: the reaper (server.cluster.processes) shares the matches without a
-        live owner among the live processes, each taking its share over (`take_over`).
+        For a single process: in a cluster the reaper (server.cluster.processes) shares the
+        matches without a live owner among the live processes, each taking its share over
+        (`take_over`).
         """
-        if self.store.leases is not None:
-            return 0
         ids = await self.store.unfinished_ids()
         for match_id in ids:
             live = await self.store.load(match_id)
@@ -320,14 +308,7 @@ class MatchService:
 
     async def join(self, match_id: str, player: Player, seat: int | None) -> MatchState:
         """Seat `player` in an open seat (`seat` None: any); the match starts when full."""
-
-        async def here() -> MatchState:
-            live = await self.store.load(match_id)
-            async with live.lock:
-                return await self._take_seat(live, setup.seat_to_join(live, player, seat), player)
-
-        call = {"player": _who(player), "seat": seat}
-        return await self._on_match(match_id, here, "join", call, MatchState.model_validate)
+        return await self.route(Join(match_id, player, seat))
 
     async def accept(self, match_id: str, player: Player) -> MatchState:
         """Accept the challenge inviting `player` to this match: take the seat it offers.
@@ -335,76 +316,23 @@ class MatchService:
         The match starts when no seat is open or challenged any more. MatchError
         NOT_CHALLENGED when no pending challenge of this match invites `player`.
         """
-
-        async def here() -> MatchState:
-            live = await self.store.load(match_id)
-            async with live.lock:
-                seat = setup.challenged_seat(live, player)
-                live.challenged[seat], live.challenged_names[seat] = None, None
-                try:
-                    return await self._take_seat(live, seat, player)
-                except MatchError:
-                    live.challenged[seat], live.challenged_names[seat] = player.id, player.name
-                    raise
-
-        call = {"player": _who(player)}
-        return await self._on_match(match_id, here, "accept", call, MatchState.model_validate)
+        return await self.route(Accept(match_id, player))
 
     async def decline(self, match_id: str, player: Player) -> MatchState:
         """Decline the challenge inviting `player` to this match: the match is aborted.
 
         MatchError NOT_CHALLENGED when no pending challenge of this match invites `player`.
         """
-
-        async def here() -> MatchState:
-            live = await self.store.load(match_id)
-            async with live.lock:
-                seat = setup.challenged_seat(live, player)
-                await self.run(live, live.referee.decline(seat, self.now_ms()))
-                return self._match_state(live, None)
-
-        call = {"player": _who(player)}
-        return await self._on_match(match_id, here, "decline", call, MatchState.model_validate)
+        return await self.route(Decline(match_id, player))
 
     async def challenges(self, player: Player) -> list[Challenge]:
         """Return the challenges waiting for `player`'s answer, oldest first."""
         pending = []
         for match_id in await self.store.challenging_ids(player.id):
-            challenge = await self._challenge(match_id, player)
+            challenge = await self.route(PendingChallenge(match_id, player))
             if challenge is not None:
                 pending.append(challenge)
         return pending
-
-    async def _challenge(self, match_id: str, player: Player) -> Challenge | None:
-        """Return the challenge of this match waiting for `player`'s answer, if any."""
-
-        async def here() -> Challenge | None:
-            live = await self.store.load(match_id)
-            async with live.lock:
-                seat = live.challenged_seat(player.id)
-                if seat is not None and live.referee.status is Status.WAITING:
-                    return translation.challenge(live, seat, self.now_ms())
-                return None
-
-        def decode(found: Any) -> Challenge | None:
-            return None if found is None else Challenge.model_validate(found)
-
-        return await self._on_match(match_id, here, "challenge", {"player": _who(player)}, decode)
-
-    async def _take_seat(self, live: LiveMatch, seat: int, player: Player) -> MatchState:
-        """Seat `player` in `seat` and start the match if it is full (call under the lock)."""
-        live.players[seat], live.names[seat] = player.id, player.name
-        effects: list[Effect] = []
-        if live.is_ready():
-            effects = live.referee.start(self.now_ms())
-        try:
-            await self.store.commit(live, _events(effects))
-        except MatchError:
-            live.players[seat], live.names[seat] = None, None
-            raise
-        await self._publisher.publish_effects(live, effects)
-        self._bots.schedule(live)
-        return self._match_state(live, seat)
 
     # -- matches: play -------------------------------------------------------------------------
 
@@ -421,17 +349,7 @@ class MatchService:
         `search` (the bot's search statistics, as it reported them) is stored with the move
         and shown with it. A refused move counts toward the forfeit (`max_illegal_moves`).
         """
-
-        async def here() -> MoveMade:
-            return await self._move(match_id, player, text, expected_seq, search, counted=True)
-
-        call = {
-            "player": _who(player),
-            "text": text,
-            "expected_seq": expected_seq,
-            "search": None if search is None else search.model_dump(mode="json"),
-        }
-        return await self._on_match(match_id, here, "move", call, MoveMade.model_validate)
+        return await self.route(PlayMove(match_id, player, text, expected_seq, search, True))
 
     async def move_by_hand(
         self, match_id: str, player: Player, text: str, expected_seq: int | None
@@ -442,64 +360,11 @@ class MatchService:
         The page offers only the legal moves; what it refuses is a person's slip in the text
         box, not a bot's bug, and losing a match to three typos would be the server's fault.
         """
+        return await self.route(PlayMove(match_id, player, text, expected_seq, None, False))
 
-        async def here() -> MoveMade:
-            return await self._move(match_id, player, text, expected_seq, None, counted=False)
-
-        call = {"player": _who(player), "text": text, "expected_seq": expected_seq}
-        return await self._on_match(match_id, here, "move_by_hand", call, MoveMade.model_validate)
-
-    async def _move(
-        self,
-        match_id: str,
-        player: Player,
-        text: str,
-        expected_seq: int | None,
-        search: SearchInfo | None,
-        *,
-        counted: bool,
-    ) -> MoveMade:
-        live = await self.store.load(match_id)
-        async with live.lock:
-            seat = setup.seat_of(live, player)
-            if expected_seq is not None and expected_seq != live.referee.seq:
-                await self.run(live, live.referee.tick(self.now_ms()))
-                raise MatchError(
-                    ErrorCode.STALE_SEQ,
-                    f"expected_seq is {expected_seq} but the match is at seq {live.referee.seq}",
-                    match_id=match_id,
-                    details={"seq": live.referee.seq},
-                )
-            effects = live.referee.move(seat, text, self.now_ms(), counted=counted)
-            live.note_search(effects, translation.search_record(search))
-            published = await self.run(live, effects)
-            accepted = next(e for e in effects if isinstance(e, MoveAccepted))
-            # The reply is the `move_made` just broadcast, if one was (built once per move).
-            for message in published:
-                if isinstance(message, MoveMade) and message.seq == accepted.seq:
-                    return message
-            return translation.move_made(live, accepted, self.wall_ms())
-
-    async def act(self, match_id: str, player: Player, action: str) -> MatchState:
-        """Run `action` (resign, offer_draw, accept_draw, decline_draw, abort) for `player`."""
-
-        async def here() -> MatchState:
-            live = await self.store.load(match_id)
-            async with live.lock:
-                seat = setup.seat_of(live, player)
-                referee = live.referee
-                handlers: dict[str, Callable[[int, int], list[Effect]]] = {
-                    "resign": referee.resign,
-                    "offer_draw": referee.offer_draw,
-                    "accept_draw": referee.accept_draw,
-                    "decline_draw": referee.decline_draw,
-                    "abort": referee.abort,
-                }
-                await self.run(live, handlers[action](seat, self.now_ms()))
-                return self._match_state(live, seat)
-
-        call = {"player": _who(player), "action": action}
-        return await self._on_match(match_id, here, "act", call, MatchState.model_validate)
+    async def act(self, match_id: str, player: Player, action: Action) -> MatchState:
+        """Run `action` (resign, offer or answer a draw, abort) for `player`."""
+        return await self.route(Act(match_id, player, action))
 
     async def rematch(self, match_id: str, player: Player) -> MatchState:
         """Create the rematch of a finished match for one of its players: the same match with
@@ -516,46 +381,13 @@ class MatchService:
         (NOT_STARTED) when the match is over (still waiting) and UNKNOWN_MATCH for no such
         match.
         """
-
-        async def here() -> MatchState:
-            live = await self.store.load(match_id)
-            async with live.lock:
-                effects = live.referee.adjudicate(winner, reason, self.now_ms())
-                await self.run(live, effects)
-                if not any(
-                    isinstance(e, Event) and e.kind is EventKind.ADJUDICATE for e in effects
-                ):
-                    result = live.referee.result
-                    if result is None:
-                        raise MatchError(
-                            ErrorCode.NOT_STARTED,
-                            "the match has not started yet",
-                            match_id=match_id,
-                        )
-                    raise MatchError(
-                        ErrorCode.MATCH_OVER,
-                        f"the match is over: {result.reason}",
-                        match_id=match_id,
-                    )
-                return self._match_state(live, None)
-
-        call = {"winner": winner, "reason": reason}
-        return await self._on_match(match_id, here, "adjudicate", call, MatchState.model_validate)
+        return await self.route(Adjudicate(match_id, winner, reason))
 
     # -- matches: read -------------------------------------------------------------------------
 
     async def exists(self, match_id: str) -> bool:
         """Return True when a match has id `match_id`."""
-        leases = self.store.leases
-        if leases is not None and self.store.in_memory(match_id) is None:
-            return await leases.lease(match_id) is not None
-        try:
-            await self.store.load(match_id)
-        except MatchError as error:
-            if error.code is ErrorCode.UNKNOWN_MATCH:
-                return False
-            raise
-        return True
+        return await self.store.exists(match_id)
 
     async def live_states(self, player: Player) -> list[MatchState]:
         """Return the state of every live (waiting or active) match `player` holds a seat in.
@@ -571,172 +403,149 @@ class MatchService:
 
     async def state(self, match_id: str, viewer: Player | None = None) -> MatchState:
         """Return the full state of a match (after letting a fallen flag end it)."""
-
-        def shown(live: LiveMatch) -> MatchState:
-            return self._match_state(live, None if viewer is None else live.seat_of(viewer.id))
-
-        async def here() -> MatchState:
-            return await self._read_here(match_id, shown)
-
-        call = {"player": None if viewer is None else _who(viewer)}
-        return await self._on_match(match_id, here, "state", call, MatchState.model_validate)
+        return await self.route(ShowState(match_id, viewer))
 
     async def read(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
         """Return `reader` of the match, under its lock, after letting a fallen flag end it.
 
         In a cluster, a match another live process owns is read from a copy rebuilt from the
-        database, its clocks as they stand now (see the module).
+        database (`read_copy`), its clocks as they stand now.
         """
-        if self.store.leases is None or self.store.in_memory(match_id) is not None:
-            return await self._read_here(match_id, reader)
-        if await self._owner(match_id) is None:
-            try:
-                return await self._read_here(match_id, reader)
-            except NotOwnerError:
-                pass  # another process claimed it meanwhile
+        return await self.route(Read(match_id, reader))
+
+    async def read_copy(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
+        """Return `reader` of a copy of the match rebuilt from the database, held by nobody
+        and committing nothing (for a match another process plays): its clocks as they stand
+        now, a fallen flag shown as its owner will store it."""
         copy = await self.store.load_copy(match_id)
-        copy.referee.tick(self.now_ms())  # a fallen flag shows, as its owner will store it
+        copy.referee.tick(self.now_ms())
         return reader(copy)
 
-    async def _read_here(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
-        live = await self.store.load(match_id)
+    # -- a call on a match, here: lock, referee, commit, publish ------------------------------
+
+    async def execute(self, call: MatchCall[T]) -> T:
+        """Run `call` in this process, under the match's lock; return its result.
+
+        Raises the call's MatchError when refused; in a cluster, NotOwnerError when another
+        live process holds the match, FencedMatchError when another took it over meanwhile
+        (nothing was stored).
+        """
+        live = await self.store.load(call.match_id)
         async with live.lock:
+            result: object
+            match call:
+                case Read(reader=reader):
+                    await self.run(live, live.referee.tick(self.now_ms()))
+                    result = reader(live)
+                case ShowState(viewer=viewer):
+                    await self.run(live, live.referee.tick(self.now_ms()))
+                    seat = None if viewer is None else live.seat_of(viewer.id)
+                    result = self._match_state(live, seat)
+                case PlayMove():
+                    result = await self._move(live, call)
+                case Act(player=player, action=action):
+                    result = await self._act(live, player, action)
+                case Join(player=player, seat=seat):
+                    result = await self._take_seat(
+                        live, setup.seat_to_join(live, player, seat), player
+                    )
+                case Accept(player=player):
+                    result = await self._accept(live, player)
+                case Decline(player=player):
+                    seat = setup.challenged_seat(live, player)
+                    await self.run(live, live.referee.decline(seat, self.now_ms()))
+                    result = self._match_state(live, None)
+                case PendingChallenge(player=player):
+                    result = self._challenge(live, player)
+                case Adjudicate(winner=winner, reason=reason):
+                    result = await self._adjudicate(live, winner, reason)
+                case _:
+                    raise TypeError(f"not a call on a match: {call!r}")
+            return cast(T, result)
+
+    async def _accept(self, live: LiveMatch, player: Player) -> MatchState:
+        seat = setup.challenged_seat(live, player)
+        live.challenged[seat], live.challenged_names[seat] = None, None
+        try:
+            return await self._take_seat(live, seat, player)
+        except MatchError:
+            live.challenged[seat], live.challenged_names[seat] = player.id, player.name
+            raise
+
+    def _challenge(self, live: LiveMatch, player: Player) -> Challenge | None:
+        seat = live.challenged_seat(player.id)
+        if seat is not None and live.referee.status is Status.WAITING:
+            return translation.challenge(live, seat, self.now_ms())
+        return None
+
+    async def _take_seat(self, live: LiveMatch, seat: int, player: Player) -> MatchState:
+        """Seat `player` in `seat` and start the match if it is full (call under the lock)."""
+        live.players[seat], live.names[seat] = player.id, player.name
+        effects: list[Effect] = []
+        if live.is_ready():
+            effects = live.referee.start(self.now_ms())
+        try:
+            await self.store.commit(live, _events(effects))
+        except MatchError:
+            live.players[seat], live.names[seat] = None, None
+            raise
+        await self._publisher.publish_effects(live, effects)
+        self._bots.schedule(live)
+        return self._match_state(live, seat)
+
+    async def _move(self, live: LiveMatch, call: PlayMove) -> MoveMade:
+        seat = setup.seat_of(live, call.player)
+        if call.expected_seq is not None and call.expected_seq != live.referee.seq:
             await self.run(live, live.referee.tick(self.now_ms()))
-            return reader(live)
+            raise MatchError(
+                ErrorCode.STALE_SEQ,
+                f"expected_seq is {call.expected_seq} but the match is at seq {live.referee.seq}",
+                match_id=live.id,
+                details={"seq": live.referee.seq},
+            )
+        effects = live.referee.move(seat, call.text, self.now_ms(), counted=call.counted)
+        live.note_search(effects, translation.search_record(call.search))
+        published = await self.run(live, effects)
+        accepted = next(e for e in effects if isinstance(e, MoveAccepted))
+        # The reply is the `move_made` just broadcast, if one was (built once per move).
+        for message in published:
+            if isinstance(message, MoveMade) and message.seq == accepted.seq:
+                return message
+        return translation.move_made(live, accepted, self.wall_ms())
+
+    async def _act(self, live: LiveMatch, player: Player, action: Action) -> MatchState:
+        seat = setup.seat_of(live, player)
+        referee, now_ms = live.referee, self.now_ms()
+        match action:
+            case Action.RESIGN:
+                effects = referee.resign(seat, now_ms)
+            case Action.OFFER_DRAW:
+                effects = referee.offer_draw(seat, now_ms)
+            case Action.ACCEPT_DRAW:
+                effects = referee.accept_draw(seat, now_ms)
+            case Action.DECLINE_DRAW:
+                effects = referee.decline_draw(seat, now_ms)
+            case Action.ABORT:
+                effects = referee.abort(seat, now_ms)
+        await self.run(live, effects)
+        return self._match_state(live, seat)
+
+    async def _adjudicate(self, live: LiveMatch, winner: int | None, reason: str) -> MatchState:
+        effects = live.referee.adjudicate(winner, reason, self.now_ms())
+        await self.run(live, effects)
+        if not any(isinstance(e, Event) and e.kind is EventKind.ADJUDICATE for e in effects):
+            result = live.referee.result
+            if result is None:
+                raise MatchError(
+                    ErrorCode.NOT_STARTED, "the match has not started yet", match_id=live.id
+                )
+            raise MatchError(
+                ErrorCode.MATCH_OVER, f"the match is over: {result.reason}", match_id=live.id
+            )
+        return self._match_state(live, None)
 
     def _match_state(self, live: LiveMatch, your_seat: int | None) -> MatchState:
         return translation.match_state(live, your_seat, self.now_ms(), self.wall_ms())
-
-    # -- a cluster: where a call runs ----------------------------------------------------------
-
-    async def _on_match(
-        self,
-        match_id: str,
-        here: Callable[[], Awaitable[T]],
-        op: str,
-        call: dict[str, Any],
-        decode: Callable[[Any], T],
-    ) -> T:
-        """Run `here` when this process holds the match or may claim it, else send `op` with
-        `call` to the match's owner and `decode` its answer (see the module)."""
-        leases = self.store.leases
-        if leases is None:
-            return await here()
-        deadline = time.monotonic() + self._settings.lease_ttl_ms / 1000 + FORWARD_MARGIN_S
-        # One id for every attempt: an owner that ran the call already answers it again
-        # rather than running it twice (its answer may have been lost).
-        sent = {"match_id": match_id, "call_id": uuid.uuid4().hex, **call}
-        bounced = False
-        while True:
-            owner = None
-            if self.store.in_memory(match_id) is None:
-                # Serving a forwarded call, the lease is read afresh: the asker trusts this
-                # process's answer, and a remembered owner may be out of date.
-                owner = await self._owner(match_id, fresh=_HERE_ONLY.get())
-            if owner is None:
-                try:
-                    return await here()
-                except NotOwnerError as error:
-                    owner = error.owner_id  # another process claimed it meanwhile
-                except FencedMatchError:
-                    self._owners.pop(match_id, None)
-                    if time.monotonic() > deadline:
-                        raise
-                    continue  # nothing was stored: look for the new owner
-            if _HERE_ONLY.get():
-                raise NotOwnerError(match_id, owner)
-            if len(self._owners) >= OWNERS_CACHED:
-                self._owners.clear()
-            self._owners[match_id] = (owner, time.monotonic() + leases_ttl_s(self._settings))
-            try:
-                if self.remote is None:
-                    raise UnansweredError(owner, "this process has no bus to reach it")
-                return decode(await self.remote.call(owner, op, sent))
-            except (NotOwnerError, UnansweredError) as error:
-                # The owner let the match go (look again at once, then pausing: the lease may
-                # be changing hands), or did not answer (it may be dead: its lease expires).
-                self._owners.pop(match_id, None)
-                if time.monotonic() > deadline:
-                    raise MatchError(
-                        ErrorCode.UNAVAILABLE,
-                        f"the server process playing this match does not answer ({error}); "
-                        "another takes it over within seconds: retry",
-                        match_id=match_id,
-                        details={"retry_after_ms": RETRY_AFTER_MS},
-                    ) from None
-                if bounced or isinstance(error, UnansweredError):
-                    await asyncio.sleep(RETRY_PAUSE_S)
-                bounced = isinstance(error, NotOwnerError)
-
-    async def _owner(self, match_id: str, *, fresh: bool = False) -> str | None:
-        """Return the live process other than this one that owns the match, or None when it
-        may be run here (no owner, a dead one, this process, a match over or none).
-
-        The owner of a match last forwarded to is remembered for a lease (`fresh`: not used).
-        """
-        cached = None if fresh else self._owners.get(match_id)
-        if cached is not None and cached[1] > time.monotonic():
-            return cached[0]
-        leases = self.store.leases
-        assert leases is not None
-        lease = await leases.lease(match_id)
-        if lease is None or lease.is_over or not lease.alive or lease.owner_id is None:
-            return None
-        return None if lease.owner_id == leases.process_id else lease.owner_id
-
-    async def serve_forwarded(self, op: str, call: dict[str, Any]) -> Any:
-        """Run a call another process sent here as the match's owner; return its result as
-        JSON. Never forwarded again: raises NotOwnerError when another live process owns the
-        match, and the call's MatchError when refused.
-
-        Once this process is stopping, raises UnansweredError: the call is not run (or, caught
-        by the closed writer, stored nothing), and the asking process tries again until this
-        one has released its matches (server.cluster.processes), then claims the match."""
-        if self._closing:
-            raise UnansweredError(self._process_id(), "stopping")
-        token = _HERE_ONLY.set(True)
-        try:
-            result = await self._forwarded(op, call)
-        except MatchError as error:
-            if self._closing and error.code is ErrorCode.INTERNAL_ERROR:
-                raise UnansweredError(self._process_id(), "stopping") from None
-            raise
-        finally:
-            _HERE_ONLY.reset(token)
-        return None if result is None else result.model_dump(mode="json")
-
-    def _process_id(self) -> str:
-        leases = self.store.leases
-        return "this process" if leases is None else leases.process_id
-
-    async def _forwarded(
-        self, op: str, call: dict[str, Any]
-    ) -> MatchState | MoveMade | Challenge | None:
-        match_id: str = call["match_id"]
-        player = _player(call.get("player"))
-        if op == "state":
-            return await self.state(match_id, player)
-        if op == "adjudicate":
-            return await self.adjudicate(match_id, call["winner"], call["reason"])
-        if player is None:
-            raise ValueError(f"a forwarded {op} names no player")
-        if op == "move":
-            search = call.get("search")
-            info = None if search is None else SearchInfo.model_validate(search)
-            return await self.move(match_id, player, call["text"], call["expected_seq"], info)
-        if op == "move_by_hand":
-            return await self.move_by_hand(match_id, player, call["text"], call["expected_seq"])
-        if op == "act":
-            return await self.act(match_id, player, call["action"])
-        if op == "join":
-            return await self.join(match_id, player, call["seat"])
-        if op == "accept":
-            return await self.accept(match_id, player)
-        if op == "decline":
-            return await self.decline(match_id, player)
-        if op == "challenge":
-            return await self._challenge(match_id, player)
-        raise ValueError(f"unknown forwarded call {op!r}")
 
     # -- referee, commit, publish --------------------------------------------------------------
 
@@ -775,21 +584,3 @@ def new_match_id() -> str:
 
 def _events(effects: list[Effect]) -> list[Event]:
     return [effect for effect in effects if isinstance(effect, Event)]
-
-
-def leases_ttl_s(settings: Settings) -> float:
-    """Return how long a remembered owner of a match is trusted: one lease."""
-    return settings.lease_ttl_ms / 1000
-
-
-def _who(player: Player) -> dict[str, Any]:
-    """Return a player as a forwarded call names it: id and name."""
-    return {"id": player.id, "name": player.name}
-
-
-def _player(who: Any) -> Player | None:
-    """Return the player a forwarded call names (not loaded: the id and name are all a call
-    on a match reads of a player)."""
-    if who is None:
-        return None
-    return Player(id=int(who["id"]), name=str(who["name"]))
