@@ -6,8 +6,9 @@ Nothing is created at import time: the database engine and session maker live on
 Clustered (`Settings.clustered`), the lifespan also builds the Redis bus (`app.state.bus`,
 server.cluster.bus): this process's match broadcasts are published to the others, and theirs
 reach this process's hub through the bridge (server.cluster.bridge). Each match is owned by
-one process (server.cluster.leases): the match service forwards calls on matches owned
-elsewhere to their owner over the bus (server.cluster.forwarding), and the membership
+one process (server.cluster.leases): the cluster's router (server.cluster.routing) wraps the
+match service, sending calls on matches owned elsewhere to their owner over the bus
+(server.cluster.forwarding), and the membership
 (server.cluster.processes) keeps this process's heartbeat and takes over the matches of dead
 processes. Not clustered, `app.state.bus` is None and nothing else changes.
 """
@@ -31,6 +32,7 @@ from server.cluster.forwarding import BusRemote
 from server.cluster.leases import Leases
 from server.cluster.presence import ClusterPresence
 from server.cluster.processes import Membership, ProcessTable
+from server.cluster.routing import MatchRouter
 from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
@@ -39,8 +41,8 @@ from server.grading import GradingService
 from server.hub import Hub
 from server.jobs import build_queue, ensure_schema
 from server.jobs.tournament_games import TournamentGameQueue
-from server.match_queries import MatchQueries
-from server.matches import MatchService
+from server.matches.queries import MatchQueries
+from server.matches.service import MatchService
 from server.openapi import install_openapi
 from server.players import PlayerRegistry
 from server.presence import Presence
@@ -91,7 +93,7 @@ def create_app(settings: Settings) -> FastAPI:
             settings,
             writer=BatchWriter(engine, commit_delay=settings.commit_delay_ms / 1000),
             players=players,
-            leases=leases,
+            ownership=leases,
         )
         app.state.service = service
         # The house engine's compiled checkers search, loaded (compiled once per machine) off
@@ -114,8 +116,10 @@ def create_app(settings: Settings) -> FastAPI:
             bus.on_reconnect(bridge.resync_all)
             service.listeners.append(bus.publish_match)
             # Calls on matches owned elsewhere go to their owner; theirs on ours come here.
-            remote = BusRemote(bus, service)
-            service.remote = remote
+            router = MatchRouter(service, leases, settings.lease_ttl_ms)
+            service.route = router
+            remote = BusRemote(bus, router.serve)
+            router.remote = remote
             bus.serve(remote.handle)
             table = ProcessTable(app.state.sessions, process_id, "server", settings.lease_ttl_ms)
             membership = Membership(
@@ -171,8 +175,9 @@ def create_app(settings: Settings) -> FastAPI:
                 await bus.start()
             await presence.start()
             await tournaments.resume()
-            await service.resume()
-            if membership is not None:
+            if membership is None:
+                await service.resume()
+            else:
                 await membership.start()  # takes over its share of matches without an owner
             await ratings.resume()
             service.start_ticker()

@@ -26,8 +26,8 @@ from server.errors import MatchError
 from server.explore import Explorer
 from server.grading import GradingService
 from server.hub import Connection, Hub
-from server.match_queries import MatchQueries
-from server.matches import MatchService
+from server.matches.queries import MatchQueries
+from server.matches.service import MatchService
 from server.players import PlayerRegistry
 from server.presence import Presence
 from server.ratelimit import Action, RateLimiter

@@ -44,7 +44,7 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.asgi import RAW_SEND
-from server.publisher import Broadcast
+from server.matches.publisher import Broadcast
 
 log = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ from games.match import Status
 from protocol.messages import Leaderboard, MatchEnded, PlayerProfile, PlayerRating, next_offset
 from server.db.models import Match, Player, RatingChange, utcnow
 from server.db.models import Rating as RatingRow
-from server.publisher import Broadcast
+from server.matches.publisher import Broadcast
 from tournament.ratings import DEFAULT_DEVIATION, DEFAULT_RATING, DEFAULT_VOLATILITY, Rating
 from tournament.ratings import rate_game as glicko2_game
 

@@ -21,11 +21,12 @@ seq order per match (duplicates dropped; a gap, a lost broadcast's `MatchNotice`
 resends the state). The app (server.app) wires both when clustered; without a bus the server is
 the single process it always was.
 
-Match ownership (server.cluster.leases, .processes, .forwarding): each unfinished match is
-played by one live process, its owner (a PostgreSQL lease with fencing); calls on it from
-other processes are forwarded to the owner over the bus, and a dead owner's matches are taken
-over by the live processes.
+Match ownership (server.cluster.leases, .processes, .routing, .forwarding): each unfinished
+match is played by one live process, its owner (a PostgreSQL lease with fencing); the router
+wraps the match service from outside, and calls on a match from other processes are forwarded
+to the owner over the bus; a dead owner's matches are taken over by the live processes. The
+match service never imports the cluster (an import-linter contract): it is given the leases
+as its `ownership` and the router as its `route`.
 
-Import from the modules (`from server.cluster.bus import Bus`): this package imports nothing,
-so server.matches may use the bus without an import cycle through the bridge.
+Import from the modules (`from server.cluster.bus import Bus`): this package imports nothing.
 """

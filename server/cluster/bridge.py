@@ -38,15 +38,15 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from protocol.messages import MatchEnded, MatchState
-from server import translation
 from server.cluster.bus import Bus, BusUnavailable, MatchNotice, Seats, broadcast_seqs
 from server.hub import Connection, Hub
-from server.live import LiveMatch
-from server.match_store import UNFINISHED
-from server.publisher import Broadcast
+from server.matches import translation
+from server.matches.live import LiveMatch
+from server.matches.publisher import Broadcast
+from server.matches.store import UNFINISHED
 
 if TYPE_CHECKING:
-    from server.matches import MatchService
+    from server.matches.service import MatchService
 
 log = logging.getLogger(__name__)
 

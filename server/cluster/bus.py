@@ -58,7 +58,7 @@ from redis.exceptions import RedisError
 
 from protocol.errors import ProtocolError
 from protocol.messages import Challenge, ServerMessage, dump_server_message, parse_server_message
-from server.publisher import Broadcast
+from server.matches.publisher import Broadcast
 from server.settings import Settings
 
 log = logging.getLogger(__name__)

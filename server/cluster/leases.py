@@ -33,18 +33,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from games.match import Status
 from server.db.models import ArenaProcess, Match, MatchEvent, epoch_ms
+from server.matches.ownership import Claim, NotOwnerError
 
 UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
-"""The stored statuses of a match still to be played (as server.match_store's)."""
-
-
-class NotOwnerError(Exception):
-    """Another live process owns the match: the call must go to it (`owner_id`)."""
-
-    def __init__(self, match_id: str, owner_id: str) -> None:
-        super().__init__(f"match {match_id} is owned by the live process {owner_id}")
-        self.match_id = match_id
-        self.owner_id = owner_id
+"""The stored statuses of a match still to be played (as server.matches.store's)."""
 
 
 class UnansweredError(Exception):
@@ -72,18 +64,9 @@ class Lease:
         return self.status not in UNFINISHED
 
 
-@dataclass(frozen=True)
-class Claim:
-    """A successful claim: the owner epoch to write under, and the time to charge the side to
-    move (milliseconds; see the module's clock rule). `previous` is who owned it before."""
-
-    epoch: int
-    downtime_ms: int
-    previous: str | None
-
-
 class Leases:
-    """Reads and claims the owners of matches for the process `process_id`.
+    """Reads and claims the owners of matches for the process `process_id` (the match store's
+    `Ownership`, server.matches.ownership).
 
     `lease_ttl_ms` is how old a heartbeat may be for its process to count as alive. PostgreSQL
     only (row locks and now()); a single process has no leases at all.

@@ -28,7 +28,7 @@ older than `lease_ttl_ms` is dead (server.cluster.leases).
 Takeover bound: a killed process's matches are played again within `lease_ttl_ms` (until it
 counts as dead) plus `heartbeat_ms` (the next reaper round), plus the time to rebuild them; one
 more `heartbeat_ms` if the live processes disagree on who lives. A call that reaches a dead
-owner first claims the match itself once the lease has expired (server.matches).
+owner first claims the match itself once the lease has expired (server.cluster.routing).
 
 A clean stop releases the process's matches (owner NULL: claimed at once by the others'
 reapers, no time charged, as a restart) and deletes its row.
@@ -131,7 +131,7 @@ class ProcessTable:
 
 
 class Host(Protocol):
-    """What the membership needs of the match service (server.matches.MatchService)."""
+    """What the membership needs of the match service (server.matches.service.MatchService)."""
 
     async def take_over(self, match_id: str) -> bool:
         """Claim and resume a match whose owner is dead or none; False if another took it."""

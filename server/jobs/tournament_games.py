@@ -46,7 +46,7 @@ from sqlalchemy import text
 from protocol.messages import TournamentCreate
 from server.cluster.bus import Bus
 from server.jobs.registry import JobRuntime
-from server.matches import new_match_id
+from server.matches.service import new_match_id
 from server.tournaments.notices import ENDED, TOPIC, ended_notice, game_notice
 from server.tournaments.planning import plan
 from server.tournaments.played import is_for_workers, play_game

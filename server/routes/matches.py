@@ -32,6 +32,7 @@ from server.deps import (
     limit_match_creation,
 )
 from server.errors import MatchError
+from server.matches.commands import Action
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
 from server.routes.versions import VersionedRoute
@@ -149,31 +150,31 @@ async def decline_challenge(
 @router.post("/{match_id}/resign")
 async def resign(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
     """Resign: the opponent wins."""
-    return await service.act(match_id, player, "resign")
+    return await service.act(match_id, player, Action.RESIGN)
 
 
 @router.post("/{match_id}/offer-draw")
 async def offer_draw(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
     """Offer a draw (accepts the opponent's standing offer, if any)."""
-    return await service.act(match_id, player, "offer_draw")
+    return await service.act(match_id, player, Action.OFFER_DRAW)
 
 
 @router.post("/{match_id}/accept-draw")
 async def accept_draw(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
     """Accept the opponent's draw offer: the match is drawn."""
-    return await service.act(match_id, player, "accept_draw")
+    return await service.act(match_id, player, Action.ACCEPT_DRAW)
 
 
 @router.post("/{match_id}/decline-draw")
 async def decline_draw(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
     """Decline the opponent's draw offer."""
-    return await service.act(match_id, player, "decline_draw")
+    return await service.act(match_id, player, Action.DECLINE_DRAW)
 
 
 @router.post("/{match_id}/abort")
 async def abort(match_id: MatchPath, service: ServiceDep, player: PlayerDep) -> MatchState:
     """Abort the match before its first move; no one wins."""
-    return await service.act(match_id, player, "abort")
+    return await service.act(match_id, player, Action.ABORT)
 
 
 @router.get("/{match_id}/record")

@@ -40,7 +40,8 @@ from server.deps import (
     SettingsDep,
     limit_web_match_creation,
 )
-from server.matches import MatchService
+from server.matches.commands import Action
+from server.matches.service import MatchService
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.matches import MatchPath
 from server.routes.web import check_origin, guest_or_new, set_guest_cookie
@@ -344,7 +345,7 @@ async def play_move_from_page(
 @router.post("/matches/{match_id}/resign", responses=ERRORS)
 async def resign_from_page(match_id: MatchPath, service: ServiceDep, guest: GuestDep) -> MatchState:
     """Resign the guest's match: the opponent wins."""
-    return await service.act(match_id, guest, "resign")
+    return await service.act(match_id, guest, Action.RESIGN)
 
 
 @router.post("/matches/{match_id}/offer-draw", responses=ERRORS)
@@ -352,7 +353,7 @@ async def offer_draw_from_page(
     match_id: MatchPath, service: ServiceDep, guest: GuestDep
 ) -> MatchState:
     """Offer a draw (accepts the opponent's standing offer, if any)."""
-    return await service.act(match_id, guest, "offer_draw")
+    return await service.act(match_id, guest, Action.OFFER_DRAW)
 
 
 @router.post("/matches/{match_id}/accept-draw", responses=ERRORS)
@@ -360,7 +361,7 @@ async def accept_draw_from_page(
     match_id: MatchPath, service: ServiceDep, guest: GuestDep
 ) -> MatchState:
     """Accept the opponent's draw offer: the match is drawn."""
-    return await service.act(match_id, guest, "accept_draw")
+    return await service.act(match_id, guest, Action.ACCEPT_DRAW)
 
 
 @router.post("/matches/{match_id}/decline-draw", responses=ERRORS)
@@ -368,10 +369,10 @@ async def decline_draw_from_page(
     match_id: MatchPath, service: ServiceDep, guest: GuestDep
 ) -> MatchState:
     """Decline the opponent's draw offer."""
-    return await service.act(match_id, guest, "decline_draw")
+    return await service.act(match_id, guest, Action.DECLINE_DRAW)
 
 
 @router.post("/matches/{match_id}/abort", responses=ERRORS)
 async def abort_from_page(match_id: MatchPath, service: ServiceDep, guest: GuestDep) -> MatchState:
     """Abort the guest's match before its first move; no one wins."""
-    return await service.act(match_id, guest, "abort")
+    return await service.act(match_id, guest, Action.ABORT)

@@ -56,7 +56,8 @@ from server.deps import (
 )
 from server.errors import MatchError
 from server.hub import Connection, Hub
-from server.matches import MatchService
+from server.matches.commands import Action
+from server.matches.service import MatchService
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -66,14 +67,14 @@ router = APIRouter(tags=["websocket"])
 MAX_CLOSE_REASON_BYTES = 123
 """The longest close reason a close frame carries (RFC 6455: 125 bytes less the code's 2)."""
 
-ACTIONS: dict[type[ClientMessage], str] = {
-    Resign: "resign",
-    OfferDraw: "offer_draw",
-    AcceptDraw: "accept_draw",
-    DeclineDraw: "decline_draw",
-    Abort: "abort",
+ACTIONS: dict[type[ClientMessage], Action] = {
+    Resign: Action.RESIGN,
+    OfferDraw: Action.OFFER_DRAW,
+    AcceptDraw: Action.ACCEPT_DRAW,
+    DeclineDraw: Action.DECLINE_DRAW,
+    Abort: Action.ABORT,
 }
-"""The match actions other than a move, by message type, as `MatchService.act` names them."""
+"""The match actions other than a move, by message type."""
 
 
 class _ClosedError(Exception):

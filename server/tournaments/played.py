@@ -4,8 +4,8 @@ A worker (server.jobs.tournament_games) plays a hosted tournament's game between
 without a live match: `play_game` runs the same referee under the same set-up as the server's
 match for that game (server.tournaments.runner: the opening's position as start position, the
 ply cap less the opening's moves, the tournament's time control, the server's limit of refused
-moves), and its house bots move as server.housebots moves them (the clients' time budget, the
-server's limit of seconds per search, a failure lost with the same words). What it returns is
+moves), and its house bots move as server.matches.housebots moves them (the clients' time budget,
+the server's limit of seconds per search, a failure lost with the same words). What it returns is
 what the match store would have written for that match, the finished `matches` row and its
 `match_events` rows, and the game's result: the store records them in one transaction
 (`TournamentStore.record_game`), so /matches/{id} shows the game like any other match.
@@ -27,9 +27,9 @@ from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
 from bots.timing import time_budget
 from games.match import MAX_ADJUDICATION_REASON, Effect, Event, EventKind, Rejected
 from protocol.messages import HouseBot, MatchCreate, TournamentCreate, TournamentGame
-from server import match_setup, translation
 from server.limits import search_limits
-from server.live import LiveMatch
+from server.matches import setup, translation
+from server.matches.live import LiveMatch
 from server.settings import Settings
 from server.tournaments.wire import score_of_first
 from tournament.runner import GameTask, player_name
@@ -108,7 +108,7 @@ def play_game(
     def wall_ms() -> int:
         return int(wall() * 1000)
 
-    live = match_setup.new_live_match(
+    live = setup.new_live_match(
         create,
         settings,
         match_id=match_id,
@@ -173,7 +173,8 @@ def _search(
     stop: threading.Event,
     clock: Callable[[], float],
 ) -> SearchResult:
-    """Return `bot`'s search, within the server's seconds per search (server.searches)."""
+    """Return `bot`'s search, within the server's seconds per search
+    (server.matches.search_pool)."""
     referee = live.referee
     tc = referee.config.time_control
     clocks = referee.clocks_at(now_ms)
@@ -206,11 +207,11 @@ def _played(
     create: MatchCreate,
     stamps: dict[int, int],
 ) -> PlayedGame:
-    """Return the rows of the finished match `live` (as server.match_store writes them)."""
+    """Return the rows of the finished match `live` (as server.matches.store writes them)."""
     referee = live.referee
     result = referee.result
     assert result is not None
-    match = match_setup.new_match_row(live, create) | {
+    match = setup.new_match_row(live, create) | {
         "seat0_player_id": None,
         "seat1_player_id": None,
         "seat0_challenged_id": None,

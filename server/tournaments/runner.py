@@ -40,8 +40,8 @@ from protocol.messages import (
     TournamentGame,
     TournamentGameFinished,
 )
-from server.matches import MatchService, new_match_id
-from server.publisher import Broadcast
+from server.matches.publisher import Broadcast
+from server.matches.service import MatchService, new_match_id
 from server.tournaments.notices import ended_notice, game_notice
 from server.tournaments.planning import plan
 from server.tournaments.played import match_body, match_owner

@@ -63,8 +63,8 @@ from protocol.messages import (
 )
 from server.cluster.leases import share
 from server.db.models import Player
-from server.matches import MatchService
-from server.publisher import Broadcast
+from server.matches.publisher import Broadcast
+from server.matches.service import MatchService
 from server.tournaments.notices import ENDED, ended_notice, parse_notice
 from server.tournaments.owners import TournamentOwners
 from server.tournaments.planning import check_maxima, plan, validation_error

@@ -26,7 +26,7 @@ from protocol.messages import DrawDeclined, DrawOffered, MatchState, SeatInfo, S
 from server.cluster.bridge import MatchBridge
 from server.cluster.bus import Bus, BusUnavailable, MatchNotice, RemoteError
 from server.hub import Hub
-from server.publisher import Broadcast
+from server.matches.publisher import Broadcast
 from server.settings import Settings
 from tests.server.conftest import free_port
 

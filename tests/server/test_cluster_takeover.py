@@ -19,10 +19,11 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import httpx
 import pytest
+from pydantic import BaseModel
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -32,13 +33,16 @@ from protocol.messages import MatchCreate, TimeControl
 from server.auth import new_token
 from server.cluster.bus import Bus
 from server.cluster.forwarding import BusRemote, decode_error
-from server.cluster.leases import Leases, NotOwnerError, share
+from server.cluster.leases import Leases, share
 from server.cluster.processes import Membership, ProcessTable
+from server.cluster.routing import MatchRouter
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import ArenaProcess, Match, MatchEvent, Player
 from server.db.writer import BatchWriter
 from server.errors import MatchError
-from server.matches import MatchService
+from server.matches.commands import MatchCall, PlayMove
+from server.matches.ownership import NotOwnerError
+from server.matches.service import MatchService
 from server.settings import Settings
 from tests.server.conftest import _reset_database, arena_serve
 from tests.wsclient import connect
@@ -55,6 +59,8 @@ needs_cluster = pytest.mark.skipif(
 TTL_MS = 2000
 """The lease of the killed test's processes (short: the test waits for it to expire)."""
 
+T = TypeVar("T")
+
 UNIT_TTL_MS = 60_000
 """The lease in the tests within one process: a row written at the start stays alive."""
 
@@ -69,18 +75,28 @@ async def test_an_owner_runs_a_forwarded_call_once_however_often_it_is_sent() ->
     """A retried call (its answer lost, or late) gets the first answer; it is not run again."""
     runs: list[str] = []
 
-    class Owner:
-        async def serve_forwarded(self, op: str, call: dict[str, Any]) -> Any:
-            runs.append(call["call_id"])
-            await asyncio.sleep(0.05)
-            if call["text"] == "9":
-                raise MatchError(ErrorCode.INVALID_MOVE, "no column 9", legal_moves=["1", "2"])
-            return {"ply": len(runs)}
+    class Ply(BaseModel):
+        ply: int
 
-    remote = BusRemote(cast(Bus, None), cast(MatchService, Owner()))
+    async def serve(call: MatchCall[Any]) -> Any:
+        assert isinstance(call, PlayMove) and call.counted
+        runs.append(call.text)
+        await asyncio.sleep(0.05)
+        if call.text == "9":
+            raise MatchError(ErrorCode.INVALID_MOVE, "no column 9", legal_moves=["1", "2"])
+        return Ply(ply=len(runs))
+
+    remote = BusRemote(cast(Bus, None), serve)
 
     def request(call_id: str, text: str = "4") -> dict[str, Any]:
-        call = {"match_id": "m_1", "call_id": call_id, "text": text}
+        call = {
+            "match_id": "m_1",
+            "call_id": call_id,
+            "player": {"id": 1, "name": "alice"},
+            "text": text,
+            "expected_seq": None,
+            "search": None,
+        }
         return {"kind": "match_call", "op": "move", "call": call}
 
     first, again = await asyncio.gather(remote.handle(request("c1")), remote.handle(request("c1")))
@@ -97,7 +113,7 @@ async def test_an_owner_runs_a_forwarded_call_once_however_often_it_is_sent() ->
             "legal_moves": ["1", "2"],
         }
     }
-    assert runs == ["c1", "c2", "c3"]
+    assert runs == ["4", "4", "9"]  # each call id run once
     error = decode_error(refused["error"], "m_1")
     assert (error.code, error.legal_moves, error.match_id) == (
         ErrorCode.INVALID_MOVE,
@@ -157,22 +173,34 @@ def service_of(
     process_id: str | None,
     clock: Any = time.monotonic,
 ) -> MatchService:
-    leases = None if process_id is None else Leases(sessions, process_id, UNIT_TTL_MS)
-    return MatchService(
-        sessions, settings(), clock=clock, writer=BatchWriter(engine), leases=leases
+    """Return a match service; with `process_id`, one process of a cluster: its calls routed
+    by a `MatchRouter` (reach it with `router_of`)."""
+    if process_id is None:
+        return MatchService(sessions, settings(), clock=clock, writer=BatchWriter(engine))
+    leases = Leases(sessions, process_id, UNIT_TTL_MS)
+    service = MatchService(
+        sessions, settings(), clock=clock, writer=BatchWriter(engine), ownership=leases
     )
+    service.route = MatchRouter(service, leases, UNIT_TTL_MS)
+    return service
+
+
+def router_of(service: MatchService) -> MatchRouter:
+    """Return the router of a clustered service built by `service_of`."""
+    assert isinstance(service.route, MatchRouter)
+    return service.route
 
 
 class InProcessRemote:
-    """Forwards calls straight to the services of other "processes" (no bus)."""
+    """Forwards calls straight to the routers of other "processes" (no bus)."""
 
     def __init__(self, services: dict[str, MatchService]) -> None:
-        self.services = services
+        self.routers = {process_id: router_of(s) for process_id, s in services.items()}
         self.calls: list[tuple[str, str]] = []
 
-    async def call(self, owner_id: str, op: str, payload: dict[str, Any]) -> Any:
-        self.calls.append((owner_id, op))
-        return await self.services[owner_id].serve_forwarded(op, payload)
+    async def call(self, owner_id: str, call: MatchCall[T], call_id: str) -> T:
+        self.calls.append((owner_id, type(call).__name__))
+        return await self.routers[owner_id].serve(call)
 
 
 @needs_postgres
@@ -183,7 +211,7 @@ async def test_a_stale_owner_is_fenced_and_the_call_goes_to_the_new_owner() -> N
             await add_process(sessions, process_id)
         first, second = service_of(engine, sessions, "p1"), service_of(engine, sessions, "p2")
         remote = InProcessRemote({"p1": first, "p2": second})
-        first.remote = second.remote = remote
+        router_of(first).remote = router_of(second).remote = remote
         try:
             body = {"game": "connect4", "seats": ["alice", "bob"]}
             created = await first.create_match(MatchCreate.model_validate(body), creator=alice)
@@ -210,7 +238,7 @@ async def test_a_stale_owner_is_fenced_and_the_call_goes_to_the_new_owner() -> N
             made = await first.move(match_id, bob, "4", 2)
             assert (made.seq, made.ply, made.move) == (3, 2, "4")
             assert first.store.in_memory(match_id) is None
-            assert remote.calls == [("p2", "move")]
+            assert remote.calls == [("p2", "PlayMove")]
             # A refusal at the owner reaches the caller with its code and legal moves.
             with pytest.raises(MatchError) as refused:
                 await first.move(match_id, alice, "9", None)
@@ -490,8 +518,7 @@ async def test_matches_dropped_with_the_lease_are_resumed_once_it_is_back() -> N
     async with database() as (engine, sessions):
         alice, bob = await add_player(sessions, "alice"), await add_player(sessions, "bob")
         service = service_of(engine, sessions, "p1")
-        leases = service.store.leases
-        assert leases is not None
+        leases = Leases(sessions, "p1", UNIT_TTL_MS)
         table = ProcessTable(sessions, "p1", "server", 400)
         member = Membership(table, leases, service, lease_ttl_ms=400, heartbeat_ms=100)
         await member.start()

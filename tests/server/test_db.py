@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.auth import new_token
 from server.db.engine import alembic_config, create_engine, migrate, session_factory
 from server.db.models import Base, Match, MatchEvent, Player, is_arena_schema
+from server.matches.translation import stored_result
 from server.ratings import RatingService
-from server.translation import stored_result
 
 POSTGRES = os.environ.get("ARENA_TEST_DATABASE_URL")
 

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-import server.housebots
+import server.matches.housebots
 from bots.result import SearchResult, Stop
 from bots.spec import Bot, create_bot
 from games.base import Game, State
 from protocol.messages import MatchCreate
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
-from server.matches import MatchService
+from server.matches.service import MatchService
 from server.settings import Settings
 
 Chooser = Callable[[State[Any], float | None, Stop | None], SearchResult]
@@ -62,7 +62,7 @@ async def test_a_failing_house_bot_loses(
         bot = create_bot(spec, game)
         return Bot(bot.spec, game, chooser)
 
-    monkeypatch.setattr(server.housebots, "create_bot", failing_bot)
+    monkeypatch.setattr(server.matches.housebots, "create_bot", failing_bot)
     # Timed: played turn by turn in the server (untimed bot-vs-bot matches are played ahead
     # in a child process, where this test's failing bot does not exist).
     body = MatchCreate.model_validate(

@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 
 from protocol.messages import MatchRecord, MatchState, SeatInfo
-from server.match_queries import MatchPage
+from server.matches.queries import MatchPage
 from server.web.pages import CONTENT_SECURITY_POLICY, Pages
 from server.web.play import Viewer
 from tests.server.conftest import sqlite_server

@@ -6,7 +6,7 @@ import asyncio
 
 from bots.spec import create_bot
 from games import get_game
-from server.playahead import PlayAhead
+from server.matches.playahead import PlayAhead
 
 
 def local_game(game_name: str, specs: tuple[str, str]) -> list[str]:

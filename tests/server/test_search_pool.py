@@ -19,7 +19,7 @@ from bots.result import SearchResult, SearchStopped, Stop
 from bots.spec import Bot, create_bot
 from games import get_game
 from games.base import State
-from server.searches import SearchPool
+from server.matches.search_pool import SearchPool
 
 GAME = get_game("connect4")
 

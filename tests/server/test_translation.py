@@ -7,8 +7,8 @@ from games.referee import Referee
 from games.registry import get_game
 from protocol import messages as wire
 from protocol.errors import ErrorCode
-from server import translation
-from server.live import LiveMatch
+from server.matches import translation
+from server.matches.live import LiveMatch
 
 
 def live_match(max_illegal_moves: int = 3) -> LiveMatch:

@@ -28,7 +28,7 @@ from server.db.models import Match, MatchEvent
 from server.db.models import TournamentGame as GameRow
 from server.jobs import JobRuntime, build_queue, ensure_schema
 from server.jobs.tournament_games import TASK, GamePlayer, defer_games
-from server.matches import MatchService, new_match_id
+from server.matches.service import MatchService, new_match_id
 from server.settings import Settings
 from server.tournaments import TournamentService
 from server.tournaments.notices import ended_notice, game_notice

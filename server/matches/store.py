@@ -4,16 +4,17 @@
 or written to the database. A match not in memory is rebuilt from its row and its events
 (`Referee.restore`); a change is stored through the group-commit writer (server.db.writer),
 and a failed write evicts the match, so memory never runs ahead of the database. It knows no
-wire message and decides nothing: the match service (server.matches) calls it under each
+wire message and decides nothing: the match service (server.matches.service) calls it under each
 match's lock.
 
-In a cluster (`leases` given, server.cluster.leases), loading an unfinished match claims it
-first: the claim succeeds when the match has no owner, is this process's, or its owner is
-dead, and the copy is rebuilt with the claim's owner epoch (every write of it is fenced by that
-epoch) and charged the claim's downtime (the clock rule of a takeover); when another live
-process owns it, `load` raises NotOwnerError and holds nothing. A write refused by the fence
-evicts the copy and raises FencedMatchError (UNAVAILABLE: the call may be sent again, to the
-new owner). `load_copy` rebuilds a match for reading only, held by nobody.
+In a cluster (`ownership` given: server.matches.ownership, kept by server.cluster.leases),
+loading an unfinished match claims it first: the claim succeeds when the match has no owner,
+is this process's, or its owner is dead, and the copy is rebuilt with the claim's owner epoch
+(every write of it is fenced by that epoch) and charged the claim's downtime (the clock rule
+of a takeover); when another live process owns it, `load` raises NotOwnerError and holds
+nothing. A write refused by the fence evicts the copy and raises FencedMatchError
+(UNAVAILABLE: the call may be sent again, to the new owner). `load_copy` rebuilds a match for
+reading only, held by nobody.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ from games.match import Event, EventKind, MatchConfig, Status, TimeControl
 from games.referee import Referee
 from games.registry import get_game
 from protocol.errors import ErrorCode
-from server.cluster.leases import Leases
 from server.db.models import Match, MatchEvent, Player, epoch_ms
 from server.db.writer import BatchWriter, FencedError, MatchWrite, WriterClosedError
 from server.errors import MatchError
-from server.live import LiveMatch
+from server.matches.live import LiveMatch
+from server.matches.ownership import Ownership
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class MatchStore:
 
     Changes are stored through `writer` (by default one on the session maker's engine).
     `now_ms` is the referee's clock (monotonic milliseconds), `wall_ms` the epoch's; both are
-    read when a match is rebuilt or an event stored. `leases` (a cluster only) claims each
+    read when a match is rebuilt or an event stored. `ownership` (a cluster only) claims each
     unfinished match loaded (see the module).
     """
 
@@ -77,7 +78,7 @@ class MatchStore:
         max_illegal_moves: int,
         now_ms: Callable[[], int],
         wall_ms: Callable[[], int],
-        leases: Leases | None = None,
+        ownership: Ownership | None = None,
     ) -> None:
         if writer is None:
             bind = sessions.kw.get("bind")
@@ -91,8 +92,7 @@ class MatchStore:
         self._wall_ms = wall_ms
         self._live: dict[str, LiveMatch] = {}
         self._load_lock = asyncio.Lock()
-        self.leases = leases
-        """Claims the matches loaded, in a cluster (server.cluster.leases); None: one process."""
+        self._ownership = ownership
         self.on_claim: Callable[[LiveMatch], Awaitable[None]] | None = None
         """Awaited with each match claimed, before anyone else can use it (in a cluster)."""
 
@@ -121,6 +121,14 @@ class MatchStore:
         await self._writer.close()
 
     # -- reading -------------------------------------------------------------------------------
+
+    async def exists(self, match_id: str) -> bool:
+        """Return True when a match has id `match_id` (held here or not; loading nothing)."""
+        if match_id in self._live:
+            return True
+        async with self.sessions() as session:
+            found = await session.scalar(select(Match.id).where(Match.id == match_id))
+        return found is not None
 
     async def unfinished_ids(self) -> Sequence[str]:
         """Return the id of every match still waiting or active."""
@@ -175,8 +183,8 @@ class MatchStore:
             if live is not None:
                 return live
             epoch, downtime_ms = None, 0
-            if self.leases is not None:
-                claim = await self.leases.claim(match_id)  # NotOwnerError: not ours to hold
+            if self._ownership is not None:
+                claim = await self._ownership.claim(match_id)  # NotOwnerError: not ours to hold
                 if claim is not None:
                     epoch, downtime_ms = claim.epoch, claim.downtime_ms
             live = await self._read(match_id, downtime_ms)
@@ -239,7 +247,7 @@ class MatchStore:
     ) -> LiveMatch:
         """Return the live match of `row` and its events; `names` are the names of seat 0's
         and seat 1's players, their challenged players, and the creator. `downtime_ms` is
-        charged to the side to move (see server.matches)."""
+        charged to the side to move (see server.matches.service)."""
         game = get_game(row.game, row.options)
         tc = None
         if row.base_ms is not None:
@@ -250,7 +258,7 @@ class MatchStore:
         events = [
             Event(e.seq, EventKind(e.kind), e.player, e.move, e.elapsed_ms or 0) for e in stored
         ]
-        # A restart charges nobody; a takeover or a read copy, see server.matches.
+        # A restart charges nobody; a takeover or a read copy, see server.matches.service.
         referee = Referee.restore(config, events, self._now_ms(), downtime_ms=downtime_ms)
         searches = {e.seq: e.search for e in stored if isinstance(e.search, dict)}
         return LiveMatch(
@@ -310,8 +318,8 @@ class MatchStore:
             }
             for event in events
         ]
-        if new_match is not None and self.leases is not None:
-            new_match = new_match | {"owner_id": self.leases.process_id, "owner_epoch": 1}
+        if new_match is not None and self._ownership is not None:
+            new_match = new_match | {"owner_id": self._ownership.process_id, "owner_epoch": 1}
             live.epoch = 1
         change = MatchWrite(live.id, values, new_match, rows, live.epoch)
         try:

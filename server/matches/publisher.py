@@ -1,8 +1,8 @@
 """Publishing a match's committed events to everyone following it: the `Broadcast`.
 
-After every commit of accepted events, the match service (server.matches) hands them to its
-`Publisher`, which translates them into protocol messages (server.translation) and awaits each
-listener with a `Broadcast`, while the match's lock is still held: listeners see every match's
+After every commit of accepted events, the match service (server.matches.service) hands them to its
+`Publisher`, which translates them into protocol messages (server.matches.translation) and awaits
+each listener with a `Broadcast`, while the match's lock is still held: listeners see every match's
 events in order. A listener must not block (the WebSocket hub only queues the messages); a
 failing listener is logged, never raised into the call that committed.
 """
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from games.match import Effect
 from protocol.messages import ServerMessage
-from server import translation
-from server.live import LiveMatch
+from server.matches import translation
+from server.matches.live import LiveMatch
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """House bots: the server's own players, searching in the search pool and playing through the
 match service.
 
-`HouseBots` is owned by the match service (server.matches), which asks it to `schedule` a
+`HouseBots` is owned by the match service (server.matches.service), which asks it to `schedule` a
 match after every commit and to `stop` a match that is over. A house bot's move is played like a
 player's: under the match's lock, through the referee, committed before it is announced (the
 service's `run`). A bot that crashes, returns no move, plays an illegal move or is stopped at
@@ -12,7 +12,7 @@ move when it is to move, else a search of the position as it stands.
 Two ways to play: turn by turn (`_play_turns`: each search runs on a pool thread, and when both
 seats are house bots the reply's search starts while the move is committed), and, for a match
 between two untimed house bots, played ahead in a child process (`_play_pipelined`,
-server.playahead) while the pool can lend it a thread.
+server.matches.playahead) while the pool can lend it a thread.
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from games.base import Game, State
 from games.match import MAX_ADJUDICATION_REASON, Effect, MoveAccepted, Status
 from games.referee import Referee
 from protocol.errors import ErrorCode
-from server import translation
 from server.errors import MatchError
 from server.limits import search_limits
-from server.live import LiveMatch
-from server.match_store import MatchStore
-from server.playahead import Item, PlayAhead
-from server.searches import SearchPool
+from server.matches import translation
+from server.matches.live import LiveMatch
+from server.matches.playahead import Item, PlayAhead
+from server.matches.search_pool import SearchPool
+from server.matches.store import MatchStore
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ CHECKED_BOTS = 10_000
 
 
 class Host(Protocol):
-    """What house bots need of the match service (server.matches.MatchService)."""
+    """What house bots need of the match service (server.matches.service.MatchService)."""
 
     def now_ms(self) -> int:
         """Return the referee's clock, in monotonic milliseconds."""
@@ -63,7 +63,7 @@ class Host(Protocol):
 class HouseBots:
     """Plays the house bots' moves of every match: builds them, schedules and stops searches.
 
-    Searches run in `pool` (server.searches): threads of their own, shared fairly between
+    Searches run in `pool` (server.matches.search_pool): threads of their own, shared fairly between
     owners (a match's owner, creator, or player).
     """
 
@@ -80,7 +80,8 @@ class HouseBots:
         self.pool = pool or SearchPool(
             settings.bot_threads, settings.bot_searches_per_player, settings.bot_max_seconds
         )
-        """Where house bots search (server.searches): threads of their own, shared fairly."""
+        """Where house bots search (server.matches.search_pool): threads of their own, shared
+        fairly."""
         self._built: OrderedDict[tuple[str, int], Bot] = OrderedDict()
         self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot_threads
         self._checked: set[tuple[str, Hashable]] = set()
@@ -185,8 +186,8 @@ class HouseBots:
     async def _play_pipelined(self, live: LiveMatch) -> None:
         """Play a match between two untimed house bots with their searches back to back.
 
-        A child process plays the game ahead (server.playahead): each bot's move is handed to
-        the event loop, which plays it through the referee and commits it in order, while the
+        A child process plays the game ahead (server.matches.playahead): each bot's move is handed
+        to the event loop, which plays it through the referee and commits it in order, while the
         child already searches the reply. It stops when the match moves on otherwise (a
         resign, an abort, a ply cap, a server stop), or when the search pool takes back the
         thread it lent the child (another search has to wait); the turn-by-turn loop then

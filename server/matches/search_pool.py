@@ -14,12 +14,12 @@ ask their stop every 64 nodes or every simulation). A search still running after
 is stopped too: time-limited bots then play their best move so far, the others raise
 `SearchStopped` (the house bot loses, as on a crash).
 
-A match between two untimed house bots is played ahead in a child process (server.playahead),
-which searches move after move for the whole game. It runs only on a `Lease` of a thread: taken
-when a thread is free and nobody waits (even beyond its owner's cap: a tournament alone on the
-server uses every thread), and revoked as soon as another search has to wait, so the child
-process never holds a thread another player needs (the match then goes on turn by turn through
-the queue).
+A match between two untimed house bots is played ahead in a child process
+(server.matches.playahead), which searches move after move for the whole game. It runs only on
+a `Lease` of a thread: taken when a thread is free and nobody waits (even beyond its owner's
+cap: a tournament alone on the server uses every thread), and revoked as soon as another search
+has to wait, so the child process never holds a thread another player needs (the match then
+goes on turn by turn through the queue).
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from typing import Protocol
 
 from games.match import Effect
 from server.errors import MatchError
-from server.live import LiveMatch
-from server.match_store import MatchStore
+from server.matches.live import LiveMatch
+from server.matches.store import MatchStore
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ TICK_SECONDS = 0.1
 
 
 class Host(Protocol):
-    """What the ticker needs of the match service (server.matches.MatchService)."""
+    """What the ticker needs of the match service (server.matches.service.MatchService)."""
 
     def now_ms(self) -> int:
         """Return the referee's clock, in monotonic milliseconds."""

@@ -4,8 +4,8 @@ The policies of seats live here, as functions of a `LiveMatch` that refuse with 
 a new match's game, options, start position and seats (house bots within the server's maxima,
 players found by name, any other player named only challenged); the seat a player may join,
 answer a challenge for, or act from; the rematch a player of a finished match may ask for.
-Nothing here locks, commits or publishes: the match service (server.matches) calls these under
-the match's lock.
+Nothing here locks, commits or publishes: the match service (server.matches.service) calls these
+under the match's lock.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from games.referee import Referee
 from games.registry import get_game
 from protocol.errors import ErrorCode
 from protocol.messages import HouseBot, MatchCreate, SeatRequest
-from server import translation
 from server.db.models import Player
 from server.errors import MatchError
 from server.limits import oversize
-from server.live import LiveMatch
+from server.matches import translation
+from server.matches.live import LiveMatch
 from server.players import PlayerRegistry
 from server.settings import Settings
 

@@ -25,11 +25,11 @@ from protocol.messages import (
     OnlineBots,
     next_offset,
 )
-from server import translation
 from server.db.models import Match, MatchEvent, Player
-from server.live import LiveMatch
-from server.match_store import UNFINISHED
-from server.matches import MatchService
+from server.matches import translation
+from server.matches.live import LiveMatch
+from server.matches.service import MatchService
+from server.matches.store import UNFINISHED
 
 Listing = Select[Match, str, str, str, str]
 """The listing query: each match and its seats' and challenged players' names (outer joins:

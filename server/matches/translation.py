@@ -20,7 +20,7 @@ from protocol import messages as wire
 from protocol.errors import ErrorCode, ScalarValue
 from server.db.models import Match, epoch_ms
 from server.errors import MatchError
-from server.live import LiveMatch
+from server.matches.live import LiveMatch
 
 MOVE_ERRORS = (
     match.ErrorCode.ILLEGAL_MOVE,

@@ -1,6 +1,6 @@
 """A match held in memory while it is played: its referee, who sits where, its house bots' state.
 
-The match service (server.matches) keeps one `LiveMatch` per match being played and calls it
+The match service (server.matches.service) keeps one `LiveMatch` per match being played and calls it
 only under `LiveMatch.lock`; the helpers it hands a live match to (the translation into wire
 messages, the house bots, the clock ticker) read it under that lock too.
 """
@@ -40,13 +40,14 @@ class LiveMatch:
     stop: threading.Event = field(default_factory=threading.Event)
     """Set when the match is over (or the server stops): its bots' searches end at once."""
     owner: str | None = None
-    """Whose turn in the search pool this match's searches wait for (see server.housebots)."""
+    """Whose turn in the search pool this match's searches wait for (see
+    server.matches.housebots)."""
     epoch: int | None = None
     """The owner epoch this copy was loaded at, in a cluster (server.cluster.leases): its
     writes are stored only while the match is still at it. None: a single process."""
     searches: dict[int, dict[str, Any]] = field(default_factory=dict)
     """The search statistics reported with each move, by the seq of the move's event: the JSON
-    of a `protocol.SearchInfo` (validated as it came in; see server.translation)."""
+    of a `protocol.SearchInfo` (validated as it came in; see server.matches.translation)."""
 
     def note_search(self, effects: list[Effect], search: dict[str, Any] | None) -> None:
         """Keep `search` as the statistics of the move `effects` accepted, if they did."""

@@ -1,0 +1,586 @@
+"""The match service: every call on a match, under its lock: referee, commit, publish.
+
+`MatchService` adapts the pure referee (games.referee) to the server: one per application, built
+in the lifespan and kept on `app.state.service`. Every match being played has a `LiveMatch` in
+memory (server.matches.live; held by the store, server.matches.store) and one `asyncio.Lock`; every
+call on a match runs under that lock, in this order:
+
+1. take the time (a monotonic clock in milliseconds, passed in; games/ never reads a clock);
+2. let the referee handle the call (which first lets a fallen flag end the match);
+3. if the referee accepted an event, commit its `MatchEvent` row and the `Match` row's status,
+   result and seq in one transaction (commit before acknowledge);
+4. only then answer: the new state, or the protocol error of a rejected call.
+
+A failed commit evicts the match from memory (the next call reloads it from the database, where
+the event is absent) and answers INTERNAL_ERROR, so memory never runs ahead of the database.
+
+Restarts: `resume()` rebuilds every unfinished match with `Referee.restore` from its events.
+Downtime is charged to nobody: the side to move's clock resumes as it stood at its last stored
+event (`downtime_ms=0`); the server being down is not the player's fault, and the time a player
+spent thinking between its last event and the crash cannot be known. Counts of rejected moves
+are not events and restart from the stored forfeit, if any (see `Referee.restore`).
+
+Every call on an existing match is a value (server.matches.commands) that goes through
+`route`: by default `execute`, which runs it here. In a cluster (several processes on one
+PostgreSQL database; docs/SCALING.md) each unfinished match is held by one process, its owner,
+which alone plays it; the cluster routes each call from outside (server.cluster.routing): here
+or to the owner. The service itself has no mode: with an `ownership` given, loading an
+unfinished match claims it (server.matches.store) and raises NotOwnerError when another live
+process holds it, and `read_copy` reads a match held elsewhere from the database.
+
+Flag falls are noticed when the match is next touched: every call, a REST GET included, ticks
+the referee first, and the background ticker (server.matches.ticker, `start_ticker`) ticks every
+active timed match a few times a second, so an idle match (a disconnected player's, say) also ends
+on time.
+
+Broadcasting: after every commit of accepted events, each of `listeners` is awaited with a
+`Broadcast` (server.matches.publisher: the match id, its seats' player ids and the protocol messages
+of the events, in seq order) while the match lock is still held, so listeners see every match's
+events in order. A listener must not block (the WebSocket hub only queues the messages).
+
+The rest lives beside the service: the players (server.players), a new match's set-up and
+the seat policies (server.matches.setup), loading and committing (server.matches.store), the
+translation of the referee's effects into protocol messages and errors (server.matches.translation),
+publishing (server.matches.publisher), the house bots (server.matches.housebots), the clock ticker
+(server.matches.ticker) and the listings (server.matches.queries). The referee owns every rule of a
+match, its ply cap (`MatchConfig.max_plies`, stored with the match) and a house bot's failure
+(`Referee.fail`) included.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Protocol, TypeVar, cast
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from games.match import Effect, Event, EventKind, MoveAccepted, Rejected, Status
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    Challenge,
+    MatchCreate,
+    MatchState,
+    MoveMade,
+    SearchInfo,
+    ServerMessage,
+)
+from server.db.models import Player
+from server.db.writer import BatchWriter
+from server.errors import MatchError
+from server.matches import setup, translation
+from server.matches.commands import (
+    Accept,
+    Act,
+    Action,
+    Adjudicate,
+    Decline,
+    Join,
+    MatchCall,
+    PendingChallenge,
+    PlayMove,
+    Read,
+    ShowState,
+)
+from server.matches.housebots import HouseBots
+from server.matches.live import LiveMatch
+from server.matches.ownership import NotOwnerError, Ownership
+from server.matches.publisher import Broadcast, Publisher
+from server.matches.search_pool import SearchPool
+from server.matches.store import UNFINISHED, MatchStore
+from server.matches.ticker import Ticker
+from server.players import PlayerRegistry
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+Clock = Callable[[], float]
+"""A clock in seconds: `time.monotonic` for the referee's time, `time.time` for epoch times."""
+
+
+class Route(Protocol):
+    """Runs a call on a match where the match is played; returns its result."""
+
+    async def __call__(self, call: MatchCall[T]) -> T:
+        """Run `call`; raise its MatchError when refused."""
+
+
+class MatchService:
+    """Hosts matches: creates, loads, plays and resumes them; one per application.
+
+    `clock` (seconds, monotonic) times the referee; `wall` (seconds since the epoch) stamps the
+    `*_time_ms` fields and stored events. Every change of a match is stored through `writer`
+    (group commit, server.db.writer; by default one on the session maker's engine). `players`
+    is the player registry (by default one of its own on `sessions`). `ownership` (a cluster
+    only) claims each unfinished match before it is held here (see the module).
+    """
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        settings: Settings,
+        *,
+        clock: Clock = time.monotonic,
+        wall: Clock = time.time,
+        writer: BatchWriter | None = None,
+        pool: SearchPool | None = None,
+        players: PlayerRegistry | None = None,
+        ownership: Ownership | None = None,
+    ) -> None:
+        self._settings = settings
+        self._clock = clock
+        self._wall = wall
+        self.players = players or PlayerRegistry(sessions)
+        """The registered players (server.players), who a new match may name."""
+        self.store = MatchStore(
+            sessions, writer, settings.max_illegal_moves, self.now_ms, self.wall_ms, ownership
+        )
+        """The matches in memory and in the database (server.matches.store)."""
+        self.route: Route = self.execute
+        """Where each call on a match runs: here; a cluster routes it (see the module)."""
+        self._closing = False
+        self._bots = HouseBots(self, self.store, settings, pool)
+        self._ticker = Ticker(self, self.store)
+        self._publisher = Publisher(self.now_ms, self.wall_ms)
+        self.store.on_claim = self._announce_claim
+        self.listeners = self._publisher.listeners
+        """Awaited with a `Broadcast` after every commit of accepted events (see the module)."""
+
+    @property
+    def settings(self) -> Settings:
+        """The server's settings (their limits apply to tournaments too)."""
+        return self._settings
+
+    @property
+    def closing(self) -> bool:
+        """True once `close` has begun: the process is stopping."""
+        return self._closing
+
+    def now_ms(self) -> int:
+        """Return the referee's time: the monotonic clock, in milliseconds."""
+        return int(self._clock() * 1000)
+
+    def wall_ms(self) -> int:
+        """Return the time since the epoch, in milliseconds."""
+        return int(self._wall() * 1000)
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    async def resume(self) -> int:
+        """Rebuild every unfinished match from its stored events; return how many were resumed.
+
+        For a single process: in a cluster the reaper (server.cluster.processes) shares the
+        matches without a live owner among the live processes, each taking its share over
+        (`take_over`).
+        """
+        ids = await self.store.unfinished_ids()
+        for match_id in ids:
+            live = await self.store.load(match_id)
+            async with live.lock:
+                await self.run(live, live.referee.tick(self.now_ms()))
+                self._bots.schedule(live)
+        return len(ids)
+
+    async def take_over(self, match_id: str) -> bool:
+        """Claim and resume a match without a live owner: rebuild it (charged the clock rule),
+        let a fallen flag end it, schedule its house bots. Return False when it was not taken
+        (another process owns it, it is over, or it is held here already)."""
+        if self.store.in_memory(match_id) is not None:
+            return False
+        try:
+            live = await self.store.load(match_id)
+        except (NotOwnerError, MatchError):
+            return False
+        if not self.store.is_live(live):
+            return False
+        async with live.lock:
+            try:
+                await self.run(live, live.referee.tick(self.now_ms()))
+            except MatchError as error:
+                log.error("taking over match %s: %s", match_id, error)
+                return False
+            self._bots.schedule(live)
+        return True
+
+    async def _announce_claim(self, live: LiveMatch) -> None:
+        """Send everyone following a match just claimed its state as stored.
+
+        Its previous owner may have stored events it never published (it died in between):
+        the state shows them to the players and spectators, on every process, so none waits
+        for a `move_made` that will never come (a connection drops a state it is ahead of).
+        A house bot to move plays (claimed on first touch, say a player's `state` read, the
+        match would otherwise wait for a move nobody makes).
+        """
+        state = self._match_state(live, None)
+        seated = (live.players[0], live.players[1])  # not a challenged player: not seated yet
+        await self._publisher.publish(Broadcast(live.id, seated, (state,)))
+        self._bots.schedule(live)  # its task starts once the match is held
+
+    def owned_ids(self) -> list[str]:
+        """Return the ids of the matches held in memory (in a cluster: owned here)."""
+        return [live.id for live in self.store.live_matches()]
+
+    def drop_all(self) -> int:
+        """Drop every match held from memory and stop its house bots; return how many.
+
+        For a process that lost its leases (server.cluster.processes): the owners now are
+        others, and a call reloads (or forwards) the match."""
+        held = self.store.live_matches()
+        for live in held:
+            self._bots.stop(live)
+            self.store.evict(live.id)
+        return len(held)
+
+    def start_ticker(self) -> None:
+        """Start the background task that ends active timed matches whose flag has fallen."""
+        self._ticker.start()
+
+    async def close(self) -> None:
+        """Stop the ticker, the house bots' tasks and their searches, then the writer.
+
+        Every search is told to stop and ends within milliseconds, so the server exits
+        promptly; moves already acknowledged are stored (commit before acknowledge), and a
+        move a stopped search had not played is searched again after a restart.
+        """
+        self._closing = True
+        for live in self.store.live_matches():
+            live.stop.set()
+        await self._ticker.close()
+        await self._bots.close()
+        await self.store.close()
+
+    # -- matches: create and join --------------------------------------------------------------
+
+    async def create_match(
+        self,
+        body: MatchCreate,
+        *,
+        creator: Player | None = None,
+        match_id: str | None = None,
+        owner: str | None = None,
+    ) -> MatchState:
+        """Create a match from `body`; it starts at once unless a seat is open or challenged.
+
+        `creator` is the player asking (None: the server itself, for a tournament, whose
+        players consented when they accepted its invitation). A player is seated only by
+        themself: a seat naming another player challenges them, and the match waits until they
+        accept (`accept`) or decline (`decline`). The state returned is seen by `creator` (its
+        `your_seat` is the creator's seat, if any), as `state(match_id, creator)` would show it.
+
+        `body.max_plies` is the match's ply cap, a rule of the match kept with it (the referee
+        draws the match at it, code `ply_cap`). For the server's own use (tournaments):
+        `match_id` (from `new_match_id`) is the id to use, so the caller can record it before
+        the match exists; `owner` is whose turn its house bots' searches wait for in the search
+        pool (a tournament's owner; default: the creator).
+
+        Raises MatchError VALIDATION_ERROR naming the field for an unknown game, bad options,
+        a bad start position, a game larger than the server's maxima, an unknown player or a
+        bad bot spec (or one beyond the server's search maxima).
+        """
+        live = setup.new_live_match(
+            body,
+            self._settings,
+            match_id=match_id or new_match_id(),
+            created_ms=self.wall_ms(),
+            creator=creator,
+            owner=owner,
+        )
+        async with self.store.sessions() as session:
+            await setup.seat_requested(live, body, creator, self.players, session, self._bots.check)
+        effects: list[Effect] = []
+        if live.is_ready():
+            effects = live.referee.start(self.now_ms())
+        async with live.lock:
+            # Held before it is stored (a failed commit drops it): in a cluster, a stored
+            # match this process owns but does not hold would be resumed as an orphan.
+            self.store.add(live)
+            await self.store.commit(
+                live, _events(effects), new_match=setup.new_match_row(live, body)
+            )
+            await self._publisher.publish_effects(live, effects)
+            await self._publisher.publish_challenges(live)
+            self._bots.schedule(live)
+            return self._match_state(live, None if creator is None else live.seat_of(creator.id))
+
+    async def join(self, match_id: str, player: Player, seat: int | None) -> MatchState:
+        """Seat `player` in an open seat (`seat` None: any); the match starts when full."""
+        return await self.route(Join(match_id, player, seat))
+
+    async def accept(self, match_id: str, player: Player) -> MatchState:
+        """Accept the challenge inviting `player` to this match: take the seat it offers.
+
+        The match starts when no seat is open or challenged any more. MatchError
+        NOT_CHALLENGED when no pending challenge of this match invites `player`.
+        """
+        return await self.route(Accept(match_id, player))
+
+    async def decline(self, match_id: str, player: Player) -> MatchState:
+        """Decline the challenge inviting `player` to this match: the match is aborted.
+
+        MatchError NOT_CHALLENGED when no pending challenge of this match invites `player`.
+        """
+        return await self.route(Decline(match_id, player))
+
+    async def challenges(self, player: Player) -> list[Challenge]:
+        """Return the challenges waiting for `player`'s answer, oldest first."""
+        pending = []
+        for match_id in await self.store.challenging_ids(player.id):
+            challenge = await self.route(PendingChallenge(match_id, player))
+            if challenge is not None:
+                pending.append(challenge)
+        return pending
+
+    # -- matches: play -------------------------------------------------------------------------
+
+    async def move(
+        self,
+        match_id: str,
+        player: Player,
+        text: str,
+        expected_seq: int | None,
+        search: SearchInfo | None = None,
+    ) -> MoveMade:
+        """Play `player`'s move; raise MatchError for a refused move (the match is unchanged).
+
+        `search` (the bot's search statistics, as it reported them) is stored with the move
+        and shown with it. A refused move counts toward the forfeit (`max_illegal_moves`).
+        """
+        return await self.route(PlayMove(match_id, player, text, expected_seq, search, True))
+
+    async def move_by_hand(
+        self, match_id: str, player: Player, text: str, expected_seq: int | None
+    ) -> MoveMade:
+        """Play a move a person entered on a match page; as `move`, but a refused move is
+        only explained, never counted toward the forfeit.
+
+        The page offers only the legal moves; what it refuses is a person's slip in the text
+        box, not a bot's bug, and losing a match to three typos would be the server's fault.
+        """
+        return await self.route(PlayMove(match_id, player, text, expected_seq, None, False))
+
+    async def act(self, match_id: str, player: Player, action: Action) -> MatchState:
+        """Run `action` (resign, offer or answer a draw, abort) for `player`."""
+        return await self.route(Act(match_id, player, action))
+
+    async def rematch(self, match_id: str, player: Player) -> MatchState:
+        """Create the rematch of a finished match for one of its players: the same match with
+        the seats swapped (`setup.rematch_request`), created as `create_match` creates
+        any, by `player`: a house bot is seated, another player challenged."""
+        body = await self.read(match_id, lambda live: setup.rematch_request(live, player))
+        return await self.create_match(body, creator=player)
+
+    async def adjudicate(self, match_id: str, winner: int | None, reason: str) -> MatchState:
+        """End an active match by the server's decision: `winner` wins (None: a draw).
+
+        For the server itself (a tournament stopped while its games are played), not for
+        players: stored and replayed as a referee event. Raises MatchError MATCH_OVER
+        (NOT_STARTED) when the match is over (still waiting) and UNKNOWN_MATCH for no such
+        match.
+        """
+        return await self.route(Adjudicate(match_id, winner, reason))
+
+    # -- matches: read -------------------------------------------------------------------------
+
+    async def exists(self, match_id: str) -> bool:
+        """Return True when a match has id `match_id`."""
+        return await self.store.exists(match_id)
+
+    async def live_states(self, player: Player) -> list[MatchState]:
+        """Return the state of every live (waiting or active) match `player` holds a seat in.
+
+        Each state is taken under its match's lock, after letting a fallen flag end it.
+        """
+        states = []
+        for match_id in await self.store.held_ids(player.id):
+            shown = await self.state(match_id, player)
+            if shown.status in UNFINISHED:
+                states.append(shown)
+        return states
+
+    async def state(self, match_id: str, viewer: Player | None = None) -> MatchState:
+        """Return the full state of a match (after letting a fallen flag end it)."""
+        return await self.route(ShowState(match_id, viewer))
+
+    async def read(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
+        """Return `reader` of the match, under its lock, after letting a fallen flag end it.
+
+        In a cluster, a match another live process owns is read from a copy rebuilt from the
+        database (`read_copy`), its clocks as they stand now.
+        """
+        return await self.route(Read(match_id, reader))
+
+    async def read_copy(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
+        """Return `reader` of a copy of the match rebuilt from the database, held by nobody
+        and committing nothing (for a match another process plays): its clocks as they stand
+        now, a fallen flag shown as its owner will store it."""
+        copy = await self.store.load_copy(match_id)
+        copy.referee.tick(self.now_ms())
+        return reader(copy)
+
+    # -- a call on a match, here: lock, referee, commit, publish ------------------------------
+
+    async def execute(self, call: MatchCall[T]) -> T:
+        """Run `call` in this process, under the match's lock; return its result.
+
+        Raises the call's MatchError when refused; in a cluster, NotOwnerError when another
+        live process holds the match, FencedMatchError when another took it over meanwhile
+        (nothing was stored).
+        """
+        live = await self.store.load(call.match_id)
+        async with live.lock:
+            result: object
+            match call:
+                case Read(reader=reader):
+                    await self.run(live, live.referee.tick(self.now_ms()))
+                    result = reader(live)
+                case ShowState(viewer=viewer):
+                    await self.run(live, live.referee.tick(self.now_ms()))
+                    seat = None if viewer is None else live.seat_of(viewer.id)
+                    result = self._match_state(live, seat)
+                case PlayMove():
+                    result = await self._move(live, call)
+                case Act(player=player, action=action):
+                    result = await self._act(live, player, action)
+                case Join(player=player, seat=seat):
+                    result = await self._take_seat(
+                        live, setup.seat_to_join(live, player, seat), player
+                    )
+                case Accept(player=player):
+                    result = await self._accept(live, player)
+                case Decline(player=player):
+                    seat = setup.challenged_seat(live, player)
+                    await self.run(live, live.referee.decline(seat, self.now_ms()))
+                    result = self._match_state(live, None)
+                case PendingChallenge(player=player):
+                    result = self._challenge(live, player)
+                case Adjudicate(winner=winner, reason=reason):
+                    result = await self._adjudicate(live, winner, reason)
+                case _:
+                    raise TypeError(f"not a call on a match: {call!r}")
+            return cast(T, result)
+
+    async def _accept(self, live: LiveMatch, player: Player) -> MatchState:
+        seat = setup.challenged_seat(live, player)
+        live.challenged[seat], live.challenged_names[seat] = None, None
+        try:
+            return await self._take_seat(live, seat, player)
+        except MatchError:
+            live.challenged[seat], live.challenged_names[seat] = player.id, player.name
+            raise
+
+    def _challenge(self, live: LiveMatch, player: Player) -> Challenge | None:
+        seat = live.challenged_seat(player.id)
+        if seat is not None and live.referee.status is Status.WAITING:
+            return translation.challenge(live, seat, self.now_ms())
+        return None
+
+    async def _take_seat(self, live: LiveMatch, seat: int, player: Player) -> MatchState:
+        """Seat `player` in `seat` and start the match if it is full (call under the lock)."""
+        live.players[seat], live.names[seat] = player.id, player.name
+        effects: list[Effect] = []
+        if live.is_ready():
+            effects = live.referee.start(self.now_ms())
+        try:
+            await self.store.commit(live, _events(effects))
+        except MatchError:
+            live.players[seat], live.names[seat] = None, None
+            raise
+        await self._publisher.publish_effects(live, effects)
+        self._bots.schedule(live)
+        return self._match_state(live, seat)
+
+    async def _move(self, live: LiveMatch, call: PlayMove) -> MoveMade:
+        seat = setup.seat_of(live, call.player)
+        if call.expected_seq is not None and call.expected_seq != live.referee.seq:
+            await self.run(live, live.referee.tick(self.now_ms()))
+            raise MatchError(
+                ErrorCode.STALE_SEQ,
+                f"expected_seq is {call.expected_seq} but the match is at seq {live.referee.seq}",
+                match_id=live.id,
+                details={"seq": live.referee.seq},
+            )
+        effects = live.referee.move(seat, call.text, self.now_ms(), counted=call.counted)
+        live.note_search(effects, translation.search_record(call.search))
+        published = await self.run(live, effects)
+        accepted = next(e for e in effects if isinstance(e, MoveAccepted))
+        # The reply is the `move_made` just broadcast, if one was (built once per move).
+        for message in published:
+            if isinstance(message, MoveMade) and message.seq == accepted.seq:
+                return message
+        return translation.move_made(live, accepted, self.wall_ms())
+
+    async def _act(self, live: LiveMatch, player: Player, action: Action) -> MatchState:
+        seat = setup.seat_of(live, player)
+        referee, now_ms = live.referee, self.now_ms()
+        match action:
+            case Action.RESIGN:
+                effects = referee.resign(seat, now_ms)
+            case Action.OFFER_DRAW:
+                effects = referee.offer_draw(seat, now_ms)
+            case Action.ACCEPT_DRAW:
+                effects = referee.accept_draw(seat, now_ms)
+            case Action.DECLINE_DRAW:
+                effects = referee.decline_draw(seat, now_ms)
+            case Action.ABORT:
+                effects = referee.abort(seat, now_ms)
+        await self.run(live, effects)
+        return self._match_state(live, seat)
+
+    async def _adjudicate(self, live: LiveMatch, winner: int | None, reason: str) -> MatchState:
+        effects = live.referee.adjudicate(winner, reason, self.now_ms())
+        await self.run(live, effects)
+        if not any(isinstance(e, Event) and e.kind is EventKind.ADJUDICATE for e in effects):
+            result = live.referee.result
+            if result is None:
+                raise MatchError(
+                    ErrorCode.NOT_STARTED, "the match has not started yet", match_id=live.id
+                )
+            raise MatchError(
+                ErrorCode.MATCH_OVER, f"the match is over: {result.reason}", match_id=live.id
+            )
+        return self._match_state(live, None)
+
+    def _match_state(self, live: LiveMatch, your_seat: int | None) -> MatchState:
+        return translation.match_state(live, your_seat, self.now_ms(), self.wall_ms())
+
+    # -- referee, commit, publish --------------------------------------------------------------
+
+    async def run(self, live: LiveMatch, effects: list[Effect]) -> tuple[ServerMessage, ...]:
+        """Commit the accepted events of `effects`, publish them, let the match go on; then
+        raise the refusal among `effects`, if there is one. Call under the match's lock (the
+        house bots and the clock ticker call it too).
+
+        Returns the messages published (none without a listener).
+        """
+        published: tuple[ServerMessage, ...] = ()
+        events = _events(effects)
+        if events:
+            await self.store.commit(live, events)
+            published = await self._publisher.publish_effects(live, effects)
+            await self._go_on(live)
+        rejected = next((e for e in effects if isinstance(e, Rejected)), None)
+        if rejected is not None:
+            raise translation.refusal(live, rejected)
+        return published
+
+    async def _go_on(self, live: LiveMatch) -> None:
+        """After a commit: let a house bot move, or let go of a match over."""
+        self._bots.schedule(live)
+        if live.referee.status in (Status.FINISHED, Status.ABORTED):
+            self._bots.stop(live)
+            # A match over never changes again: it is reloaded from the database if asked
+            # for, so the memory and the clock ticker hold only live matches.
+            self.store.evict(live.id)
+
+
+def new_match_id() -> str:
+    """Return a fresh match id."""
+    return "m_" + uuid.uuid4().hex[:16]
+
+
+def _events(effects: list[Effect]) -> list[Event]:
+    return [effect for effect in effects if isinstance(effect, Event)]
