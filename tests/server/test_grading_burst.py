@@ -236,7 +236,9 @@ def test_a_server_killed_mid_burst_grades_every_accepted_upload_once_after_resta
         1.0,
     )
     numbers = itertools.count()
-    first = [Attempt(next(numbers), kind) for kind in fast[:2]]
+    # Two graded uploads, and a bad one refused while the queue has room (422, not stored).
+    bad = next(kind for kind in every if kind.score is None)
+    first = [Attempt(next(numbers), kind) for kind in [*fast[:2], bad]]
     slows = [Attempt(next(numbers), slow) for _ in range(2)]
     burst = [Attempt(next(numbers), kind) for kind in itertools.islice(itertools.cycle(every), 36)]
     down = [Attempt(next(numbers), kind) for kind in fast[:3]]
