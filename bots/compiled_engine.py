@@ -1,12 +1,16 @@
-"""The house engine on the compiled core: bots.engine's search, for checkers, at machine speed.
+"""The house engine on the compiled core: bots.engine's search, for checkers and Connect Four,
+at machine speed.
 
-`compiled_engine(...)` returns a `CompiledEngine` when the compiled search (bots.core
-.checkers_search) can run exactly what `bots.engine.AlphaBetaEngine` would with the same
-arguments (checkers, its standard knowledge, an evaluation the core implements, the engine's
-scoring, no endgame database), and None otherwise: the caller then builds the Python engine,
-which stays the reference. Both have the same `search` and `iterative_deepening`, and for the
-same calls return the same moves, scores, principal variations and counts (tests/bots/
-test_compiled_engine.py holds them to it).
+`compiled_engine(...)` returns a compiled engine when a compiled search can run exactly what
+`bots.engine.AlphaBetaEngine` would with the same arguments, and None otherwise: the caller
+then builds the Python engine, which stays the reference. For checkers that is a
+`CompiledEngine` (bots.core.checkers_search: checkers' standard knowledge, an evaluation the
+core implements, the engine's scoring, no endgame database); for Connect Four a
+`CompiledConnectFourEngine` (bots.core.connect4_search: Connect Four's standard knowledge,
+`threats` or `lines`, the engine's scoring). Both have the same `search` and
+`iterative_deepening` as the Python engine, and for the same calls return the same moves,
+scores, principal variations and counts (tests/bots/test_compiled_engine.py and
+test_compiled_connect4_engine.py hold them to it).
 
 Time and stop: the compiled search cannot read a Python clock. It runs without the GIL on a
 worker thread while the calling thread reads the engine's clock and asks `stop()` (when a
