@@ -1,12 +1,16 @@
-"""The house engine on the compiled core: bots.engine's search, for checkers, at machine speed.
+"""The house engine on the compiled core: bots.engine's search, for checkers and Connect Four,
+at machine speed.
 
-`compiled_engine(...)` returns a `CompiledEngine` when the compiled search (bots.core
-.checkers_search) can run exactly what `bots.engine.AlphaBetaEngine` would with the same
-arguments (checkers, its standard knowledge, an evaluation the core implements, the engine's
-scoring, no endgame database), and None otherwise: the caller then builds the Python engine,
-which stays the reference. Both have the same `search` and `iterative_deepening`, and for the
-same calls return the same moves, scores, principal variations and counts (tests/bots/
-test_compiled_engine.py holds them to it).
+`compiled_engine(...)` returns a compiled engine when a compiled search can run exactly what
+`bots.engine.AlphaBetaEngine` would with the same arguments, and None otherwise: the caller
+then builds the Python engine, which stays the reference. For checkers that is a
+`CompiledEngine` (bots.core.checkers_search: checkers' standard knowledge, an evaluation the
+core implements, the engine's scoring, no endgame database); for Connect Four a
+`CompiledConnectFourEngine` (bots.core.connect4_search: Connect Four's standard knowledge,
+`threats` or `lines`, the engine's scoring). Both have the same `search` and
+`iterative_deepening` as the Python engine, and for the same calls return the same moves,
+scores, principal variations and counts (tests/bots/test_compiled_engine.py and
+test_compiled_connect4_engine.py hold them to it).
 
 Time and stop: the compiled search cannot read a Python clock. It runs without the GIL on a
 worker thread while the calling thread reads the engine's clock and asks `stop()` (when a
@@ -36,11 +40,13 @@ import numpy as np
 from bots.common import SearchTimeout, pv_texts
 from bots.evaluation import Knowledge, StateFunction, checkers_endings
 from bots.evaluation import checkers as checkers_evaluation
+from bots.evaluation import connect4 as connect4_evaluation
 from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
 from bots.scoring import ENGINE, Scoring
 from bots.timing import start_iteration
 from games import State
 from games.checkers import CheckersState
+from games.connect4 import ConnectFourState
 
 POLL_SECONDS = 0.001
 """How often the calling thread reads the clock and asks `stop` while the core searches."""
@@ -50,10 +56,14 @@ log = logging.getLogger("bots.core")
 CORE = "bots.core.checkers_search"
 """The compiled search's module."""
 
+CONNECT4_CORE = "bots.core.connect4_search"
+"""The compiled Connect Four search's module."""
+
 _LOADING = threading.Lock()
-_LOADED: list[ModuleType] = []
-_FAILED: list[bool] = []
-"""The compiled search once this process has loaded it completely."""
+_LOADED: dict[str, ModuleType] = {}
+_FAILED: set[str] = set()
+"""The compiled searches this process has loaded completely, and those whose last load
+raised."""
 
 COMPILED_SEARCH_THREAD = "compiled-search"
 """The name of the worker threads a watched compiled search runs on."""
@@ -132,6 +142,26 @@ def core_evaluation(evaluate: StateFunction) -> tuple[int, dict[str, int]] | Non
     return None if weights is None else (3, weights)
 
 
+_CONNECT4_EVALUATIONS: dict[StateFunction, int] = {
+    connect4_evaluation.THREATS.function: 0,
+    connect4_evaluation.LINES.function: 1,
+}
+"""The Connect Four evaluations the core computes, by their function: the core's kind
+(bots.core.connect4_search.THREATS, LINES)."""
+
+
+def _connect4_knowledge(knowledge: Knowledge) -> bool:
+    """Whether `knowledge` is Connect Four's standard knowledge, its evaluations aside."""
+    standard = connect4_evaluation.KNOWLEDGE
+    return knowledge is standard or (
+        knowledge.game == standard.game
+        and knowledge.move_order is standard.move_order
+        and knowledge.is_quiet is None
+        and knowledge.canonical_key is standard.canonical_key
+        and knowledge.is_capture is None
+    )
+
+
 def _standard_knowledge(knowledge: Knowledge) -> bool:
     """Whether `knowledge` is checkers' standard knowledge, its evaluations aside (a caller may
     add evaluations, e.g. variants of `engine` under other weights, to name in specs)."""
@@ -156,17 +186,25 @@ def compiled_engine(
     clock: Clock = no_clock,
     exact: Callable[[State[Any]], float | None] | None = None,
     features: SearchFeatures | None = None,
-) -> CompiledEngine | None:
+) -> CompiledEngine | CompiledConnectFourEngine | None:
     """Return the compiled engine for these AlphaBetaEngine arguments, or None when the core
     cannot search exactly as the Python engine would (another game or knowledge, a
-    user-defined evaluation, another scoring, an endgame database)."""
+    user-defined evaluation, another scoring, an endgame database).
+
+    Connect Four has no engine mode: as the Python engine, its compiled search ignores
+    `features`.
+    """
+    if scoring != ENGINE or exact is not None:
+        return None
+    if _connect4_knowledge(knowledge):
+        kind = _CONNECT4_EVALUATIONS.get(evaluate)
+        if kind is None:
+            return None
+        return CompiledConnectFourEngine(
+            kind, tt=tt, ordering=ordering, table_size=table_size, clock=clock
+        )
     evaluation = core_evaluation(evaluate)
-    if (
-        not _standard_knowledge(knowledge)
-        or evaluation is None
-        or scoring != ENGINE
-        or exact is not None
-    ):
+    if not _standard_knowledge(knowledge) or evaluation is None:
         return None
     return CompiledEngine(
         evaluation,
@@ -178,37 +216,45 @@ def compiled_engine(
     )
 
 
-def load_core() -> ModuleType:
-    """Return the compiled search, loading it (compiling it once per machine, announced on the
-    logger `bots.core`) if this process has not yet.
+def load_core(module: str = CORE) -> ModuleType:
+    """Return the compiled search `module` (CORE: checkers', CONNECT4_CORE: Connect Four's),
+    loading it (compiling it once per machine, announced on the logger `bots.core`) if this
+    process has not yet.
 
-    Building the first checkers engine bot calls it; a server calls it on a thread of its own
-    at start-up, so that building a house bot on its event loop never waits for it.
+    Building the first engine bot of a game calls it; a server calls `load_cores` on a thread
+    of its own at start-up, so that building a house bot on its event loop never waits for it.
     """
     # Under the lock, and never from sys.modules alone: a module another thread is still
     # importing is in sys.modules before its functions are (a server loads the core on a
     # thread of its own while a bot may be built on another).
     with _LOADING:
-        if _LOADED:
-            return _LOADED[0]
+        if module in _LOADED:
+            return _LOADED[module]
         from bots.core import load  # noqa: PLC0415 - the compiler only when an engine is built
 
         try:
-            load("checkers_search", announce=log.warning)
-            _LOADED.append(importlib.import_module(CORE))
+            load(module.rpartition(".")[2], announce=log.warning)
+            _LOADED[module] = importlib.import_module(module)
         except BaseException:
-            _FAILED.append(True)
+            _FAILED.add(module)
             raise
-        _FAILED.clear()
-        return _LOADED[0]
+        _FAILED.discard(module)
+        return _LOADED[module]
+
+
+def load_cores() -> None:
+    """Load every compiled search, checkers' first (a server's start-up, on a thread)."""
+    for module in (CORE, CONNECT4_CORE):
+        load_core(module)
 
 
 def core_state() -> str:
-    """Whether this process has loaded the compiled search: "ready", "loading" until then, or
-    "failed" if its last load raised (a server loads it at start-up and says so in `/health`)."""
-    if _LOADED:
+    """Whether this process has loaded the compiled checkers search: "ready", "loading" until
+    then, or "failed" if its last load raised (a server loads it at start-up and says so in
+    `/health`)."""
+    if CORE in _LOADED:
         return "ready"
-    return "failed" if _FAILED else "loading"
+    return "failed" if CORE in _FAILED else "loading"
 
 
 class CompiledEngine:
@@ -461,54 +507,214 @@ class CompiledEngine:
         )
 
     def _watched(self, call: Callable[[], int], deadline: float | None, stop: Stop | None) -> int:
-        """Run `call` (a compiled search) on a worker thread while this one reads the clock and
-        asks `stop` (when given), setting the core's stop flag when either says so, or when
-        this thread is interrupted (Ctrl-C): the search then ends within CHECK_EVERY nodes."""
-        buf = self.buffer
-        flag = self._core.STOP
+        return _watched(self.buffer, self._core.STOP, self.clock, call, deadline, stop)
 
-        def due() -> bool:
-            return (deadline is not None and self.clock() >= deadline) or (
-                stop is not None and stop()
-            )
 
-        if buf[flag] == 0 and due():
-            buf[flag] = 1  # the core stops at its first node, as the Python engine does
-        if buf[flag]:
-            return call()
-        outcome: list[int] = []
-        failure: list[BaseException] = []
+class CompiledConnectFourEngine:
+    """bots.engine.AlphaBetaEngine for Connect Four on the compiled core (bots.core
+    .connect4_search); same calls, same results.
 
-        def work() -> None:
+    Keeps its table, killers and history (one int64 buffer) between moves, as the Python
+    engine does. The buffer is allocated at the first search.
+    """
+
+    def __init__(
+        self,
+        kind: int,
+        *,
+        tt: bool = True,
+        ordering: bool = True,
+        table_size: int = 1 << 20,
+        clock: Clock = no_clock,
+    ) -> None:
+        if table_size < 1:
+            raise ValueError(f"table size must be at least 1, not {table_size}")
+        self._core = load_core(CONNECT4_CORE)
+        self.clock = clock
+        self.ordering = ordering
+        self.tt = tt
+        self._kind = kind
+        self._slots = 1 << max(0, (table_size - 1).bit_length()) if tt else 0
+        self._buffer: np.ndarray[Any, np.dtype[np.int64]] | None = None
+
+    @property
+    def buffer(self) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """The core's buffer: counters, killers, history and table."""
+        if self._buffer is None:
+            core = self._core
+            buf = core.new_buffer(self._slots, self._kind)
+            buf[core.USE_TT] = int(self.tt)
+            buf[core.ORDERING] = int(self.ordering)
+            self._buffer = buf
+        return self._buffer
+
+    @property
+    def table_start(self) -> int:
+        """Where the transposition table begins in the buffer (it runs to the end)."""
+        return int(self._core.TABLE)
+
+    def search(
+        self,
+        state: State[Any],
+        depth: int,
+        *,
+        deadline: float | None = None,
+        max_nodes: int | None = None,
+        stop: Stop | None = None,
+    ) -> SearchResult:
+        """Search `state` to `depth` plies: as AlphaBetaEngine.search, SearchTimeout included."""
+        if depth < 1:
+            raise ValueError(f"search depth must be at least 1, not {depth}")
+        self._new_search()
+        start = self.clock()
+        result = self._run(_connect4(state), depth, deadline, max_nodes, stop)
+        result.stats.seconds = self.clock() - start
+        return result
+
+    def iterative_deepening(
+        self,
+        state: State[Any],
+        *,
+        deadline: float | None = None,
+        max_depth: int = 64,
+        max_nodes: int | None = None,
+        stop: Stop | None = None,
+    ) -> SearchResult:
+        """Search depth 1, 2, ... until `deadline`, `max_depth` or `max_nodes`: as
+        AlphaBetaEngine.iterative_deepening."""
+        root = _connect4(state)
+        self._new_search()
+        start = self.clock()
+        totals = SearchStats()
+        best: SearchResult | None = None
+        for depth in range(1, max_depth + 1):
+            left = None if max_nodes is None else max_nodes - totals.nodes
+            if left is not None and left <= 0:
+                break
             try:
-                outcome.append(call())
-            except BaseException as error:  # noqa: BLE001 - re-raised in the calling thread
-                failure.append(error)
+                result = self._run(root, depth, deadline, left, stop)
+            except SearchTimeout as timeout:
+                _add(totals, timeout.args[0] if timeout.args else None)
+                break
+            _add(totals, result.stats)
+            best = result
+            totals.depth = depth
+            if ENGINE.is_win(abs(result.score)) or result.move is None:
+                break
+            if self.buffer[self._core.STOP]:
+                break  # the stop or the deadline said so as the iteration completed
+            if deadline is not None and self.clock() >= deadline:
+                break
+            if stop is not None and stop():
+                break
+        if best is None:
+            order = self._core.root_order(self.buffer, root) if root.legal_moves() else []
+            best = SearchResult(move=order[0] if order else None, score=0.0, pv=list(order[:1]))
+        totals.pv = pv_texts(root, best.pv)
+        totals.seconds = self.clock() - start
+        best.stats = totals
+        return best
 
-        worker = threading.Thread(target=work, name=COMPILED_SEARCH_THREAD, daemon=True)
+    def _new_search(self) -> None:
+        buf = self.buffer
+        buf[self._core.GENERATION] += 1
+        buf[self._core.STOP] = 0
+
+    def _run(
+        self,
+        state: ConnectFourState,
+        depth: int,
+        deadline: float | None,
+        max_nodes: int | None,
+        stop: Stop | None,
+    ) -> SearchResult:
+        core = self._core
+        buf = self.buffer
+        if depth > core.MAX_DEPTH:
+            raise ValueError(f"the compiled search goes to depth {core.MAX_DEPTH}, not {depth}")
+        buf[core.NODE_LIMIT] = max_nodes if max_nodes is not None else -1
+        args = (state.current, state.mask, state.ply, depth)
+        score = _watched(
+            buf, core.STOP, self.clock, lambda: int(core.search(buf, *args)), deadline, stop
+        )
+        stats = SearchStats(
+            depth=depth,
+            nodes=int(buf[core.NODES]),
+            evaluations=int(buf[core.EVALUATIONS]),
+            tt_hits=int(buf[core.TT_HITS]),
+            cutoffs=int(buf[core.CUTOFFS]),
+        )
+        if buf[core.ABORTED]:
+            stats.depth = 0
+            raise SearchTimeout(stats)
+        pv: list[Hashable] = list(core.principal_variation(buf))
+        stats.pv = pv_texts(state, pv)
+        legal = state.legal_moves()
+        move = pv[0] if pv else (legal[0] if legal else None)
+        return SearchResult(
+            move=move, score=score, pv=list(pv) or ([move] if move else []), stats=stats
+        )
+
+
+def _watched(
+    buf: np.ndarray[Any, np.dtype[np.int64]],
+    flag: int,
+    clock: Clock,
+    call: Callable[[], int],
+    deadline: float | None,
+    stop: Stop | None,
+) -> int:
+    """Run `call` (a compiled search on `buf`) on a worker thread while this one reads `clock`
+    and asks `stop` (when given), setting the core's stop flag (`buf[flag]`) when either says
+    so, or when this thread is interrupted (Ctrl-C): the search then ends within CHECK_EVERY
+    nodes."""
+
+    def due() -> bool:
+        return (deadline is not None and clock() >= deadline) or (stop is not None and stop())
+
+    if buf[flag] == 0 and due():
+        buf[flag] = 1  # the core stops at its first node, as the Python engine does
+    if buf[flag]:
+        return call()
+    outcome: list[int] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
         try:
-            # Started inside the try: an interrupt while the thread starts (which waits for
-            # it) must still set the flag, or the search would go on with nobody to stop it.
-            worker.start()
-            while True:
-                worker.join(POLL_SECONDS)
-                if not worker.is_alive():
-                    break
-                if not buf[flag] and due():
-                    buf[flag] = 1
-        finally:
-            if worker.is_alive():
+            outcome.append(call())
+        except BaseException as error:  # noqa: BLE001 - re-raised in the calling thread
+            failure.append(error)
+
+    worker = threading.Thread(target=work, name=COMPILED_SEARCH_THREAD, daemon=True)
+    try:
+        # Started inside the try: an interrupt while the thread starts (which waits for
+        # it) must still set the flag, or the search would go on with nobody to stop it.
+        worker.start()
+        while True:
+            worker.join(POLL_SECONDS)
+            if not worker.is_alive():
+                break
+            if not buf[flag] and due():
                 buf[flag] = 1
-                while worker.is_alive():
-                    worker.join(POLL_SECONDS)
-        if failure:
-            raise failure[0]
-        return outcome[0]
+    finally:
+        if worker.is_alive():
+            buf[flag] = 1
+            while worker.is_alive():
+                worker.join(POLL_SECONDS)
+    if failure:
+        raise failure[0]
+    return outcome[0]
 
 
 def _checkers(state: State[Any]) -> CheckersState:
     if not isinstance(state, CheckersState):
         raise TypeError(f"the compiled engine searches checkers, not {state!r}")
+    return state
+
+
+def _connect4(state: State[Any]) -> ConnectFourState:
+    if not isinstance(state, ConnectFourState):
+        raise TypeError(f"the compiled engine searches Connect Four, not {state!r}")
     return state
 
 

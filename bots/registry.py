@@ -27,7 +27,13 @@ from bots.alphabeta import alphabeta
 from bots.cbapi import CheckerBoardBot, Engine
 from bots.child import EngineError
 from bots.common import SearchTimeout
-from bots.compiled_engine import PLAIN, CompiledEngine, SearchFeatures, compiled_engine
+from bots.compiled_engine import (
+    PLAIN,
+    CompiledConnectFourEngine,
+    CompiledEngine,
+    SearchFeatures,
+    compiled_engine,
+)
 from bots.egdb import DatabaseError
 from bots.engine import MAX_PLY, AlphaBetaEngine
 from bots.evaluation import Knowledge, StateFunction
@@ -205,9 +211,9 @@ class AlphaBetaPlayer(Player):
 
     def __init__(self, values: Mapping[str, Any], setup: Setup) -> None:
         super().__init__(values, setup)
-        # One engine per bot: its table and history carry over from move to move. Checkers
-        # searches on the compiled core, node for node the Python engine's, unless the core
-        # lacks what the bot asks for (a user's evaluation, the endgame database).
+        # One engine per bot: its table and history carry over from move to move. Checkers and
+        # Connect Four search on the compiled core, node for node the Python engine's, unless
+        # the core lacks what the bot asks for (a user's evaluation, the endgame database).
         exact = _endgame_database(setup.game) if values["egdb"] else None
         options = {"tt": values["tt"], "ordering": values["ordering"], "clock": setup.clock}
         compiled = (
@@ -215,8 +221,8 @@ class AlphaBetaPlayer(Player):
             if exact is None
             else None
         )
-        self.engine: AlphaBetaEngine | CompiledEngine = compiled or AlphaBetaEngine(
-            setup.knowledge, setup.evaluate, exact=exact, **options
+        self.engine: AlphaBetaEngine | CompiledEngine | CompiledConnectFourEngine = (
+            compiled or AlphaBetaEngine(setup.knowledge, setup.evaluate, exact=exact, **options)
         )
 
     def features(self) -> SearchFeatures:

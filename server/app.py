@@ -22,7 +22,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from bots.compiled_engine import load_core
+from bots.compiled_engine import load_cores
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.body_limit import BodyLimit
@@ -96,9 +96,9 @@ def create_app(settings: Settings) -> FastAPI:
             ownership=leases,
         )
         app.state.service = service
-        # The house engine's compiled checkers search, loaded (compiled once per machine) off
-        # the event loop, so that building a house bot there finds it ready.
-        threading.Thread(target=load_core, name="arena-core-load", daemon=True).start()
+        # The house engine's compiled searches, loaded (compiled once per machine) off the
+        # event loop, so that building a house bot there finds them ready.
+        threading.Thread(target=load_cores, name="arena-core-load", daemon=True).start()
         app.state.queries = MatchQueries(service)
         hub = Hub()
         app.state.hub = hub

@@ -18,13 +18,14 @@ from pathlib import Path
 
 from bots.core.cache import configure_cache, is_compiled, mark_compiled
 
-MODULES = ("checkers", "checkers_search", "connect4")
+MODULES = ("checkers", "checkers_search", "connect4", "connect4_search")
 """The compiled modules of the core, each `bots.core.NAME`."""
 
 USES = {
     "checkers": ("bits",),
     "checkers_search": ("bits", "checkers"),
     "connect4": ("bits",),
+    "connect4_search": ("bits", "connect4"),
 }
 """The compiled modules each module imports (and so compiles with it on a fresh machine)."""
 

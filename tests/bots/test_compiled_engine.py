@@ -197,8 +197,8 @@ def test_only_what_the_core_computes_is_compiled() -> None:
     assert compiled_engine(KNOWLEDGE, function) is not None
     assert compiled_engine(KNOWLEDGE, lambda state: 0.0) is None  # a user's evaluation
     assert compiled_engine(KNOWLEDGE, function, exact=lambda state: None) is None
-    connect4 = knowledge_for(get_game("connect4"))
-    assert compiled_engine(connect4, connect4.evaluation().function) is None
+    tictactoe = knowledge_for(get_game("tictactoe"))
+    assert compiled_engine(tictactoe, tictactoe.evaluation().function) is None
 
 
 VARIANT_WEIGHTS = {
@@ -426,7 +426,7 @@ def test_the_house_bots_search_checkers_on_the_core(spec: str, compiled: bool) -
 
 
 def test_other_games_keep_the_python_engine() -> None:
-    bot = create_bot("alphabeta:depth=4", get_game("connect4"))
+    bot = create_bot("alphabeta:depth=4", get_game("tictactoe"))
     assert isinstance(bot._chooser.__self__.engine, AlphaBetaEngine)  # type: ignore[attr-defined]
 
 
