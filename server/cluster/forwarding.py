@@ -171,7 +171,7 @@ def encode_call(call: MatchCall[Any], call_id: str) -> tuple[str, JSON]:
             return "adjudicate", sent | {"winner": winner, "reason": reason}
         case PlayMove(counted=True, search=search):
             search_json = None if search is None else search.model_dump(mode="json")
-            return "move", sent | _move(call) | {"search": search_json}
+            return "move", sent | _move(call) | {"search": search_json, "reply": call.reply}
         case PlayMove(counted=False):
             return "move_by_hand", sent | _move(call)
         case Act(player=player, action=action):
@@ -202,7 +202,9 @@ def decode_call(op: str, sent: JSON) -> MatchCall[Any]:
         search = sent.get("search")
         info = None if search is None else SearchInfo.model_validate(search)
         counted = op == "move"
-        return PlayMove(match_id, player, str(sent["text"]), sent["expected_seq"], info, counted)
+        reply = bool(sent.get("reply", True))
+        text, expected_seq = str(sent["text"]), sent["expected_seq"]
+        return PlayMove(match_id, player, text, expected_seq, info, counted, reply)
     if op == "act":
         return Act(match_id, player, Action(sent["action"]))
     if op == "join":
@@ -230,7 +232,7 @@ def decode_result(call: MatchCall[T], result: Any) -> T:
     decoded: object
     match call:
         case PlayMove():
-            decoded = MoveMade.model_validate(result)
+            decoded = None if result is None else MoveMade.model_validate(result)
         case PendingChallenge():
             decoded = None if result is None else Challenge.model_validate(result)
         case _:

@@ -68,14 +68,16 @@ class PendingChallenge(MatchCall[Challenge | None]):
 
 
 @dataclass(frozen=True)
-class PlayMove(MatchCall[MoveMade]):
-    """Play `player`'s move `text`; `counted`: a refusal counts toward the forfeit."""
+class PlayMove(MatchCall[MoveMade | None]):
+    """Play `player`'s move `text`; `counted`: a refusal counts toward the forfeit; `reply`:
+    return the move's `move_made` (else None: the player learns of it from the broadcast)."""
 
     player: Player
     text: str
     expected_seq: int | None
     search: SearchInfo | None
     counted: bool
+    reply: bool = True
 
 
 @dataclass(frozen=True)

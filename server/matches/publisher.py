@@ -48,17 +48,14 @@ class Publisher:
         self.listeners: list[Listener] = []
         """Awaited with a `Broadcast` after every commit of accepted events."""
 
-    async def publish_effects(
-        self, live: LiveMatch, effects: list[Effect]
-    ) -> tuple[ServerMessage, ...]:
+    async def publish_effects(self, live: LiveMatch, effects: list[Effect]) -> None:
         """Publish the messages of the accepted events among `effects` (committed already) to
-        the seats' players and the match's followers; return them (none without a listener)."""
+        the seats' players and the match's followers (nothing is built without a listener)."""
         if not self.listeners:
-            return ()
+            return
         messages = tuple(translation.messages(live, effects, self._now_ms(), self._wall_ms()))
         if messages:
             await self.publish(Broadcast(live.id, live.recipients(), messages))
-        return messages
 
     async def publish_challenges(self, live: LiveMatch) -> None:
         """Send each player challenged to `live` its `challenge` (if it is connected)."""

@@ -65,7 +65,6 @@ from protocol.messages import (
     MatchState,
     MoveMade,
     SearchInfo,
-    ServerMessage,
 )
 from server.db.models import Player
 from server.db.writer import BatchWriter
@@ -349,7 +348,21 @@ class MatchService:
         `search` (the bot's search statistics, as it reported them) is stored with the move
         and shown with it. A refused move counts toward the forfeit (`max_illegal_moves`).
         """
-        return await self.route(PlayMove(match_id, player, text, expected_seq, search, True))
+        made = await self.route(PlayMove(match_id, player, text, expected_seq, search, True))
+        assert made is not None
+        return made
+
+    async def play(
+        self,
+        match_id: str,
+        player: Player,
+        text: str,
+        expected_seq: int | None,
+        search: SearchInfo | None = None,
+    ) -> None:
+        """Play `player`'s move as `move` does, for a player who learns of it from the
+        broadcast (a WebSocket player): no `move_made` is built for the caller."""
+        await self.route(PlayMove(match_id, player, text, expected_seq, search, True, False))
 
     async def move_by_hand(
         self, match_id: str, player: Player, text: str, expected_seq: int | None
@@ -360,7 +373,9 @@ class MatchService:
         The page offers only the legal moves; what it refuses is a person's slip in the text
         box, not a bot's bug, and losing a match to three typos would be the server's fault.
         """
-        return await self.route(PlayMove(match_id, player, text, expected_seq, None, False))
+        made = await self.route(PlayMove(match_id, player, text, expected_seq, None, False))
+        assert made is not None
+        return made
 
     async def act(self, match_id: str, player: Player, action: Action) -> MatchState:
         """Run `action` (resign, offer or answer a draw, abort) for `player`."""
@@ -493,7 +508,7 @@ class MatchService:
         self._bots.schedule(live)
         return self._match_state(live, seat)
 
-    async def _move(self, live: LiveMatch, call: PlayMove) -> MoveMade:
+    async def _move(self, live: LiveMatch, call: PlayMove) -> MoveMade | None:
         seat = setup.seat_of(live, call.player)
         if call.expected_seq is not None and call.expected_seq != live.referee.seq:
             await self.run(live, live.referee.tick(self.now_ms()))
@@ -505,12 +520,10 @@ class MatchService:
             )
         effects = live.referee.move(seat, call.text, self.now_ms(), counted=call.counted)
         live.note_search(effects, translation.search_record(call.search))
-        published = await self.run(live, effects)
+        await self.run(live, effects)
+        if not call.reply:
+            return None
         accepted = next(e for e in effects if isinstance(e, MoveAccepted))
-        # The reply is the `move_made` just broadcast, if one was (built once per move).
-        for message in published:
-            if isinstance(message, MoveMade) and message.seq == accepted.seq:
-                return message
         return translation.move_made(live, accepted, self.wall_ms())
 
     async def _act(self, live: LiveMatch, player: Player, action: Action) -> MatchState:
@@ -549,23 +562,18 @@ class MatchService:
 
     # -- referee, commit, publish --------------------------------------------------------------
 
-    async def run(self, live: LiveMatch, effects: list[Effect]) -> tuple[ServerMessage, ...]:
+    async def run(self, live: LiveMatch, effects: list[Effect]) -> None:
         """Commit the accepted events of `effects`, publish them, let the match go on; then
         raise the refusal among `effects`, if there is one. Call under the match's lock (the
-        house bots and the clock ticker call it too).
-
-        Returns the messages published (none without a listener).
-        """
-        published: tuple[ServerMessage, ...] = ()
+        house bots and the clock ticker call it too)."""
         events = _events(effects)
         if events:
             await self.store.commit(live, events)
-            published = await self._publisher.publish_effects(live, effects)
+            await self._publisher.publish_effects(live, effects)
             await self._go_on(live)
         rejected = next((e for e in effects if isinstance(e, Rejected)), None)
         if rejected is not None:
             raise translation.refusal(live, rejected)
-        return published
 
     async def _go_on(self, live: LiveMatch) -> None:
         """After a commit: let a house bot move, or let go of a match over."""

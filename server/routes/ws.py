@@ -198,7 +198,7 @@ async def _refuse(websocket: WebSocket, settings: Settings, code: CloseCode, rea
 async def _handle(service: MatchService, player: Player, message: ClientMessage) -> None:
     """Run one in-game request; its events reach the player through the hub."""
     if isinstance(message, Move):
-        await service.move(
+        await service.play(
             message.match_id, player, message.move, message.expected_seq, message.search
         )
     elif isinstance(message, AcceptChallenge):
