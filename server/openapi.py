@@ -70,8 +70,10 @@ def _complete_operation(operation: dict[str, Any], exempt: bool) -> None:
         added["422"] = VALIDATION_ERROR
     if operation.get("security"):
         added["401"] = UNAUTHORIZED
-    if "422" not in added:
-        responses.pop("422", None)  # no parameter and no body: nothing to find invalid
+    if "422" not in added and "text/html" not in responses.get("422", {}).get("content", {}):
+        # No parameter and no body: nothing to find invalid, unless the route reads a web
+        # form itself and answers 422 with the form again (a page it declares).
+        responses.pop("422", None)
     for status, description in added.items():
         responses.setdefault(status, {"description": description})
     for status, response in responses.items():

@@ -350,8 +350,8 @@ def test_every_operation_documents_the_errors_the_server_answers_around_it(
             assert "413" in statuses, where  # the grader documents its own 413
         if has_body or operation.get("parameters"):
             assert "422" in statuses, where
-        else:
-            assert "422" not in statuses, where
+        elif "422" in statuses:  # only a web form read by the route itself, answered as a page
+            assert "text/html" in operation["responses"]["422"]["content"], where
         if operation.get("security"):
             assert "401" in statuses, where
         if "{" in path:
