@@ -40,10 +40,11 @@ def settings_help() -> str:
     """Return every server setting as help paragraphs: variable, default and meaning."""
     from rich.markup import escape
 
-    from server.settings import Settings
+    from server.settings import all_settings
 
     lines = ["Every setting is an environment variable (ARENA_<NAME>, default in brackets):"]
-    for name, field in Settings.model_fields.items():
+    for setting in all_settings():
+        field = setting.field
         default = field.get_default(call_default_factory=True)
         shown = (
             "none"
@@ -52,7 +53,7 @@ def settings_help() -> str:
             if isinstance(default, list)
             else default
         )
-        lines.append(escape(f"ARENA_{name.upper()} [{shown}]: {field.description}"))
+        lines.append(escape(f"{setting.variable} [{shown}]: {field.description}"))
     lines.append('Lists are JSON (ARENA_HOUSE_BOTS=\'["random", "id:time=0.5"]\').')
     return "\n\n".join(lines)
 
@@ -136,7 +137,7 @@ def grading_line(settings: Settings) -> str:
         return "student code runs in bubblewrap's sandbox, as uids of its own"
     if support.mode is Mode.USER:
         return "student code runs in bubblewrap's sandbox, in a user namespace"
-    if settings.grader_allow_unsandboxed:
+    if settings.grader.allow_unsandboxed:
         return (
             f"WARNING: student code runs WITHOUT a sandbox here ({support.reason}); "
             "grade only code you trust"
@@ -246,6 +247,6 @@ def serve(
 
 
 def _setting_error(error: Any) -> str:
-    """Return one pydantic error as `ARENA_NAME: message`."""
-    location = error["loc"][0] if error["loc"] else "setting"
-    return f"ARENA_{str(location).upper()} ({location}): {error['msg']}"
+    """Return one pydantic error as `ARENA_NAME: message` (a group's setting by its flat name)."""
+    location = "_".join(str(part) for part in error["loc"][:2]) if error["loc"] else "setting"
+    return f"ARENA_{location.upper()} ({location}): {error['msg']}"

@@ -38,7 +38,7 @@ def server_config(
         host=settings.host,
         port=port,
         log_level=log_level,
-        ws_per_message_deflate=settings.ws_compression,
+        ws_per_message_deflate=settings.ws.compression,
         # uvicorn refuses a larger frame from its header, before buffering it (default 16 MiB).
         ws_max_size=settings.max_message_bytes,
         http=ArenaH11Protocol.bound(ConnectionGate.from_settings(settings)),

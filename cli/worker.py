@@ -74,7 +74,7 @@ def worker(
     asyncio.run(
         run_worker(
             settings,
-            concurrency or settings.grader_workers,
+            concurrency or settings.grader.workers,
             uid_base=uid_base,
             grace_s=grace,
         )

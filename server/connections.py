@@ -183,9 +183,9 @@ class ConnectionGate:
         """Return the gate of `settings`."""
         return cls(
             max_per_address=settings.max_connections_per_address,
-            idle_timeout_s=settings.http_idle_timeout_s,
-            header_timeout_s=settings.http_header_timeout_s,
-            body_timeout_s=settings.http_body_timeout_s,
+            idle_timeout_s=settings.http.idle_timeout_s,
+            header_timeout_s=settings.http.header_timeout_s,
+            body_timeout_s=settings.http.body_timeout_s,
             max_header_bytes=settings.max_header_bytes,
             trusted=TrustedProxies(parse_trusted_proxies(settings.trusted_proxies)),
         )

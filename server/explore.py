@@ -114,18 +114,18 @@ class Explorer:
     """
 
     def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self.max_depth = settings.explore_max_depth
-        self.max_nodes = settings.explore_max_nodes
-        self.max_seconds = settings.explore_max_seconds
+        self.max_depth = settings.explore.max_depth
+        self.max_nodes = settings.explore.max_nodes
+        self.max_seconds = settings.explore.max_seconds
         self._settings = settings
         self._clock = clock
         self._executor = ThreadPoolExecutor(
-            settings.explore_threads, thread_name_prefix="arena-trace"
+            settings.explore.threads, thread_name_prefix="arena-trace"
         )
-        self._slots = asyncio.Semaphore(settings.explore_threads)
+        self._slots = asyncio.Semaphore(settings.explore.threads)
         self._stops: set[threading.Event] = set()
         self._positions = ThreadPoolExecutor(
-            settings.explore_position_threads, thread_name_prefix="arena-position"
+            settings.explore.position_threads, thread_name_prefix="arena-position"
         )
 
     def close(self) -> None:

@@ -20,10 +20,10 @@ from server.settings import Settings
 def search_limits(settings: Settings) -> SearchLimits:
     """Return the maxima of house and tournament bots' searches."""
     return SearchLimits(
-        depth=settings.bot_max_depth,
-        simulations=settings.bot_max_simulations,
-        seconds=settings.bot_max_seconds,
-        nodes=settings.bot_max_nodes,
+        depth=settings.bot.max_depth,
+        simulations=settings.bot.max_simulations,
+        seconds=settings.bot.max_seconds,
+        nodes=settings.bot.max_nodes,
     )
 
 
@@ -35,16 +35,16 @@ def oversize(state: State[Any], settings: Settings) -> str | None:
     """
     if isinstance(state, NimState):
         heaps = state.heaps
-        if len(heaps) > settings.nim_max_heaps:
+        if len(heaps) > settings.nim.max_heaps:
             return (
                 f"{len(heaps)} heaps is more than this server's maximum of "
-                f"{settings.nim_max_heaps} heaps"
+                f"{settings.nim.max_heaps} heaps"
             )
         for number, size in enumerate(heaps, start=1):
-            if size > settings.nim_max_heap:
+            if size > settings.nim.max_heap:
                 return (
                     f"heap {number} has {size} objects, more than this server's maximum of "
-                    f"{settings.nim_max_heap} per heap"
+                    f"{settings.nim.max_heap} per heap"
                 )
     return None
 
@@ -88,7 +88,7 @@ def house_bots(settings: Settings) -> BotList:
             max_simulations=limits.simulations,
             max_seconds=limits.seconds,
             max_nodes=limits.nodes,
-            threads=settings.bot_threads,
-            searches_per_player=settings.bot_searches_per_player,
+            threads=settings.bot.threads,
+            searches_per_player=settings.bot.searches_per_player,
         ),
     )

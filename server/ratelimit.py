@@ -175,43 +175,43 @@ class RateLimiter:
     """
 
     def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self.enabled = settings.rate_limits_enabled
+        self.enabled = settings.rate.limits_enabled
         self._clock = clock
         self._pool: ConnectionPool | None = None
         storage: Storage
-        if settings.redis_url:
+        if settings.redis.url:
             self._pool = ConnectionPool.from_url(
-                settings.redis_url, socket_connect_timeout=2.0, socket_timeout=2.0
+                settings.redis.url, socket_connect_timeout=2.0, socket_timeout=2.0
             )
             storage = RedisStorage(
-                f"async+{settings.redis_url}",
+                f"async+{settings.redis.url}",
                 implementation="redispy",
-                key_prefix=settings.redis_key_prefix,
+                key_prefix=settings.redis.key_prefix,
                 connection_pool=self._pool,  # type: ignore[arg-type]
             )
         else:
             storage = MemoryStorage()
         self._window = SlidingWindowCounterRateLimiter(storage)
         self._limits: dict[Action, tuple[list[RateLimitItem], list[RateLimitItem]]] = {
-            Action.REGISTER: ([], parse_many(settings.rate_registrations_per_address)),
+            Action.REGISTER: ([], parse_many(settings.rate.registrations_per_address)),
             Action.CREATE_MATCH: (
-                parse_many(settings.rate_matches_per_player),
-                parse_many(settings.rate_matches_per_address),
+                parse_many(settings.rate.matches_per_player),
+                parse_many(settings.rate.matches_per_address),
             ),
             Action.CREATE_TOURNAMENT: (
-                parse_many(settings.rate_tournaments_per_player),
-                parse_many(settings.rate_tournaments_per_address),
+                parse_many(settings.rate.tournaments_per_player),
+                parse_many(settings.rate.tournaments_per_address),
             ),
             Action.UPLOAD: (
-                parse_many(settings.rate_uploads_per_player),
-                parse_many(settings.rate_uploads_per_address),
+                parse_many(settings.rate.uploads_per_player),
+                parse_many(settings.rate.uploads_per_address),
             ),
-            Action.TRACE: ([], parse_many(settings.rate_traces_per_address)),
-            Action.POSITION: ([], parse_many(settings.rate_positions_per_address)),
+            Action.TRACE: ([], parse_many(settings.rate.traces_per_address)),
+            Action.POSITION: ([], parse_many(settings.rate.positions_per_address)),
         }
-        self._ws_rate = parse_many(settings.rate_ws_messages)[0]
-        self._ws_burst = settings.rate_ws_burst
-        self._ws_refusals = parse_many(settings.rate_ws_refusals)[0]
+        self._ws_rate = parse_many(settings.rate.ws_messages)[0]
+        self._ws_burst = settings.rate.ws_burst
+        self._ws_refusals = parse_many(settings.rate.ws_refusals)[0]
         self._buckets: weakref.WeakKeyDictionary[Connection, _Bucket] = weakref.WeakKeyDictionary()
         self._player_buckets: dict[int, _Bucket] = {}
         self._prune_at = _PRUNE_FROM

@@ -173,14 +173,14 @@ class Bus:
     """
 
     def __init__(self, settings: Settings, process_id: str | None = None) -> None:
-        if not settings.redis_url:
-            raise ValueError("the bus needs a Redis URL (settings.redis_url)")
+        if not settings.redis.url:
+            raise ValueError("the bus needs a Redis URL (settings.redis.url)")
         self.process_id = process_id or new_process_id()
         """This process's address on the bus."""
-        self._url = settings.redis_url
-        self._rpc_timeout_s = settings.bus_rpc_timeout_s
-        self._backoff_max_s = settings.bus_reconnect_max_s
-        self._prefix = f"{settings.redis_key_prefix}:bus:"
+        self._url = settings.redis.url
+        self._rpc_timeout_s = settings.bus.rpc_timeout_s
+        self._backoff_max_s = settings.bus.reconnect_max_s
+        self._prefix = f"{settings.redis.key_prefix}:bus:"
         self._matches_channel = self._prefix + "matches"
         self._rpc_channel = self._rpc_channel_of(self.process_id)
         self._reply_channel = self._prefix + "reply:" + self.process_id

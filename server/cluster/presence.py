@@ -47,15 +47,15 @@ class ClusterPresence(Presence):
         clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__(hub)
-        if not settings.redis_url:
-            raise ValueError("the cluster's presence needs a Redis URL (settings.redis_url)")
+        if not settings.redis.url:
+            raise ValueError("the cluster's presence needs a Redis URL (settings.redis.url)")
         self.process_id = process_id
-        self.key = f"{settings.redis_key_prefix}:presence:bots"
+        self.key = f"{settings.redis.key_prefix}:presence:bots"
         self._refresh_s = refresh_s
         self._ttl_s = ttl_s
         self._clock = clock
         self._redis: Redis = Redis.from_url(
-            settings.redis_url, socket_connect_timeout=2.0, socket_timeout=2.0
+            settings.redis.url, socket_connect_timeout=2.0, socket_timeout=2.0
         )
         self._dirty = asyncio.Event()
         self._task: asyncio.Task[None] | None = None

@@ -154,7 +154,7 @@ class CourseService:
 
         QUOTA_EXCEEDED when `player` already owns `course_max_per_owner` courses.
         """
-        limit = self._settings.course_max_per_owner
+        limit = self._settings.course.max_per_owner
         if await self._store.count_owned(player.id) >= limit:
             raise _quota(f"you already created {limit} courses, the most this server allows", limit)
         token, token_hash = new_token()
@@ -218,7 +218,7 @@ class CourseService:
                     "student_id",
                 )
             seen[row.student_id] = line
-        limit = self._settings.course_max_members
+        limit = self._settings.course.max_members
         result = await self._store.import_rows(course_id, rows, limit)
         if isinstance(result, int):
             raise _quota(
@@ -246,7 +246,7 @@ class CourseService:
         is imported); otherwise as `import_roster`.
         """
         await self._instructor(player, course_id)
-        limit = self._settings.course_max_roster_bytes
+        limit = self._settings.course.max_roster_bytes
         if len(data) > limit:
             raise ProtocolError(
                 ErrorCode.MESSAGE_TOO_LARGE,
@@ -330,7 +330,7 @@ class CourseService:
         already has.
         """
         await self._instructor(player, course_id)
-        limit = self._settings.course_max_assignments
+        limit = self._settings.course.max_assignments
         if await self._store.count_assignments(course_id) >= limit:
             raise _quota(f"the course already has {limit} assignments, the most allowed", limit)
         now = _now()
@@ -697,7 +697,7 @@ class CourseService:
             self._children.add(child)
             try:
                 out, err = await asyncio.wait_for(
-                    child.communicate(), self._settings.course_suite_timeout_s
+                    child.communicate(), self._settings.course.suite_timeout_s
                 )
             except TimeoutError:
                 child.kill()

@@ -27,7 +27,7 @@ class GraderFiles:
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
-        self._root = settings.grader_dir.resolve()
+        self._root = settings.grader.dir.resolve()
 
     @property
     def jobs_dir(self) -> Path:
@@ -41,8 +41,8 @@ class GraderFiles:
     def suite_path(self, profile: str) -> Path:
         """Return the private suite file of `profile` (from the settings, or the default)."""
         configured = {
-            "endgame": self._settings.grader_endgame_suite,
-            "agent": self._settings.grader_agent_suite,
+            "endgame": self._settings.grader.endgame_suite,
+            "agent": self._settings.grader.agent_suite,
         }.get(profile)
         if configured is not None:
             return configured.resolve()

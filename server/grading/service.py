@@ -70,7 +70,7 @@ class GradingService:
         self._admitting_from: Counter[str | None] = Counter()
         """The same, per address (course submissions not counted)."""
         self._intake = ThreadPoolExecutor(
-            settings.grader_intake_threads, thread_name_prefix="arena-intake"
+            settings.grader.intake_threads, thread_name_prefix="arena-intake"
         )
         """Unpacking, checking and writing uploads: CPU and disk work kept off the event loop,
         on threads of its own so that it never takes every thread of the default executor."""
@@ -120,7 +120,7 @@ class GradingService:
         directory. A younger one may be an upload still being stored, here or by another
         server process sharing the directory, so it is left alone.
         """
-        old = await asyncio.to_thread(self._files.old_job_ids, self._settings.grader_orphan_age_s)
+        old = await asyncio.to_thread(self._files.old_job_ids, self._settings.grader.orphan_age_s)
         if not old:
             return 0
         stored = await self._store.existing(old)
@@ -138,7 +138,7 @@ class GradingService:
             except Exception:
                 # A database or disk failing now may not fail at the next sweep.
                 log.exception("sweeping job directories without a job failed")
-            await asyncio.sleep(self._settings.grader_orphan_sweep_s)
+            await asyncio.sleep(self._settings.grader.orphan_sweep_s)
 
     def profiles(self) -> GradingProfiles:
         """Describe the profiles and the limits of an upload."""
@@ -200,7 +200,7 @@ class GradingService:
                 f"unknown profile {profile[:40]!r}: choose one of {', '.join(MAIN_FILES)}",
                 {"profile": "unknown profile"},
             )
-        if not self._sandboxed() and not self._settings.grader_allow_unsandboxed:
+        if not self._sandboxed() and not self._settings.grader.allow_unsandboxed:
             why = sandbox_support().reason or "the sandbox is unavailable"
             raise ProtocolError(
                 ErrorCode.GRADER_UNAVAILABLE,
@@ -215,18 +215,18 @@ class GradingService:
         # place is held until the job is queued or refused: concurrent uploads cannot all pass
         # the checks while the first of them is still being stored.
         settings = self._settings
-        if self._workers.waiting + self._admitting >= settings.grader_max_queued:
+        if self._workers.waiting + self._admitting >= settings.grader.max_queued:
             raise self._queue_full("queue")
         if (
             player_id is not None
             and self._workers.waiting_of(player_id) + self._admitting_by[player_id]
-            >= settings.grader_max_queued_per_player
+            >= settings.grader.max_queued_per_player
         ):
             raise self._queue_full("player")
         if (
             not intake.course
             and self._workers.waiting_from(address) + self._admitting_from[address]
-            >= settings.grader_max_queued_per_address
+            >= settings.grader.max_queued_per_address
         ):
             raise self._queue_full("address")
         self._admitting += 1
@@ -249,7 +249,7 @@ class GradingService:
         """Return the QUEUE_FULL refusal of the whole queue (`scope` "queue"), of one player's
         waiting jobs ("player") or of one address's ("address")."""
         if scope == "player":
-            limit = self._settings.grader_max_queued_per_player
+            limit = self._settings.grader.max_queued_per_player
             return ProtocolError(
                 ErrorCode.QUEUE_FULL,
                 f"you have {limit} submissions waiting to be graded, the most one player "
@@ -257,7 +257,7 @@ class GradingService:
                 {"player_queue_limit": limit},
             )
         if scope == "address":
-            limit = self._settings.grader_max_queued_per_address
+            limit = self._settings.grader.max_queued_per_address
             return ProtocolError(
                 ErrorCode.QUEUE_FULL,
                 f"{limit} submissions from your address are waiting to be graded, the most "
@@ -265,7 +265,7 @@ class GradingService:
                 "upload again once one of them is graded",
                 {"address_queue_limit": limit},
             )
-        limit = self._settings.grader_max_queued
+        limit = self._settings.grader.max_queued
         return ProtocolError(
             ErrorCode.QUEUE_FULL,
             f"{limit} submissions are waiting to be graded, the most this server queues; "
@@ -279,11 +279,11 @@ class GradingService:
         stored (server.grading.shared)."""
         settings = self._settings
         waiting = await shared.waiting(intake.player_id, intake.address)
-        if waiting.total >= settings.grader_max_queued:
+        if waiting.total >= settings.grader.max_queued:
             raise self._queue_full("queue")
-        if intake.player_id is not None and waiting.player >= settings.grader_max_queued_per_player:
+        if intake.player_id is not None and waiting.player >= settings.grader.max_queued_per_player:
             raise self._queue_full("player")
-        if not intake.course and waiting.address >= settings.grader_max_queued_per_address:
+        if not intake.course and waiting.address >= settings.grader.max_queued_per_address:
             raise self._queue_full("address")
         job_id, files, job_dir = await self._store_files(intake.profile, intake.uploads)
         row = self._store.new_row(
@@ -298,9 +298,9 @@ class GradingService:
         try:
             rank = await shared.admit(
                 row,
-                max_queued=settings.grader_max_queued,
-                max_per_player=settings.grader_max_queued_per_player,
-                max_per_address=settings.grader_max_queued_per_address,
+                max_queued=settings.grader.max_queued,
+                max_per_player=settings.grader.max_queued_per_player,
+                max_per_address=settings.grader.max_queued_per_address,
                 check=intake.admission,
             )
         except QueueFullError as full:

@@ -41,11 +41,11 @@ class UploadLimits:
     def of(cls, settings: Settings) -> UploadLimits:
         """Return the limits `settings` set."""
         return cls(
-            max_bytes=settings.grader_max_upload_bytes,
-            max_files=settings.grader_max_files,
-            max_zip_entries=settings.grader_max_zip_entries,
-            max_path_depth=settings.grader_max_path_depth,
-            max_path_chars=settings.grader_max_path_chars,
+            max_bytes=settings.grader.max_upload_bytes,
+            max_files=settings.grader.max_files,
+            max_zip_entries=settings.grader.max_zip_entries,
+            max_path_depth=settings.grader.max_path_depth,
+            max_path_chars=settings.grader.max_path_chars,
         )
 
 

@@ -50,12 +50,12 @@ def describe_profiles(settings: Settings, *, sandboxed: bool) -> GradingProfiles
                 name=name,
                 description=DESCRIPTIONS[name],
                 main_file=MAIN_FILES[name],
-                max_upload_bytes=settings.grader_max_upload_bytes,
+                max_upload_bytes=settings.grader.max_upload_bytes,
             )
             for name in PROFILES
         ),
-        max_files=settings.grader_max_files,
-        queue_limit=settings.grader_max_queued,
+        max_files=settings.grader.max_files,
+        queue_limit=settings.grader.max_queued,
         sandboxed=sandboxed,
     )
 

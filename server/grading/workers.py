@@ -1,6 +1,6 @@
 """The grading queue and its workers: jobs graded in order, each in a child process.
 
-`settings.grader_workers` worker tasks take jobs in the queue's order (server.grading.queue:
+`settings.grader.workers` worker tasks take jobs in the queue's order (server.grading.queue:
 addresses in turn, then their players, fresh uploads before regrades); a course submission is graded
 with its assignment's suite, any other job with its profile's; worker slot i runs its sandboxes as
 uid `grader_uid_base + i` (RLIMIT_NPROC counts per uid, so concurrent gradings must not share
@@ -86,10 +86,10 @@ class Grader:
         job = Job(
             profile=attempt.profile,
             suite=suite,
-            python=self._settings.grader_python,
+            python=self._settings.grader.python,
             uid=uid,
             gid=uid,
-            budget_s=self._settings.grader_job_budget_s,
+            budget_s=self._settings.grader.job_budget_s,
         )
         if attempt.assignment_id is not None and not suite.is_file():
             # Never the grader's own random suite in place of the one the staff set.
@@ -143,7 +143,7 @@ class Grader:
             except TimeoutError:
                 _kill(child)
                 await child.wait()
-                why = f"grading took longer than {self._settings.grader_job_timeout_s:g} s"
+                why = f"grading took longer than {self._settings.grader.job_timeout_s:g} s"
                 return failure_report(job.profile, why), "error"
             except (asyncio.CancelledError, _SupersededError):
                 _kill(child)
@@ -167,7 +167,7 @@ class Grader:
         is_current: Callable[[], Awaitable[bool]] | None,
     ) -> int:
         """Return the child's exit status; TimeoutError after `grader_job_timeout_s`."""
-        timeout = self._settings.grader_job_timeout_s
+        timeout = self._settings.grader.job_timeout_s
         if is_current is None:
             return await asyncio.wait_for(child.wait(), timeout=timeout)
         deadline = time.monotonic() + timeout
@@ -177,7 +177,7 @@ class Grader:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError
-                await asyncio.wait({waiter}, timeout=min(left, self._settings.worker_heartbeat_s))
+                await asyncio.wait({waiter}, timeout=min(left, self._settings.worker.heartbeat_s))
                 if waiter.done():
                     return waiter.result()
                 if not await self._still_current(is_current):
@@ -258,7 +258,7 @@ class GradingWorkers:
         """Start the workers."""
         self._workers = [
             asyncio.create_task(self._work(slot), name=f"grader-{slot}")
-            for slot in range(self._settings.grader_workers)
+            for slot in range(self._settings.grader.workers)
         ]
 
     async def close(self) -> None:
@@ -277,7 +277,7 @@ class GradingWorkers:
                 await self._ready.wait()
                 continue
             try:
-                await self._grader.grade(job_id, self._settings.grader_uid_base + slot)
+                await self._grader.grade(job_id, self._settings.grader.uid_base + slot)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a worker must outlive any one job

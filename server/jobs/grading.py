@@ -31,7 +31,7 @@ def register(app: procrastinate.App, runtime: JobRuntime) -> None:
     (it listens only to the queues of its tasks), which waits for a worker that can. A worker
     that grades first removes the sandbox working directories killed gradings left.
     """
-    if not can_isolate() and not runtime.settings.grader_allow_unsandboxed:
+    if not can_isolate() and not runtime.settings.grader.allow_unsandboxed:
         log.warning(
             "this worker cannot sandbox student code (%s): it grades nothing",
             sandbox_support().reason,

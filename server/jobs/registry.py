@@ -36,7 +36,7 @@ class JobRuntime:
     """The sandbox uid of this worker's slot 0; slot i uses uid_base + i (i < concurrency),
     distinct from every other worker's on the database (server.jobs.worker)."""
     periodic: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    """Maintenance run every `settings.worker_heartbeat_s` (after the stalled-job check)."""
+    """Maintenance run every `settings.worker.heartbeat_s` (after the stalled-job check)."""
     closing: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     """Run when the worker stops, after its jobs ended or were cancelled."""
 

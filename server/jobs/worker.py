@@ -75,7 +75,7 @@ async def requeue_stalled(app: procrastinate.App, settings: Settings) -> int:
     no longer `doing` and do nothing.
     """
     stalled = await app.job_manager.get_stalled_jobs(
-        seconds_since_heartbeat=settings.worker_stalled_s
+        seconds_since_heartbeat=settings.worker.stalled_s
     )
     count = 0
     for job in stalled:
@@ -99,7 +99,7 @@ async def _maintain(app: procrastinate.App, runtime: JobRuntime) -> None:
                 raise
             except Exception:  # the database may be away for a moment: try again later
                 log.exception("worker maintenance failed")
-        await asyncio.sleep(runtime.settings.worker_heartbeat_s)
+        await asyncio.sleep(runtime.settings.worker.heartbeat_s)
 
 
 async def run_worker(
@@ -113,7 +113,7 @@ async def run_worker(
         await ensure_schema(settings)
         if uid_base is None:
             slot_connection, slot = await claim_slot(engine)
-            uid_base = settings.grader_uid_base + slot * concurrency
+            uid_base = settings.grader.uid_base + slot * concurrency
         runtime = JobRuntime(
             settings=settings,
             engine=engine,
@@ -143,13 +143,13 @@ async def run_worker(
                     concurrency=concurrency,
                     install_signal_handlers=True,
                     shutdown_graceful_timeout=grace_s,
-                    update_heartbeat_interval=settings.worker_heartbeat_s,
-                    stalled_worker_timeout=settings.worker_stalled_s,
-                    fetch_job_polling_interval=settings.worker_poll_s,
+                    update_heartbeat_interval=settings.worker.heartbeat_s,
+                    stalled_worker_timeout=settings.worker.stalled_s,
+                    fetch_job_polling_interval=settings.worker.poll_s,
                     # A finished job's row is of no further use (the work's own rows say
                     # what became of it); failed ones stay for the operator to read.
                     delete_jobs="successful",
-                    abort_job_polling_interval=settings.worker_poll_s,
+                    abort_job_polling_interval=settings.worker.poll_s,
                 )
             finally:
                 maintenance.cancel()

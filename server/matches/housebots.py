@@ -78,12 +78,12 @@ class HouseBots:
         self._store = store
         self._limits = search_limits(settings)
         self.pool = pool or SearchPool(
-            settings.bot_threads, settings.bot_searches_per_player, settings.bot_max_seconds
+            settings.bot.threads, settings.bot.searches_per_player, settings.bot.max_seconds
         )
         """Where house bots search (server.matches.search_pool): threads of their own, shared
         fairly."""
         self._built: OrderedDict[tuple[str, int], Bot] = OrderedDict()
-        self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot_threads
+        self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot.threads
         self._checked: set[tuple[str, Hashable]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 

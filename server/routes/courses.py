@@ -173,7 +173,7 @@ async def import_roster(
 
     A CSV that cannot be read is refused whole (BAD_ROSTER naming the line and column).
     """
-    data = await _read_body(request, settings.course_max_roster_bytes)
+    data = await _read_body(request, settings.course.max_roster_bytes)
     base_url = str(request.base_url)
     if request.headers.get("content-type", "").split(";")[0].strip() == "application/json":
         try:
@@ -222,7 +222,7 @@ async def submit(
     ],
 ) -> Submission:
     """Submit to an assignment (multipart `files`); poll the submission until it is graded."""
-    uploaded = await read_uploads(files, settings.grader_max_upload_bytes)
+    uploaded = await read_uploads(files, settings.grader.max_upload_bytes)
     submission = await courses.submit(player, course_id, assignment_id, uploaded, address)
     response.headers["Location"] = f"/courses/{course_id}/submissions/{submission.submission_id}"
     return submission

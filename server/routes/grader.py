@@ -86,9 +86,9 @@ async def submit(
     with the same token only. Answers 202 with the job: poll its `GET /grader/jobs/{id}` until
     the status is `done`, then read `results_url` or `report_url`.
     """
-    if player is None and not settings.grader_allow_anonymous:
+    if player is None and not settings.grader.allow_anonymous:
         raise anonymous_upload()
-    uploads = await read_uploads(files, settings.grader_max_upload_bytes)
+    uploads = await read_uploads(files, settings.grader.max_upload_bytes)
     job = await grading.submit(
         profile, uploads, None if player is None else player.id, address=address
     )

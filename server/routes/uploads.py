@@ -71,11 +71,11 @@ class UploadLimitRoute(APIRoute):
             if (
                 self.requires_token
                 and request.method == "POST"
-                and not settings.grader_allow_anonymous
+                and not settings.grader.allow_anonymous
                 and "authorization" not in request.headers
             ):
                 raise anonymous_upload()  # before reading a byte of the body
-            allowed = settings.grader_max_upload_bytes
+            allowed = settings.grader.max_upload_bytes
             body = _LimitedBody(request.receive, allowed + _MULTIPART_OVERHEAD)
             declared = request.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > body.limit:

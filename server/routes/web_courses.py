@@ -679,7 +679,7 @@ async def submit_from_form(
             raise ProtocolError(
                 ErrorCode.VALIDATION_ERROR, "choose the files of your program, or one .zip"
             )
-        uploads = await read_uploads(files, settings.grader_max_upload_bytes)
+        uploads = await read_uploads(files, settings.grader.max_upload_bytes)
         submission = await courses.submit(player, course_id, assignment_id, uploads, address)
     except ProtocolError as error:
         if viewer is None or error.code in (
@@ -743,7 +743,7 @@ async def _roster_file(request: Request) -> tuple[bytes, str]:
     upload = received.get("file")
     if isinstance(upload, UploadFile) and (upload.filename or upload.size):
         # One byte past the limit is enough for the service to refuse it, saying so.
-        data = await upload.read(app_settings(request).course_max_roster_bytes + 1)
+        data = await upload.read(app_settings(request).course.max_roster_bytes + 1)
         return data, text
     return text.encode(), text
 

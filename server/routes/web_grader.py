@@ -199,7 +199,7 @@ async def upload_from_form(
         )
     guest, token = await guest_or_new(request, players, guest)
     try:
-        uploads = await read_uploads(files, settings.grader_max_upload_bytes)
+        uploads = await read_uploads(files, settings.grader.max_upload_bytes)
         job = await grading.submit(profile, uploads, guest.id, address=address)
     except ProtocolError as error:
         response: Response = grader_page(request, pages, grading, guest, error.message, profile)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
@@ -129,11 +130,11 @@ async def _handshake(websocket: WebSocket, connection: Connection, settings: Set
     hello within `ws_hello_timeout_s` (4004)."""
     try:
         data = await asyncio.wait_for(
-            _receive(websocket, connection, settings), settings.ws_hello_timeout_s
+            _receive(websocket, connection, settings), settings.ws.hello_timeout_s
         )
     except TimeoutError:
         connection.close(
-            CloseCode.HELLO_TIMEOUT, f"no hello within {settings.ws_hello_timeout_s:g} s"
+            CloseCode.HELLO_TIMEOUT, f"no hello within {settings.ws.hello_timeout_s:g} s"
         )
         raise _ClosedError from None
     try:
@@ -181,8 +182,8 @@ def _admit(websocket: WebSocket, hub: Hub, settings: Settings, player_id: int | 
     return hub.admit(
         _address(websocket),
         player_id,
-        max_per_address=settings.ws_max_connections_per_address,
-        max_per_player=settings.ws_max_connections_per_player,
+        max_per_address=settings.ws.max_connections_per_address,
+        max_per_player=settings.ws.max_connections_per_player,
     )
 
 
@@ -190,7 +191,7 @@ async def _refuse(websocket: WebSocket, settings: Settings, code: CloseCode, rea
     """Accept the WebSocket and close it at once with `code` (a client sees the code, which a
     refused handshake would not show it)."""
     await websocket.accept()
-    refused = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
+    refused = Connection(websocket, max_queued_bytes=settings.ws.max_queued_bytes)
     refused.close(code, reason)
     await refused.wait_closed()
 
@@ -225,7 +226,7 @@ async def player_socket(
     player = None if token is None else await service.players.by_token_hash(hash_token(token))
     if player is None:
         await websocket.accept()
-        refused = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
+        refused = Connection(websocket, max_queued_bytes=settings.ws.max_queued_bytes)
         refused.send(
             ErrorMessage(
                 code=ErrorCode.UNAUTHORIZED,
@@ -241,7 +242,7 @@ async def player_socket(
         await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
         return
     # Counted before the handshake completes: a client that sees it open is counted already.
-    connection = Connection(websocket, player.id, max_queued_bytes=settings.ws_max_queued_bytes)
+    connection = Connection(websocket, player.id, max_queued_bytes=settings.ws.max_queued_bytes)
     try:
         await websocket.accept()
         await _handshake(websocket, connection, settings)
@@ -338,32 +339,16 @@ async def spectator_socket(
     websocket: WebSocket, match_id: str, settings: SettingsDep, service: ServiceDep, hub: HubDep
 ) -> None:
     """Watch one match, read-only: its `match_state`, then every later event in order."""
-    refusal = _admit(websocket, hub, settings, None)
-    if refusal is not None:
-        await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
-        return
-    connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
-    try:
-        await websocket.accept()
-        await _handshake(websocket, connection, settings)
-        connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))
+
+    async def follow(connection: Connection) -> None:
         hub.watch(match_id, connection)
-        try:
-            connection.sync(await service.state(match_id))
-        except MatchError as error:
-            connection.send(ErrorMessage.from_error(error))
-            connection.close(CloseCode.POLICY_VIOLATION, "no such match")
-            raise _ClosedError from None
-        connection.end_sync()
-        await _read_only(websocket, connection, settings, "spectator", match_id)
-    except (_ClosedError, WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        try:
-            hub.unwatch(match_id, connection)
-            await connection.wait_closed()
-        finally:
-            hub.release(_address(websocket), None)
+        connection.sync(await service.state(match_id))
+
+    def unfollow(connection: Connection) -> None:
+        hub.unwatch(match_id, connection)
+
+    what = ("spectator", "match", match_id)
+    await _watch(websocket, settings, hub, what, (follow, unfollow, MatchError))
 
 
 @router.websocket("/ws/tournaments/{tournament_id}")
@@ -375,28 +360,59 @@ async def tournament_socket(
     hub: HubDep,
 ) -> None:
     """Watch a tournament, read-only: its `tournament_state`, then its progress messages."""
+
+    async def follow(connection: Connection) -> None:
+        await tournaments.watch(tournament_id, connection.send)
+
+    def unfollow(connection: Connection) -> None:
+        tournaments.unwatch(tournament_id, connection.send)
+
+    what = ("tournament", "tournament", None)
+    await _watch(websocket, settings, hub, what, (follow, unfollow, ProtocolError))
+
+
+async def _watch(
+    websocket: WebSocket,
+    settings: Settings,
+    hub: Hub,
+    what: tuple[str, str, str | None],
+    following: tuple[
+        Callable[[Connection], Awaitable[None]],
+        Callable[[Connection], None],
+        type[ProtocolError],
+    ],
+) -> None:
+    """Serve a read-only connection: admitted, its hello, `welcome`, then `follow` (which sends
+    the subject's state; its error of the given type is sent and closes the connection), then
+    every message the subject publishes until the client leaves; `unfollow` at the end.
+
+    `what` is the connection's kind (its refusals say "a KIND connection is read-only"), the
+    subject's name (its close reason says "no such SUBJECT") and the match id its errors name.
+    """
+    kind, subject, match_id = what
+    follow, unfollow, missing = following
     refusal = _admit(websocket, hub, settings, None)
     if refusal is not None:
         await _refuse(websocket, settings, CloseCode.TOO_MANY_CONNECTIONS, refusal)
         return
-    connection = Connection(websocket, max_queued_bytes=settings.ws_max_queued_bytes)
+    connection = Connection(websocket, max_queued_bytes=settings.ws.max_queued_bytes)
     try:
         await websocket.accept()
         await _handshake(websocket, connection, settings)
         connection.send(Welcome(player=None, server_time_ms=_epoch_ms()))
         try:
-            await tournaments.watch(tournament_id, connection.send)
-        except ProtocolError as error:
+            await follow(connection)
+        except missing as error:
             connection.send(ErrorMessage.from_error(error))
-            connection.close(CloseCode.POLICY_VIOLATION, "no such tournament")
+            connection.close(CloseCode.POLICY_VIOLATION, f"no such {subject}")
             raise _ClosedError from None
         connection.end_sync()
-        await _read_only(websocket, connection, settings, "tournament", None)
+        await _read_only(websocket, connection, settings, kind, match_id)
     except (_ClosedError, WebSocketDisconnect, RuntimeError):
         pass
     finally:
         try:
-            tournaments.unwatch(tournament_id, connection.send)
+            unfollow(connection)
             await connection.wait_closed()
         finally:
             hub.release(_address(websocket), None)

@@ -181,7 +181,7 @@ def _search(
     budget = None
     if tc is not None and clocks is not None:
         budget = time_budget(clocks[seat], tc.increment_ms, tc.move_cap_ms, margin_ms=0)
-    limit = clock() + settings.bot_max_seconds
+    limit = clock() + settings.bot.max_seconds
 
     def should_stop() -> bool:
         return stop.is_set() or clock() >= limit
@@ -192,7 +192,7 @@ def _search(
         if stop.is_set():
             raise GameStopped("the game was stopped") from None
         raise SearchStopped(
-            f"was stopped at the server's limit of {settings.bot_max_seconds:g} s per move, "
+            f"was stopped at the server's limit of {settings.bot.max_seconds:g} s per move, "
             "before it had a move"
         ) from None
     if stop.is_set():

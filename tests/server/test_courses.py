@@ -271,7 +271,7 @@ def test_a_generated_suite_has_public_and_private_tests(
         assert time.monotonic() < deadline, "the suite was not generated"
         time.sleep(0.5)
     assert (made["suite_version"], made["public_tests"], made["private_tests"]) == (1, 1, 1)
-    path = server_settings.grader_dir / "suites" / f"assignment-{aid}.json"
+    path = server_settings.grader.dir / "suites" / f"assignment-{aid}.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     puzzles = json.loads(path.read_text())["puzzles"]

@@ -72,7 +72,7 @@ def test_a_generated_agent_suite_has_public_examples_and_private_positions(
     assert made["suite_version"] == 1
     # The examples' test is the one students see before the due date; the rest is private.
     assert (made["public_tests"], made["private_tests"]) == (1, DEFAULT_PARTS)
-    path = server_settings.grader_dir / "suites" / f"assignment-{made['assignment_id']}.json"
+    path = server_settings.grader.dir / "suites" / f"assignment-{made['assignment_id']}.json"
     suite = load_agent_suite(path)
     assert not suite.public
     assert len(suite.legal_positions) == 8 and len(suite.example_positions) == 3
@@ -93,7 +93,7 @@ def test_a_generated_agent_suite_has_public_examples_and_private_positions(
     # Without private tests the suite is public: its positions are the public ones.
     shown = add_assignment(prof, cid, profile="agent", suite=None, public_count=8, private_count=0)
     assert (shown["public_tests"], shown["private_tests"]) == (DEFAULT_PARTS, 0)
-    path = server_settings.grader_dir / "suites" / f"assignment-{shown['assignment_id']}.json"
+    path = server_settings.grader.dir / "suites" / f"assignment-{shown['assignment_id']}.json"
     public = load_agent_suite(path)
     assert public.public and len(public.legal_positions) == 8 and not public.example_positions
 

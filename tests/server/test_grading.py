@@ -236,8 +236,8 @@ async def test_jobs_wait_in_order_and_a_full_queue_refuses_more(tmp_path: Path) 
             await service.results(first.job_id, None)
         assert early.value.code is ErrorCode.JOB_NOT_FINISHED
         # The upload is private to the server's user: directories 0700, files 0600.
-        job_dir = settings.grader_dir / "jobs" / first.job_id
-        for path in (settings.grader_dir, job_dir, job_dir / "submission"):
+        job_dir = settings.grader.dir / "jobs" / first.job_id
+        for path in (settings.grader.dir, job_dir, job_dir / "submission"):
             assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
         program = job_dir / "submission" / "checkers.py"
         assert stat.S_IMODE(program.stat().st_mode) == 0o600
@@ -496,7 +496,7 @@ def test_a_chunked_upload_is_cut_off_at_the_limit_before_it_reaches_the_disk(
     assert error["details"] == {"max_bytes": limit}
     slack = 128 * 1024
     assert watch.peak <= limit + slack, f"{watch.peak} bytes spooled to disk"
-    stored = [p for p in settings.grader_dir.rglob("*") if p.is_file()]
+    stored = [p for p in settings.grader.dir.rglob("*") if p.is_file()]
     assert sum(p.stat().st_size for p in stored) == 0
     assert sent > 0
 
@@ -628,7 +628,7 @@ def test_two_workers_grade_at_once_under_their_own_uids(server_settings: Setting
 def test_student_code_cannot_read_the_private_suite_or_other_uploads(
     server_settings: Settings,
 ) -> None:
-    grader_dir = server_settings.grader_dir
+    grader_dir = server_settings.grader.dir
     suites = grader_dir / "suites"
     suites.mkdir(parents=True)
     private = suites / "endgame.json"
@@ -672,7 +672,7 @@ def test_student_code_sees_no_server_code_reference_solution_or_other_job(
     solver = installed / "reference" / "endgame_solver.py"
     cheat = f'import runpy; runpy.run_path("{solver}", run_name="__main__")\n'
     venv_packages = sysconfig.get_path("purelib")
-    jobs = server_settings.grader_dir.resolve() / "jobs"
+    jobs = server_settings.grader.dir.resolve() / "jobs"
     listed = [
         "/",
         str(ROOT),
@@ -807,7 +807,7 @@ def test_the_agent_profile_is_graded_on_a_private_suite_made_at_first_use(
         running.stop()
     assert job.status == "done"
     assert job.score == job.max_score == 100, results
-    suite = settings.grader_dir / "suites" / "agent.json"
+    suite = settings.grader.dir / "suites" / "agent.json"
     assert stat.S_IMODE(suite.stat().st_mode) == 0o600
     assert stat.S_IMODE(suite.parent.stat().st_mode) == 0o700
     assert json.loads(suite.read_text())["public"] is False

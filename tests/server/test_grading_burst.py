@@ -215,7 +215,7 @@ class Shared:
 def test_a_server_killed_mid_burst_grades_every_accepted_upload_once_after_restart(
     server_settings: Settings, tmp_path: Path
 ) -> None:
-    url, grader_dir = server_settings.database_url, server_settings.grader_dir
+    url, grader_dir = server_settings.database_url, server_settings.grader.dir
     suite = json.loads(PUBLIC_SUITE.read_text())
     suite["puzzles"] = suite["puzzles"][:1]
     (tmp_path / "one-puzzle.json").write_text(json.dumps(suite))

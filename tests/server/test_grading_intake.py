@@ -49,7 +49,7 @@ def zipped(entries: dict[str, bytes]) -> bytes:
 
 def job_dirs(settings: Settings) -> list[str]:
     """The job directories under the grader's directory (none when it was never made)."""
-    jobs = settings.grader_dir / "jobs"
+    jobs = settings.grader.dir / "jobs"
     return sorted(path.name for path in jobs.iterdir()) if jobs.is_dir() else []
 
 
@@ -165,7 +165,7 @@ def test_the_entries_of_a_zip_are_limited_by_the_setting(
     intake_server: tuple[RunningServer, Settings],
 ) -> None:
     running, settings = intake_server
-    assert settings.grader_max_zip_entries == 1000
+    assert settings.grader.max_zip_entries == 1000
     litter = {f"__MACOSX/._{i}": b"" for i in range(1000)}
     with httpx.Client(base_url=running.url, timeout=120) as client:
         authorize(client)
@@ -238,7 +238,7 @@ def backdate(path: Path, seconds: float) -> None:
 
 def orphan(settings: Settings, job_id: str, age_s: float) -> Path:
     """Make a job directory with files and no row, as a server killed before the row leaves."""
-    job_dir = settings.grader_dir / "jobs" / job_id
+    job_dir = settings.grader.dir / "jobs" / job_id
     (job_dir / "submission").mkdir(parents=True)
     (job_dir / "submission" / "checkers.py").write_bytes(PROGRAM)
     backdate(job_dir, age_s)
@@ -265,12 +265,12 @@ def test_job_directories_without_a_job_are_swept_at_start_up_and_periodically(
             wait_done(client, job_id)
     finally:
         running.stop()
-    kept = settings.grader_dir / "jobs" / job_id
+    kept = settings.grader.dir / "jobs" / job_id
     backdate(kept, day)
     killed = orphan(settings, "killedBetweenFilesAndRow", day)
     # Younger than the margin: maybe an upload another server process is storing right now.
     young = orphan(settings, "uploadInProgress", 60)
-    stray = settings.grader_dir / "jobs" / "not a job id"
+    stray = settings.grader.dir / "jobs" / "not a job id"
     stray.mkdir()
     backdate(stray, day)
 

@@ -334,7 +334,7 @@ def test_the_uploader_of_a_hosted_grading_sees_nothing_of_its_private_tests(
     # The owner's view, the stored results, still shows every private board.
     owner = {
         item.job_id: flatten(
-            json.loads((settings.grader_dir / "jobs" / item.job_id / "results.json").read_text())
+            json.loads((settings.grader.dir / "jobs" / item.job_id / "results.json").read_text())
         )
         for item in uploaded
         if item.name in ("echo", "raise")

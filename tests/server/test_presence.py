@@ -65,7 +65,7 @@ def test_every_process_sees_every_processs_bots_and_a_dead_one_expires() -> None
         second = ClusterPresence(
             second_hub, settings, "p2", refresh_s=3600, ttl_s=30, clock=lambda: now[0]
         )
-        redis = Redis.from_url(settings.redis_url or "")
+        redis = Redis.from_url(settings.redis.url or "")
         try:
             await first.start()
             await second.start()

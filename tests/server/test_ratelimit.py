@@ -31,7 +31,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol.messages import ErrorResponse
 from server.connections import address_key
 from server.ratelimit import RateLimiter
-from server.settings import Settings
+from server.settings import Settings, setting_named
 from tests.server.conftest import RunningServer, free_port, start_server
 from tests.wsclient import ClientConnection, connect
 
@@ -393,7 +393,9 @@ def test_an_unreachable_redis_lets_requests_through(make_server: Any) -> None:
     ],
 )
 def test_a_bad_rate_setting_is_refused_at_start_up(setting: str, value: str) -> None:
-    with pytest.raises(ValidationError, match=setting):
+    named = setting_named(setting)
+    assert named is not None and named.group is not None
+    with pytest.raises(ValidationError, match=rf"{named.group}\.{named.field_name}"):
         Settings(**{setting: value})
 
 

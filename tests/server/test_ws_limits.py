@@ -30,7 +30,7 @@ def served(
     settings: Settings, **env: str
 ) -> AbstractContextManager[tuple[subprocess.Popen[str], str]]:
     """Run `arena serve` for `settings` with `env` added; see `arena_serve`."""
-    return arena_serve(settings.database_url, ARENA_GRADER_DIR=str(settings.grader_dir), **env)
+    return arena_serve(settings.database_url, ARENA_GRADER_DIR=str(settings.grader.dir), **env)
 
 
 def rss_bytes(pid: int) -> int:
