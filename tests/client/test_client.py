@@ -23,7 +23,9 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Close
 
-from bots.client import (
+from bots.result import SearchResult
+from bots.spec import Bot, BotSpecError
+from client.session import (
     BotClient,
     ChallengeFilter,
     ChallengePlan,
@@ -33,20 +35,14 @@ from bots.client import (
     backoff_delays,
     http_base_url,
     rebuild_state,
-    search_info,
     seat_to_move_is,
     time_budget,
     view_from_state,
     websocket_url,
 )
-from bots.result import SearchResult, SearchStats
-from bots.scoring import WIN
-from bots.spec import Bot, BotSpecError
 from games import Game, get_game
 from protocol.errors import ErrorCode
 from protocol.messages import (
-    MAX_PV_MOVES,
-    MAX_SAFE_INTEGER,
     Challenge,
     Clocks,
     DrawOffered,
@@ -337,24 +333,6 @@ def test_client_sends_its_move_again_after_unavailable() -> None:
     sent = asyncio.run(scenario())
     assert len(sent) == 2
     assert sent[1] == sent[0] and sent[0]["expected_seq"] == 3
-
-
-def test_search_info_reads_forced_results_and_keeps_to_the_wire_bounds() -> None:
-    stats = SearchStats(nodes=10, depth=6, pv=["1-5", "x" * 200, *["2-6"] * 100])
-    won = search_info(SearchResult(move=1, score=WIN - 5, stats=stats))
-    assert (won.outcome, won.outcome_plies, won.score) == ("win", 5, WIN - 5)
-    assert won.pv == ("1-5",)  # cut before the move too long for the wire
-    long_line = SearchStats(pv=["2-6"] * 100)
-    assert search_info(SearchResult(move=1, score=0, stats=long_line)).pv == ("2-6",) * MAX_PV_MOVES
-    lost = search_info(SearchResult(move=1, score=-(WIN - 4), stats=SearchStats()))
-    assert (lost.outcome, lost.outcome_plies) == ("loss", 4)
-    proven = search_info(SearchResult(move=1, score=float(WIN), stats=SearchStats()))
-    assert (proven.outcome, proven.outcome_plies) == ("win", None)  # MCTS: no distance
-    plain = search_info(SearchResult(move=1, score=-35, stats=SearchStats()))
-    assert (plain.outcome, plain.score) == (None, -35)
-    huge = SearchStats(nodes=2**60, depth=10**6, seconds=1e-9)
-    odd = search_info(SearchResult(move=1, score=float("nan"), stats=huge))
-    assert odd.score is None and odd.nodes == MAX_SAFE_INTEGER and odd.depth == 10_000
 
 
 # A scripted fake server on loopback ---------------------------------------------------------------

@@ -10,9 +10,8 @@ the client was away gets no `match_state` on the new connection (the server resy
 matches), so after each `welcome` the client asks the REST API (`GET /matches/{id}`) about
 every match it was tracking and treats one that is over as if its `match_ended` had arrived.
 
-This is the one module of `bots` that may import the protocol and network libraries
-(ARCHITECTURE.md). It is not search code, so it reads the clock: for the latency margin and to
-subtract the time a move waited for the searcher from the clock the server reported.
+It is not search code, so it reads the clock: for the latency margin and to subtract the time
+a move waited for the searcher from the clock the server reported.
 """
 
 from __future__ import annotations
@@ -20,12 +19,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import takewhile
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -36,15 +33,11 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from bots import timing
 from bots.result import SearchResult
-from bots.scoring import ENGINE
 from bots.spec import Bot, BotSpec, BotSpecError, create_bot, parse_bot_spec
+from bots.wire import search_info
 from games import Game, GameError, State, get_game
 from protocol.errors import ErrorCode
 from protocol.messages import (
-    MAX_MOVE_LENGTH,
-    MAX_PV_MOVES,
-    MAX_SAFE_INTEGER,
-    MAX_SEARCH_DEPTH,
     AcceptChallenge,
     AcceptDraw,
     BotAvailable,
@@ -304,42 +297,8 @@ def describe_result(result: SearchResult) -> str:
     )
 
 
-def _fits_the_wire(move: str) -> bool:
-    return 0 < len(move) <= MAX_MOVE_LENGTH
-
-
 SEARCH_SINCE = (1, 2)
 """The protocol version from which a move may carry its `search` (`SearchInfo`)."""
-
-
-def search_info(result: SearchResult) -> SearchInfo:
-    """Return the wire statistics of a search by one of Arena's bots (`SearchInfo`).
-
-    The score is the search's, from the mover's view. Arena's engines score a forced win as
-    `ENGINE.win` less its distance in plies: such a score is reported as the `outcome` `win`
-    (or `loss`) with that distance (MCTS proves a win without one: exactly `ENGINE.win`).
-    Values beyond the wire's bounds are clamped; the PV is cut to `MAX_PV_MOVES`, and before a
-    move the wire cannot carry (the rest of the line would not follow from the moves sent).
-    """
-    stats = result.stats
-    score = result.score
-    outcome = None
-    plies = None
-    if math.isfinite(score) and (ENGINE.is_win(score) or ENGINE.is_loss(score)):
-        outcome = "win" if score > 0 else "loss"
-        distance = round(ENGINE.win - abs(score))
-        plies = distance if 0 < distance <= MAX_SEARCH_DEPTH else None
-    limit = float(MAX_SAFE_INTEGER)
-    return SearchInfo(
-        depth=min(max(stats.depth, 0), MAX_SEARCH_DEPTH),
-        nodes=min(max(stats.nodes, 0), MAX_SAFE_INTEGER),
-        score=max(-limit, min(limit, float(score))) if math.isfinite(score) else None,
-        outcome=outcome,
-        outcome_plies=plies,
-        pv=tuple(takewhile(_fits_the_wire, stats.pv[:MAX_PV_MOVES])),
-        time_ms=min(max(round(stats.seconds * 1000), 0), MAX_SAFE_INTEGER),
-        nps=min(max(round(stats.nps), 0), MAX_SAFE_INTEGER),
-    )
 
 
 @dataclass(frozen=True)
