@@ -25,21 +25,18 @@ from websockets.frames import Close
 
 from bots.result import SearchResult
 from bots.spec import Bot, BotSpecError
-from client.session import (
-    BotClient,
-    ChallengeFilter,
-    ChallengePlan,
-    ClientError,
-    ServerUnreachable,
+from client.challenges import ChallengeFilter, ChallengePlan
+from client.connection import backoff_delays
+from client.errors import ClientError, ServerUnreachable
+from client.matches import (
     apply_move_made,
-    backoff_delays,
-    http_base_url,
     rebuild_state,
     seat_to_move_is,
     time_budget,
     view_from_state,
-    websocket_url,
 )
+from client.rest import http_base_url, websocket_url
+from client.session import BotClient
 from games import Game, get_game
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -252,7 +249,7 @@ def test_client_plays_when_it_is_its_turn_without_a_network(
     async def scenario() -> list[dict[str, Any]]:
         client = BotClient("http://127.0.0.1:1", "t", "alphabeta:depth=9")
         fake = FakeConnection()
-        client._connection = fake  # type: ignore[assignment]
+        client.link.connection = fake  # type: ignore[assignment]
         client._handle(dump_server_message(match_state(game, ["0"], your_seat=0, seq=2)))
         client._handle(dump_server_message(match_state(game, ["0", "4"], your_seat=0, seq=3)))
         for _ in range(100):
@@ -279,7 +276,7 @@ def test_client_sends_its_search_to_a_server_that_speaks_1_2(version: str) -> No
     async def scenario() -> list[dict[str, Any]]:
         client = BotClient("http://127.0.0.1:1", "t", "alphabeta:depth=9")
         fake = FakeConnection()
-        client._connection = fake  # type: ignore[assignment]
+        client.link.connection = fake  # type: ignore[assignment]
         welcome = Welcome(protocol_version=version, player="alice", server_time_ms=1)
         client._handle(dump_server_message(welcome))
         client._handle(dump_server_message(match_state(game, ["0", "4"], your_seat=0, seq=3)))
@@ -311,7 +308,7 @@ def test_client_sends_its_move_again_after_unavailable() -> None:
     async def scenario() -> list[dict[str, Any]]:
         client = BotClient("http://127.0.0.1:1", "t", "alphabeta:depth=9")
         fake = FakeConnection()
-        client._connection = fake  # type: ignore[assignment]
+        client.link.connection = fake  # type: ignore[assignment]
         client._handle(dump_server_message(match_state(game, ["0", "4"], your_seat=0, seq=3)))
         for _ in range(200):
             if fake.sent:
@@ -885,9 +882,11 @@ def test_a_bot_whose_search_fails_resigns_instead_of_leaving_the_match_waiting(
         await ws.send(dump_server_message(MatchEnded(match_id="m_1", seq=2, result=result)))
         await ws.wait_closed()
 
-    class Broken(BotClient):
-        def bot_for(self, match_id: str, game: Game) -> Bot:
-            bot = super().bot_for(match_id, game)
+    def break_the_bot(client: BotClient) -> None:
+        build = client.playing.bot_for
+
+        def bot_for(match_id: str, game: Game) -> Bot:
+            bot = build(match_id, game)
 
             def fail(*args: object, **kwargs: object) -> SearchResult:
                 raise RuntimeError("the evaluation table is corrupt")
@@ -895,9 +894,12 @@ def test_a_bot_whose_search_fails_resigns_instead_of_leaving_the_match_waiting(
             bot.choose = fail  # type: ignore[method-assign]
             return bot
 
+        client.playing.bot_for = bot_for  # type: ignore[method-assign]
+
     async def scenario() -> int:
         async with fake_server(handler) as url:
-            client = Broken(url, "tok", "greedy", rng=random.Random(1), backoff_first=0.05)
+            client = BotClient(url, "tok", "greedy", rng=random.Random(1), backoff_first=0.05)
+            break_the_bot(client)
             return await asyncio.wait_for(client.run(max_matches=1), 20)
 
     with caplog.at_level(logging.ERROR):
