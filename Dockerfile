@@ -12,6 +12,7 @@ COPY pyproject.toml README.md alembic.ini ./
 COPY games ./games
 COPY bots ./bots
 COPY protocol ./protocol
+COPY client ./client
 COPY server ./server
 COPY tournament ./tournament
 COPY grader ./grader

@@ -1,4 +1,4 @@
-"""`arena bot`: play a bot on an Arena server over WebSockets (bots.client.BotClient).
+"""`arena bot`: play a bot on an Arena server over WebSockets (client.BotClient).
 
 When the server cannot be reached (or the connection drops) the client logs a line saying what
 it waits for and keeps retrying with exponential backoff, with or without `--matches`: a bot is
@@ -166,14 +166,14 @@ def bot(
     """
     import asyncio
 
-    from bots.client import (
+    from bots.spec import BotSpecError
+    from client import (
         BotClient,
         ChallengeFilter,
         ChallengePlan,
         ClientError,
         ServerUnreachable,
     )
-    from bots.spec import BotSpecError
     from games import game_names
 
     if min_base is not None and max_base is not None and min_base > max_base:

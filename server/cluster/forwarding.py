@@ -19,7 +19,7 @@ may or may not have been carried out: the router sends it again after checking t
 lease, under the same `call_id`. An owner answers a call id it has run (or is running) with
 that first answer (the last ANSWERS_KEPT are kept), so a call is never run twice by one owner.
 A call retried at a new owner (the first one died after storing it but before answering) runs
-there: a move sent with `expected_seq` (as bots.client sends every move) is then refused as
+there: a move sent with `expected_seq` (as the bot client sends every move) is then refused as
 STALE_SEQ; one without may be refused as NOT_YOUR_TURN, which counts toward the forfeit:
 clients should send `expected_seq`.
 """

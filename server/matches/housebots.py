@@ -23,10 +23,10 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any, Protocol
 
-from bots.client import search_info
 from bots.result import SearchResult, SearchStopped
 from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
 from bots.timing import time_budget
+from bots.wire import search_info
 from games.base import Game, State
 from games.match import MAX_ADJUDICATION_REASON, Effect, MoveAccepted, Status
 from games.referee import Referee

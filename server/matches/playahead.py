@@ -27,8 +27,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from typing import Any
 
-from bots.client import search_info
 from bots.spec import create_bot
+from bots.wire import search_info
 from games.base import State
 from protocol.messages import SearchInfo
 

@@ -21,10 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bots.client import search_info
 from bots.result import SearchResult, SearchStopped
 from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
 from bots.timing import time_budget
+from bots.wire import search_info
 from games.match import MAX_ADJUDICATION_REASON, Effect, Event, EventKind, Rejected
 from protocol.messages import HouseBot, MatchCreate, TournamentCreate, TournamentGame
 from server.limits import search_limits

@@ -494,7 +494,7 @@ def test_idle_players_buckets_are_forgotten(monkeypatch: pytest.MonkeyPatch) -> 
 async def test_arena_bot_waits_and_sends_again_when_rate_limited(
     make_server: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from bots.client import BotClient
+    from client.session import BotClient
 
     # One message at once, one every 2 seconds: the bot's replies to the house bot's instant
     # moves arrive too fast (on any machine, at least one of them), are dropped, and must be

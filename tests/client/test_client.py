@@ -23,30 +23,23 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Close
 
-from bots.client import (
-    BotClient,
-    ChallengeFilter,
-    ChallengePlan,
-    ClientError,
-    ServerUnreachable,
+from bots.result import SearchResult
+from bots.spec import Bot, BotSpecError
+from client.challenges import ChallengeFilter, ChallengePlan
+from client.connection import backoff_delays
+from client.errors import ClientError, ServerUnreachable
+from client.matches import (
     apply_move_made,
-    backoff_delays,
-    http_base_url,
     rebuild_state,
-    search_info,
     seat_to_move_is,
     time_budget,
     view_from_state,
-    websocket_url,
 )
-from bots.result import SearchResult, SearchStats
-from bots.scoring import WIN
-from bots.spec import Bot, BotSpecError
+from client.rest import http_base_url, websocket_url
+from client.session import BotClient
 from games import Game, get_game
 from protocol.errors import ErrorCode
 from protocol.messages import (
-    MAX_PV_MOVES,
-    MAX_SAFE_INTEGER,
     Challenge,
     Clocks,
     DrawOffered,
@@ -256,7 +249,7 @@ def test_client_plays_when_it_is_its_turn_without_a_network(
     async def scenario() -> list[dict[str, Any]]:
         client = BotClient("http://127.0.0.1:1", "t", "alphabeta:depth=9")
         fake = FakeConnection()
-        client._connection = fake  # type: ignore[assignment]
+        client.link.connection = fake  # type: ignore[assignment]
         client._handle(dump_server_message(match_state(game, ["0"], your_seat=0, seq=2)))
         client._handle(dump_server_message(match_state(game, ["0", "4"], your_seat=0, seq=3)))
         for _ in range(100):
@@ -283,7 +276,7 @@ def test_client_sends_its_search_to_a_server_that_speaks_1_2(version: str) -> No
     async def scenario() -> list[dict[str, Any]]:
         client = BotClient("http://127.0.0.1:1", "t", "alphabeta:depth=9")
         fake = FakeConnection()
-        client._connection = fake  # type: ignore[assignment]
+        client.link.connection = fake  # type: ignore[assignment]
         welcome = Welcome(protocol_version=version, player="alice", server_time_ms=1)
         client._handle(dump_server_message(welcome))
         client._handle(dump_server_message(match_state(game, ["0", "4"], your_seat=0, seq=3)))
@@ -315,7 +308,7 @@ def test_client_sends_its_move_again_after_unavailable() -> None:
     async def scenario() -> list[dict[str, Any]]:
         client = BotClient("http://127.0.0.1:1", "t", "alphabeta:depth=9")
         fake = FakeConnection()
-        client._connection = fake  # type: ignore[assignment]
+        client.link.connection = fake  # type: ignore[assignment]
         client._handle(dump_server_message(match_state(game, ["0", "4"], your_seat=0, seq=3)))
         for _ in range(200):
             if fake.sent:
@@ -337,24 +330,6 @@ def test_client_sends_its_move_again_after_unavailable() -> None:
     sent = asyncio.run(scenario())
     assert len(sent) == 2
     assert sent[1] == sent[0] and sent[0]["expected_seq"] == 3
-
-
-def test_search_info_reads_forced_results_and_keeps_to_the_wire_bounds() -> None:
-    stats = SearchStats(nodes=10, depth=6, pv=["1-5", "x" * 200, *["2-6"] * 100])
-    won = search_info(SearchResult(move=1, score=WIN - 5, stats=stats))
-    assert (won.outcome, won.outcome_plies, won.score) == ("win", 5, WIN - 5)
-    assert won.pv == ("1-5",)  # cut before the move too long for the wire
-    long_line = SearchStats(pv=["2-6"] * 100)
-    assert search_info(SearchResult(move=1, score=0, stats=long_line)).pv == ("2-6",) * MAX_PV_MOVES
-    lost = search_info(SearchResult(move=1, score=-(WIN - 4), stats=SearchStats()))
-    assert (lost.outcome, lost.outcome_plies) == ("loss", 4)
-    proven = search_info(SearchResult(move=1, score=float(WIN), stats=SearchStats()))
-    assert (proven.outcome, proven.outcome_plies) == ("win", None)  # MCTS: no distance
-    plain = search_info(SearchResult(move=1, score=-35, stats=SearchStats()))
-    assert (plain.outcome, plain.score) == (None, -35)
-    huge = SearchStats(nodes=2**60, depth=10**6, seconds=1e-9)
-    odd = search_info(SearchResult(move=1, score=float("nan"), stats=huge))
-    assert odd.score is None and odd.nodes == MAX_SAFE_INTEGER and odd.depth == 10_000
 
 
 # A scripted fake server on loopback ---------------------------------------------------------------
@@ -907,9 +882,11 @@ def test_a_bot_whose_search_fails_resigns_instead_of_leaving_the_match_waiting(
         await ws.send(dump_server_message(MatchEnded(match_id="m_1", seq=2, result=result)))
         await ws.wait_closed()
 
-    class Broken(BotClient):
-        def bot_for(self, match_id: str, game: Game) -> Bot:
-            bot = super().bot_for(match_id, game)
+    def break_the_bot(client: BotClient) -> None:
+        build = client.playing.bot_for
+
+        def bot_for(match_id: str, game: Game) -> Bot:
+            bot = build(match_id, game)
 
             def fail(*args: object, **kwargs: object) -> SearchResult:
                 raise RuntimeError("the evaluation table is corrupt")
@@ -917,9 +894,12 @@ def test_a_bot_whose_search_fails_resigns_instead_of_leaving_the_match_waiting(
             bot.choose = fail  # type: ignore[method-assign]
             return bot
 
+        client.playing.bot_for = bot_for  # type: ignore[method-assign]
+
     async def scenario() -> int:
         async with fake_server(handler) as url:
-            client = Broken(url, "tok", "greedy", rng=random.Random(1), backoff_first=0.05)
+            client = BotClient(url, "tok", "greedy", rng=random.Random(1), backoff_first=0.05)
+            break_the_bot(client)
             return await asyncio.wait_for(client.run(max_matches=1), 20)
 
     with caplog.at_level(logging.ERROR):
