@@ -175,12 +175,7 @@ def dump_server_message(message: ServerMessage, version: str = PROTOCOL_VERSION)
     For a client of an older minor `version` (the one its `hello` named), the fields added
     since are left out (see `SINCE`), so that client reads only fields it knows.
     """
-    exclude = (
-        None if version == PROTOCOL_VERSION else newer_fields(type(message), _version_of(version))
-    )
-    if exclude is None:  # the hot path: a client of this version (or newer)
-        return _SERVER_ADAPTER.dump_json(message).decode()
-    return message.model_dump_json(exclude=exclude)
+    return _dump(_SERVER_ADAPTER, message, version)
 
 
 def dump_client_message(message: ClientMessage, version: str = PROTOCOL_VERSION) -> str:
@@ -189,11 +184,16 @@ def dump_client_message(message: ClientMessage, version: str = PROTOCOL_VERSION)
     For a server of an older minor `version` (the one its `welcome` named), the fields added
     since are left out: that server would refuse them as unknown.
     """
+    return _dump(_CLIENT_ADAPTER, message, version)
+
+
+def _dump(adapter: TypeAdapter[Any], message: WireMessage, version: str) -> str:
+    """Return the JSON text of `message` for a peer of `version`, newer fields left out."""
     exclude = (
         None if version == PROTOCOL_VERSION else newer_fields(type(message), _version_of(version))
     )
-    if exclude is None:
-        return _CLIENT_ADAPTER.dump_json(message).decode()
+    if exclude is None:  # the hot path: a peer of this version (or newer)
+        return adapter.dump_json(message).decode()
     return message.model_dump_json(exclude=exclude)
 
 
