@@ -23,9 +23,9 @@ MODULES = ("checkers", "checkers_search", "connect4", "connect4_search")
 
 USES = {
     "checkers": ("bits",),
-    "checkers_search": ("bits", "checkers"),
+    "checkers_search": ("bits", "checkers", "search"),
     "connect4": ("bits",),
-    "connect4_search": ("bits", "connect4"),
+    "connect4_search": ("bits", "connect4", "search"),
 }
 """The compiled modules each module imports (and so compiles with it on a fresh machine)."""
 

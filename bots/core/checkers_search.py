@@ -35,15 +35,11 @@ of its own, off unless set.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
-from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
-from numba.np.numpy_support import carray
 
+from bots.core import search as shared
 from bots.core.bits import popcount as _popcount
 from bots.core.checkers import (
     AREA,
@@ -54,6 +50,24 @@ from bots.core.checkers import (
     _jumpers,
     generate,
     is_drawn,
+)
+from bots.core.search import (
+    INF,
+    KILLER_BONUS,
+    MATE_ZONE,
+    NO_CUT,
+    STATIC_WEIGHT,
+    TT_MOVE_BONUS,
+    enter,
+    entry_depth,
+    entry_move,
+    insert,
+    raise_pv,
+    remember_killer,
+    start_search,
+    table_cut,
+    table_store,
+    uncounted,
 )
 from bots.evaluation import checkers as base
 from bots.evaluation import checkers_endings as endings
@@ -73,15 +87,6 @@ i8a = types.Array(types.int64, 1, "C")
 
 MAX_PLY = 128
 """Deepest ply (bots.engine.MAX_PLY): a node there is evaluated even with a capture pending."""
-CHECK_EVERY = 64
-"""Nodes between two looks at the stop flag (bots.engine.CHECK_EVERY)."""
-INF = 1 << 50
-"""Beyond every score (the root's window)."""
-MATE_ZONE = WIN - 10_000
-"""Scores beyond this are wins or losses by distance (bots.scoring.ENGINE)."""
-TT_MOVE_BONUS = 1_000_000_000_000
-KILLER_BONUS = 1_000_000
-STATIC_WEIGHT = 10 * KILLER_BONUS
 LMR_DEPTH = 3
 """Plies left from which late moves are reduced (by one ply)."""
 LMR_MOVES = 3
@@ -92,9 +97,6 @@ TRUNCATE_KING = 130
 """A king in the truncation's material count."""
 EXTEND_WINDOW = 130
 """With EXTEND 2: how far outside the window the material may lie for the extension."""
-EXACT = 0
-LOWER = 1
-UPPER = 2
 
 # -- the buffer's layout ------------------------------------------------------------------------
 
@@ -102,19 +104,18 @@ HISTORY_SLOTS = DRAW_PLIES + MAX_PLY + 8
 """Positions of the draw rules' history: the root's (at most DRAW_PLIES + 1 matter) and the
 search's, one a ply."""
 CONTROL = 3 * HISTORY_SLOTS
-STOP = CONTROL + 0
-"""Set (by another thread) to end the search at its next check."""
-NODES = CONTROL + 1
-EVALUATIONS = CONTROL + 2
-TT_HITS = CONTROL + 3
-CUTOFFS = CONTROL + 4
-NODE_LIMIT = CONTROL + 5
-"""The node whose visit ends the search (-1: none), as bots.engine's `max_nodes`."""
-ABORTED = CONTROL + 6
-GENERATION = CONTROL + 7
-TT_MASK = CONTROL + 8
-USE_TT = CONTROL + 9
-ORDERING = CONTROL + 10
+"""The control words of bots.core.search, at CONTROL + each; this search's own follow."""
+STOP = CONTROL + shared.STOP
+NODES = CONTROL + shared.NODES
+EVALUATIONS = CONTROL + shared.EVALUATIONS
+TT_HITS = CONTROL + shared.TT_HITS
+CUTOFFS = CONTROL + shared.CUTOFFS
+NODE_LIMIT = CONTROL + shared.NODE_LIMIT
+ABORTED = CONTROL + shared.ABORTED
+GENERATION = CONTROL + shared.GENERATION
+TT_MASK = CONTROL + shared.TT_MASK
+USE_TT = CONTROL + shared.USE_TT
+ORDERING = CONTROL + shared.ORDERING
 PVS = CONTROL + 11
 """Engine mode: principal variation search (a null window after the first move, re-searched
 when it fails high); 0 keeps the node-for-node search."""
@@ -173,8 +174,8 @@ MOVES = ORDER + (MAX_PLY + 1) * 2 * MAX_MOVES
 """Per ply: a move area of bots.core.checkers."""
 TABLE = MOVES + (MAX_PLY + 2) * AREA
 ENTRY = 4
-"""Words per table slot: two of key, one of depth, flag, score and move, the generation (0:
-empty)."""
+"""Words per table slot: two of key, the data word of bots.core.search (the move a generation
+index), the generation (0: empty)."""
 
 # CPython's hash of a tuple (xxHash's primes and rounds, Objects/tupleobject.c since 3.8), in
 # wrapping int64 arithmetic: a small non-negative int hashes to itself.
@@ -206,18 +207,6 @@ _W_ROW2, _W_ROW3, _W_ROW4, _W_ROW5, _W_ROW6 = engine_features.WHITE_ROWS
 (_B_DOG_A, _W_DOG_A), (_B_DOG_B, _W_DOG_B) = engine_features.DOG_HOLE_MASKS[0]
 (_W_DOG_C, _B_DOG_C), (_W_DOG_D, _B_DOG_D) = engine_features.DOG_HOLE_MASKS[1]
 _CROWDED_MEN = engine_features.CROWDED_MEN
-
-
-@intrinsic
-def _pointer(typing_context: object, address: types.Integer) -> tuple[object, object]:
-    """The int64 address of an int64 array's data as a pointer (for an uncounted view)."""
-
-    def codegen(
-        context: Any, builder: ir.IRBuilder, signature: Any, args: list[ir.Value]
-    ) -> ir.Value:
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-
-    return types.CPointer(i8)(i8), codegen  # type: ignore[no-untyped-call]
 
 
 # -- the table's key and slot -------------------------------------------------------------------
@@ -602,14 +591,7 @@ def _order(
                 if code in (killer_a, killer_b):
                     value += KILLER_BONUS
                 value += buf[history + code]
-        # Insertion, stable: a move goes after every move of a value at least its own.
-        j = i
-        while j > 0 and buf[values + j - 1] < value:
-            buf[values + j] = buf[values + j - 1]
-            buf[order + j] = buf[order + j - 1]
-            j -= 1
-        buf[values + j] = value
-        buf[order + j] = i
+        insert(buf, order, values, i, i, value)
 
 
 @njit(cache=True, nogil=True)
@@ -668,10 +650,7 @@ def _negamax(
     ply: int,
 ) -> int:
     """Search a node (bots.engine's negamax); this position is history slot `top`."""
-    nodes = buf[NODES] + 1
-    buf[NODES] = nodes
-    if (nodes % CHECK_EVERY == 1 and buf[STOP] != 0) or nodes == buf[NODE_LIMIT]:
-        buf[ABORTED] = 1
+    if enter(buf, CONTROL):
         return 0
     buf[PV_LENGTH + ply] = 0
     if is_drawn(buf, black, white, kings, quiet, base, top):
@@ -733,20 +712,11 @@ def _negamax(
         if buf[slot + 3] != 0 and buf[slot] == key_a and buf[slot + 1] == key_b:
             buf[TT_HITS] += 1
             data = buf[slot + 2]
-            tt_move = data & 0x3FF
-            searched = (data >> 12) & 0xFF
+            tt_move = entry_move(data)
+            searched = entry_depth(data)
             if ply > 0 and (searched == left or (searched > left and buf[DEEPER] != 0)):
-                score: int = data >> 20
-                if score > MATE_ZONE:
-                    score -= ply
-                elif score < -MATE_ZONE:
-                    score += ply
-                flag = (data >> 10) & 3
-                if (
-                    flag == EXACT
-                    or (flag == LOWER and score >= beta)
-                    or (flag == UPPER and score <= alpha)
-                ):
+                score = table_cut(data, ply, alpha, beta)
+                if score != NO_CUT:
                     return score
     area = MOVES + ply * AREA
     n = generate(buf, area, black, white, kings, turn)
@@ -775,7 +745,6 @@ def _negamax(
     other = 1 - turn
     best = -INF
     best_move = buf[order]
-    row = PV + ply * PV_STRIDE
     pvs = buf[PVS] != 0
     reducible = buf[LMR] != 0 and jumpers == 0 and left >= LMR_DEPTH
     crown = BLACK_CROWN if turn == 0 else WHITE_CROWN
@@ -828,40 +797,19 @@ def _negamax(
                 if ply == 0:
                     buf[ROOT_MOVE] = i
                     buf[ROOT_SCORE] = score
-                below = buf[PV_LENGTH + child_ply]
-                buf[row] = i
-                for t in range(below):
-                    buf[row + 1 + t] = buf[row + PV_STRIDE + t]
-                buf[PV_LENGTH + ply] = below + 1
+                raise_pv(buf, PV, PV_LENGTH, PV_STRIDE, ply, i)
                 if alpha >= beta:
                     buf[CUTOFFS] += 1
                     if ordering and captured == 0:
                         code = 64 * _bit(buf[r]) + _bit(buf[r + 1])
-                        killers = KILLERS + 2 * ply
-                        if buf[killers] != code:
-                            buf[killers + 1] = buf[killers]
-                            buf[killers] = code
+                        remember_killer(buf, KILLERS + 2 * ply, code)
                         buf[HISTORY + 4096 * turn + code] += left * left
                     break
-    if use_tt:
-        if best <= alpha_start:
-            flag = UPPER
-        elif best >= beta:
-            flag = LOWER
-        else:
-            flag = EXACT
-        stored = best
-        if stored > MATE_ZONE:
-            stored += ply
-        elif stored < -MATE_ZONE:
-            stored -= ply
-        generation = buf[GENERATION]
-        old = buf[slot + 3]
-        if old == 0 or old != generation or left >= ((buf[slot + 2] >> 12) & 0xFF):
-            buf[slot] = key_a
-            buf[slot + 1] = key_b
-            buf[slot + 2] = (stored << 20) | (left << 12) | (flag << 10) | best_move
-            buf[slot + 3] = generation
+    if use_tt and table_store(
+        buf, slot + 2, buf[GENERATION], left, best, alpha_start, beta, ply, best_move
+    ):
+        buf[slot] = key_a
+        buf[slot + 1] = key_b
     return best
 
 
@@ -880,21 +828,13 @@ def search_window(
 ) -> int:
     """`search` in the window (alpha, beta): an aspiration window; the score is a bound when it
     falls outside."""
-    buf[NODES] = 0
-    buf[EVALUATIONS] = 0
-    buf[TT_HITS] = 0
-    buf[CUTOFFS] = 0
-    buf[ABORTED] = 0
+    start_search(buf, CONTROL)
     buf[ROOT_MOVE] = -1
     buf[ROOT_DEPTH] = depth
     base = 0
     ply = 0
-    # The recursion gets a view of the buffer without numba's reference count (the caller
-    # holds the array): passing the array itself costs two atomic operations a call.
-    address = buf.ctypes.data
-    view = carray(_pointer(address), buf.size)  # type: ignore[call-arg]  # the typing context
     score: int = _negamax(
-        view, black, white, kings, turn, quiet, base, top, depth, alpha, beta, ply
+        uncounted(buf), black, white, kings, turn, quiet, base, top, depth, alpha, beta, ply
     )
     return score
 
@@ -971,8 +911,7 @@ def set_weights(buf: Buffer, kind: int, weights: dict[str, int]) -> None:
 
 def principal_variation(buf: Buffer) -> list[int]:
     """The root's principal variation, as generation indexes of its moves ply by ply."""
-    length = int(buf[PV_LENGTH])
-    return [int(i) for i in buf[PV : PV + length]]
+    return shared.principal_variation(buf, PV_LENGTH, PV)
 
 
 def root_order(buf: Buffer, state: CheckersState) -> list[int]:
@@ -985,6 +924,8 @@ def root_order(buf: Buffer, state: CheckersState) -> list[int]:
 
 
 __all__ = [
+    "INF",
+    "MATE_ZONE",
     "new_buffer",
     "principal_variation",
     "root_order",

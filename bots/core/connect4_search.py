@@ -26,17 +26,31 @@ ABORTED set. Moves are columns (0-6) everywhere.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
-from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
-from numba.np.numpy_support import carray
 
+from bots.core import search as shared
 from bots.core.bits import popcount as _popcount
 from bots.core.connect4 import has_four, winning_cells
+from bots.core.search import (
+    INF,
+    KILLER_BONUS,
+    MATE_ZONE,
+    NO_CUT,
+    STATIC_WEIGHT,
+    TT_MOVE_BONUS,
+    enter,
+    entry_depth,
+    entry_move,
+    insert,
+    raise_pv,
+    remember_killer,
+    start_search,
+    table_cut,
+    table_store,
+    uncounted,
+)
 from bots.evaluation import connect4 as evaluation
 from bots.scoring import WIN
 from games.connect4 import BOARD, BOTTOM, CELLS, H1, HEIGHT, WIDTH, ConnectFourState
@@ -47,42 +61,30 @@ i8a = types.Array(types.int64, 1, "C")
 
 PLIES = CELLS + 1
 """Plies a search can reach below its root, the root included (a full board ends it)."""
-CHECK_EVERY = 64
-"""Nodes between two looks at the stop flag (bots.engine.CHECK_EVERY)."""
-INF = 1 << 50
-"""Beyond every score (the root's window)."""
-MATE_ZONE = WIN - 10_000
-"""Scores beyond this are wins or losses by distance (bots.scoring.ENGINE)."""
 TO_THE_END = 1000
 """bots.engine.TO_THE_END: from this depth on, table entries are exact to the end."""
-MAX_DEPTH = (1 << 16) - 1
+MAX_DEPTH = shared.DEPTH_BITS
 """The deepest search the table's depth field holds."""
-TT_MOVE_BONUS = 1_000_000_000_000
-KILLER_BONUS = 1_000_000
-STATIC_WEIGHT = 10 * KILLER_BONUS
-EXACT = 0
-LOWER = 1
-UPPER = 2
 THREATS = 0
 LINES = 1
 """The evaluations, by kind."""
 
 # -- the buffer's layout ------------------------------------------------------------------------
 
-STOP = 0
-"""Set (by another thread) to end the search at its next check."""
-NODES = 1
-EVALUATIONS = 2
-TT_HITS = 3
-CUTOFFS = 4
-NODE_LIMIT = 5
-"""The node whose visit ends the search (-1: none), as bots.engine's `max_nodes`."""
-ABORTED = 6
-GENERATION = 7
-TT_MASK = 8
-USE_TT = 9
-ORDERING = 10
-KIND = 11
+CONTROL = 0
+"""The control words of bots.core.search, at CONTROL + each."""
+STOP = CONTROL + shared.STOP
+NODES = CONTROL + shared.NODES
+EVALUATIONS = CONTROL + shared.EVALUATIONS
+TT_HITS = CONTROL + shared.TT_HITS
+CUTOFFS = CONTROL + shared.CUTOFFS
+NODE_LIMIT = CONTROL + shared.NODE_LIMIT
+ABORTED = CONTROL + shared.ABORTED
+GENERATION = CONTROL + shared.GENERATION
+TT_MASK = CONTROL + shared.TT_MASK
+USE_TT = CONTROL + shared.USE_TT
+ORDERING = CONTROL + shared.ORDERING
+KIND = CONTROL + 11
 """The evaluation: THREATS or LINES."""
 CONTROL_WORDS = 16
 
@@ -98,8 +100,8 @@ ORDER = PV + PV_STRIDE * PV_STRIDE
 """Per ply: its moves in search order (WIDTH columns), then their ordering values."""
 TABLE = ORDER + PLIES * 2 * WIDTH
 ENTRY = 3
-"""Words per table slot: the key, the data (score << 24 | depth << 8 | flag << 4 | column),
-the generation (0: empty)."""
+"""Words per table slot: the key, the data word of bots.core.search (the move a column), the
+generation (0: empty)."""
 
 _COLUMN_ORDER = np.array(evaluation._COLUMN_ORDER, np.int64)
 _COLUMN_BLOCKS = np.array(evaluation._COLUMN_BLOCKS, np.int64)
@@ -115,18 +117,6 @@ _STACKED = evaluation.STACKED
 _LIVE_THREAT = evaluation.LIVE_THREAT
 _GOOD_LIVE_THREAT = evaluation.GOOD_LIVE_THREAT
 _ROWS_ABOVE_BOTTOM = HEIGHT - 1
-
-
-@intrinsic
-def _pointer(typing_context: object, address: types.Integer) -> tuple[object, object]:
-    """The int64 address of an int64 array's data as a pointer (for an uncounted view)."""
-
-    def codegen(
-        context: Any, builder: ir.IRBuilder, signature: Any, args: list[ir.Value]
-    ) -> ir.Value:
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-
-    return types.CPointer(i8)(i8), codegen  # type: ignore[no-untyped-call]
 
 
 # -- the table's key ----------------------------------------------------------------------------
@@ -293,14 +283,7 @@ def _order(buf: Buffer, order: int, mask: int, tt_move: int, side: int, ply: int
             if col in (killer_a, killer_b):
                 value += KILLER_BONUS
             value += buf[history + col]
-        # Insertion, stable: a move goes after every move of a value at least its own.
-        j = n
-        while j > 0 and buf[values + j - 1] < value:
-            buf[values + j] = buf[values + j - 1]
-            buf[order + j] = buf[order + j - 1]
-            j -= 1
-        buf[values + j] = value
-        buf[order + j] = col
+        insert(buf, order, values, n, col, value)
         n += 1
     return n
 
@@ -310,10 +293,7 @@ def _negamax(
     buf: Buffer, current: int, mask: int, stones: int, left: int, alpha: int, beta: int, ply: int
 ) -> int:
     """Search a node (bots.engine's negamax) `stones` stones in, `ply` plies below the root."""
-    nodes = buf[NODES] + 1
-    buf[NODES] = nodes
-    if (nodes % CHECK_EVERY == 1 and buf[STOP] != 0) or nodes == buf[NODE_LIMIT]:
-        buf[ABORTED] = 1
+    if enter(buf, CONTROL):
         return 0
     buf[PV_LENGTH + ply] = 0
     if has_four(current ^ mask):
@@ -334,20 +314,11 @@ def _negamax(
         if buf[slot + 2] != 0 and buf[slot] == key:
             buf[TT_HITS] += 1
             data = buf[slot + 1]
-            tt_move = data & 0xF
-            depth = (data >> 8) & 0xFFFF
+            tt_move = entry_move(data)
+            depth = entry_depth(data)
             if ply > 0 and (depth == left or (left >= TO_THE_END and depth >= TO_THE_END)):
-                score: int = data >> 24
-                if score > MATE_ZONE:
-                    score -= ply
-                elif score < -MATE_ZONE:
-                    score += ply
-                flag = (data >> 4) & 3
-                if (
-                    flag == EXACT
-                    or (flag == LOWER and score >= beta)
-                    or (flag == UPPER and score <= alpha)
-                ):
+                score = table_cut(data, ply, alpha, beta)
+                if score != NO_CUT:
                     return score
     order = ORDER + ply * 2 * WIDTH
     side = stones & 1
@@ -377,7 +348,6 @@ def _negamax(
     child_stones = stones + 1
     best = -INF
     best_move = buf[order]
-    row = PV + ply * PV_STRIDE
     for j in range(n):
         col = buf[order + j]
         child_mask = mask | (mask + (1 << (col * H1)))
@@ -391,38 +361,17 @@ def _negamax(
             best_move = col
             if score > alpha:
                 alpha = score
-                below = buf[PV_LENGTH + child_ply]
-                buf[row] = col
-                for t in range(below):
-                    buf[row + 1 + t] = buf[row + PV_STRIDE + t]
-                buf[PV_LENGTH + ply] = below + 1
+                raise_pv(buf, PV, PV_LENGTH, PV_STRIDE, ply, col)
                 if alpha >= beta:
                     buf[CUTOFFS] += 1
                     if ordering:
-                        killers = KILLERS + 2 * ply
-                        if buf[killers] != col:
-                            buf[killers + 1] = buf[killers]
-                            buf[killers] = col
+                        remember_killer(buf, KILLERS + 2 * ply, col)
                         buf[HISTORY + WIDTH * side + col] += left * left
                     break
-    if use_tt:
-        if best <= alpha_start:
-            flag = UPPER
-        elif best >= beta:
-            flag = LOWER
-        else:
-            flag = EXACT
-        stored = best
-        if stored > MATE_ZONE:
-            stored += ply
-        elif stored < -MATE_ZONE:
-            stored -= ply
-        generation = buf[GENERATION]
-        old = buf[slot + 2]
-        if old == 0 or old != generation or left >= ((buf[slot + 1] >> 8) & 0xFFFF):
-            buf[slot] = key
-            buf[slot + 1] = (stored << 24) | (left << 8) | (flag << 4) | best_move
-            buf[slot + 2] = generation
+    if use_tt and table_store(
+        buf, slot + 1, buf[GENERATION], left, best, alpha_start, beta, ply, best_move
+    ):
+        buf[slot] = key
     return best
 
 
@@ -430,19 +379,11 @@ def _negamax(
 def search(buf: Buffer, current: int, mask: int, stones: int, depth: int) -> int:
     """Search the root (`stones` stones in) to `depth`; return its score. The counters start at
     0; ABORTED says whether the stop or the node limit ended it."""
-    buf[NODES] = 0
-    buf[EVALUATIONS] = 0
-    buf[TT_HITS] = 0
-    buf[CUTOFFS] = 0
-    buf[ABORTED] = 0
+    start_search(buf, CONTROL)
     alpha = -INF
     beta = INF
     ply = 0
-    # The recursion gets a view of the buffer without numba's reference count (the caller
-    # holds the array): passing the array itself costs two atomic operations a call.
-    address = buf.ctypes.data
-    view = carray(_pointer(address), buf.size)  # type: ignore[call-arg]  # the typing context
-    score: int = _negamax(view, current, mask, stones, depth, alpha, beta, ply)
+    score: int = _negamax(uncounted(buf), current, mask, stones, depth, alpha, beta, ply)
     return score
 
 
@@ -461,8 +402,7 @@ def new_buffer(table_size: int, kind: int) -> Buffer:
 
 def principal_variation(buf: Buffer) -> list[int]:
     """The root's principal variation, as columns."""
-    length = int(buf[PV_LENGTH])
-    return [int(col) for col in buf[PV : PV + length]]
+    return shared.principal_variation(buf, PV_LENGTH, PV)
 
 
 def root_order(buf: Buffer, state: ConnectFourState) -> list[int]:
@@ -475,6 +415,8 @@ def root_order(buf: Buffer, state: ConnectFourState) -> list[int]:
 
 
 __all__ = [
+    "INF",
+    "MATE_ZONE",
     "evaluate",
     "lines",
     "new_buffer",

@@ -5,7 +5,8 @@ the ordering on and off and both evaluations, both engines must return the same 
 principal variation, depth and counts of nodes, evaluations, table hits and cut-offs; over a
 whole game with their tables and histories kept; and under iterative deepening with node
 limits. The pieces the search is made of (the table's key, the evaluations) are compared with
-Python's on their own first.
+Python's on their own first. The driver's limits and stops are tested on both games' cores in
+test_compiled_engine.py.
 """
 
 from __future__ import annotations
@@ -13,22 +14,21 @@ from __future__ import annotations
 import itertools
 import random
 from types import ModuleType
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bots.common import SearchTimeout
 from bots.compiled_engine import CompiledConnectFourEngine, compiled_engine
 from bots.engine import AlphaBetaEngine
 from bots.evaluation import connect4 as evaluation
 from bots.knowledge import knowledge_for
-from bots.result import SearchResult, SearchStopped
 from bots.scoring import LECTURE
 from bots.spec import create_bot
 from games import get_game
 from games.connect4 import ConnectFourState
+from tests.bots import compiled_engines
+from tests.bots.compiled_engines import summary
 
 GAME = get_game("connect4")
 KNOWLEDGE = knowledge_for(GAME)
@@ -37,12 +37,7 @@ EVALUATIONS = ("threats", "lines")
 
 @pytest.fixture(scope="module")
 def core() -> ModuleType:
-    from bots.core import load
-
-    load("connect4_search")
-    import bots.core.connect4_search
-
-    return bots.core.connect4_search
+    return compiled_engines.load_core("connect4_search")
 
 
 def played(columns: list[int]) -> ConnectFourState:
@@ -72,27 +67,10 @@ def positions(seed: int, count: int) -> list[ConnectFourState]:
     return found
 
 
-def summary(result: SearchResult) -> tuple[Any, ...]:
-    stats = result.stats
-    return (
-        result.score,
-        result.move,
-        list(result.pv),
-        stats.pv,
-        stats.depth,
-        stats.nodes,
-        stats.evaluations,
-        stats.tt_hits,
-        stats.cutoffs,
-    )
-
-
 def pair(
     evaluation_name: str, tt: bool, ordering: bool
 ) -> tuple[AlphaBetaEngine, CompiledConnectFourEngine]:
-    function = KNOWLEDGE.evaluation(evaluation_name).function
-    python = AlphaBetaEngine(KNOWLEDGE, function, tt=tt, ordering=ordering)
-    compiled = compiled_engine(KNOWLEDGE, function, tt=tt, ordering=ordering)
+    python, compiled = compiled_engines.pair(KNOWLEDGE, evaluation_name, tt, ordering)
     assert isinstance(compiled, CompiledConnectFourEngine)
     return python, compiled
 
@@ -206,52 +184,6 @@ def test_a_proven_result_and_a_finished_game_end_the_search_as_in_python() -> No
     assert summary(compiled.search(drawn, 3)) == summary(python.search(drawn, 3))
 
 
-def test_a_node_limit_ends_a_fixed_depth_search_as_in_python() -> None:
-    state = GAME.initial_state()
-    python, compiled = pair("threats", True, True)
-    with pytest.raises(SearchTimeout) as expected:
-        python.search(state, 9, max_nodes=777)
-    with pytest.raises(SearchTimeout) as found:
-        compiled.search(state, 9, max_nodes=777)
-    assert expected.value.args[0] == found.value.args[0]
-
-
-def test_a_stop_set_before_the_search_ends_it_at_the_first_node_as_in_python() -> None:
-    state = played([3, 3, 2, 4])
-    python, compiled = pair("threats", True, True)
-    # Histories and killers first, so that the fallback order has something to order by.
-    python.search(state, 6)
-    compiled.search(state, 6)
-    expected = python.iterative_deepening(state, stop=lambda: True)
-    found = compiled.iterative_deepening(state, stop=lambda: True)
-    assert summary(found) == summary(expected)
-    assert found.stats.nodes == 1 and found.stats.depth == 0
-
-
-class Countdown:
-    """A stop that answers True from its `after`-th question on, counting the questions."""
-
-    def __init__(self, after: int) -> None:
-        self.after = after
-        self.asked = 0
-
-    def __call__(self) -> bool:
-        self.asked += 1
-        return self.asked >= self.after
-
-
-def test_a_stopped_search_returns_its_last_iteration_and_is_asked_no_more() -> None:
-    _, compiled = pair("threats", False, True)
-    state = GAME.initial_state()
-    stop = Countdown(after=30)
-    result = compiled.iterative_deepening(state, max_depth=42, stop=stop)
-    assert stop.asked == 30
-    assert result.move in state.legal_moves()
-    assert 0 <= result.stats.depth < 42
-    again = compiled.search(state, 3)
-    assert again.stats.nodes > 0 and again.move in state.legal_moves()
-
-
 # -- the bots -----------------------------------------------------------------------------------
 
 
@@ -278,9 +210,3 @@ def test_a_bot_plays_as_the_python_engine_would() -> None:
         expected = python.iterative_deepening(state, max_nodes=20_000)
         assert summary(bot.choose(state)) == summary(expected)
         state = state.apply(expected.move)
-
-
-def test_a_fixed_depth_bot_stopped_raises_search_stopped() -> None:
-    bot = create_bot("alphabeta:depth=40,tt=off", GAME)
-    with pytest.raises(SearchStopped):
-        bot.choose(GAME.initial_state(), stop=Countdown(after=5))

@@ -1,4 +1,5 @@
-"""The compiled checkers search against bots.engine.AlphaBetaEngine, node for node.
+"""The compiled checkers search against bots.engine.AlphaBetaEngine, node for node, and the
+driver's limits and stops on either game's core.
 
 Differential tests: on positions from random games (from the start, from the ACF openings,
 from king endings), with pending multi-jumps and near the draw rules, at depths 1-6, with the
@@ -6,7 +7,8 @@ table and the ordering on and off and every evaluation the core implements, both
 return the same score, move, principal variation, depth and counts of nodes, evaluations,
 table hits and cut-offs; over a whole game with their tables and histories kept; and under
 iterative deepening with node limits. The pieces the search is made of (the table's slot, the
-evaluations) are compared with Python's on their own first.
+evaluations) are compared with Python's on their own first. Node limits and stops end a search
+of checkers or Connect Four (one driver) as they end the Python engine's.
 """
 
 from __future__ import annotations
@@ -17,21 +19,25 @@ import random
 import signal
 import subprocess
 import sys
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from bots.common import SearchTimeout
 from bots.compiled_engine import CompiledEngine, compiled_engine
 from bots.engine import AlphaBetaEngine
-from bots.evaluation import checkers_endings, checkers_engine
+from bots.evaluation import Knowledge, checkers_endings, checkers_engine
 from bots.knowledge import knowledge_for
-from bots.result import SearchResult
+from bots.result import SearchStopped
 from bots.scoring import ENGINE
 from bots.spec import BotSpecError, create_bot
-from games import get_game
+from games import Game, State, get_game
 from games.checkers import CheckersState
+from tests.bots import compiled_engines
+from tests.bots.compiled_engines import Countdown, summary
 from tests.games.test_checkers import _king_walk
 from tournament.openings import deck
 
@@ -55,12 +61,7 @@ MULTI_JUMP_FENS = (
 
 @pytest.fixture(scope="module")
 def core() -> ModuleType:
-    from bots.core import load
-
-    load("checkers_search")
-    import bots.core.checkers_search
-
-    return bots.core.checkers_search
+    return compiled_engines.load_core("checkers_search")
 
 
 def parse(fen: str) -> CheckersState:
@@ -123,27 +124,7 @@ def positions(seed: int, count: int) -> list[CheckersState]:
     return found
 
 
-def summary(result: SearchResult) -> tuple[Any, ...]:
-    stats = result.stats
-    return (
-        result.score,
-        str(result.move),
-        [str(m) for m in result.pv],
-        stats.pv,
-        stats.depth,
-        stats.nodes,
-        stats.evaluations,
-        stats.tt_hits,
-        stats.cutoffs,
-    )
-
-
-def pair(evaluation: str, tt: bool, ordering: bool) -> tuple[AlphaBetaEngine, CompiledEngine]:
-    function = KNOWLEDGE.evaluation(evaluation).function
-    python = AlphaBetaEngine(KNOWLEDGE, function, tt=tt, ordering=ordering)
-    compiled = compiled_engine(KNOWLEDGE, function, tt=tt, ordering=ordering)
-    assert compiled is not None
-    return python, compiled
+pair = functools.partial(compiled_engines.pair, KNOWLEDGE)
 
 
 def assert_same_searches(seed: int, count: int, configurations: int) -> None:
@@ -302,11 +283,59 @@ def test_a_proven_win_ends_iterative_deepening_as_in_python() -> None:
         assert fen == "W:WK18,K19:BK5" or ENGINE.is_win(abs(found.score))
 
 
-def test_a_node_limit_ends_a_fixed_depth_search_as_in_python() -> None:
-    from bots.common import SearchTimeout
+# -- stopping, on either game's core ------------------------------------------------------------
 
-    state = GAME.initial_state()
-    python, compiled = pair("endings", True, True)
+
+@dataclass(frozen=True)
+class Stopping:
+    """A game's case of the driver's limits and stops."""
+
+    game: Game
+    knowledge: Knowledge
+    evaluation: str
+    position: Callable[[], State[Any]]
+    """A position searched before it is stopped, so that killers and history order its moves."""
+    tt: bool
+    max_depth: int
+    """Of the search a stop ends."""
+    bot: str
+    """A fixed-depth bot that would search for years."""
+
+
+def _connect4_position() -> State[Any]:
+    state = get_game("connect4").initial_state()
+    for column in (3, 3, 2, 4):
+        state = state.apply_unchecked(column)
+    return state
+
+
+STOPPING = {
+    "checkers": Stopping(
+        GAME,
+        KNOWLEDGE,
+        "endings",
+        lambda: playout(GAME.initial_state(), 12, random.Random(6)),
+        tt=True,
+        max_depth=60,
+        bot="alphabeta:depth=40",
+    ),
+    "connect4": Stopping(
+        get_game("connect4"),
+        knowledge_for(get_game("connect4")),
+        "threats",
+        _connect4_position,
+        tt=False,
+        max_depth=42,
+        bot="alphabeta:depth=40,tt=off",
+    ),
+}
+
+
+@pytest.mark.parametrize("game", STOPPING)
+def test_a_node_limit_ends_a_fixed_depth_search_as_in_python(game: str) -> None:
+    case = STOPPING[game]
+    state = case.game.initial_state()
+    python, compiled = compiled_engines.pair(case.knowledge, case.evaluation, True, True)
     with pytest.raises(SearchTimeout) as expected:
         python.search(state, 9, max_nodes=777)
     with pytest.raises(SearchTimeout) as found:
@@ -314,12 +343,11 @@ def test_a_node_limit_ends_a_fixed_depth_search_as_in_python() -> None:
     assert expected.value.args[0] == found.value.args[0]
 
 
-# -- stopping -----------------------------------------------------------------------------------
-
-
-def test_a_stop_set_before_the_search_ends_it_at_the_first_node_as_in_python() -> None:
-    state = playout(GAME.initial_state(), 12, random.Random(6))
-    python, compiled = pair("endings", True, True)
+@pytest.mark.parametrize("game", STOPPING)
+def test_a_stop_set_before_the_search_ends_it_at_the_first_node_as_in_python(game: str) -> None:
+    case = STOPPING[game]
+    state = case.position()
+    python, compiled = compiled_engines.pair(case.knowledge, case.evaluation, True, True)
     # Histories and killers first, so that the fallback order has something to order by.
     python.search(state, 6)
     compiled.search(state, 6)
@@ -329,31 +357,29 @@ def test_a_stop_set_before_the_search_ends_it_at_the_first_node_as_in_python() -
     assert found.stats.nodes == 1 and found.stats.depth == 0
 
 
-class Countdown:
-    """A stop that answers True from its `after`-th question on, counting the questions."""
-
-    def __init__(self, after: int) -> None:
-        self.after = after
-        self.asked = 0
-
-    def __call__(self) -> bool:
-        self.asked += 1
-        return self.asked >= self.after
-
-
-def test_a_stopped_search_returns_its_last_iteration_and_is_asked_no_more() -> None:
+@pytest.mark.parametrize("game", STOPPING)
+def test_a_stopped_search_returns_its_last_iteration_and_is_asked_no_more(game: str) -> None:
     """The calling thread asks the stop while the core searches; once it says True the
     search ends, the stop is not asked again, and the last completed depth is returned."""
-    _, compiled = pair("endings", True, True)
-    state = GAME.initial_state()
+    case = STOPPING[game]
+    _, compiled = compiled_engines.pair(case.knowledge, case.evaluation, case.tt, True)
+    state = case.game.initial_state()
     stop = Countdown(after=30)
-    result = compiled.iterative_deepening(state, max_depth=60, stop=stop)
+    result = compiled.iterative_deepening(state, max_depth=case.max_depth, stop=stop)
     assert stop.asked == 30
     assert result.move in state.legal_moves()
-    assert 0 <= result.stats.depth < 60
+    assert 0 <= result.stats.depth < case.max_depth
     # The engine searches again afterwards (the flag is cleared by the next search).
     again = compiled.search(state, 3)
     assert again.stats.nodes > 0 and again.move in state.legal_moves()
+
+
+@pytest.mark.parametrize("game", STOPPING)
+def test_a_fixed_depth_bot_stopped_raises_search_stopped(game: str) -> None:
+    case = STOPPING[game]
+    bot = create_bot(case.bot, case.game)
+    with pytest.raises(SearchStopped):
+        bot.choose(case.game.initial_state(), stop=Countdown(after=5))
 
 
 def test_a_passed_deadline_on_the_engines_clock_stops_the_search() -> None:
@@ -370,14 +396,6 @@ def test_a_passed_deadline_on_the_engines_clock_stops_the_search() -> None:
     result = compiled.iterative_deepening(state, deadline=deadline, max_depth=60)
     assert result.move in state.legal_moves() and result.stats.depth < 60
     assert clock() >= deadline
-
-
-def test_a_fixed_depth_bot_stopped_raises_search_stopped() -> None:
-    from bots.result import SearchStopped
-
-    bot = create_bot("alphabeta:depth=40", GAME)
-    with pytest.raises(SearchStopped):
-        bot.choose(GAME.initial_state(), stop=Countdown(after=5))
 
 
 INTERRUPTED = """
