@@ -32,7 +32,7 @@ from starlette.routing import Match
 from starlette.types import Scope
 
 from grader.html import report_body
-from protocol import HTTP_STATUS, PROTOCOL_VERSION
+from protocol import HTTP_STATUS, PROTOCOL_VERSION, course_policy
 from protocol.courses import (
     Assignment,
     Course,
@@ -181,41 +181,9 @@ def until(time_ms: int, now_ms: int) -> str:
     return f"passed {duration(now_ms - time_ms)} ago"
 
 
-def points(value: float | None) -> str:
-    """Return a score without needless decimals (`7.5`, `10`)."""
-    return "" if value is None else f"{round(value, 4):g}"
-
-
-def late_policy(assignment: Assignment) -> str:
-    """Say what happens to work handed in after the due date."""
-    if assignment.late_policy == "hard":
-        return "not accepted after the due date"
-    penalty = points(assignment.late_penalty_per_day)
-    if assignment.last_accepted_time_ms <= assignment.due_time_ms:
-        return "not accepted after the due date"
-    return (
-        f"accepted until {when(assignment.last_accepted_time_ms)}, losing {penalty}% of the "
-        "score for each day (or part of one) late"
-    )
-
-
-def late_short(assignment: Assignment) -> str:
-    """Say the late policy in a table's few words: `none accepted`, `-10% a day, 3 days`."""
-    if assignment.late_policy == "hard" or assignment.late_days_max == 0:
-        return "none accepted"
-    days = assignment.late_days_max
-    penalty = points(assignment.late_penalty_per_day)
-    return f"-{penalty}% a day, up to {days} day{'s' if days != 1 else ''}"
-
-
-BEFORE_DUE: Mapping[str, str] = {
-    "public": "students see the public tests' results; the private tests' results come after "
-    "the due date",
-    "score": "students see their total score over every test; the private tests' names and "
-    "explanations come after the due date",
-    "full": "students see every test's result and explanation at once",
-}
-"""What a student sees of their results before the due date, by the assignment's policy."""
+def late_work(assignment: Assignment) -> str:
+    """Say what happens to work handed in after the due date, its times in UTC."""
+    return course_policy.late_work(assignment, when)
 
 
 def regrade_finished(regrade: Regrade) -> bool:
@@ -243,9 +211,12 @@ def _context(request: Request, viewer: Player | None, **values: Any) -> dict[str
         "viewer": viewer,
         "when": when,
         "short": short,
-        "points": points,
-        "late_policy": late_policy,
-        "late_short": late_short,
+        "points": course_policy.points,
+        "late_work": late_work,
+        "late_short": course_policy.late_short,
+        "submissions_allowed": course_policy.submissions_allowed,
+        "counted": course_policy.counted,
+        "before_due": course_policy.before_due,
         "now_ms": _now_ms(),
         **values,
     }
@@ -464,7 +435,6 @@ async def assignment_page(
             error=error,
             profile_text="" if profile is None else profile.description,
             main_file="checkers.py" if profile is None else profile.main_file,
-            before_due_text=BEFORE_DUE.get(assignment.before_due, assignment.before_due),
             until=lambda time_ms: until(time_ms, now),
         ),
         status_code=200 if error is None else HTTP_STATUS.get(error.code, 422),
