@@ -171,7 +171,7 @@ def submit_command(
 
 def _course_upload(api: Api, course_ref: str, assignment_ref: str, profile: str | None) -> _Upload:
     """Return the upload to a course assignment, found by id or name with the caller's token."""
-    from cli.course import find_assignment, find_course
+    from cli.course.common import find_assignment, find_course
 
     course = find_course(api, course_ref)
     assignment = find_assignment(api, course, assignment_ref)

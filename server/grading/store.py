@@ -33,7 +33,7 @@ def _now() -> datetime:
 Admission = Callable[[AsyncSession], Awaitable[None]]
 """A caller's last check of an upload, run in the transaction that stores the job's row,
 before the row: a policy that counts rows (a course's daily limit) locks what it counts there
-and raises to refuse, so the check and the insert are one step (server.courses.service)."""
+and raises to refuse, so the check and the insert are one step (server.courses.admission)."""
 
 
 @dataclass(frozen=True)

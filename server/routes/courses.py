@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, File, Path, Query, Request, Response, UploadFile, status
+from fastapi import APIRouter, Body, File, Query, Request, Response, UploadFile, status
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
@@ -40,6 +40,15 @@ from protocol.courses import (
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import ErrorResponse
 from server.deps import ClientAddressDep, CoursesDep, PlayerDep, SettingsDep
+from server.routes.course_common import (
+    AssignmentIdPath,
+    CourseIdPath,
+    MemberIdPath,
+    RegradeIdPath,
+    SubmissionPath,
+    gradebook_csv_response,
+    submission_files_response,
+)
 from server.routes.uploads import UploadLimitRoute, read_uploads
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -51,11 +60,6 @@ uploads = APIRouter(
     prefix="/courses", tags=["courses"], responses=ERRORS, route_class=UploadLimitRoute
 )
 
-CourseIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
-AssignmentIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
-MemberIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
-RegradeIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
-SubmissionPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
 
 ROSTER_PATH = "/courses/{course_id}/members"
 SUBMISSIONS_PATH = "/courses/{course_id}/assignments/{assignment_id}/submissions"
@@ -277,12 +281,7 @@ async def get_files(
     course_id: CourseIdPath, submission_id: SubmissionPath, courses: CoursesDep, player: PlayerDep
 ) -> Response:
     """Download a submission's files as a zip (its submitter or staff)."""
-    files = await courses.files(player, course_id, submission_id)
-    return Response(
-        files.data,
-        media_type="application/zip",
-        headers={"Content-Disposition": f'attachment; filename="{files.filename}"'},
-    )
+    return await submission_files_response(courses, player, course_id, submission_id)
 
 
 @router.post(
@@ -333,16 +332,7 @@ async def get_gradebook_csv(
 ) -> Response:
     """Export the gradebook as CSV for an LMS (staff): student_id, name, email, score,
     max_score, late, days_late, attempts, submitted_at."""
-    text = await courses.gradebook_csv(player, course_id, assignment_id)
-    return Response(
-        text,
-        media_type="text/csv; charset=utf-8",
-        headers={
-            "Content-Disposition": (
-                f'attachment; filename="gradebook-{course_id}-{assignment_id}.csv"'
-            )
-        },
-    )
+    return await gradebook_csv_response(courses, player, course_id, assignment_id)
 
 
 async def _read_body(request: Request, limit: int) -> bytes:

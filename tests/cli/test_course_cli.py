@@ -21,9 +21,10 @@ import httpx
 import pytest
 from typer.testing import CliRunner, Result
 
-import cli.course
+import cli.course.options
 import protocol.courses
-from cli.course import LINK_COLUMNS, parse_when
+from cli.course.common import parse_when
+from cli.course.roster import LINK_COLUMNS
 from cli.main import create_cli
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
@@ -327,4 +328,4 @@ def test_an_unreadable_date_is_refused_saying_what_is_accepted(text: str, says: 
 @pytest.mark.parametrize("name", ["AssignmentProfile", "LatePolicy", "ScorePolicy", "BeforeDue"])
 def test_the_options_choices_are_the_protocols(name: str) -> None:
     """The command repeats the protocol's choices so that `arena --help` needs no pydantic."""
-    assert get_args(getattr(cli.course, name)) == get_args(getattr(protocol.courses, name))
+    assert get_args(getattr(cli.course.options, name)) == get_args(getattr(protocol.courses, name))

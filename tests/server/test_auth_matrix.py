@@ -319,7 +319,7 @@ ROWS = [
         "/grader/jobs",
         (401, 401, 422, 422),
     ),
-    # The course pages and their forms (server/routes/web_courses.py) act by the browser's
+    # The course pages and their forms (server/routes/web_courses/) act by the browser's
     # cookie alone, so a bearer token changes nothing: without a cookie a page or a form is
     # refused (401), an unknown invite link is a 404 page. tests/server/test_web_courses.py
     # has the cookie's own matrix (student, another student, TA, instructor, a non-member).

@@ -6,7 +6,9 @@ URLs."""
 
 from __future__ import annotations
 
+import io
 import time
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -421,3 +423,71 @@ def test_a_hard_deadline_and_a_drop_are_shown_with_the_services_words(
             headers=instructor,
         )
         assert self_drop.status_code == 403 and 'id="refusal"' in self_drop.text
+
+
+def unpacked(answer: httpx.Response) -> dict[str, bytes] | bytes:
+    """Return a zip's files (its members' times are the moment it was made), else the body."""
+    if answer.headers["content-type"] != "application/zip":
+        return answer.content
+    with zipfile.ZipFile(io.BytesIO(answer.content)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def settled(client: httpx.Client, path: str, headers: dict[str, str], key: str) -> Any:
+    """Poll a JSON resource until `key` says nothing waits or runs; return its body."""
+    for _ in range(600):
+        body = client.get(path, headers=headers).json()
+        if key == "status" and body["status"] in ("done", "error"):
+            return body
+        if key == "regrade" and body["queued"] + body["running"] == 0:
+            return body
+        time.sleep(0.2)
+    raise AssertionError(f"{path} did not settle")
+
+
+def test_the_pages_scripts_read_what_the_rest_routes_answer(course_server: RunningServer) -> None:
+    """A resource served both to programs (a bearer token) and to the pages' scripts and links
+    (the cookie) answers the same body; the pages' downloads are kept nowhere besides."""
+    with httpx.Client(base_url=course_server.url, timeout=60) as client:
+        course = make_course(client, "xia", "student_id,name,email\ns1,Ann,ann@x.edu\n")
+        cid, aid = course.course_id, course.assignment_id
+        staff = course.tokens["instructor"]
+        bearer = {"Authorization": f"Bearer {staff}"}
+        sent = form_submit(client, course, course.tokens["s1"], FAILING)
+        assert sent.status_code == 303, sent.text
+        submission = sent.headers["location"].rsplit("/", 1)[1]
+        rest = settled(client, f"/courses/{cid}/submissions/{submission}", bearer, "status")
+        web = client.get(f"/web/courses/{cid}/submissions/{submission}", headers=cookie(staff))
+        assert web.status_code == 200 and web.json() == rest
+
+        regraded = client.post(
+            f"/courses/{cid}/assignments/{aid}/regrade",
+            json={"submission_ids": [submission]},
+            headers=bearer,
+        )
+        assert regraded.status_code == 202, regraded.text
+        regrade = regraded.json()["regrade_id"]
+        rest = settled(client, f"/courses/{cid}/regrades/{regrade}", bearer, "regrade")
+        web = client.get(f"/web/courses/{cid}/regrades/{regrade}", headers=cookie(staff))
+        assert web.status_code == 200 and web.json() == rest
+
+        downloads = {
+            f"/submissions/{submission}/files": (
+                "application/zip",
+                f'attachment; filename="s1-{submission}.zip"',
+            ),
+            f"/assignments/{aid}/gradebook.csv": (
+                "text/csv; charset=utf-8",
+                f'attachment; filename="gradebook-{cid}-{aid}.csv"',
+            ),
+        }
+        for path, (media_type, disposition) in downloads.items():
+            rest_file = client.get(f"/courses/{cid}{path}", headers=bearer)
+            web_file = client.get(f"/web/courses/{cid}{path}", headers=cookie(staff))
+            for answer in (rest_file, web_file):
+                assert answer.status_code == 200, (path, answer.text)
+                assert answer.headers["content-type"] == media_type
+                assert answer.headers["content-disposition"] == disposition
+            assert unpacked(web_file) == unpacked(rest_file)
+            assert "cache-control" not in rest_file.headers
+            assert web_file.headers["cache-control"] == "no-store"

@@ -7,7 +7,7 @@
 // - A regrade's progress (`#regrade-status`, `data-finished="false"`): the counts and the bar;
 //   once nothing is queued or running the page is loaded again with the new gradebook.
 //
-// The texts are the server's own (server/routes/web_courses.py), so a page reads the same
+// The texts are the server's own (server/routes/web_courses/common.py), so a page reads the same
 // whether it was drawn by the server or updated here.
 
 const POLL_MS = 1000;
