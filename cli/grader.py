@@ -19,8 +19,8 @@ from cli.grader_client import submit_command
 from grader.profiles import DEFAULT_PYTHON, PROFILES
 
 if TYPE_CHECKING:
-    from grader.endgame_puzzles import Progress as GenerationProgress
-    from grader.endgame_puzzles import PuzzleOptions
+    from grader.endgame_puzzle_options import Progress as GenerationProgress
+    from grader.endgame_puzzle_options import PuzzleOptions
 
 console = Console(highlight=False)
 
@@ -259,7 +259,7 @@ def make_puzzles_command(
     endgame database, where built and holding them, agrees), then filtered by their
     difficulty. The same seed and options make the same suite. Progress goes to stderr.
     """
-    from grader.endgame_puzzles import built_database
+    from grader.endgame_judge import built_database
     from grader.endgame_suite import PuzzleError
     from grader.grade import GradeError, write_suite
 
@@ -316,7 +316,7 @@ def make_puzzles_command(
 
 def _puzzle_options(given: dict[str, Any]) -> PuzzleOptions:
     """Return the puzzle options of the command line, the defaults where none is given."""
-    from grader.endgame_puzzles import PuzzleOptions, parse_material, parse_pieces
+    from grader.endgame_puzzle_options import PuzzleOptions, parse_material, parse_pieces
 
     options = PuzzleOptions()
     changes: dict[str, Any] = {}
