@@ -1,4 +1,4 @@
-"""Start a sandbox's process and watch it: stdin, stdout, stderr and the report on pipes, the wall
+"""Watch a sandbox's process: stdin, stdout, stderr and the init's report on pipes, the wall
 time, and the kill that ends a run (the PID namespace's init and bwrap's process group).
 """
 
