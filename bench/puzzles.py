@@ -27,14 +27,13 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path just above
 
-from grader.endgame_puzzles import (  # noqa: E402
+from grader.endgame_puzzle_options import (  # noqa: E402
     Material,
     Progress,
     PuzzleOptions,
-    make_puzzle_suite,
-    make_puzzles,
     parse_material,
 )
+from grader.endgame_puzzles import make_puzzle_suite, make_puzzles  # noqa: E402
 
 
 def run(count: int, seed: int, options: PuzzleOptions, peer: bool = True) -> dict[str, Any]:

@@ -84,373 +84,29 @@ it); import time counts against the first call of each session.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from bots.evaluation.checkers import MATERIAL
-from bots.minimax import minimax
-from bots.scoring import Scoring
-from bots.spec import create_bot
-from games import State
-from games.checkers import (
-    WHITE,
-    Checkers,
-    CheckersMove,
-    CheckersState,
-    format_board,
-    parse_board,
-)
+from grader.agent_checks import EXAMPLES_TEST, MAX_LISTED, Calls, exact_parts, legal_parts
+from grader.agent_games import games_parts
 from grader.agent_runner import (
     HARNESS,
     HARNESS_NAME,
-    Answer,
-    Reply,
-    Request,
     Runner,
-    read_answer,
 )
-from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent
+from grader.agent_suite import AgentSuite
 from grader.budget import Budget
-from grader.course import (
-    describe_outcome,
-    format_move,
-    format_moves,
-    side_name,
-    side_to_move,
-)
 from grader.profiles import DEFAULT_PYTHON
-from grader.results import GradeReport, Reason, TestResult, sorted_reasons
+from grader.results import GradeReport, TestResult, sorted_reasons
 from grader.sandbox import Isolation, Limits
 
 MODULE: Final = "agent.py"
 """The file every agent submission must hold (the module that defines select_move)."""
-LOSS_VALUE: Final = 1000
-"""The value of a lost position (no legal move) for its side to move is -LOSS_VALUE."""
-AGENT_SCORING: Final = Scoring(win=LOSS_VALUE, by_distance=False)
 MAX_SUBMISSION_BYTES: Final = 2 * 1024 * 1024
-MAX_LISTED: Final = 12
-"""Failures listed in one test's explanation; the rest are counted."""
 
 
-@dataclass
-class _Calls:
-    """The calls of a grading read so far, and how many answered with a legal move."""
-
-    made: int = 0
-    legal: int = 0
-    reasons: list[Reason] = field(default_factory=list)
-    """Why the other calls gave no legal move."""
-
-    def read(self, state: CheckersState, reply: Reply) -> Answer:
-        """Read `reply` against `state` (grader.agent_runner.read_answer), counting it."""
-        answer = read_answer(state, reply)
-        self.made += 1
-        if answer.move is not None:
-            self.legal += 1
-        else:
-            self.reasons.append(answer.reason or "illegal move")
-        return answer
-
-
-EXAMPLES_TEST: Final = "legal moves: public examples"
-"""The name of the examples' test, which students see before the grades are published."""
-
-
-def material(state: State[Any]) -> float:
-    """Return the contract's evaluation: men 1, kings 2, for the side to move."""
-    return MATERIAL(state) / 100
-
-
-# -- the parts of the grade ---------------------------------------------------------------------
-
-GAME: Final = Checkers()
-
-
-def _board_state(board: str, player: str) -> CheckersState:
-    return parse_board(GAME, board, to_move=player)
-
-
-def _proportional(
-    name: str,
-    points: float,
-    earned: float,
-    total: float,
-    lines: list[str],
-    reasons: list[Reason],
-) -> TestResult:
-    score = points * earned / total if total else 0.0
-    score = min(points, max(0.0, score))
-    head = f"{earned:g}/{total:g} earned."
-    shown = lines[:MAX_LISTED]
-    if len(lines) > MAX_LISTED:
-        shown.append(f"... and {len(lines) - MAX_LISTED} more")
-    output = head if not shown else head + " Points lost:\n" + "\n".join(shown)
-    lost = sorted_reasons(reasons) if score < points else ()
-    return TestResult(name, score, points, output, reasons=lost)
-
-
-def _legal_test(
-    test: str,
-    points: float,
-    positions: Sequence[tuple[str, str, str]],
-    replies: Sequence[Reply],
-    calls: _Calls,
-    *,
-    show_boards: bool = False,
-) -> TestResult:
-    """Score one call per position: a legal move earns it. `show_boards` lists a failed
-    position's board (public examples only: the others would be given away)."""
-    lines = []
-    reasons: list[Reason] = []
-    earned = 0
-    for (name, board, player), reply in zip(positions, replies, strict=True):
-        answer = calls.read(_board_state(board, player), reply)
-        if answer.move is not None:
-            earned += 1
-            continue
-        line = f"- {name} ({player} to move): {answer.problem}"
-        if show_boards:
-            line += "\n" + "\n".join(f"    {row}" for row in board.splitlines())
-        lines.append(line)
-        reasons.append(answer.reason or "illegal move")
-    return _proportional(test, points, earned, len(positions), lines, reasons)
-
-
-def _legal_calls(
-    runner: Runner,
-    suite: AgentSuite,
-    positions: Sequence[tuple[str, str, str]],
-    *,
-    shuffle: bool,
-) -> list[Reply]:
-    requests = [
-        Request(board, player, suite.legal_depth, suite.time_limit)
-        for _, board, player in positions
-    ]
-    labels = [f"legal moves: {name}" for name, _, _ in positions]
-    return runner.run(requests, labels, shuffle=shuffle)
-
-
-def _legal_parts(runner: Runner, suite: AgentSuite, calls: _Calls) -> list[TestResult]:
-    """Return the examples' test (when the suite has examples), then the legal-move test.
-
-    The examples' calls run first, in sessions of their own: a call that shares a session
-    with private positions could read them (the harness holds the session's requests), and
-    the examples' test shows what went wrong with each call.
-    """
-    examples = suite.example_positions
-    positions = suite.legal_positions or LEGAL_SUITE
-    results = []
-    if examples:
-        replies = _legal_calls(runner, suite, examples, shuffle=False)
-        results.append(
-            _legal_test(
-                EXAMPLES_TEST, suite.example_points, examples, replies, calls, show_boards=True
-            )
-        )
-    replies = _legal_calls(runner, suite, positions, shuffle=not suite.public)
-    results.append(_legal_test("legal moves", suite.legal_points, positions, replies, calls))
-    return results
-
-
-def exact_positions(count: int, seed: int) -> list[CheckersState]:
-    """Return `count` course positions reached by seeded random play (no history, not over)."""
-    rng = random.Random(seed)
-    positions: list[CheckersState] = []
-    while len(positions) < count:
-        state = _board_state(format_board(GAME.initial_state()), "red")
-        for _ in range(rng.randrange(4, 30)):
-            if state.is_terminal():
-                break
-            state = state.apply_unchecked(rng.choice(state.legal_moves()))
-        fresh = _board_state(format_board(state), side_to_move(state))
-        if not fresh.is_terminal():
-            positions.append(fresh)
-    return positions
-
-
-def reference_values(state: CheckersState, depth: int) -> dict[CheckersMove, float]:
-    """Return each legal move's minimax value at `depth` for the side to move (Arena's minimax)."""
-    values = {}
-    for move in state.legal_moves():
-        child = state.apply_unchecked(move)
-        result = minimax(child, depth=depth - 1, evaluate=material, scoring=AGENT_SCORING)
-        values[move] = -result.score
-    return values
-
-
-def _exact_parts(runner: Runner, suite: AgentSuite, calls: _Calls) -> list[TestResult]:
-    positions = exact_positions(suite.exact_positions, suite.exact_seed)
-    requests = []
-    labels = []
-    for depth in suite.exact_depths:
-        for number, state in enumerate(positions, 1):
-            requests.append(
-                Request(format_board(state), side_to_move(state), depth, suite.time_limit)
-            )
-            labels.append(f"exact minimax, depth {depth}: position {number}")
-    replies = iter(runner.run(requests, labels, shuffle=not suite.public))
-    results = []
-    for depth in suite.exact_depths:
-        earned = 0.0
-        lines = []
-        reasons: list[Reason] = []
-        for number, state in enumerate(positions, 1):
-            reply = next(replies)
-            values = reference_values(state, depth)
-            best = max(values.values())
-            optimal = format_moves([m for m, v in values.items() if v == best])
-            answer = calls.read(state, reply)
-            where = f"- position {number} ({side_to_move(state)} to move)"
-            if answer.move is None:
-                lines.append(f"{where}: {answer.problem}")
-                reasons.append(answer.reason or "illegal move")
-                continue
-            if values[answer.move] == best:
-                earned += 0.5
-            else:
-                lines.append(
-                    f"{where}: move {format_move(answer.move)} has value "
-                    f"{values[answer.move]:g}, not the best {best:g} "
-                    f"(optimal: {optimal})"
-                )
-                reasons.append("wrong answer")
-            if answer.value is None:
-                lines.append(f"{where}: no value returned (return (move, value))")
-                reasons.append("wrong answer")
-            elif answer.value == best:
-                earned += 0.5
-            else:
-                lines.append(f"{where}: value {answer.value:g}, expected {best:g}")
-                reasons.append("wrong answer")
-        results.append(
-            _proportional(
-                f"exact minimax, depth {depth}",
-                suite.exact_points,
-                earned,
-                len(positions),
-                lines,
-                reasons,
-            )
-        )
-    return results
-
-
-@dataclass
-class _Game:
-    opponent: Opponent
-    number: int
-    agent_colour: int
-    state: CheckersState
-    plies: int = 0
-    result: float | None = None  # the agent's points: 1, 1/2 or 0
-    note: str = ""
-    forfeit: Reason | None = None
-
-
-def _material_lead(state: CheckersState, colour: int) -> float:
-    lead = material(state)
-    return (lead if state.turn == colour else -lead) + 0.0  # + 0.0 turns -0.0 into 0.0
-
-
-def _finish_if_over(game: _Game, suite: AgentSuite) -> bool:
-    outcome = game.state.outcome()
-    if outcome is not None:
-        if outcome.winner is None:
-            game.result, game.note = 0.5, f"draw ({describe_outcome(game.state)})"
-        elif outcome.winner == game.agent_colour:
-            game.result, game.note = 1.0, f"won ({describe_outcome(game.state)})"
-        else:
-            game.result, game.note = 0.0, f"lost ({describe_outcome(game.state)})"
-        return True
-    # Never mid-exchange: a man just taken is often retaken, so the captures are played out.
-    if game.plies >= suite.max_plies and not game.state.has_capture():
-        lead = _material_lead(game.state, game.agent_colour)
-        verdict = (1.0, "won") if lead > 0 else (0.0, "lost") if lead < 0 else (0.5, "drawn")
-        game.result = verdict[0]
-        game.note = f"{verdict[1]} on material ({lead:+g}) after {game.plies} plies"
-        return True
-    return False
-
-
-def _games_parts(runner: Runner, suite: AgentSuite, calls: _Calls) -> list[TestResult]:
-    games: list[_Game] = []
-    bots = {}
-    for opponent in suite.opponents:
-        bots[opponent.spec] = create_bot(opponent.spec, GAME, rng=random.Random(suite.game_seed))
-        for number in range(opponent.games):
-            rng = random.Random(f"{suite.game_seed}:{opponent.spec}:{number // 2}")
-            state = _board_state(format_board(GAME.initial_state()), "red")
-            for _ in range(suite.opening_plies):
-                state = state.apply_unchecked(rng.choice(state.legal_moves()))
-            agent = WHITE if number % 2 == 0 else 1 - WHITE
-            games.append(_Game(opponent, number + 1, agent, state, suite.opening_plies))
-    active = [g for g in games if not _finish_if_over(g, suite)]
-    while active:
-        waiting = []
-        for game in active:
-            while game.state.turn != game.agent_colour and not _finish_if_over(game, suite):
-                move = bots[game.opponent.spec].choose(game.state).move
-                assert isinstance(move, CheckersMove)
-                game.state = game.state.apply_unchecked(move)
-                game.plies += 1
-            if game.result is None and not _finish_if_over(game, suite):
-                waiting.append(game)
-        if not waiting:
-            break
-        requests = [
-            Request(
-                format_board(g.state), side_to_move(g.state), suite.game_depth, suite.time_limit
-            )
-            for g in waiting
-        ]
-        labels = [
-            f"games vs {g.opponent.spec}: game {g.number}, ply {g.plies + 1}" for g in waiting
-        ]
-        replies = runner.run(requests, labels, shuffle=not suite.public)
-        for game, reply in zip(waiting, replies, strict=True):
-            answer = calls.read(game.state, reply)
-            if answer.move is None:
-                game.result = 0.0
-                game.note = f"forfeited at ply {game.plies + 1}: {answer.problem}"
-                game.forfeit = answer.reason or "illegal move"
-                continue
-            game.state = game.state.apply_unchecked(answer.move)
-            game.plies += 1
-            _finish_if_over(game, suite)
-        active = [g for g in waiting if g.result is None]
-    results = []
-    for opponent in suite.opponents:
-        played = [g for g in games if g.opponent is opponent]
-        score = sum(g.result or 0.0 for g in played)
-        share = score / len(played) if played else 0.0
-        forfeits = sum(1 for g in played if g.forfeit is not None)
-        passed = share >= opponent.threshold and not forfeits
-        lines = [f"- game {g.number} as {side_name(g.agent_colour)}: {g.note}" for g in played]
-        verdict = "passed" if passed else "failed"
-        head = (
-            f"{verdict}: scored {score:g}/{len(played)} ({share:.0%}; win 1, draw 1/2), "
-            f"threshold {opponent.threshold:.0%}"
-            + (f"; {forfeits} game(s) forfeited (any forfeit fails the test)" if forfeits else "")
-        )
-        lost: list[Reason] = [g.forfeit for g in played if g.forfeit is not None]
-        if not forfeits:
-            lost.append("wrong answer")
-        results.append(
-            TestResult(
-                f"games vs {opponent.spec}",
-                opponent.points if passed else 0.0,
-                opponent.points,
-                head + "\n" + "\n".join(lines),
-                reasons=() if passed else sorted_reasons(lost),
-            )
-        )
-    return results
-
-
-def _time_part(runner: Runner, suite: AgentSuite, calls: _Calls) -> TestResult:
+def _time_part(runner: Runner, suite: AgentSuite, calls: Calls) -> TestResult:
     """Score the time test: nothing after a call over time, else the share of the calls that
     answered with a legal move (a call that raised shows nothing of the agent's timing)."""
     if not runner.timed_out_calls:
@@ -537,10 +193,10 @@ def grade_agent(
         import_error=None if isinstance(files, dict) else files,
         order=order or random.SystemRandom(),
     )
-    calls = _Calls()
-    results = _legal_parts(runner, suite, calls)
-    results.extend(_exact_parts(runner, suite, calls))
-    results.extend(_games_parts(runner, suite, calls))
+    calls = Calls()
+    results = legal_parts(runner, suite, calls)
+    results.extend(exact_parts(runner, suite, calls))
+    results.extend(games_parts(runner, suite, calls))
     results.append(_time_part(runner, suite, calls))
     if not suite.public:
         # Only the examples are public: every other test waits for the grades' publication.

@@ -191,28 +191,26 @@ class Runner:
         return remaining[1:]
 
     def _timeout(self, outcome: SandboxResult, label: str, allowance: float) -> Reply:
-        self.timeouts += 1
-        self.timed_out_calls.append(f"{label}: killed after {outcome.wall_seconds:.1f} s")
-        return Reply(
-            ok=False,
-            error=f"no answer within the time limit + slack ({allowance:.1f} s): {outcome.reason}",
-            timed_out=True,
-            reason="too slow",
+        return self._too_slow(
+            f"{label}: killed after {outcome.wall_seconds:.1f} s",
+            f"no answer within the time limit + slack ({allowance:.1f} s): {outcome.reason}",
         )
+
+    def _too_slow(self, listed: str, error: str, elapsed: float | None = None) -> Reply:
+        """Count a call over its time, listed as `listed` in the time test, and reply `error`."""
+        self.timeouts += 1
+        self.timed_out_calls.append(listed)
+        return Reply(ok=False, error=error, elapsed=elapsed, timed_out=True, reason="too slow")
 
     def _reply(self, message: Mapping[str, Any], request: Request, label: str) -> Reply:
         elapsed = message.get("elapsed")
         seconds = float(elapsed) if isinstance(elapsed, int | float) else None
         allowed = request.time_limit + self.suite.slack
         if seconds is not None and seconds > allowed:
-            self.timeouts += 1
-            self.timed_out_calls.append(f"{label}: {seconds:.2f} s")
-            return Reply(
-                ok=False,
-                error=f"took {seconds:.2f} s, over the time limit + slack ({allowed:.1f} s)",
-                elapsed=seconds,
-                timed_out=True,
-                reason="too slow",
+            return self._too_slow(
+                f"{label}: {seconds:.2f} s",
+                f"took {seconds:.2f} s, over the time limit + slack ({allowed:.1f} s)",
+                seconds,
             )
         if message.get("ok") is True:
             return Reply(ok=True, result=message.get("result"), elapsed=seconds)

@@ -9,7 +9,7 @@ when
   no decision; a choice of captures is one);
 - Arena's proof search (bots.solve), started afresh, proves a red win in `min_plies` to
   `max_plies` plies within `max_nodes` nodes, and decides each of red's other first moves
-  within `max_nodes` too, as the judge (grader.endgame) does when a student plays one: so a
+  within `max_nodes` too, as the judge (grader.endgame_judge) does when a student plays one: so a
   grading host without the endgame database judges the puzzle quickly;
 - its difficulty (`grader.endgame_suite.Difficulty`) passes `max_best` and `min_branching`.
 
@@ -30,196 +30,27 @@ puzzles are made: the same seed and options make the same suite on every host.
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Final
 
-from bots.egdb import DatabaseError
-from bots.egdb.probe import Database, DatabaseSolver, default_directory
-from bots.solve import Solution, Solver
+from bots.egdb.probe import Database, DatabaseSolver
 from games.checkers import (
     BIT_OF_SQUARE,
     WHITE,
     Checkers,
-    CheckersMove,
     CheckersState,
-    format_board,
-    format_fen,
 )
-from grader.endgame import DEFAULT_MAX_PLIES, WIN_SLACK, fresh
-from grader.endgame_suite import Difficulty, Puzzle, PuzzleError
-
-MIN_PIECES: Final = 2
-MAX_PIECES: Final = 12
-"""The piece counts a puzzle may have: the proof search refuses more (bots.solve)."""
-RED_MAN_SQUARES: Final = tuple(range(5, 33))
-"""Where a red man may stand: anywhere but red's crown row, row 0 (PDN squares 1-4)."""
-BLACK_MAN_SQUARES: Final = tuple(range(1, 29))
-"""Where a black man may stand: anywhere but black's crown row, row 7 (PDN squares 29-32)."""
-
-GROW_POSITIONS: Final = 200
-"""The most positions one walk of `grow_position` tries before it is given up for a new one."""
-GROW_NODES: Final = 5_000
-"""The node budget (at most `PuzzleOptions.max_nodes`) for the positions a walk passes through:
-they are no puzzles, only a way to the last one, which is certified in full; a small budget
-drops costly branches early."""
-
-_MATERIAL_RE: Final = re.compile(r"^\s*(\d+)\s*v\s*(\d+)\s*$", re.IGNORECASE)
-_PIECES_RE: Final = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Material:
-    """How many pieces each side has: red (to move) against black; written "3v5"."""
-
-    red: int
-    black: int
-
-    def __str__(self) -> str:
-        return f"{self.red}v{self.black}"
-
-    @property
-    def pieces(self) -> int:
-        """Both sides' pieces."""
-        return self.red + self.black
-
-
-def parse_material(text: str) -> Material:
-    """Read "RvB" (red's pieces against black's, e.g. "3v5"); PuzzleError says what is wrong."""
-    match = _MATERIAL_RE.match(text)
-    if match is None:
-        raise PuzzleError(
-            f"material {text!r} is not RED v BLACK, red's pieces against black's, such as 3v5"
-        )
-    material = Material(int(match[1]), int(match[2]))
-    if material.red < 1 or material.black < 1:
-        raise PuzzleError(f"material {text!r}: each side needs at least one piece")
-    if not MIN_PIECES <= material.pieces <= MAX_PIECES:
-        raise PuzzleError(
-            f"material {text!r} has {material.pieces} pieces; a puzzle has {MIN_PIECES} to "
-            f"{MAX_PIECES}"
-        )
-    return material
-
-
-def parse_pieces(text: str) -> tuple[int, int]:
-    """Read a count of pieces, "5", or a range, "3-8"; PuzzleError says what is wrong."""
-    match = _PIECES_RE.match(text)
-    if match is None:
-        raise PuzzleError(f"pieces {text!r} is not a count such as 5 or a range such as 3-8")
-    low = int(match[1])
-    high = low if match[2] is None else int(match[2])
-    if not MIN_PIECES <= low <= high <= MAX_PIECES:
-        raise PuzzleError(
-            f"pieces {text!r}: need {MIN_PIECES} <= fewest <= most <= {MAX_PIECES} "
-            f"(the proof search decides endgames of at most {MAX_PIECES} pieces)"
-        )
-    return low, high
-
-
-@dataclass(frozen=True, slots=True)
-class PuzzleOptions:
-    """What puzzles to make (see the module docstring); `check` says what is wrong with them.
-
-    `materials` are the mixes to draw from; when empty, every split of a total in `pieces`
-    where neither side is more than two pieces ahead (`mixes`). The suite is spread evenly:
-    over the given mixes, else over the totals of pieces, no share holding more than its part
-    of `count` (rounded up); positions are drawn from the shares not yet full.
-    """
-
-    materials: tuple[Material, ...] = ()
-    pieces: tuple[int, int] = (3, 8)
-    kings: float = 0.25
-    min_plies: int = 3
-    max_plies: int = 11
-    min_choices: int = 2
-    max_best: int | None = None
-    min_branching: float = 0.0
-    max_nodes: int = 20_000
-    max_tries: int = 50_000
-
-    def check(self) -> None:
-        """Raise PuzzleError naming the first option out of range, and its range."""
-        low, high = self.pieces
-        if not MIN_PIECES <= low <= high <= MAX_PIECES:
-            raise PuzzleError(f"pieces must be a range within {MIN_PIECES}-{MAX_PIECES}")
-        if not 0.0 <= self.kings <= 1.0:
-            raise PuzzleError(f"kings is a probability from 0 to 1, not {self.kings:g}")
-        if not 1 <= self.min_plies <= self.max_plies <= DEFAULT_MAX_PLIES:
-            raise PuzzleError(
-                f"need 1 <= min plies <= max plies <= {DEFAULT_MAX_PLIES} (the judge's "
-                f"horizon), got {self.min_plies} and {self.max_plies}"
-            )
-        if self.min_plies % 2 == 0 and self.min_plies == self.max_plies:
-            raise PuzzleError(
-                f"a red win (red to move) takes an odd number of plies: {self.min_plies} to "
-                f"{self.max_plies} holds none"
-            )
-        if self.min_choices < 1:
-            raise PuzzleError(f"min choices must be at least 1, not {self.min_choices}")
-        if self.max_best is not None and self.max_best < 1:
-            raise PuzzleError(f"max best must be at least 1, not {self.max_best}")
-        if self.min_branching < 0:
-            raise PuzzleError(f"min branching must be at least 0, not {self.min_branching:g}")
-        if self.max_nodes < 1:
-            raise PuzzleError(f"max nodes must be at least 1, not {self.max_nodes}")
-        if self.max_tries < 1:
-            raise PuzzleError(f"tries must be at least 1, not {self.max_tries}")
-
-    def describe(self) -> str:
-        """The options in a few words, for messages."""
-        mixes = (
-            ", ".join(str(m) for m in self.materials)
-            if self.materials
-            else f"{self.pieces[0]}-{self.pieces[1]} pieces"
-        )
-        parts = [
-            mixes,
-            f"kings {self.kings:g}",
-            f"{self.min_plies}-{self.max_plies} plies",
-            f"at least {self.min_choices} first moves",
-            f"{self.max_nodes:,} nodes",
-        ]
-        if self.max_best is not None:
-            parts.append(f"at most {self.max_best} best first moves")
-        if self.min_branching:
-            parts.append(f"branching at least {self.min_branching:g}")
-        return ", ".join(parts)
-
-
-@dataclass(frozen=True, slots=True)
-class Found:
-    """A puzzle made by `make_puzzles`: its board, win, material, difficulty, certification.
-
-    `egdb` is True when the endgame database held the position and agreed with the proof
-    search.
-    """
-
-    board: str
-    plies: int
-    material: Material
-    difficulty: Difficulty
-    egdb: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """How far a generation is: puzzles found of those asked for, positions drawn so far."""
-
-    found: int
-    count: int
-    tries: int
-    max_tries: int
-
-
-def built_database() -> Database | None:
-    """Return the endgame database where `arena egdb build` put it, or None if there is none."""
-    try:
-        return Database(default_directory())
-    except (DatabaseError, OSError):
-        return None
+from grader.endgame_certification import certify_new, proved_win
+from grader.endgame_puzzle_options import (
+    BLACK_MAN_SQUARES,
+    GROW_POSITIONS,
+    RED_MAN_SQUARES,
+    Found,
+    Material,
+    Progress,
+    PuzzleOptions,
+)
+from grader.endgame_suite import Puzzle, PuzzleError
 
 
 def make_puzzle_suite(
@@ -293,7 +124,7 @@ def make_puzzles(
             kept = grow_position(rng, game, material, options, checker, seen, spend)
         else:
             spend()
-            kept = _certify_new(
+            kept = certify_new(
                 draw_position(rng, game, material, options.kings), material, options, checker, seen
             )
         if kept is not None:
@@ -374,7 +205,7 @@ def grow_position(
     The walk (module docstring) starts from a random position with as many black pieces as red
     ones; it is dropped unless red has a proved win. From a position, each addition of a black
     piece (`black_additions`, in random order) is tried in turn: with all of black's pieces
-    the first that `_certify` keeps is the puzzle; short of them, one where red still has a
+    the first that `certify` keeps is the puzzle; short of them, one where red still has a
     proved win within `options.max_plies` (in at most GROW_NODES nodes) is grown further, and
     when nothing comes of it the next addition is tried. A walk tries at most GROW_POSITIONS
     positions. Every position tried is one of `spend`'s (False: no tries left, the walk ends);
@@ -385,7 +216,7 @@ def grow_position(
     state = draw_position(
         rng, game, Material(material.red, min(material.red, material.black)), options.kings
     )
-    if not _proved_win(state, options):
+    if not proved_win(state, options):
         return None
     left = [GROW_POSITIONS - 1]
 
@@ -395,9 +226,9 @@ def grow_position(
                 return None
             left[0] -= 1
             if bigger.black.bit_count() == material.black:
-                kept = _certify_new(bigger, material, options, checker, seen)
+                kept = certify_new(bigger, material, options, checker, seen)
             else:
-                kept = grow(bigger) if _proved_win(bigger, options) else None
+                kept = grow(bigger) if proved_win(bigger, options) else None
             if kept is not None:
                 return kept
         return None
@@ -421,124 +252,6 @@ def black_additions(
         bit = 1 << BIT_OF_SQUARE[square]
         crowned = state.kings | bit if king else state.kings
         yield CheckersState(state.game, state.black | bit, state.white, crowned, WHITE)
-
-
-def _proved_win(state: CheckersState, options: PuzzleOptions) -> bool:
-    """Whether the proof search, started afresh, proves a red win within `options.max_plies`
-    in at most GROW_NODES nodes (a step of `grow_position`'s walk)."""
-    solution = Solver().solve(
-        state, max_plies=options.max_plies, max_nodes=min(options.max_nodes, GROW_NODES)
-    )
-    return solution.value == "win" and solution.limit is None
-
-
-def _certify_new(
-    state: CheckersState,
-    material: Material,
-    options: PuzzleOptions,
-    checker: DatabaseSolver | None,
-    seen: set[str],
-) -> Found | None:
-    """`_certify` a position not yet in `seen` (then added to it); None for one seen before."""
-    text = format_board(state)
-    if text in seen:
-        return None
-    seen.add(text)
-    return _certify(state, material, options, checker)
-
-
-def _certify(
-    state: CheckersState,
-    material: Material,
-    options: PuzzleOptions,
-    checker: DatabaseSolver | None,
-) -> Found | None:
-    """Return the puzzle `state` makes if `options` keep it (module docstring), else None."""
-    moves = state.legal_moves()
-    if len(moves) < options.min_choices:
-        return None
-    prover = Solver()  # a fresh table: whether a position is kept depends on it alone
-    solution = prover.solve(state, max_plies=options.max_plies, max_nodes=options.max_nodes)
-    if solution.value != "win" or solution.plies is None or solution.limit is not None:
-        return None
-    plies = solution.plies
-    if plies < options.min_plies:
-        return None
-    best = [m for m in solution.best_moves if isinstance(m, CheckersMove)]
-    if options.max_best is not None and len(best) > options.max_best:
-        return None
-    nodes = _judge_nodes(prover, state, plies, best, solution.nodes, options.max_nodes)
-    if nodes is None:
-        return None
-    branching = _branching(prover, state, plies, best[0])
-    if branching < options.min_branching:
-        return None
-    egdb = checker is not None and checker.database.covers(state)
-    if egdb:
-        assert checker is not None
-        _cross_check(checker, state, options.max_plies, solution)
-    difficulty = Difficulty(branching=branching, best=len(best), nodes=nodes)
-    return Found(format_board(state), plies, material, difficulty, egdb)
-
-
-def _judge_nodes(
-    prover: Solver,
-    state: CheckersState,
-    plies: int,
-    best: Sequence[CheckersMove],
-    spent: int,
-    max_nodes: int,
-) -> int | None:
-    """Decide each of red's first moves that is not a fastest win as the judge does (grader.
-    endgame: within the fastest win plus WIN_SLACK plies); return the nodes of it all, or None
-    when one of them takes more than `max_nodes`."""
-    bound = min(plies - 1 + WIN_SLACK, DEFAULT_MAX_PLIES)
-    total = spent
-    for move in state.legal_moves():
-        if move in best:
-            continue
-        reply = prover.solve(
-            fresh(state.apply_unchecked(move)), max_plies=max(bound, 1), max_nodes=max_nodes
-        )
-        if reply.limit == "nodes":
-            return None
-        total += reply.nodes
-    return total
-
-
-def _branching(prover: Solver, state: CheckersState, plies: int, first: CheckersMove) -> float:
-    """Return the mean number of legal moves per ply along the main line: `first`, then each
-    side's first best move (the proof search's order), until the game ends."""
-    counts = [len(state.legal_moves())]
-    position = fresh(state.apply_unchecked(first))
-    left = plies - 1
-    while left > 0:
-        counts.append(len(position.legal_moves()))
-        solution = prover.solve(position, max_plies=left)
-        assert solution.plies == left and solution.best_moves, (solution.value, left)
-        move = solution.best_moves[0]
-        assert isinstance(move, CheckersMove)
-        position = fresh(position.apply_unchecked(move))
-        left -= 1
-    return round(sum(counts) / len(counts), 2)
-
-
-def _cross_check(
-    checker: DatabaseSolver, state: CheckersState, max_plies: int, proof: Solution
-) -> None:
-    """Raise PuzzleError unless the database's value, distance and best moves are the proof
-    search's."""
-    known = checker.solve(state, max_plies=max_plies)
-    same = (known.value, known.plies) == (proof.value, proof.plies) and set(
-        known.best_moves
-    ) == set(proof.best_moves)
-    if not same:
-        raise PuzzleError(
-            f"the endgame database and the proof search disagree on {format_fen(state)}: database "
-            f"{known.value} in {known.plies} by {sorted(map(str, known.best_moves))}, proof "
-            f"search {proof.value} in {proof.plies} by {sorted(map(str, proof.best_moves))}; "
-            "check it with `arena egdb status` and rebuild what is damaged"
-        )
 
 
 def describe_puzzles(puzzles: Sequence[Puzzle], *, public: bool) -> str:

@@ -17,17 +17,13 @@ from typing import Final
 
 from bots.egdb.probe import Database
 from grader.agent import MODULE, grade_agent
-from grader.agent_suite import (
-    AgentSuite,
-    AgentSuiteError,
-    describe_agent_suite,
-    load_agent_suite,
-    make_agent_suite,
-    save_agent_suite,
-)
+from grader.agent_suite import AgentSuite, AgentSuiteError, describe_agent_suite
+from grader.agent_suite_file import load_agent_suite, save_agent_suite
+from grader.agent_suite_maker import make_agent_suite
 from grader.budget import Budget
 from grader.endgame import ENDGAME_LIMITS, PROGRAM, grade_endgame
-from grader.endgame_puzzles import Progress, PuzzleOptions, describe_puzzles, make_puzzle_suite
+from grader.endgame_puzzle_options import Progress, PuzzleOptions
+from grader.endgame_puzzles import describe_puzzles, make_puzzle_suite
 from grader.endgame_suite import PuzzleError, load_puzzles, save_puzzles
 from grader.errors import GradeError
 from grader.profiles import DEFAULT_PYTHON, PROFILES

@@ -41,7 +41,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from grader.endgame_puzzles import built_database
+from grader.endgame_judge import built_database
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.results import GradeReport, TestResult
 from grader.sandbox import Isolation

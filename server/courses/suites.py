@@ -26,9 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.agent_suite import AgentSuite, AgentSuiteError, load_agent_suite, make_agent_suite
-from grader.agent_suite import save_agent_suite as _save_agent_suite
-from grader.endgame_puzzles import built_database, make_puzzle_suite
+from grader.agent_suite import AgentSuite, AgentSuiteError
+from grader.agent_suite_file import load_agent_suite
+from grader.agent_suite_file import save_agent_suite as _save_agent_suite
+from grader.agent_suite_maker import make_agent_suite
+from grader.endgame_judge import built_database
+from grader.endgame_puzzles import make_puzzle_suite
 from grader.endgame_suite import Puzzle, PuzzleError, load_puzzles, save_puzzles
 from protocol.errors import ErrorCode, ProtocolError
 

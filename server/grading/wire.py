@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from grader.endgame import WIN_SLACK
+from grader.endgame_verdict import WIN_SLACK
 from grader.grade import MAIN_FILES
 from grader.profiles import PROFILES
 from grader.results import GradeReport

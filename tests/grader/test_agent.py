@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from games.checkers import Checkers, parse_board
-from grader.agent import EXAMPLES_TEST, grade_agent, reference_values
-from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent, make_agent_suite
+from grader.agent import grade_agent
+from grader.agent_checks import EXAMPLES_TEST, reference_values
+from grader.agent_suite import LEGAL_SUITE, AgentSuite, Opponent
+from grader.agent_suite_maker import make_agent_suite
 from grader.results import TestResult
 from grader.sandbox import can_isolate, sandbox_support
 

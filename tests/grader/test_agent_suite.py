@@ -22,11 +22,10 @@ from grader.agent_suite import (
     AgentSuiteError,
     Opponent,
     describe_agent_suite,
-    load_agent_suite,
-    make_agent_suite,
     position_categories,
-    save_agent_suite,
 )
+from grader.agent_suite_file import load_agent_suite, save_agent_suite
+from grader.agent_suite_maker import make_agent_suite
 
 REPO = Path(__file__).resolve().parents[2]
 PUBLIC_SUITE = REPO / "grader" / "examples" / "agent-suite.json"

@@ -20,16 +20,9 @@ from bots.egdb.store import build
 from bots.solve import Solution, Solver
 from cli.main import create_cli
 from games.checkers import Checkers, CheckersMove, CheckersState, format_board, parse_board
-from grader.endgame import (
-    BLACK_RESISTS,
-    RED_FASTEST,
-    RED_FORCES_WIN,
-    WEIGHTS,
-    check_solution,
-    exact_solver,
-    fresh,
-)
+from grader.endgame_judge import check_solution, exact_solver, fresh
 from grader.endgame_suite import PuzzleError
+from grader.endgame_verdict import BLACK_RESISTS, RED_FASTEST, RED_FORCES_WIN, WEIGHTS
 
 REFERENCE = Path(__file__).parents[2] / "grader" / "reference" / "endgame_solver.py"
 GAME = Checkers()

@@ -12,17 +12,9 @@ from hypothesis import strategies as st
 
 from bots.solve import Solver
 from games.checkers import Checkers, CheckersMove, format_board, parse_board, square_row
-from grader.endgame import check_solution, exact_solver, fresh
-from grader.endgame_puzzles import (
-    Material,
-    PuzzleOptions,
-    describe_puzzles,
-    make_puzzle_suite,
-    make_puzzles,
-    mixes,
-    parse_material,
-    parse_pieces,
-)
+from grader.endgame_judge import check_solution, exact_solver, fresh
+from grader.endgame_puzzle_options import Material, PuzzleOptions, parse_material, parse_pieces
+from grader.endgame_puzzles import describe_puzzles, make_puzzle_suite, make_puzzles, mixes
 from grader.endgame_suite import Difficulty, Puzzle, PuzzleError, load_puzzles, save_puzzles
 
 GAME = Checkers()

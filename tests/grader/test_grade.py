@@ -15,15 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import create_cli
-from grader.agent_suite import (
-    AgentSuite,
-    describe_agent_suite,
-    load_agent_suite,
-    make_agent_suite,
-    save_agent_suite,
-)
+from grader.agent_suite import AgentSuite, describe_agent_suite
+from grader.agent_suite_file import load_agent_suite, save_agent_suite
+from grader.agent_suite_maker import make_agent_suite
 from grader.endgame import grade_endgame
-from grader.endgame_puzzles import PuzzleOptions, make_puzzle_suite, parse_material
+from grader.endgame_puzzle_options import PuzzleOptions, parse_material
+from grader.endgame_puzzles import make_puzzle_suite
 from grader.endgame_suite import Puzzle, load_puzzles, save_puzzles
 from grader.grade import GradeError, GradeOptions, grade, write_suite
 from grader.html import html_report, report_body

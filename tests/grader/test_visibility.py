@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.agent import EXAMPLES_TEST, grade_agent
-from grader.agent_suite import AgentSuite, make_agent_suite
+from grader.agent import grade_agent
+from grader.agent_checks import EXAMPLES_TEST
+from grader.agent_suite import AgentSuite
+from grader.agent_suite_maker import make_agent_suite
 from grader.endgame import grade_endgame
 from grader.endgame_suite import Puzzle, load_puzzles
 from grader.job import JOB_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, main

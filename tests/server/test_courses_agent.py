@@ -12,16 +12,10 @@ from typing import Any
 import pytest
 
 from games.checkers import Checkers, parse_board
-from grader.agent import EXAMPLES_TEST
-from grader.agent_suite import (
-    CATEGORIES,
-    PLAYERS,
-    AgentSuite,
-    load_agent_suite,
-    make_agent_suite,
-    position_categories,
-    save_agent_suite,
-)
+from grader.agent_checks import EXAMPLES_TEST
+from grader.agent_suite import CATEGORIES, PLAYERS, AgentSuite, position_categories
+from grader.agent_suite_file import load_agent_suite, save_agent_suite
+from grader.agent_suite_maker import make_agent_suite
 from protocol.courses import Submission
 from protocol.errors import ErrorCode
 from server.settings import Settings
