@@ -60,7 +60,7 @@ export function parseCheckers(position) {
 }
 
 function squareCell(square) {
-  // Square 1 is at the top left seen from White, on the second column (games/checkers.py).
+  // Square 1 is at the top left seen from White, on the second column (games/checkers/board.py).
   const row = Math.floor((square - 1) / 4);
   const column = 2 * ((square - 1) % 4) + (row % 2 === 0 ? 1 : 0);
   return { row, column };
