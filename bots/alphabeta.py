@@ -19,6 +19,7 @@ from typing import Any
 
 from bots.common import STOP_EVERY, finish, require_evaluation, timed
 from bots.evaluation import StateFunction
+from bots.recorder import NO_RECORDER, SearchRecorder
 from bots.result import Clock, SearchResult, SearchStats, SearchStopped, Stop, no_clock
 from bots.scoring import LECTURE, Scoring
 from games import State
@@ -37,31 +38,47 @@ def alphabeta(
     fail_soft: bool = False,
     clock: Clock = no_clock,
     stop: Stop | None = None,
+    recorder: SearchRecorder = NO_RECORDER,
 ) -> SearchResult:
     """Return the alpha-beta move and score of `state` for its side to move.
 
     Fail-hard (the lecture's pseudocode) unless `fail_soft`. With the full window the score is
     the minimax value. Every call counts as a node, root and leaves included. `stop` is asked
-    every STOP_EVERY nodes: once it returns True the search raises SearchStopped.
+    every STOP_EVERY nodes: once it returns True the search raises SearchStopped. `recorder` is
+    told of every node (bots.recorder), with values from the root player's point of view.
     """
     evaluation = require_evaluation(evaluate, depth)
     root_player = state.to_move
     stats = SearchStats()
     elapsed = timed(clock)
+    recording = recorder is not NO_RECORDER
 
     def choose(
-        node: State[Any], left: int | None, ply: int, alpha: float, beta: float
+        node: State[Any],
+        left: int | None,
+        ply: int,
+        alpha: float,
+        beta: float,
+        via: Hashable | None = None,
     ) -> tuple[float, list[Hashable]]:
+        if recording:
+            recorder.enter(node, via, ply, alpha, beta)
         stats.nodes += 1
         if stop is not None and stats.nodes % STOP_EVERY == 0 and stop():
             raise SearchStopped(stats)
         outcome = node.outcome()
         if outcome is not None:
-            return scoring.terminal(outcome, root_player, ply), []
+            score = scoring.terminal(outcome, root_player, ply)
+            if recording:
+                recorder.leave(score, "terminal", alpha, beta)
+            return score, []
         if left == 0:
             stats.evaluations += 1
             value = evaluation(node)
-            return (value if node.to_move == root_player else -value), []
+            score = value if node.to_move == root_player else -value
+            if recording:
+                recorder.leave(score, "leaf", alpha, beta)
+            return score, []
         computer = node.to_move == root_player
         if fail_soft:
             best_score = -INFINITY if computer else INFINITY
@@ -71,7 +88,7 @@ def alphabeta(
         best_pv: list[Hashable] = [moves[0]]  # "myBest.move = any legal move"
         child_left = None if left is None else left - 1
         for move in moves:
-            score, pv = choose(node.apply_unchecked(move), child_left, ply + 1, alpha, beta)
+            score, pv = choose(node.apply_unchecked(move), child_left, ply + 1, alpha, beta, move)
             if computer and score > best_score:
                 best_score, best_pv = score, [move, *pv]
                 alpha = max(alpha, score)
@@ -80,7 +97,11 @@ def alphabeta(
                 beta = min(beta, score)
             if alpha >= beta:
                 stats.cutoffs += 1
+                if recording:
+                    recorder.cutoff(node, moves[moves.index(move) + 1 :])
                 break
+        if recording:
+            recorder.leave(best_score, "inner", alpha, beta)
         return best_score, best_pv
 
     score, pv = choose(state, depth, 0, alpha, beta)

@@ -24,6 +24,7 @@ from typing import Any
 
 from bots.common import SearchTimeout, pv_texts
 from bots.evaluation import Knowledge, StateFunction
+from bots.recorder import NO_RECORDER, SearchRecorder
 from bots.result import Clock, SearchResult, SearchStats, Stop, no_clock
 from bots.scoring import ENGINE, Scoring
 from bots.table import EXACT, LOWER, UPPER, TranspositionTable
@@ -81,19 +82,22 @@ class AlphaBetaEngine:
         deadline: float | None = None,
         max_nodes: int | None = None,
         stop: Stop | None = None,
+        recorder: SearchRecorder = NO_RECORDER,
     ) -> SearchResult:
         """Search `state` to `depth` plies (and through forced captures beyond).
 
         Raises SearchTimeout if `deadline` (on the engine's clock) passes first, when `stop()`
         returns True (asked as often as the clock), or when the search reaches its
-        `max_nodes`-th node; the exception's argument is the SearchStats so far.
+        `max_nodes`-th node; the exception's argument is the SearchStats so far. `recorder` is
+        told of every node (bots.recorder); a node ended by the `exact` function is a "table"
+        node.
         """
         if depth < 1:
             raise ValueError(f"search depth must be at least 1, not {depth}")
         if self.table is not None:
             self.table.new_search()
         start = self.clock()
-        result = self._run(state, depth, deadline, max_nodes, stop)
+        result = self._run(state, depth, deadline, max_nodes, stop, recorder)
         result.stats.seconds = self.clock() - start
         return result
 
@@ -155,6 +159,7 @@ class AlphaBetaEngine:
         deadline: float | None,
         max_nodes: int | None = None,
         stop: Stop | None = None,
+        recorder: SearchRecorder = NO_RECORDER,
     ) -> SearchResult:
         stats = SearchStats(depth=depth)
         knowledge = self.knowledge
@@ -182,8 +187,18 @@ class AlphaBetaEngine:
 
         node_limit = max_nodes if max_nodes is not None else -1
         watched = deadline is not None or stop is not None
+        recording = recorder is not NO_RECORDER
 
-        def negamax(node: State[Any], left: int, alpha: float, beta: float, ply: int) -> float:
+        def negamax(
+            node: State[Any],
+            left: int,
+            alpha: float,
+            beta: float,
+            ply: int,
+            via: Hashable | None = None,
+        ) -> float:
+            if recording:
+                recorder.enter(node, via, ply, alpha, beta)
             counters[0] += 1
             if (
                 watched
@@ -198,17 +213,27 @@ class AlphaBetaEngine:
             pv_table[ply] = []
             outcome = node.outcome()
             if outcome is not None:
-                return terminal(outcome, node.to_move, ply)
+                score = terminal(outcome, node.to_move, ply)
+                if recording:
+                    recorder.leave(score, "terminal", alpha, beta)
+                return score
             if exact is not None and ply > 0:
                 known = exact(node)
                 if known is not None:
                     if known > mate_zone:
-                        return known - ply
-                    return known + ply if known < -mate_zone else known
+                        known -= ply
+                    elif known < -mate_zone:
+                        known += ply
+                    if recording:
+                        recorder.leave(known, "table", alpha, beta)
+                    return known
             if left <= 0:
                 if is_quiet is None or ply >= MAX_PLY or is_quiet(node):
                     counters[1] += 1
-                    return evaluate(node)
+                    score = evaluate(node)
+                    if recording:
+                        recorder.leave(score, "leaf", alpha, beta)
+                    return score
                 left = 0  # not quiet: search the forced moves, depth unchanged
             alpha_start = alpha
             key = key_of(node)
@@ -217,6 +242,8 @@ class AlphaBetaEngine:
                 entry = probe(key)
                 if entry is not None:
                     counters[2] += 1
+                    if recording:
+                        recorder.table_hit()
                     tt_move = entry[4]
                     # Only an entry of exactly this depth may end the node: a deeper one (a
                     # transposition met at another ply) would change the value a depth-d
@@ -238,6 +265,8 @@ class AlphaBetaEngine:
                             or (flag == LOWER and score >= beta)
                             or (flag == UPPER and score <= alpha)
                         ):
+                            if recording:
+                                recorder.leave(score, "table", alpha, beta)
                             return score
             moves = node.legal_moves()
             if ordering and len(moves) > 1:
@@ -248,7 +277,9 @@ class AlphaBetaEngine:
             best = -INFINITY
             best_move = moves[0]
             for move in moves:
-                score = -negamax(node.apply_unchecked(move), child_left, -beta, -alpha, ply + 1)
+                score = -negamax(
+                    node.apply_unchecked(move), child_left, -beta, -alpha, ply + 1, move
+                )
                 if score > best:
                     best = score
                     best_move = move
@@ -257,6 +288,8 @@ class AlphaBetaEngine:
                         pv_table[ply] = [move, *pv_table[ply + 1]]
                         if alpha >= beta:
                             counters[3] += 1
+                            if recording:
+                                recorder.cutoff(node, moves[moves.index(move) + 1 :])
                             if ordering and not (is_capture is not None and is_capture(node, move)):
                                 slot = killers[ply]
                                 if slot[0] != move:
@@ -274,6 +307,8 @@ class AlphaBetaEngine:
                     elif stored < -mate_zone:
                         stored -= ply
                 store(key, left, flag, stored, best_move)
+            if recording:
+                recorder.leave(best, "inner", alpha, beta)
             return best
 
         score = negamax(state, depth, -INFINITY, INFINITY, 0)

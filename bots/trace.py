@@ -6,10 +6,10 @@ of bots/ on a position and records that tree as a `Trace`: nodes in visit order 
 entry), each with the move leading to it, the window on entry and on return, the value it
 returned, whether it was a cut-off and which moves it never searched, and table hits.
 
-Each traced search here is a re-implementation of one search module that records as it goes
-(the searches themselves stay free of any observer, so they lose no speed). The tests in
-tests/bots/test_trace.py tie each one to its original: the same nodes, values, best move and
-statistics (`SearchStats.nodes`, `cutoffs`, `tt_hits`) on random positions of every game.
+The searches are the bots' own (bots.minimax, bots.alphabeta, bots.negamax and the engine),
+run with a recorder (bots.recorder) that builds the tree as they go; the bots play with the
+no-op recorder. The tests in tests/bots/test_trace.py check that a trace agrees with the bot:
+the same nodes, values, best move and statistics (`SearchStats.nodes`, `cutoffs`, `tt_hits`).
 
 Values and windows are in one of two perspectives (`Trace.perspective`): "root", the root
 player's (minimax and the lecture's alpha-beta: max nodes maximise, min nodes minimise), or
@@ -24,14 +24,17 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
-from bots.common import STOP_EVERY
+from bots.alphabeta import alphabeta
+from bots.common import STOP_EVERY, pv_texts
 from bots.engine import MAX_PLY, TO_THE_END, AlphaBetaEngine
 from bots.evaluation import StateFunction
 from bots.knowledge import knowledge_for
+from bots.minimax import minimax
+from bots.negamax import ab_node_value, negamax
+from bots.recorder import Kind
 from bots.result import SearchStats, Stop
 from bots.scoring import ENGINE, LECTURE, Scoring
 from bots.spec import parse_bot_spec
-from bots.table import EXACT, LOWER, UPPER
 from games import State
 
 INFINITY = float("inf")
@@ -64,8 +67,6 @@ MAX_MAX_NODES: Final = 1_000_000
 SCORINGS: Final[Mapping[str, Scoring]] = MappingProxyType({"engine": ENGINE, "lecture": LECTURE})
 """Terminal scores by name: the bots' (a win is 1,000,000 less its distance in plies) and the
 lectures' (COMPUTER_WIN = 1, DRAW = 0, HUMAN_WIN = -1)."""
-
-Kind = Literal["inner", "leaf", "terminal", "table"]
 
 
 class TraceError(ValueError):
@@ -208,27 +209,22 @@ def json_number(value: float) -> float | int | str:
 # -- recording ------------------------------------------------------------------------------
 
 
-class _Recorder:
-    """Appends nodes in visit order and enforces the node limit."""
+class _TreeRecorder:
+    """A bots.recorder.SearchRecorder that appends nodes in visit order, up to a node limit."""
 
-    __slots__ = ("format_position", "max_nodes", "nodes", "root_player", "stop")
+    __slots__ = ("format_position", "max_nodes", "nodes", "path", "root_player", "stop")
 
     def __init__(self, state: State[Any], max_nodes: int, stop: Stop | None = None) -> None:
         self.nodes: list[Node] = []
+        self.path: list[tuple[Node, State[Any]]] = []  # the nodes entered and not yet left
         self.max_nodes = max_nodes
         self.stop = stop
         self.root_player = state.to_move
         self.format_position: Callable[[State[Any]], str] = state.game.format_position
 
     def enter(
-        self,
-        node: State[Any],
-        parent: Node | None,
-        move: str | None,
-        ply: int,
-        alpha: float,
-        beta: float,
-    ) -> Node:
+        self, node: State[Any], move: Hashable | None, ply: int, alpha: float, beta: float
+    ) -> None:
         index = len(self.nodes)
         if index >= self.max_nodes:
             raise TraceLimitError(
@@ -238,11 +234,12 @@ class _Recorder:
             )
         if self.stop is not None and index % STOP_EVERY == 0 and self.stop():
             raise TraceStopped(f"the trace was stopped after {index:,} nodes")
+        parent = self.path[-1] if self.path else None
         record = Node(
             i=index,
-            parent=None if parent is None else parent.i,
+            parent=None if parent is None else parent[0].i,
             ply=ply,
-            move=move,
+            move=None if parent is None else parent[1].format_move(move),
             position=self.format_position(node),
             side="max" if node.to_move == self.root_player else "min",
             alpha=alpha,
@@ -252,426 +249,88 @@ class _Recorder:
         )
         self.nodes.append(record)
         if parent is not None:
-            parent.children.append(index)
-        return record
+            parent[0].children.append(index)
+        self.path.append((record, node))
+
+    def table_hit(self) -> None:
+        self.path[-1][0].tt_hit = True
+
+    def cutoff(self, node: State[Any], pruned: Sequence[Hashable]) -> None:
+        record = self.path[-1][0]
+        record.cutoff = True
+        record.pruned = [node.format_move(move) for move in pruned]
+
+    def leave(self, value: float, kind: Kind, alpha: float, beta: float) -> None:
+        record = self.path.pop()[0]
+        record.value, record.kind, record.alpha_out, record.beta_out = value, kind, alpha, beta
 
 
-def _texts(state: State[Any], moves: Sequence[Hashable]) -> list[str]:
-    return [state.format_move(move) for move in moves]
-
-
-def _pv_texts(state: State[Any], pv: Sequence[Hashable]) -> list[str]:
-    texts = []
-    for move in pv:
-        texts.append(state.format_move(move))
-        state = state.apply_unchecked(move)
+def _first_best_line(nodes: Sequence[Node]) -> list[str]:
+    """The line ABNodeValue chose: at each node, the first child that set its final LB."""
+    texts: list[str] = []
+    node = nodes[0]
+    while node.kind == "inner":
+        node = next(nodes[i] for i in node.children if -nodes[i].value == node.value)
+        assert node.move is not None
+        texts.append(node.move)
     return texts
 
 
-# -- the traced searches --------------------------------------------------------------------
-# Each mirrors one module of bots/ statement for statement (see the module docstring): when
-# one of those changes, its twin here must change with it; tests/bots/test_trace.py fails
-# otherwise.
-
-
-def _trace_minimax(
+def _run(
     state: State[Any],
+    search: str,
     depth: int | None,
-    evaluation: StateFunction,
-    scoring: Scoring,
-    prune: bool,
-    rec: _Recorder,
-) -> tuple[float, list[Hashable], SearchStats]:
-    """bots.minimax.minimax, recorded."""
-    root_player = state.to_move
-    stats = SearchStats()
-
-    def choose(
-        node: State[Any], left: int | None, ply: int, parent: Node | None, move: str | None
-    ) -> tuple[float, list[Hashable]]:
-        record = rec.enter(node, parent, move, ply, -INFINITY, INFINITY)
-        stats.nodes += 1
-        outcome = node.outcome()
-        if outcome is not None:
-            record.kind = "terminal"
-            record.value = scoring.terminal(outcome, root_player, ply)
-            return record.value, []
-        if left == 0:
-            stats.evaluations += 1
-            value = evaluation(node)
-            record.kind = "leaf"
-            record.value = value if node.to_move == root_player else -value
-            return record.value, []
-        maximising = node.to_move == root_player
-        moves = node.legal_moves()
-        best_score = -scoring.win - 1 if maximising else scoring.win + 1
-        best_pv: list[Hashable] = [moves[0]]
-        child_left = None if left is None else left - 1
-        for index, move_ in enumerate(moves):
-            score, pv = choose(
-                node.apply_unchecked(move_), child_left, ply + 1, record, node.format_move(move_)
-            )
-            if (maximising and score > best_score) or (not maximising and score < best_score):
-                best_score, best_pv = score, [move_, *pv]
-                best_possible = scoring.win - (ply + 1) if scoring.by_distance else scoring.win
-                if prune and (
-                    (maximising and score >= best_possible)
-                    or (not maximising and score <= -best_possible)
-                ):
-                    stats.cutoffs += 1
-                    record.cutoff = True
-                    record.pruned = _texts(node, moves[index + 1 :])
-                    break
-        record.value = best_score
-        return best_score, best_pv
-
-    score, pv = choose(state, depth, 0, None, None)
-    return score, pv, stats
-
-
-def _trace_alphabeta(
-    state: State[Any],
-    depth: int | None,
-    evaluation: StateFunction,
-    scoring: Scoring,
-    fail_soft: bool,
+    evaluate: StateFunction,
+    rules: Scoring,
     window: tuple[float, float],
-    rec: _Recorder,
-) -> tuple[float, list[Hashable], SearchStats]:
-    """bots.alphabeta.alphabeta (fail-hard, or fail-soft), recorded."""
-    root_player = state.to_move
-    stats = SearchStats()
-
-    def choose(
-        node: State[Any],
-        left: int | None,
-        ply: int,
-        alpha: float,
-        beta: float,
-        parent: Node | None,
-        move: str | None,
-    ) -> tuple[float, list[Hashable]]:
-        record = rec.enter(node, parent, move, ply, alpha, beta)
-        stats.nodes += 1
-        outcome = node.outcome()
-        if outcome is not None:
-            record.kind = "terminal"
-            record.value = scoring.terminal(outcome, root_player, ply)
-            return record.value, []
-        if left == 0:
-            stats.evaluations += 1
-            value = evaluation(node)
-            record.kind = "leaf"
-            record.value = value if node.to_move == root_player else -value
-            return record.value, []
-        computer = node.to_move == root_player
-        if fail_soft:
-            best_score = -INFINITY if computer else INFINITY
-        else:
-            best_score = alpha if computer else beta
-        moves = node.legal_moves()
-        best_pv: list[Hashable] = [moves[0]]
-        child_left = None if left is None else left - 1
-        for index, move_ in enumerate(moves):
-            score, pv = choose(
-                node.apply_unchecked(move_),
-                child_left,
-                ply + 1,
-                alpha,
-                beta,
-                record,
-                node.format_move(move_),
-            )
-            if computer and score > best_score:
-                best_score, best_pv = score, [move_, *pv]
-                alpha = max(alpha, score)
-            elif not computer and score < best_score:
-                best_score, best_pv = score, [move_, *pv]
-                beta = min(beta, score)
-            if alpha >= beta:
-                stats.cutoffs += 1
-                record.cutoff = True
-                record.pruned = _texts(node, moves[index + 1 :])
-                break
-        record.value, record.alpha_out, record.beta_out = best_score, alpha, beta
-        return best_score, best_pv
-
-    score, pv = choose(state, depth, 0, window[0], window[1], None, None)
-    return score, pv, stats
-
-
-def _trace_negamax(
-    state: State[Any],
-    depth: int | None,
-    evaluation: StateFunction,
-    scoring: Scoring,
-    window: tuple[float, float],
-    rec: _Recorder,
-) -> tuple[float, list[Hashable], SearchStats]:
-    """bots.negamax.negamax (fail-soft, any window), recorded."""
-    stats = SearchStats()
-
-    def search(
-        node: State[Any],
-        left: int | None,
-        ply: int,
-        alpha: float,
-        beta: float,
-        parent: Node | None,
-        move: str | None,
-    ) -> tuple[float, list[Hashable]]:
-        record = rec.enter(node, parent, move, ply, alpha, beta)
-        stats.nodes += 1
-        outcome = node.outcome()
-        if outcome is not None:
-            record.kind = "terminal"
-            record.value = scoring.terminal(outcome, node.to_move, ply)
-            return record.value, []
-        if left == 0:
-            stats.evaluations += 1
-            record.kind = "leaf"
-            record.value = evaluation(node)
-            return record.value, []
-        moves = node.legal_moves()
-        best, best_pv = -INFINITY, [moves[0]]
-        child_left = None if left is None else left - 1
-        for index, move_ in enumerate(moves):
-            score, pv = search(
-                node.apply_unchecked(move_),
-                child_left,
-                ply + 1,
-                -beta,
-                -alpha,
-                record,
-                node.format_move(move_),
-            )
-            score = -score
-            if score > best:
-                best, best_pv = score, [move_, *pv]
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        stats.cutoffs += 1
-                        record.cutoff = True
-                        record.pruned = _texts(node, moves[index + 1 :])
-                        break
-        record.value, record.alpha_out, record.beta_out = best, alpha, beta
-        return best, best_pv
-
-    score, pv = search(state, depth, 0, window[0], window[1], None, None)
-    return score, pv, stats
-
-
-def _trace_ab_node_value(
-    state: State[Any],
-    depth: int | None,
-    evaluation: StateFunction,
-    scoring: Scoring,
-    parent_value: float,
-    rec: _Recorder,
-) -> tuple[float, list[Hashable], SearchStats]:
-    """bots.negamax.ab_node_value (the lecture's ABNodeValue), recorded.
-
-    A node's window is (-inf, parentVal): it stops once its lower bound LB reaches the bound
-    its parent passed. The best move is the first child that set the root's final LB.
-    """
-    stats = SearchStats()
-
-    def value(
-        node: State[Any],
-        left: int | None,
-        parent_bound: float,
-        ply: int,
-        parent: Node | None,
-        move: str | None,
-    ) -> tuple[float, list[Hashable]]:
-        record = rec.enter(node, parent, move, ply, -INFINITY, parent_bound)
-        stats.nodes += 1
-        outcome = node.outcome()
-        if outcome is not None:
-            record.kind = "terminal"
-            record.value = scoring.terminal(outcome, node.to_move, ply)
-            return record.value, []
-        if left == 0:
-            stats.evaluations += 1
-            record.kind = "leaf"
-            record.value = evaluation(node)
-            return record.value, []
-        moves = node.legal_moves()
-        child_left = None if left is None else left - 1
-        first, first_pv = value(
-            node.apply_unchecked(moves[0]),
-            child_left,
-            INFINITY,
-            ply + 1,
-            record,
-            node.format_move(moves[0]),
-        )
-        lower, best_pv = -first, [moves[0], *first_pv]
-        for index in range(1, len(moves)):
-            if lower >= parent_bound:
-                stats.cutoffs += 1
-                record.cutoff = True
-                record.pruned = _texts(node, moves[index:])
-                record.value, record.alpha_out = lower, lower
-                return lower, best_pv
-            move_ = moves[index]
-            score, pv = value(
-                node.apply_unchecked(move_),
-                child_left,
-                -lower,
-                ply + 1,
-                record,
-                node.format_move(move_),
-            )
-            if -score > lower:
-                lower, best_pv = -score, [move_, *pv]
-        record.value, record.alpha_out = lower, lower
-        return lower, best_pv
-
-    score, pv = value(state, depth, parent_value, 0, None, None)
-    return score, pv, stats
-
-
-def _trace_engine(
-    state: State[Any],
-    depth: int,
-    evaluation: StateFunction,
-    scoring: Scoring,
     tt: bool,
     ordering: bool,
-    rec: _Recorder,
-) -> tuple[float, list[Hashable], SearchStats]:
-    """bots.engine.AlphaBetaEngine.search on a new engine (empty table and history), recorded.
-
-    The engine object supplies the table, killers, history and its own move ordering, so the
-    order searched is the engine's by construction; the node function mirrors `_run`.
-    """
-    knowledge = knowledge_for(state.game)
-    engine = AlphaBetaEngine(knowledge, evaluation, tt=tt, ordering=ordering, scoring=scoring)
-    table = engine.table
-    if table is not None:
-        table.new_search()
-    terminal = scoring.terminal
-    by_distance = scoring.by_distance
-    mate_zone = scoring.win - 10_000
-    key_of: Callable[[State[Any]], Hashable] = (
-        knowledge.canonical_key
-        if knowledge.canonical_key is not None
-        else (lambda node: node.key())
-    )
-    is_quiet = knowledge.is_quiet
-    is_capture = knowledge.is_capture
-    killers = engine._killers
-    history = engine._history
-    pv_table: list[list[Hashable]] = [[] for _ in range(MAX_PLY + 2)]
-    stats = SearchStats(depth=depth)
-
-    def negamax(
-        node: State[Any],
-        left: int,
-        alpha: float,
-        beta: float,
-        ply: int,
-        parent: Node | None,
-        move: str | None,
-    ) -> float:
-        record = rec.enter(node, parent, move, ply, alpha, beta)
-        stats.nodes += 1
-        pv_table[ply] = []
-        outcome = node.outcome()
-        if outcome is not None:
-            record.kind = "terminal"
-            record.value = terminal(outcome, node.to_move, ply)
-            return record.value
-        if left <= 0:
-            if is_quiet is None or ply >= MAX_PLY or is_quiet(node):
-                stats.evaluations += 1
-                record.kind = "leaf"
-                record.value = evaluation(node)
-                return record.value
-            left = 0
-        alpha_start = alpha
-        key = key_of(node)
-        tt_move = None
-        if table is not None:
-            entry = table.probe(key)
-            if entry is not None:
-                stats.tt_hits += 1
-                record.tt_hit = True
-                tt_move = entry[4]
-                if ply > 0 and (
-                    entry[1] == left or (left >= TO_THE_END and entry[1] >= TO_THE_END)
-                ):
-                    score = entry[3]
-                    if by_distance:
-                        if score > mate_zone:
-                            score -= ply
-                        elif score < -mate_zone:
-                            score += ply
-                    flag = entry[2]
-                    if (
-                        flag == EXACT
-                        or (flag == LOWER and score >= beta)
-                        or (flag == UPPER and score <= alpha)
-                    ):
-                        record.kind = "table"
-                        record.value = score
-                        return score
-        moves = node.legal_moves()
-        if ordering and len(moves) > 1:
-            moves = engine._ordered(node, moves, tt_move, ply)
-        elif tt_move is not None and len(moves) > 1 and tt_move in moves:
-            moves = [tt_move, *(m for m in moves if m != tt_move)]
-        child_left = left - 1 if left > 0 else 0
-        best = -INFINITY
-        best_move = moves[0]
-        for index, move_ in enumerate(moves):
-            score = -negamax(
-                node.apply_unchecked(move_),
-                child_left,
-                -beta,
-                -alpha,
-                ply + 1,
-                record,
-                node.format_move(move_),
-            )
-            if score > best:
-                best = score
-                best_move = move_
-                if score > alpha:
-                    alpha = score
-                    pv_table[ply] = [move_, *pv_table[ply + 1]]
-                    if alpha >= beta:
-                        stats.cutoffs += 1
-                        record.cutoff = True
-                        record.pruned = _texts(node, moves[index + 1 :])
-                        if ordering and not (is_capture is not None and is_capture(node, move_)):
-                            slot = killers[ply]
-                            if slot[0] != move_:
-                                slot[1] = slot[0]
-                                slot[0] = move_
-                            hkey = (node.to_move, move_)
-                            history[hkey] = history.get(hkey, 0) + left * left
-                        break
-        if table is not None:
-            flag = UPPER if best <= alpha_start else LOWER if best >= beta else EXACT
-            stored = best
-            if by_distance:
-                if stored > mate_zone:
-                    stored += ply
-                elif stored < -mate_zone:
-                    stored -= ply
-            table.store(key, left, flag, stored, best_move)
-        record.value, record.alpha_out, record.beta_out = best, alpha, beta
-        return best
-
-    score = negamax(state, depth, -INFINITY, INFINITY, 0, None, None)
-    pv = pv_table[0]
-    if not pv:
-        moves = state.legal_moves()
-        pv = [moves[0]] if moves else []
-    return score, list(pv), stats
+    rec: _TreeRecorder,
+) -> tuple[float, list[str], SearchStats]:
+    """Run the bots' own `search` with `rec` recording; return its value, PV texts and stats."""
+    alpha, beta = window
+    if search == "abnodevalue":
+        stats = SearchStats()
+        score = ab_node_value(
+            state, depth, beta, evaluate=evaluate, scoring=rules, stats=stats, recorder=rec
+        )
+        return score, _first_best_line(rec.nodes), stats
+    if search in ("minimax", "minimax_prune"):
+        result = minimax(
+            state,
+            depth=depth,
+            evaluate=evaluate,
+            scoring=rules,
+            prune=search == "minimax_prune",
+            recorder=rec,
+        )
+    elif search in ("alphabeta", "alphabeta_soft"):
+        result = alphabeta(
+            state,
+            depth=depth,
+            evaluate=evaluate,
+            scoring=rules,
+            alpha=alpha,
+            beta=beta,
+            fail_soft=search == "alphabeta_soft",
+            recorder=rec,
+        )
+    elif search == "negamax":
+        result = negamax(
+            state,
+            depth=depth,
+            evaluate=evaluate,
+            scoring=rules,
+            alpha=alpha,
+            beta=beta,
+            recorder=rec,
+        )
+    else:
+        engine = AlphaBetaEngine(
+            knowledge_for(state.game), evaluate, tt=tt, ordering=ordering, scoring=rules
+        )
+        result = engine.search(state, TO_THE_END if depth is None else depth, recorder=rec)
+    return result.score, pv_texts(state, result.pv), result.stats
 
 
 # -- entry points ---------------------------------------------------------------------------
@@ -726,24 +385,9 @@ def trace(
         evaluate, name = chosen.function, chosen.name
     elif evaluation is not None:
         raise TraceError("give an evaluation by name or as a function, not both")
-    rec = _Recorder(state, max_nodes, stop)
-    if search in ("minimax", "minimax_prune"):
-        score, pv, stats = _trace_minimax(
-            state, depth, evaluate, rules, search == "minimax_prune", rec
-        )
-    elif search in ("alphabeta", "alphabeta_soft"):
-        score, pv, stats = _trace_alphabeta(
-            state, depth, evaluate, rules, search == "alphabeta_soft", window, rec
-        )
-    elif search == "negamax":
-        score, pv, stats = _trace_negamax(state, depth, evaluate, rules, window, rec)
-    elif search == "abnodevalue":
-        score, pv, stats = _trace_ab_node_value(state, depth, evaluate, rules, beta, rec)
-    else:
-        engine_depth = TO_THE_END if depth is None else depth
-        score, pv, stats = _trace_engine(state, engine_depth, evaluate, rules, tt, ordering, rec)
-    pv_texts = _pv_texts(state, pv)
-    stats.pv = pv_texts
+    rec = _TreeRecorder(state, max_nodes, stop)
+    score, pv, stats = _run(state, search, depth, evaluate, rules, window, tt, ordering, rec)
+    stats.pv = pv
     stats.depth = depth if depth is not None else len(pv)
     engine = search == "engine"
     return Trace(
@@ -756,8 +400,8 @@ def trace(
         scoring=scoring,
         window=(alpha, beta),
         value=score,
-        best_move=pv_texts[0] if pv_texts else None,
-        pv=pv_texts,
+        best_move=pv[0] if pv else None,
+        pv=pv,
         stats=stats,
         nodes=rec.nodes,
     )

@@ -119,7 +119,8 @@ def trace_command(
     """
     from bots.spec import BotSpecError
     from bots.trace import SEARCHES, TraceError, TraceLimitError, trace, trace_spec
-    from bots.tracedraw import render_html, render_svg, render_text
+    from bots.tracedraw import render_svg, render_text
+    from bots.tracepage import render_html
 
     outputs = [
         name for name, given in (("--json", as_json), ("--svg", svg), ("--html", html)) if given

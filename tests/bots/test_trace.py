@@ -1,7 +1,7 @@
 """Traced searches visit exactly the nodes the bots' own searches visit, and draw the lectures.
 
-Each traced search in bots.trace re-implements one search module; these tests tie the two
-together (same node count, evaluations, cut-offs, table hits, value, best move and principal
+bots.trace runs each search module with a recorder; these tests tie a trace to the bot's own
+search (same node count, evaluations, cut-offs, table hits, value, best move and principal
 variation on random positions of every game), check the recorded tree against the rules of
 minimax, and reproduce the worked examples of the lectures in ../shared/lectures.
 """

@@ -15,15 +15,14 @@ from bots.trace import Trace, trace
 from bots.tracedraw import (
     DEFAULT_BUDGET,
     MAX_BUDGET,
-    compact_nodes,
     format_value,
     principal_path,
-    render_html,
     render_svg,
     render_text,
     subtree_sizes,
     unfolded,
 )
+from bots.tracepage import compact_nodes, render_html
 from games import get_game
 from tests.bots.test_trace import EXAMPLE_2A, LECTURE_22, trace_tree
 
