@@ -80,6 +80,18 @@ def match_body(body: TournamentCreate, task: GameTask) -> MatchCreate:
     )
 
 
+def scheduled_game(task: GameTask, match_id: str) -> TournamentGame:
+    """Return the game row of `task` played as the match `match_id`, without a result yet."""
+    return TournamentGame(
+        index=task.index,
+        pair=task.pair,
+        first=task.first,
+        second=task.second,
+        opening=task.opening.name,
+        match_id=match_id,
+    )
+
+
 def match_owner(owner_id: int | None) -> str | None:
     """Return whose turn a tournament game's searches wait for: its owner's (see housebots)."""
     return None if owner_id is None else f"player:{owner_id}"
@@ -214,15 +226,8 @@ def _played(
     match = setup.new_match_row(live, create) | store.match_values(live)
     events = [store.event_row(live, event, stamps[event.seq]) for event in referee.events]
     wired = translation.result(result)
-    game = TournamentGame(
-        index=task.index,
-        pair=task.pair,
-        first=task.first,
-        second=task.second,
-        opening=task.opening.name,
-        match_id=live.id,
-        result=score_of_first(wired),
-        reason=wired.description,
+    game = scheduled_game(task, live.id).model_copy(
+        update={"result": score_of_first(wired), "reason": wired.description}
     )
     return PlayedGame(tournament_id, game, match, events)
 
