@@ -29,18 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bots.spec import Bot, create_bot
-from games import Game
+from tournament.game import BotFactory, GameRecord, make_bot, play_game
 from tournament.journal import Journal
 from tournament.openings import Opening, select_openings
-from tournament.runner import (
-    BotFactory,
-    GameRecord,
-    GameTask,
-    TournamentError,
-    TournamentSpec,
-    play_game,
-)
+from tournament.schedule import GameTask, TournamentError, TournamentSpec
 from tournament.stats.sprt import EloEstimate, SprtError, SprtTest, Verdict, elo_estimate
 
 __all__ = [
@@ -171,10 +163,6 @@ def match_identity(
     }
 
 
-def _make_bot(spec: str, game: Game) -> Bot:
-    return create_bot(spec, game)
-
-
 class _Tally:
     """The games finished so far and the test's state on the completed pairs."""
 
@@ -291,7 +279,7 @@ def run_sprt(
     concurrency: int = 1,
     journal_path: Path | str | None = None,
     progress: SprtProgress | None = None,
-    bot_factory: BotFactory = _make_bot,
+    bot_factory: BotFactory = make_bot,
 ) -> tuple[SprtStatus, list[GameRecord]]:
     """Play the match until the test decides or `max_games` are played; return the final
     status and the games of the completed pairs in schedule order.

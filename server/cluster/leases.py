@@ -26,17 +26,15 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import ClassVar
 
 from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from games.match import Status
-from server.db.models import ArenaProcess, Match, MatchEvent, epoch_ms
+from server.db.models import ArenaProcess, Match, MatchEvent, Tournament, epoch_ms
 from server.matches.ownership import Claim, NotOwnerError
-
-UNFINISHED = (Status.WAITING.value, Status.ACTIVE.value)
-"""The stored statuses of a match still to be played (as server.matches.store's)."""
+from server.matches.store import UNFINISHED
 
 
 class UnansweredError(Exception):
@@ -64,13 +62,30 @@ class Lease:
         return self.status not in UNFINISHED
 
 
-class Leases:
-    """Reads and claims the owners of matches for the process `process_id` (the match store's
-    `Ownership`, server.matches.ownership).
+@dataclass(frozen=True)
+class Taken:
+    """What a claim found on the row it locked: the owner before it (`previous`), that
+    owner's last heartbeat (None: no owner, or its process is gone), and the row's epoch:
+    the new one when the claim took the row, the stored one when `held` (a live process
+    other than the claimer owns it, and nothing was changed)."""
+
+    previous: str | None
+    heartbeat: datetime | None
+    held: bool
+    epoch: int
+
+
+class RowLeases:
+    """Leases with fencing on the rows of one table (`table`: its `owner_id` names a process
+    of server.cluster.processes, its `owner_epoch` counts the claims), for the process
+    `process_id`: a row whose status is one of `open_statuses` is owned by one live process.
 
     `lease_ttl_ms` is how old a heartbeat may be for its process to count as alive. PostgreSQL
     only (row locks and now()); a single process has no leases at all.
     """
+
+    table: ClassVar[type[Match] | type[Tournament]]
+    open_statuses: ClassVar[tuple[str, ...]]
 
     def __init__(
         self, sessions: async_sessionmaker[AsyncSession], process_id: str, lease_ttl_ms: int
@@ -81,6 +96,80 @@ class Leases:
 
     def _alive(self) -> ColumnElement[bool]:
         return ArenaProcess.heartbeat_at > func.now() - self._ttl
+
+    async def _take(self, session: AsyncSession, row_id: str) -> Taken | None:
+        """Claim row `row_id` in `session`'s transaction when it is open and has no owner, a
+        dead one or this process: add one to its epoch and make this process its owner, under
+        the row's lock. Return what was found (`held`: left to its live owner), or None for
+        no such row or one that is not open."""
+        table = self.table
+        row = (
+            await session.execute(
+                select(table.owner_id, table.owner_epoch, table.status)
+                .where(table.id == row_id)
+                .with_for_update()
+            )
+        ).one_or_none()
+        if row is None or row.status not in self.open_statuses:
+            return None
+        previous: str | None = row.owner_id
+        heartbeat = None
+        if previous is not None:
+            found = (
+                await session.execute(
+                    select(ArenaProcess.heartbeat_at, self._alive()).where(
+                        ArenaProcess.id == previous
+                    )
+                )
+            ).one_or_none()
+            if found is not None:
+                heartbeat, alive = found
+                if alive and previous != self.process_id:
+                    return Taken(previous, heartbeat, True, int(row.owner_epoch))
+        epoch = int(row.owner_epoch) + 1
+        await session.execute(
+            update(table)
+            .where(table.id == row_id)
+            .values(owner_id=self.process_id, owner_epoch=epoch)
+        )
+        return Taken(previous, heartbeat, False, epoch)
+
+    async def claimable(self) -> Sequence[str]:
+        """Return the open rows with no owner or a dead one (not this process's), oldest first."""
+        table = self.table
+        query = (
+            select(table.id)
+            .outerjoin(ArenaProcess, ArenaProcess.id == table.owner_id)
+            .where(
+                table.status.in_(self.open_statuses),
+                or_(table.owner_id.is_(None), ArenaProcess.id.is_(None), ~self._alive()),
+                or_(table.owner_id.is_(None), table.owner_id != self.process_id),
+            )
+            .order_by(table.created_at, table.id)
+        )
+        async with self._sessions() as session:
+            return (await session.scalars(query)).all()
+
+    async def release(self, row_ids: Sequence[str]) -> None:
+        """Give up the ownership of `row_ids` (a clean stop): they have no owner until a live
+        process claims them (at its next reaper round, or on first touch)."""
+        if not row_ids:
+            return
+        table = self.table
+        async with self._sessions() as session, session.begin():
+            await session.execute(
+                update(table)
+                .where(table.id.in_(row_ids), table.owner_id == self.process_id)
+                .values(owner_id=None)
+            )
+
+
+class Leases(RowLeases):
+    """Reads and claims the owners of the unfinished matches for the process `process_id`
+    (the match store's `Ownership`, server.matches.ownership)."""
+
+    table = Match
+    open_statuses = UNFINISHED
 
     async def lease(self, match_id: str) -> Lease | None:
         """Return who owns the match now (None: no such match)."""
@@ -103,58 +192,20 @@ class Leases:
         (nobody owns those). Raises NotOwnerError when another live process owns it.
         """
         async with self._sessions() as session, session.begin():
-            row = (
-                await session.execute(
-                    select(Match.owner_id, Match.owner_epoch, Match.status)
-                    .where(Match.id == match_id)
-                    .with_for_update()
-                )
-            ).one_or_none()
-            if row is None or row.status not in UNFINISHED:
+            taken = await self._take(session, match_id)
+            if taken is None:
                 return None
-            previous: str | None = row.owner_id
-            heartbeat = None
-            if previous is not None:
-                found = (
-                    await session.execute(
-                        select(ArenaProcess.heartbeat_at, self._alive()).where(
-                            ArenaProcess.id == previous
-                        )
-                    )
-                ).one_or_none()
-                if found is not None:
-                    heartbeat, alive = found
-                    if alive and previous != self.process_id:
-                        raise NotOwnerError(match_id, previous)
-            epoch = row.owner_epoch + 1
-            await session.execute(
-                update(Match)
-                .where(Match.id == match_id)
-                .values(owner_id=self.process_id, owner_epoch=epoch)
-            )
+            if taken.held:
+                assert taken.previous is not None
+                raise NotOwnerError(match_id, taken.previous)
             downtime = 0
-            if heartbeat is not None and previous != self.process_id:
+            if taken.heartbeat is not None and taken.previous != self.process_id:
                 last = await session.scalar(
                     select(func.max(MatchEvent.at_ms)).where(MatchEvent.match_id == match_id)
                 )
                 if last is not None:
-                    downtime = max(0, epoch_ms(heartbeat) - int(last))
-        return Claim(epoch, downtime, previous)
-
-    async def claimable(self) -> Sequence[str]:
-        """Return the unfinished matches with no owner or a dead one (not this process's)."""
-        query = (
-            select(Match.id)
-            .outerjoin(ArenaProcess, ArenaProcess.id == Match.owner_id)
-            .where(
-                Match.status.in_(UNFINISHED),
-                or_(Match.owner_id.is_(None), ArenaProcess.id.is_(None), ~self._alive()),
-                or_(Match.owner_id.is_(None), Match.owner_id != self.process_id),
-            )
-            .order_by(Match.created_at, Match.id)
-        )
-        async with self._sessions() as session:
-            return (await session.scalars(query)).all()
+                    downtime = max(0, epoch_ms(taken.heartbeat) - int(last))
+        return Claim(taken.epoch, downtime, taken.previous)
 
     async def owned(self) -> Sequence[str]:
         """Return the unfinished matches this process owns, as stored."""
@@ -163,18 +214,6 @@ class Leases:
         )
         async with self._sessions() as session:
             return (await session.scalars(query)).all()
-
-    async def release(self, match_ids: Sequence[str]) -> None:
-        """Give up the ownership of `match_ids` (a clean stop): they have no owner until a
-        live process claims them (at its next reaper round, or on first touch)."""
-        if not match_ids:
-            return
-        async with self._sessions() as session, session.begin():
-            await session.execute(
-                update(Match)
-                .where(Match.id.in_(match_ids), Match.owner_id == self.process_id)
-                .values(owner_id=None)
-            )
 
 
 def share(match_ids: Sequence[str], live: Sequence[str], process_id: str) -> list[str]:

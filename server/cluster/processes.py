@@ -48,8 +48,9 @@ from typing import Protocol
 from sqlalchemy import delete, exists, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from server.cluster.leases import UNFINISHED, Leases, share
+from server.cluster.leases import Leases, share
 from server.db.models import ArenaProcess, Match
+from server.matches.store import UNFINISHED
 
 log = logging.getLogger(__name__)
 

@@ -25,11 +25,10 @@ from typing import Any, Protocol
 
 from bots.result import SearchResult, SearchStopped
 from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
-from bots.timing import time_budget
+from bots.turns import NO_MOVE, crashed, describe, house_bot_loses, played_illegal, seat_budget
 from bots.wire import search_info
 from games.base import Game, State
-from games.match import MAX_ADJUDICATION_REASON, Effect, MoveAccepted, Status
-from games.referee import Referee
+from games.match import Effect, MoveAccepted, Status
 from protocol.errors import ErrorCode
 from server.errors import MatchError
 from server.limits import search_limits
@@ -266,11 +265,11 @@ class HouseBots:
         _, seat, what, _ = failure
         if isinstance(what, BaseException):
             log.error("house bot %s failed in match %s: %s", live.bot_specs[seat], live.id, what)
-            why = f"crashed: {what}"
+            why = crashed(what)
         elif what is None:
-            why = "returned no move"
+            why = NO_MOVE
         else:
-            why = f"played an illegal move: {what}"
+            why = played_illegal(what)
         await self._bot_loses(live, seat, position, why)
 
     async def _play_turns(self, live: LiveMatch) -> None:
@@ -314,11 +313,10 @@ class HouseBots:
                 if not moving:
                     await self._decline_unjudged(live, seat, position, "crashed")
                     continue
-                why = f"crashed: {type(error).__name__}: {error}"
-                await self._bot_loses(live, seat, position, why)
+                await self._bot_loses(live, seat, position, crashed(describe(error)))
                 return
             if moving and result.move is None:
-                await self._bot_loses(live, seat, position, "returned no move")
+                await self._bot_loses(live, seat, position, NO_MOVE)
                 return
             async with live.lock:
                 if referee.status is not Status.ACTIVE or referee.state is not position:
@@ -343,7 +341,7 @@ class HouseBots:
                     illegal = error.message
                 else:
                     continue
-            await self._bot_loses(live, seat, position, f"played an illegal move: {illegal}")
+            await self._bot_loses(live, seat, position, played_illegal(illegal))
             return
 
     def _answer_draw(
@@ -379,7 +377,7 @@ class HouseBots:
     def _search(self, live: LiveMatch, bot: Bot, seat: int) -> asyncio.Future[SearchResult]:
         """Start `bot`'s search of the match's position in the pool (call under the lock)."""
         referee = live.referee
-        budget = self._budget(referee, seat)
+        budget = seat_budget(referee, seat, self._host.now_ms())
         search = asyncio.ensure_future(
             self.pool.run(self._owner(live), bot, referee.state, time_budget=budget, stop=live.stop)
         )
@@ -396,18 +394,10 @@ class HouseBots:
             referee = live.referee
             if referee.status is not Status.ACTIVE or referee.state is not position:
                 return
-            side = referee.game.player_names[seat].capitalize()
-            name = f"{side} (house bot {live.bot_specs[seat]})"
+            spec = live.bot_specs[seat]
+            assert spec is not None
             try:
-                reason = f"{name} {why}"[:MAX_ADJUDICATION_REASON]
+                reason = house_bot_loses(referee.game, seat, spec, why)
                 await self._host.run(live, referee.fail(seat, reason, self._host.now_ms()))
             except MatchError as error:
                 log.error("ending match %s after its house bot failed: %s", live.id, error)
-
-    def _budget(self, referee: Referee, seat: int) -> float | None:
-        """Seconds a house bot may think: the clients' policy (bots.timing), no latency."""
-        tc = referee.config.time_control
-        clocks = referee.clocks_at(self._host.now_ms())
-        if tc is None or clocks is None:
-            return None
-        return time_budget(clocks[seat], tc.increment_ms, tc.move_cap_ms, margin_ms=0)

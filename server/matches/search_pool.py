@@ -37,6 +37,7 @@ from typing import Any
 
 from bots.result import SearchResult, SearchStopped
 from bots.spec import Bot
+from bots.turns import stopped_at_limit
 from games.base import State
 
 
@@ -136,10 +137,7 @@ class SearchPool:
             raise
         except SearchStopped:
             if not stop.is_set() and clock() >= limit:
-                raise SearchStopped(
-                    f"was stopped at the server's limit of {self.max_seconds:g} s per move, "
-                    "before it had a move"
-                ) from None
+                raise SearchStopped(stopped_at_limit(self.max_seconds)) from None
             raise
 
     def lease(self, owner: Hashable) -> Lease | None:

@@ -289,39 +289,12 @@ class MatchStore:
         the fence (another process owns the match now) raises FencedMatchError. In a cluster a
         new match is owned by this process from epoch 1.
         """
-        referee = live.referee
-        result = referee.result
-        values: dict[str, Any] = {
-            "seat0_player_id": live.players[0],
-            "seat1_player_id": live.players[1],
-            "seat0_challenged_id": live.challenged[0],
-            "seat1_challenged_id": live.challenged[1],
-            "seat0_bot": live.bot_specs[0],
-            "seat1_bot": live.bot_specs[1],
-            "status": referee.status.value,
-            "seq": referee.seq,
-            "result_winner": None if result is None else result.winner,
-            "result_reason": None if result is None else result.code.value,
-            "result_detail": None if result is None else result.reason[:500],
-        }
         now = self._wall_ms()
-        rows = [
-            {
-                "match_id": live.id,
-                "seq": event.seq,
-                "kind": event.kind.value,
-                "player": event.player,
-                "move": event.move,
-                "elapsed_ms": event.elapsed_ms,
-                "at_ms": now,
-                "search": live.searches.get(event.seq) if event.kind is EventKind.MOVE else None,
-            }
-            for event in events
-        ]
+        rows = [event_row(live, event, now) for event in events]
         if new_match is not None and self._ownership is not None:
             new_match = new_match | {"owner_id": self._ownership.process_id, "owner_epoch": 1}
             live.epoch = 1
-        change = MatchWrite(live.id, values, new_match, rows, live.epoch)
+        change = MatchWrite(live.id, match_values(live), new_match, rows, live.epoch)
         try:
             await self._writer.write(change)
         except FencedError as error:
@@ -339,3 +312,38 @@ class MatchStore:
                 "the server could not store the match; nothing was changed, retry",
                 match_id=live.id,
             ) from None
+
+
+def match_values(live: LiveMatch) -> dict[str, Any]:
+    """Return the columns of `live`'s `matches` row that its play changes: seats, status, seq
+    and result (the rest are written once, as it is created: server.matches.setup)."""
+    referee = live.referee
+    result = referee.result
+    return {
+        "seat0_player_id": live.players[0],
+        "seat1_player_id": live.players[1],
+        "seat0_challenged_id": live.challenged[0],
+        "seat1_challenged_id": live.challenged[1],
+        "seat0_bot": live.bot_specs[0],
+        "seat1_bot": live.bot_specs[1],
+        "status": referee.status.value,
+        "seq": referee.seq,
+        "result_winner": None if result is None else result.winner,
+        "result_reason": None if result is None else result.code.value,
+        "result_detail": None if result is None else result.reason[:500],
+    }
+
+
+def event_row(live: LiveMatch, event: Event, at_ms: int) -> dict[str, Any]:
+    """Return the `match_events` row of `live`'s `event` (but its id and `created_at`), stored
+    at `at_ms` (the epoch's milliseconds), with the search of a move when one was noted."""
+    return {
+        "match_id": live.id,
+        "seq": event.seq,
+        "kind": event.kind.value,
+        "player": event.player,
+        "move": event.move,
+        "elapsed_ms": event.elapsed_ms,
+        "at_ms": at_ms,
+        "search": live.searches.get(event.seq) if event.kind is EventKind.MOVE else None,
+    }

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
-from sqlalchemy import ColumnElement, func, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy import select, update
 
+from server.cluster.leases import RowLeases
 from server.db.models import ArenaProcess
 from server.db.models import Tournament as TournamentRow
 
@@ -41,21 +41,12 @@ class Owner:
     status: str
 
 
-class TournamentOwners:
-    """Reads, claims and releases the owners of tournaments for the process `process_id`.
+class TournamentOwners(RowLeases):
+    """Reads, claims and releases the owners of the running tournaments for the process
+    `process_id` (server.cluster.leases.RowLeases: the leases of matches, on tournaments)."""
 
-    PostgreSQL only (row locks and now()); a single process has no owners at all.
-    """
-
-    def __init__(
-        self, sessions: async_sessionmaker[AsyncSession], process_id: str, lease_ttl_ms: int
-    ) -> None:
-        self._sessions = sessions
-        self.process_id = process_id
-        self._ttl = timedelta(milliseconds=lease_ttl_ms)
-
-    def _alive(self) -> ColumnElement[bool]:
-        return ArenaProcess.heartbeat_at > func.now() - self._ttl
+    table = TournamentRow
+    open_statuses = ("running",)
 
     async def start(self, tournament_id: str) -> int | None:
         """Store a created tournament `running`, owned by this process; return the epoch, or
@@ -78,44 +69,8 @@ class TournamentOwners:
         """Claim the running tournament when it has no owner, a dead one or this process;
         return the new epoch, or None (not running, or another live process owns it)."""
         async with self._sessions() as session, session.begin():
-            row = (
-                await session.execute(
-                    select(TournamentRow.owner_id, TournamentRow.owner_epoch, TournamentRow.status)
-                    .where(TournamentRow.id == tournament_id)
-                    .with_for_update()
-                )
-            ).one_or_none()
-            if row is None or row.status != "running":
-                return None
-            previous: str | None = row.owner_id
-            if previous is not None and previous != self.process_id:
-                alive = await session.scalar(
-                    select(self._alive()).where(ArenaProcess.id == previous)
-                )
-                if alive:
-                    return None
-            epoch = int(row.owner_epoch) + 1
-            await session.execute(
-                update(TournamentRow)
-                .where(TournamentRow.id == tournament_id)
-                .values(owner_id=self.process_id, owner_epoch=epoch)
-            )
-        return epoch
-
-    async def claimable(self) -> Sequence[str]:
-        """Return the running tournaments with no owner or a dead one (not this process's)."""
-        query = (
-            select(TournamentRow.id)
-            .outerjoin(ArenaProcess, ArenaProcess.id == TournamentRow.owner_id)
-            .where(
-                TournamentRow.status == "running",
-                or_(TournamentRow.owner_id.is_(None), ArenaProcess.id.is_(None), ~self._alive()),
-                or_(TournamentRow.owner_id.is_(None), TournamentRow.owner_id != self.process_id),
-            )
-            .order_by(TournamentRow.created_at, TournamentRow.id)
-        )
-        async with self._sessions() as session:
-            return (await session.scalars(query)).all()
+            taken = await self._take(session, tournament_id)
+        return None if taken is None or taken.held else taken.epoch
 
     async def live_ids(self) -> Sequence[str]:
         """Return the ids of the live processes."""
@@ -140,17 +95,3 @@ class TournamentOwners:
                 ).where(TournamentRow.id.in_(tournament_ids))
             )
             return {row.id: Owner(row.owner_id, row.owner_epoch, row.status) for row in rows}
-
-    async def release(self, tournament_ids: Sequence[str]) -> None:
-        """Give up the tournaments (a clean stop): the others claim them at their next round."""
-        if not tournament_ids:
-            return
-        async with self._sessions() as session, session.begin():
-            await session.execute(
-                update(TournamentRow)
-                .where(
-                    TournamentRow.id.in_(tournament_ids),
-                    TournamentRow.owner_id == self.process_id,
-                )
-                .values(owner_id=None)
-            )

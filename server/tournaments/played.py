@@ -23,12 +23,20 @@ from typing import Any
 
 from bots.result import SearchResult, SearchStopped
 from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
-from bots.timing import time_budget
+from bots.turns import (
+    NO_MOVE,
+    crashed,
+    describe,
+    house_bot_loses,
+    played_illegal,
+    seat_budget,
+    stopped_at_limit,
+)
 from bots.wire import search_info
-from games.match import MAX_ADJUDICATION_REASON, Effect, Event, EventKind, Rejected
+from games.match import Effect, Event, Rejected
 from protocol.messages import HouseBot, MatchCreate, TournamentCreate, TournamentGame
 from server.limits import search_limits
-from server.matches import setup, translation
+from server.matches import setup, store, translation
 from server.matches.live import LiveMatch
 from server.settings import Settings
 from server.tournaments.wire import score_of_first
@@ -69,6 +77,18 @@ def match_body(body: TournamentCreate, task: GameTask) -> MatchCreate:
         seats=(_seat(task.first), _seat(task.second)),
         time_control=body.time_control,
         max_plies=max(0, body.ply_cap - len(task.opening.moves)),
+    )
+
+
+def scheduled_game(task: GameTask, match_id: str) -> TournamentGame:
+    """Return the game row of `task` played as the match `match_id`, without a result yet."""
+    return TournamentGame(
+        index=task.index,
+        pair=task.pair,
+        first=task.first,
+        second=task.second,
+        opening=task.opening.name,
+        match_id=match_id,
     )
 
 
@@ -145,10 +165,10 @@ def play_game(
         except SearchStopped as stopped:
             why = str(stopped)
         except Exception as error:  # noqa: BLE001 - any failure of a house bot loses its game
-            why = f"crashed: {type(error).__name__}: {error}"
+            why = crashed(describe(error))
         else:
             if found.move is None:
-                why = "returned no move"
+                why = NO_MOVE
             else:
                 effects = referee.move(seat, position.format_move(found.move), now_ms())
                 live.note_search(effects, translation.search_record(search_info(found)))
@@ -156,10 +176,9 @@ def play_game(
                 rejected = next((e for e in effects if isinstance(e, Rejected)), None)
                 if rejected is None or referee.result is not None:
                     continue
-                why = f"played an illegal move: {translation.refusal(live, rejected).message}"
+                why = played_illegal(translation.refusal(live, rejected).message)
         if referee.result is None and referee.seq == seq:
-            side = game.player_names[seat].capitalize()
-            reason = f"{side} (house bot {live.bot_specs[seat]}) {why}"[:MAX_ADJUDICATION_REASON]
+            reason = house_bot_loses(game, seat, task.first if seat == 0 else task.second, why)
             accept(referee.fail(seat, reason, now_ms()))
     return _played(tournament_id, task, live, create, stamps)
 
@@ -176,11 +195,7 @@ def _search(
     """Return `bot`'s search, within the server's seconds per search
     (server.matches.search_pool)."""
     referee = live.referee
-    tc = referee.config.time_control
-    clocks = referee.clocks_at(now_ms)
-    budget = None
-    if tc is not None and clocks is not None:
-        budget = time_budget(clocks[seat], tc.increment_ms, tc.move_cap_ms, margin_ms=0)
+    budget = seat_budget(referee, seat, now_ms)
     limit = clock() + settings.bot.max_seconds
 
     def should_stop() -> bool:
@@ -191,10 +206,7 @@ def _search(
     except SearchStopped:
         if stop.is_set():
             raise GameStopped("the game was stopped") from None
-        raise SearchStopped(
-            f"was stopped at the server's limit of {settings.bot.max_seconds:g} s per move, "
-            "before it had a move"
-        ) from None
+        raise SearchStopped(stopped_at_limit(settings.bot.max_seconds)) from None
     if stop.is_set():
         raise GameStopped("the game was stopped")
     return found
@@ -211,42 +223,11 @@ def _played(
     referee = live.referee
     result = referee.result
     assert result is not None
-    match = setup.new_match_row(live, create) | {
-        "seat0_player_id": None,
-        "seat1_player_id": None,
-        "seat0_challenged_id": None,
-        "seat1_challenged_id": None,
-        "seat0_bot": live.bot_specs[0],
-        "seat1_bot": live.bot_specs[1],
-        "status": referee.status.value,
-        "seq": referee.seq,
-        "result_winner": result.winner,
-        "result_reason": result.code.value,
-        "result_detail": result.reason[:500],
-    }
-    events = [
-        {
-            "match_id": live.id,
-            "seq": event.seq,
-            "kind": event.kind.value,
-            "player": event.player,
-            "move": event.move,
-            "elapsed_ms": event.elapsed_ms,
-            "at_ms": stamps[event.seq],
-            "search": live.searches.get(event.seq) if event.kind is EventKind.MOVE else None,
-        }
-        for event in referee.events
-    ]
+    match = setup.new_match_row(live, create) | store.match_values(live)
+    events = [store.event_row(live, event, stamps[event.seq]) for event in referee.events]
     wired = translation.result(result)
-    game = TournamentGame(
-        index=task.index,
-        pair=task.pair,
-        first=task.first,
-        second=task.second,
-        opening=task.opening.name,
-        match_id=live.id,
-        result=score_of_first(wired),
-        reason=wired.description,
+    game = scheduled_game(task, live.id).model_copy(
+        update={"result": score_of_first(wired), "reason": wired.description}
     )
     return PlayedGame(tournament_id, game, match, events)
 

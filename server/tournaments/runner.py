@@ -29,24 +29,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
 from typing import Any
 
 from protocol.errors import ProtocolError
 from protocol.messages import (
-    MatchEnded,
-    MatchResult,
     TournamentFinished,
-    TournamentGame,
     TournamentGameFinished,
 )
 from server.matches.publisher import Broadcast
 from server.matches.service import MatchService, new_match_id
 from server.tournaments.notices import ended_notice, game_notice
 from server.tournaments.planning import plan
-from server.tournaments.played import match_body, match_owner
+from server.tournaments.played import match_body, match_owner, scheduled_game
 from server.tournaments.store import FencedTournamentError, TournamentStore
 from server.tournaments.tournament import HostedTournament
+from server.tournaments.watches import MatchWatches
 from server.tournaments.wire import score_of_first
 from tournament.runner import GameTask
 
@@ -54,13 +51,6 @@ log = logging.getLogger(__name__)
 
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
 """Publishes a notice (server.tournaments.notices) to every server process."""
-
-
-@dataclass
-class _Watch:
-    """A match a tournament waits for: its end (its result)."""
-
-    future: asyncio.Future[MatchResult]
 
 
 class TournamentRunner:
@@ -81,10 +71,9 @@ class TournamentRunner:
         self._store = store
         self._matches = matches
         self._notify = notify
-        self._follow_s = follow_s
-        self._watches: dict[str, _Watch] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._running: dict[str, HostedTournament] = {}
+        self._watches = MatchWatches(matches, self._spawn, follow_s)
 
     async def launch(self, tournament: HostedTournament) -> None:
         """Start the tournament's task unless it runs; its matches in flight are followed first.
@@ -101,7 +90,7 @@ class TournamentRunner:
             game = tournament.games.get(task.index)
             if game is not None and game.result is None:
                 # Follow the matches in flight before MatchService.resume lets their bots move.
-                self._watch_for(game.match_id)
+                self._watches.watch(game.match_id)
         tournament.runner = self._spawn(self._run(tournament))
         self._running[tournament.id] = tournament
         tournament.runner.add_done_callback(lambda _: self._forget(tournament))
@@ -127,40 +116,16 @@ class TournamentRunner:
 
     async def on_broadcast(self, broadcast: Broadcast) -> None:
         """Notice the end of a watched match."""
-        watch = self._watches.get(broadcast.match_id)
-        if watch is None:
-            return
-        for message in broadcast.messages:
-            if isinstance(message, MatchEnded) and not watch.future.done():
-                watch.future.set_result(message.result)
+        await self._watches.on_broadcast(broadcast)
 
     def wants(self, match_id: str, _players: object = None, _seqs: object = None) -> bool:
         """Return True for a match watched here (a `Bus.on_match` filter)."""
-        return match_id in self._watches
+        return self._watches.wants(match_id)
 
     async def on_remote(self, item: object) -> None:
         """Notice the end of a watched match played by another process (a `Bus.on_match`
-        handler): a broadcast ends it; a notice (its owner could not publish) has its state
-        read."""
-        if isinstance(item, Broadcast):
-            await self.on_broadcast(item)
-            return
-        match_id = getattr(item, "match_id", None)
-        if isinstance(match_id, str) and match_id in self._watches:
-            self._spawn(self._check(match_id))
-
-    async def _check(self, match_id: str) -> None:
-        """Read a watched match's state: its result ends the watch."""
-        watch = self._watches.get(match_id)
-        if watch is None or watch.future.done():
-            return
-        try:
-            state = await self._matches.state(match_id)
-        except ProtocolError as error:
-            log.info("cannot read match %s of a tournament now: %s", match_id, error.message)
-            return
-        if state.result is not None and not watch.future.done():
-            watch.future.set_result(state.result)
+        handler)."""
+        await self._watches.on_remote(item)
 
     def running(self) -> list[HostedTournament]:
         """Return the tournaments whose task runs here."""
@@ -274,7 +239,7 @@ class TournamentRunner:
                 match_id = await self._create_match(tournament, task)
             elif not await self._matches.exists(match_id):
                 await self._make_match(tournament, task, match_id)  # a crash left it unmade
-            result = await self._outcome(match_id, self._watch_for(match_id))
+            result = await self._watches.outcome(match_id, self._watches.watch(match_id))
             game = tournament.games[task.index].model_copy(
                 update={"result": score_of_first(result), "reason": result.description}
             )
@@ -350,14 +315,7 @@ class TournamentRunner:
 
     async def _record_and_make(self, tournament: HostedTournament, task: GameTask) -> str:
         """Record the game under a new match id, then make the match (see `_make_match`)."""
-        game = TournamentGame(
-            index=task.index,
-            pair=task.pair,
-            first=task.first,
-            second=task.second,
-            opening=task.opening.name,
-            match_id=new_match_id(),
-        )
+        game = scheduled_game(task, new_match_id())
         await self._store.add_game(tournament.id, game, tournament.epoch)
         tournament.games[task.index] = game
         await self._make_match(tournament, task, game.match_id)
@@ -371,41 +329,11 @@ class TournamentRunner:
         The game's row names the match before it exists: a crash between the two leaves a row
         whose match a restart creates, never a match no game knows (played twice).
         """
-        self._watch_for(match_id)
+        self._watches.watch(match_id)
         body = match_body(tournament.body, task)
         await self._matches.create_match(
             body, match_id=match_id, owner=match_owner(tournament.owner_id)
         )
-
-    def _watch_for(self, match_id: str) -> _Watch:
-        """Return the watch of a match, registering it (the listener then follows the match)."""
-        watch = self._watches.get(match_id)
-        if watch is None:
-            watch = _Watch(asyncio.get_running_loop().create_future())
-            self._watches[match_id] = watch
-        return watch
-
-    async def _outcome(self, match_id: str, watch: _Watch) -> MatchResult:
-        """Wait for the match's result (its referee draws it at its ply cap).
-
-        The watch is registered before the state is read, and both the listener and `state`
-        run under the match's lock, so an end is seen either in the state or by the listener.
-        """
-        try:
-            if self._follow_s is None:
-                state = await self._matches.state(match_id)
-                if state.result is not None and not watch.future.done():
-                    watch.future.set_result(state.result)
-                return await watch.future
-            # A cluster: the end may come over the bus; its state is read every follow_s too.
-            while True:
-                await self._check(match_id)
-                try:
-                    return await asyncio.wait_for(asyncio.shield(watch.future), self._follow_s)
-                except TimeoutError:
-                    continue
-        finally:
-            self._watches.pop(match_id, None)
 
     async def _finish(self, tournament: HostedTournament) -> None:
         if not await self._store.end(tournament.id, "finished", None, tournament.epoch):

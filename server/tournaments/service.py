@@ -1,29 +1,24 @@
 """The tournament service: who may create, start, cancel, answer and read tournaments.
 
-`TournamentService` decides the policies (the server's maxima, the invitations, the owner's
-rights); the planning is server.tournaments.planning's, the storage server.tournaments.store's
-and the playing server.tournaments.runner's.
+`TournamentService` decides the policies (the server's maxima, the invitations and the owner's
+rights: server.tournaments.invitations); the planning is server.tournaments.planning's, the
+storage server.tournaments.store's and the playing server.tournaments.runner's.
 
 Memory: the service holds a tournament while its runner runs here, while someone watches it
-here, and while a request uses it (concurrent requests share that one copy); any other is read
-from the database when asked, so finished, cancelled and waiting tournaments cost nothing. A
-waiting tournament holds no schedule either: it is planned at creation to be checked and
-counted, and again when it starts.
+here, and while a request uses it (server.tournaments.held). A waiting tournament holds no
+schedule either: it is planned at creation to be checked and counted, and again when it starts.
 
 On workers (`ARENA_ROLE=server`, a `GameQueue` given): a tournament between house bots only is
 not played here, unless it is an SPRT (its test decides which games are played at all). Starting
 it stores it `running` and defers one job per game to the queue; `arena worker` processes play
 them (server.jobs.tournament_games), each records its game once and the last one finishes the
-tournament (TournamentStore.record_game), and each publishes a notice
-(server.tournaments.notices) that every server process hands to `on_notice`. The tournament's
-`concurrency` is ignored there: the workers' own concurrency bounds the games in play. A game is
-shown once it has its result (it has no live match to watch while played). A notice may be lost
-(Redis restarted) or come twice: every `tournament_follow_s` the service reads the running
-worker tournaments it holds from the database (`_follow`), and it tells its watchers of each
-game once and of the end once, whichever comes first. A tournament with a registered player
-among its participants is played as today, by a server process's runner (its games are live
-matches: the players connect to play them); its games and end are published on the bus too, so
-watchers on other processes follow it.
+tournament (TournamentStore.record_game), and each publishes a notice that every server process
+hands to `on_notice` (server.tournaments.sync: notices lost or twice, the tournaments read back
+every `tournament_follow_s`). The tournament's `concurrency` is ignored there: the workers' own
+concurrency bounds the games in play. A game is shown once it has its result (it has no live
+match to watch while played). A tournament with a registered player among its participants is
+played by a server process's runner (its games are live matches: the players connect to play
+them); its games and end are published on the bus too, so watchers on other processes follow it.
 
 In a cluster (`owners` given, server.tournaments.owners) such a tournament has one owner, the
 only process that runs its runner: the process that starts it claims it, and `reap` (run by
@@ -46,8 +41,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -55,9 +49,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     TournamentCreate,
-    TournamentFinished,
-    TournamentGame,
-    TournamentGameFinished,
     TournamentList,
     TournamentState,
 )
@@ -65,14 +56,16 @@ from server.cluster.leases import share
 from server.db.models import Player
 from server.matches.publisher import Broadcast
 from server.matches.service import MatchService
-from server.tournaments.notices import ENDED, ended_notice, parse_notice
+from server.tournaments.held import HeldTournaments, runs_here
+from server.tournaments.invitations import check_accepted, check_invited, check_owner, invited
+from server.tournaments.notices import ended_notice
 from server.tournaments.owners import TournamentOwners
-from server.tournaments.planning import check_maxima, plan, validation_error
+from server.tournaments.planning import check_maxima, plan
 from server.tournaments.played import is_for_workers
 from server.tournaments.runner import Notify, TournamentRunner
 from server.tournaments.store import TournamentStore
+from server.tournaments.sync import TournamentSync
 from server.tournaments.tournament import HostedTournament, Watcher
-from tournament.runner import player_name
 
 log = logging.getLogger(__name__)
 
@@ -110,14 +103,10 @@ class TournamentService:
         self._runner = TournamentRunner(
             self._store, matches, notify, None if owners is None else self._follow_s
         )
-        self._loaded: dict[str, HostedTournament] = {}
-        """The tournaments held in memory: each one whose runner runs here, is watched here, or
-        is in use by a request (`_users`). The others are read from the database when asked
-        (`_held`): a finished, cancelled or waiting tournament costs no memory."""
-        self._users: Counter[str] = Counter()
-        """The requests using each held tournament now."""
-        self._loading: dict[str, asyncio.Future[HostedTournament | None]] = {}
-        """The reads from the database in progress, by tournament id."""
+        self._memory = HeldTournaments(self._store)
+        """The tournaments held in memory (server.tournaments.held)."""
+        self._held = self._memory.held
+        self._sync = TournamentSync(self._memory, self._store, self._runner)
         self._games = games
         self._owners = owners
         self._unclaimed: set[str] = set()
@@ -139,7 +128,9 @@ class TournamentService:
                 if not self._on_workers(tournament) and self._owners is None:
                     await self._launch(tournament)
         if (self._games is not None or self._owners is not None) and self._follower is None:
-            self._follower = asyncio.create_task(self._follow(), name="arena-tournament-follower")
+            self._follower = asyncio.create_task(
+                self._sync.follow(self._follow_s, self._elsewhere), name="arena-tournament-follower"
+            )
         return len(ids)
 
     async def close(self) -> None:
@@ -196,7 +187,7 @@ class TournamentService:
         epoch = await owners.claim(tournament.id)
         if epoch is None:
             return False
-        await self._refresh(tournament)
+        await self._sync.refresh(tournament)
         if tournament.status != "running":
             return False
         tournament.epoch = epoch
@@ -211,9 +202,6 @@ class TournamentService:
     async def on_remote_match(self, item: object) -> None:
         """Notice the end of a match another process plays (a `Bus.on_match` handler)."""
         await self._runner.on_remote(item)
-
-    def _runs_here(self, tournament: HostedTournament) -> bool:
-        return tournament.runner is not None and not tournament.runner.done()
 
     async def on_broadcast(self, broadcast: Broadcast) -> None:
         """Notice the end of a watched match (the runner waits for it)."""
@@ -232,18 +220,7 @@ class TournamentService:
         # Planned to check the openings and count the games; the schedule is planned again when
         # the tournament starts (up to 16 MB at the maxima: a waiting tournament holds none).
         games_total = len((await asyncio.to_thread(plan, body, settings))[1])
-        invitations = {}
-        for participant in body.bots:
-            name = player_name(participant)
-            if name is None:
-                continue
-            player = await self._matches.players.named(name)
-            if player is None:
-                raise validation_error(
-                    "bots", f"no player is named {name!r} (from {participant!r})"
-                )
-            if player.id != creator.id:
-                invitations[player.name] = "pending"
+        invitations = await invited(body, creator, self._matches.players)
         tournament = HostedTournament(
             id="t_" + uuid.uuid4().hex[:16],
             body=body,
@@ -268,7 +245,7 @@ class TournamentService:
 
     async def _start(self, tournament: HostedTournament, player: Player) -> TournamentState:
         """`start` on a held tournament."""
-        self._check_owner(tournament, player, "start")
+        check_owner(tournament, player, "start")
         several = self._owners is not None or self._games is not None
         if tournament.status == "created" and several:
             # Several processes: the answers (or a start) may have come to another one.
@@ -276,21 +253,15 @@ class TournamentService:
             if stored is not None:
                 tournament.invitations = stored.invitations
                 if stored.status != "created":
-                    await self._refresh(tournament)
+                    await self._sync.refresh(tournament)
         if tournament.status == "created":
-            waiting = {n: a for n, a in tournament.invitations.items() if a != "accepted"}
-            if waiting:
-                raise ProtocolError(
-                    ErrorCode.INVITATIONS_PENDING,
-                    "the tournament can start once every invited player has accepted: "
-                    + ", ".join(f"{name} ({answer})" for name, answer in sorted(waiting.items())),
-                    {"tournament_id": tournament.id, **waiting},
-                )
+            check_accepted(tournament)
             if self._owners is not None and not self._on_workers(tournament):
                 # A cluster: started and claimed at once, by this process only.
                 epoch = await self._owners.start(tournament.id)
                 if epoch is None:
-                    await self._refresh(tournament)  # started (or cancelled) by another call
+                    # Started (or cancelled) by another call.
+                    await self._sync.refresh(tournament)
                     return await tournament.state()
                 tournament.status = "running"
                 tournament.epoch = epoch
@@ -315,17 +286,17 @@ class TournamentService:
 
     async def _cancel(self, tournament: HostedTournament, player: Player) -> TournamentState:
         """`cancel` on a held tournament."""
-        self._check_owner(tournament, player, "cancel")
+        check_owner(tournament, player, "cancel")
         if tournament.status not in ("created", "running"):
             raise ProtocolError(
                 ErrorCode.TOURNAMENT_OVER,
                 f"the tournament is {tournament.status}: it cannot be cancelled",
                 {"tournament_id": tournament.id},
             )
-        if self._owners is not None and not self._runs_here(tournament):
+        if self._owners is not None and not runs_here(tournament):
             # Run by another process: know its games in play (their matches are stopped here
             # too; its owner stops its runner on the end's notice).
-            await self._refresh(tournament)
+            await self._sync.refresh(tournament)
         tournament.status = "cancelled"
         tournament.reason = f"cancelled by {player.name}"
         await self._store.store_status(tournament)
@@ -346,12 +317,7 @@ class TournamentService:
         self, tournament: HostedTournament, player: Player, accept: bool
     ) -> TournamentState:
         """`answer` on a held tournament."""
-        if player.name not in tournament.invitations:
-            raise ProtocolError(
-                ErrorCode.NOT_CHALLENGED,
-                f"the tournament does not invite {player.name}",
-                {"tournament_id": tournament.id},
-            )
+        check_invited(tournament, player)
         if tournament.status == "created":
             # One answer stored under the row's lock: answers given to other processes stand.
             found = await self._store.store_answer(
@@ -360,7 +326,8 @@ class TournamentService:
             if found is not None:
                 status, tournament.invitations = found
                 if status != "created":
-                    await self._refresh(tournament)  # started (or cancelled) elsewhere
+                    # Started (or cancelled) elsewhere.
+                    await self._sync.refresh(tournament)
         if tournament.status != "created":
             raise ProtocolError(
                 ErrorCode.TOURNAMENT_OVER,
@@ -368,16 +335,6 @@ class TournamentService:
                 {"tournament_id": tournament.id},
             )
         return await tournament.state()
-
-    def _check_owner(self, tournament: HostedTournament, player: Player, action: str) -> None:
-        """Refuse (FORBIDDEN) anyone but the tournament's owner."""
-        if tournament.owner_id != player.id:
-            owner = tournament.owner_name or "the server"
-            raise ProtocolError(
-                ErrorCode.FORBIDDEN,
-                f"only the tournament's owner ({owner}) may {action} it",
-                {"tournament_id": tournament.id},
-            )
 
     async def state(self, tournament_id: str) -> TournamentState:
         """Return a tournament's state with its standings and games."""
@@ -398,15 +355,15 @@ class TournamentService:
 
     def unwatch(self, tournament_id: str, watcher: Watcher) -> None:
         """Stop sending to `watcher` (a tournament no longer watched may leave memory)."""
-        tournament = self._loaded.get(tournament_id)
+        tournament = self._memory.loaded.get(tournament_id)
         if tournament is not None:
             tournament.watchers.discard(watcher)
-            self._release(tournament)
+            self._memory.release(tournament)
 
     @property
     def loaded_count(self) -> int:
         """Return how many tournaments are held in memory (run or watched here, or in use)."""
-        return len(self._loaded)
+        return len(self._memory.loaded)
 
     # -- tournaments played on workers ---------------------------------------------------------
 
@@ -425,149 +382,18 @@ class TournamentService:
         await self._games.defer(tournament.id, unplayed)
 
     async def on_notice(self, payload: dict[str, Any]) -> None:
-        """Take a notice from another process (or this one): a game recorded, an end.
+        """Take a notice from another process (or this one): a game recorded, an end
+        (server.tournaments.sync)."""
+        await self._sync.on_notice(payload)
 
-        A game's notice updates the tournament held here and tells its watchers, unless the
-        game is known already; an end's reads the tournament back from the database (games
-        whose notice was lost included). A tournament not held here is read when first asked.
-        """
-        notice = parse_notice(payload)
-        if notice is None:
-            log.warning("ignored a tournament notice: %.200r", payload)
-            return
-        loading = self._loading.get(notice.tournament_id)
-        if loading is not None:  # being read: held by the requests waiting for it, woken first
-            with contextlib.suppress(Exception):
-                await asyncio.shield(loading)
-        tournament = self._loaded.get(notice.tournament_id)
-        if tournament is None:
-            return
-        if notice.game is not None:
-            if tournament.status == "created":
-                tournament.status = "running"  # started by another process: games come in
-            self._record(tournament, notice.game)
-        else:
-            await self._sync(tournament)
-
-    async def _follow(self) -> None:
-        """Every `tournament_follow_s`, read back the worker tournaments held that have not
-        ended (lost notices, a start on another process)."""
-        while True:
-            await asyncio.sleep(self._follow_s)
-            for tournament in list(self._loaded.values()):
-                # Created ones too: another process may have started it.
-                elsewhere = self._owners is not None and not self._runs_here(tournament)
-                if tournament.status not in ENDED and (self._on_workers(tournament) or elsewhere):
-                    try:
-                        await self._sync(tournament)
-                    except Exception:
-                        log.exception("could not read tournament %s back", tournament.id)
-
-    async def _refresh(self, tournament: HostedTournament) -> None:
-        """Take the tournament's stored games, those in play included, and its status."""
-        stored = await self._sync(tournament)
-        if stored is not None:
-            for index, game in stored.games.items():
-                tournament.games.setdefault(index, game)
-
-    async def _sync(self, tournament: HostedTournament) -> HostedTournament | None:
-        """Take the tournament's stored results and status: tell the watchers what they lack.
-
-        A tournament run here that ended elsewhere (cancelled on another process) has its
-        runner stopped first. Return the stored tournament (None: there is none)."""
-        stored = await self._store.load(tournament.id)
-        if stored is None:
-            return None
-        ended_elsewhere = stored.status in ENDED and tournament.status not in ENDED
-        if ended_elsewhere and self._runs_here(tournament):
-            await self._runner.halt(tournament, stored.reason or "the tournament ended")
-        for index in sorted(stored.games):
-            game = stored.games[index]
-            if game.result is not None:
-                self._record(tournament, game)
-        if stored.status == "running" and tournament.status == "created":
-            tournament.status = "running"  # started by another process
-        if stored.status in ENDED and tournament.status not in ENDED:
-            tournament.status = stored.status
-            tournament.reason = stored.reason
-            # The standings are fitted off the loop: no other end is told meanwhile.
-            finished = TournamentFinished(
-                tournament_id=tournament.id,
-                games_done=tournament.done,
-                games_total=tournament.games_total,
-                standings=await tournament.fresh_standings(),
-                sprt=tournament.sprt(),
-            )
-            tournament.publish(finished)
-        return stored
-
-    def _record(self, tournament: HostedTournament, game: TournamentGame) -> None:
-        """Hold a game's result and tell the watchers, once per game (no await here)."""
-        known = tournament.games.get(game.index)
-        if known is not None and known.result is not None:
-            return
-        tournament.record_result(game)
-        tournament.publish(
-            TournamentGameFinished(
-                tournament_id=tournament.id,
-                game=game,
-                games_done=tournament.done,
-                games_total=tournament.games_total,
-                points=tournament.points(),
-                sprt=tournament.sprt(),
-            )
+    def _elsewhere(self, tournament: HostedTournament) -> bool:
+        """Return True when other processes play the tournament: workers, or its owner."""
+        return self._on_workers(tournament) or (
+            self._owners is not None and not runs_here(tournament)
         )
 
     async def _launch(self, tournament: HostedTournament) -> None:
         """Start the tournament's runner here; the tournament is held until the runner ends."""
         await self._runner.launch(tournament)
         if tournament.runner is not None:
-            tournament.runner.add_done_callback(lambda _: self._release(tournament))
-
-    @contextlib.asynccontextmanager
-    async def _held(self, tournament_id: str) -> AsyncIterator[HostedTournament]:
-        """Hold the tournament while the caller uses it (read from the database unless held
-        already: concurrent requests share one copy); then let it go unless it must stay
-        (`_release`). UNKNOWN_TOURNAMENT when there is none."""
-        tournament = await self._get(tournament_id)
-        self._users[tournament.id] += 1  # no await since `_get`: not let go meanwhile
-        try:
-            yield tournament
-        finally:
-            self._users[tournament.id] -= 1
-            if self._users[tournament.id] <= 0:
-                del self._users[tournament.id]
-            self._release(tournament)
-
-    def _release(self, tournament: HostedTournament) -> None:
-        """Let the tournament leave memory unless its runner runs here, someone watches it
-        here or a request uses it; it is read from the database when next asked."""
-        if self._users.get(tournament.id) or tournament.watchers or self._runs_here(tournament):
-            return
-        if self._loaded.get(tournament.id) is tournament:
-            del self._loaded[tournament.id]
-
-    async def _get(self, tournament_id: str) -> HostedTournament:
-        """Return the held tournament, or read it from the database and hold it (the caller
-        lets it go: `_held`)."""
-        tournament = self._loaded.get(tournament_id)
-        if tournament is not None:
-            return tournament
-        # One read per tournament at a time, shared by the requests that want it; reads of
-        # different tournaments (a large finished one takes a while) do not wait for each other.
-        loading = self._loading.get(tournament_id)
-        if loading is None:
-            loading = asyncio.ensure_future(self._store.load(tournament_id))
-            self._loading[tournament_id] = loading
-            loading.add_done_callback(lambda _: self._loading.pop(tournament_id, None))
-        found = await asyncio.shield(loading)
-        if found is None:
-            raise ProtocolError(
-                ErrorCode.UNKNOWN_TOURNAMENT,
-                f"no tournament has id {tournament_id!r}",
-                {"tournament_id": tournament_id},
-            )
-        # The first request back holds the copy read; the others share it (or, if every
-        # request let it go meanwhile, the copy held now: there is one at a time). A request
-        # cancelled while the read runs holds nothing, so nothing stays held for it.
-        return self._loaded.setdefault(tournament_id, found)
+            tournament.runner.add_done_callback(lambda _: self._memory.release(tournament))

@@ -16,11 +16,9 @@ is not running (cancelled on another process: a game stopped in play keeps no re
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from protocol.messages import (
@@ -28,13 +26,13 @@ from protocol.messages import (
     TournamentCreate,
     TournamentGame,
     TournamentList,
-    TournamentSummary,
-    next_offset,
 )
-from server.db.models import Match, MatchEvent, Player, epoch_ms, utcnow
+from server.db.models import Player, epoch_ms
 from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
+from server.tournaments import listing
 from server.tournaments.played import PlayedGame
+from server.tournaments.recording import Recorded, record_game, stored_game, wire_game
 from server.tournaments.tournament import HostedTournament
 
 
@@ -63,23 +61,6 @@ async def _fence(
     ).one_or_none()
     if row is None or row.owner_epoch != epoch or (running and row.status != "running"):
         raise FencedTournamentError(tournament_id)
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """What `TournamentStore.record_game` did.
-
-    `recorded`: this call stored the game's result (False: the game had one already, or the
-    tournament is not running). `finished`: this call finished the tournament (its last game).
-    `game` is the game as stored (this call's, or the one stored before; None if neither),
-    `games_done` the tournament's games with a result and `status` its status, after the call.
-    """
-
-    recorded: bool
-    finished: bool
-    game: TournamentGame | None
-    games_done: int
-    status: str | None
 
 
 class TournamentStore:
@@ -123,7 +104,7 @@ class TournamentStore:
             owner_name=owner,
             invitations=dict(row.invitations or {}),
             reason=row.reason,
-            games={g.game_index: _wire_game(g) for g in games},
+            games={g.game_index: wire_game(g) for g in games},
         )
         if tournament.body.sprt is not None:
             # Counted from the games (a test at its cap takes a few seconds): off the loop,
@@ -159,7 +140,7 @@ class TournamentStore:
                     GameRow.tournament_id == tournament_id, GameRow.game_index == index
                 )
             )
-            return status, _game(stored)
+            return status, stored_game(stored)
 
     async def add(self, tournament: HostedTournament) -> None:
         """Store a new tournament (its set-up, status, owner and invitations, and its SPRT's
@@ -299,172 +280,10 @@ class TournamentStore:
             await session.commit()
 
     async def record_game(self, played: PlayedGame) -> Recorded:
-        """Store a game played elsewhere (a worker) once, and finish its tournament once.
-
-        In one transaction, under the tournament row's lock (SELECT ... FOR UPDATE on
-        PostgreSQL; SQLite has one writer): unless the tournament is not running or the game
-        has a result already, store the game's result, its finished match and the match's
-        events; then, if every game has a result, set the tournament `finished` (a conditional
-        update: only from `running`). A call that loses either race changes nothing and says so:
-        a game is counted once and a tournament finished once, however often a job is re-run.
-        """
-        tournament_id, game = played.tournament_id, played.game
-        try:
-            async with self._sessions() as session, session.begin():
-                row = (
-                    await session.execute(
-                        select(TournamentRow.status, TournamentRow.games_total)
-                        .where(TournamentRow.id == tournament_id)
-                        .with_for_update()
-                    )
-                ).one_or_none()
-                if row is None:
-                    return Recorded(False, False, None, 0, None)
-                status, total = row
-                stored = await session.scalar(
-                    select(GameRow).where(
-                        GameRow.tournament_id == tournament_id, GameRow.game_index == game.index
-                    )
-                )
-                if status != "running" or (stored is not None and stored.result is not None):
-                    done = await _done(session, tournament_id)
-                    return Recorded(False, False, _game(stored), done, status)
-                now = utcnow()
-                await session.execute(
-                    insert(Match).values(played.match | {"created_at": now, "updated_at": now})
-                )
-                if played.events:
-                    await session.execute(
-                        insert(MatchEvent), [event | {"created_at": now} for event in played.events]
-                    )
-                values = {
-                    "match_id": game.match_id,
-                    "result": game.result,
-                    "reason": game.reason,
-                    "finished_at": now,
-                }
-                if stored is None:
-                    session.add(
-                        GameRow(
-                            tournament_id=tournament_id,
-                            game_index=game.index,
-                            pair=game.pair,
-                            first=game.first,
-                            second=game.second,
-                            opening=game.opening,
-                            **values,
-                        )
-                    )
-                    await session.flush()
-                else:
-                    fenced = await session.execute(
-                        update(GameRow)
-                        .where(GameRow.id == stored.id, GameRow.result.is_(None))
-                        .values(values)
-                    )
-                    if fenced.rowcount != 1:  # type: ignore[attr-defined]
-                        raise _Lost
-                done = await _done(session, tournament_id)
-                finished = False
-                if done >= total:
-                    ended = await session.execute(
-                        update(TournamentRow)
-                        .where(TournamentRow.id == tournament_id, TournamentRow.status == "running")
-                        .values(status="finished", updated_at=now)
-                    )
-                    finished = ended.rowcount == 1  # type: ignore[attr-defined]
-                    status = "finished" if finished else status
-                return Recorded(True, finished, game, done, status)
-        except (IntegrityError, _Lost):
-            # Another call stored this game meanwhile (SQLite takes no row lock): theirs stands.
-            async with self._sessions() as session:
-                found = await session.execute(
-                    select(TournamentRow.status).where(TournamentRow.id == tournament_id)
-                )
-                stored = await session.scalar(
-                    select(GameRow).where(
-                        GameRow.tournament_id == tournament_id, GameRow.game_index == game.index
-                    )
-                )
-                done = await _done(session, tournament_id)
-                return Recorded(False, False, _game(stored), done, found.scalar_one_or_none())
+        """Store a game played elsewhere (a worker) once, and finish its tournament once
+        (server.tournaments.recording)."""
+        return await record_game(self._sessions, played)
 
     async def page(self, limit: int, offset: int) -> TournamentList:
-        """Return a page of tournaments, newest first, with their games done and owner."""
-        async with self._sessions() as session:
-            rows = (
-                await session.scalars(
-                    select(TournamentRow)
-                    .order_by(TournamentRow.created_at.desc(), TournamentRow.id)
-                    .limit(limit + 1)
-                    .offset(offset)
-                )
-            ).all()
-            ids = [row.id for row in rows[:limit]]
-            done: dict[str, int] = {}
-            owners: dict[int, str] = {}
-            # No tournament (the lobby of a new server, and a page past the end) asks no more.
-            if ids:
-                counted = await session.execute(
-                    select(GameRow.tournament_id, func.count())
-                    .where(GameRow.tournament_id.in_(ids), GameRow.result.is_not(None))
-                    .group_by(GameRow.tournament_id)
-                )
-                done = {tournament_id: count for tournament_id, count in counted.all()}
-            owner_ids = {row.created_by for row in rows[:limit] if row.created_by is not None}
-            if owner_ids:
-                found = await session.execute(
-                    select(Player.id, Player.name).where(Player.id.in_(owner_ids))
-                )
-                owners = {player_id: name for player_id, name in found}
-        return TournamentList(
-            tournaments=tuple(
-                TournamentSummary(
-                    tournament_id=row.id,
-                    spec=TournamentCreate.model_validate(row.spec),
-                    status=row.status,
-                    owner=owners.get(row.created_by) if row.created_by is not None else None,
-                    games_done=done.get(row.id, 0),
-                    games_total=row.games_total,
-                    created_time_ms=epoch_ms(row.created_at),
-                    sprt=None
-                    if row.sprt_state is None
-                    else SprtState.model_validate(row.sprt_state),
-                )
-                for row in rows[:limit]
-            ),
-            next_offset=next_offset(offset, limit, len(rows)),
-        )
-
-
-class _Lost(Exception):  # noqa: N818 - a control-flow signal, not an error
-    """The game got its result from another call within this one's transaction."""
-
-
-async def _done(session: AsyncSession, tournament_id: str) -> int:
-    """Return how many games of the tournament have a result."""
-    count = await session.scalar(
-        select(func.count())
-        .select_from(GameRow)
-        .where(GameRow.tournament_id == tournament_id, GameRow.result.is_not(None))
-    )
-    return int(count or 0)
-
-
-def _game(row: GameRow | None) -> TournamentGame | None:
-    """Return a game row as the wire's game (None for None)."""
-    return None if row is None else _wire_game(row)
-
-
-def _wire_game(row: GameRow) -> TournamentGame:
-    """Return a game row as the wire's game."""
-    return TournamentGame(
-        index=row.game_index,
-        pair=row.pair,
-        first=row.first,
-        second=row.second,
-        opening=row.opening,
-        match_id=row.match_id,
-        result=row.result,
-        reason=row.reason,
-    )
+        """Return a page of tournaments, newest first (server.tournaments.listing)."""
+        return await listing.page(self._sessions, limit, offset)
