@@ -210,7 +210,7 @@ def cluster_on_free_ports(spec: ClusterSpec, attempts: int = 3) -> Iterator[Clus
     takes its port from the same range) may take it: then the start is tried again on new
     ports, up to `attempts` times. Every other failure is raised at once.
     """
-    check_services(spec.database_url, spec.redis.url)
+    check_services(spec.database_url, spec.redis_url)
     for attempt in range(1, attempts + 1):
         cluster = Cluster(spec)
         try:
