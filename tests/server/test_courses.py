@@ -25,7 +25,7 @@ from protocol.courses import Gradebook, Regrade, Submission
 from protocol.errors import ErrorCode
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
-from tests.server.test_grading import PUBLIC_SUITE, REFERENCE, sandboxed
+from tests.server.grading.test_grading import PUBLIC_SUITE, REFERENCE, sandboxed
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH = ROOT / "tests" / "grader" / "submissions" / "crash" / "checkers.py"

@@ -20,6 +20,7 @@ from protocol.courses import Submission
 from protocol.errors import ErrorCode
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
+from tests.server.grading.test_grading import sandboxed
 from tests.server.test_courses import (
     Client,
     add_assignment,
@@ -28,7 +29,6 @@ from tests.server.test_courses import (
     new_course,
     students,
 )
-from tests.server.test_grading import sandboxed
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "grader" / "reference" / "agent_solution.py"

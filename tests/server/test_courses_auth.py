@@ -26,7 +26,7 @@ from fastapi.routing import APIRoute
 from server.app import create_app
 from server.settings import Settings
 from tests.server.conftest import RunningServer
-from tests.server.test_grading import PUBLIC_SUITE, sandboxed
+from tests.server.grading.test_grading import PUBLIC_SUITE, sandboxed
 
 CELLS = ("anonymous", "student", "other", "outsider", "ta", "instructor")
 ORDER = ("anonymous", "outsider", "other", "student", "ta", "instructor")

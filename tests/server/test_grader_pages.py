@@ -14,7 +14,7 @@ from protocol.messages import GradingProfiles
 from server.settings import Settings
 from server.web.pages import CONTENT_SECURITY_POLICY
 from tests.server.conftest import RunningServer, start_server
-from tests.server.test_grading import grading_settings, wait_done, zipped
+from tests.server.grading.test_grading import grading_settings, wait_done, zipped
 
 HTML = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
 FAILING = b"import sys\nsys.exit(3)\n"

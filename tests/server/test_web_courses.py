@@ -20,7 +20,7 @@ import pytest
 from server.settings import Settings
 from server.web.pages import CONTENT_SECURITY_POLICY
 from tests.server.conftest import RunningServer, start_server
-from tests.server.test_grading import grading_settings
+from tests.server.grading.test_grading import grading_settings
 
 HTML = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
 FAILING = b"import sys\nsys.exit(3)\n"

@@ -35,7 +35,7 @@ from server.jobs import build_queue, ensure_schema
 from server.players import PlayerRegistry
 from server.settings import Settings
 from tests.server.conftest import arena_serve
-from tests.server.test_grading_burst import (
+from tests.server.grading.test_grading_burst import (
     PUBLIC_SUITE,
     REFERENCE,
     SLOW,

@@ -20,7 +20,7 @@ from server.grading import GradingService, Upload
 from server.grading.workers import Grader
 from server.settings import Settings
 from tests.server.conftest import start_server
-from tests.server.test_grading import PUZZLES, grading_settings, upload, wait_done
+from tests.server.grading.test_grading import PUZZLES, grading_settings, upload, wait_done
 
 BUSY = {"checkers.py": b"import time\ntime.sleep(3)\n"}
 

@@ -34,7 +34,7 @@ from server.settings import Settings
 from tests.grader.processes import live_processes
 from tests.server.conftest import arena_serve, free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
 PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
 SUBMISSIONS = ROOT / "tests" / "grader" / "submissions"

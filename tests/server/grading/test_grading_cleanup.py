@@ -26,7 +26,7 @@ from server.grading import GradingService
 from server.settings import Settings
 from tests.grader.processes import live_processes
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
 PYTHON = "/usr/bin/python3"
 BLOCKER = b"import time\ntime.sleep(3600)\n"
