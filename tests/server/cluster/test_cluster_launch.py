@@ -37,7 +37,7 @@ needs_services = pytest.mark.skipif(
     not (DATABASE_URL and REDIS_URL),
     reason="ARENA_TEST_DATABASE_URL and ARENA_TEST_REDIS_URL are not set",
 )
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
 
 
