@@ -26,7 +26,7 @@ from websockets.exceptions import ConnectionClosed
 from server.app import create_app
 from server.settings import Settings
 from tests.server.conftest import RunningServer
-from tests.server.test_courses_auth import course_routes
+from tests.server.courses.test_courses_auth import course_routes
 from tests.wsclient import connect
 
 CELLS = ("none", "malformed", "other", "right")
@@ -361,7 +361,8 @@ ROWS = [
 def test_every_route_has_a_row() -> None:
     """A new route without a row here fails: its authorization must be decided and tested."""
     app = create_app(Settings())
-    # The course REST routes have their own matrix, by role (tests/server/test_courses_auth.py).
+    # The course REST routes have their own matrix, by role
+    # (tests/server/courses/test_courses_auth.py).
     routes = app_routes(app) - course_routes(app)
     rows = {(row.method, row.path) for row in ROWS}
     assert routes - rows == set(), "routes with no row in the auth matrix"

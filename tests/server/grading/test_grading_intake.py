@@ -30,8 +30,8 @@ from server.grading import Upload, UploadLimits, unpack
 from server.grading.files import GraderFiles
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
+from tests.server.courses.test_courses import add_assignment, new_course
 from tests.server.grading.test_grading import authorize, grading_settings, upload, wait_done
-from tests.server.test_courses import add_assignment, new_course
 
 PROGRAM = b"import sys\nsys.exit(1)\n"
 

@@ -40,6 +40,7 @@ from grader.course import format_move, side_to_move
 from server.deps import GUEST_COOKIE
 from server.settings import Settings
 from tests.server.conftest import start_server
+from tests.server.courses.test_courses import Client, add_assignment, iso, new_course, students
 from tests.server.grading.test_grading import (
     PUBLIC_SUITE,
     REFERENCE,
@@ -47,7 +48,6 @@ from tests.server.grading.test_grading import (
     upload,
     wait_done,
 )
-from tests.server.test_courses import Client, add_assignment, iso, new_course, students
 
 GAME = Checkers()
 

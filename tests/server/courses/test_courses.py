@@ -27,7 +27,7 @@ from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 from tests.server.grading.test_grading import PUBLIC_SUITE, REFERENCE, sandboxed
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CRASH = ROOT / "tests" / "grader" / "submissions" / "crash" / "checkers.py"
 SUITE: dict[str, Any] = json.loads(PUBLIC_SUITE.read_text())
 
@@ -277,7 +277,7 @@ def test_a_generated_suite_has_public_and_private_tests(
     puzzles = json.loads(path.read_text())["puzzles"]
     assert [(p["name"], p["public"]) for p in puzzles] == [("example 1", True), ("puzzle 1", False)]
     # An agent suite is made at once: private with its private positions, its public
-    # examples one test students see (tests/server/test_courses_agent.py).
+    # examples one test students see (tests/server/courses/test_courses_agent.py).
     agent = add_assignment(prof, cid, profile="agent", suite=None, public_count=2, private_count=8)
     assert agent["suite_version"] == 1
     assert agent["public_tests"] == 1 and agent["private_tests"] > 1

@@ -20,8 +20,7 @@ from protocol.courses import Submission
 from protocol.errors import ErrorCode
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
-from tests.server.grading.test_grading import sandboxed
-from tests.server.test_courses import (
+from tests.server.courses.test_courses import (
     Client,
     add_assignment,
     course_settings,
@@ -29,8 +28,9 @@ from tests.server.test_courses import (
     new_course,
     students,
 )
+from tests.server.grading.test_grading import sandboxed
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "grader" / "reference" / "agent_solution.py"
 ILLEGAL = ROOT / "tests" / "grader" / "agents" / "illegal.py"
 GAME = Checkers()

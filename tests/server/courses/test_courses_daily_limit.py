@@ -22,7 +22,7 @@ from server.courses.store import CourseStore
 from server.grading.service import GradingService
 from server.settings import Settings
 from tests.server.conftest import start_server
-from tests.server.test_courses import add_assignment, new_course, students, suite_of
+from tests.server.courses.test_courses import add_assignment, new_course, students, suite_of
 
 PROGRAM = b"import sys\nsys.exit(1)\n"
 
