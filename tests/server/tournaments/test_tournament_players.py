@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.server.conftest import RunningServer
-from tests.server.test_tournaments import auth_headers, create, wait_finished
+from tests.server.tournaments.test_tournaments import auth_headers, create, wait_finished
 from tournament.openings import default_openings
 from tournament.runner import TournamentSpec, run_tournament
 

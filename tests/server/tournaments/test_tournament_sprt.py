@@ -15,7 +15,7 @@ from protocol.messages import TournamentCreate, dump_server_message, parse_serve
 from server.settings import Settings
 from server.tournaments.played import is_for_workers
 from tests.server.conftest import RunningServer, start_server
-from tests.server.test_tournaments import TIMEOUT, auth_headers, check_matches, create
+from tests.server.tournaments.test_tournaments import TIMEOUT, auth_headers, check_matches, create
 from tests.wsclient import connect
 from tournament.runner import TournamentSpec
 from tournament.sequential import SprtTest, ordered_status

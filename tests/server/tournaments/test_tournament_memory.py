@@ -23,7 +23,7 @@ import pytest
 from server.settings import Settings
 from server.tournaments import TournamentService
 from tests.server.conftest import RunningServer, start_server
-from tests.server.test_tournaments import HELLO, auth_headers, create
+from tests.server.tournaments.test_tournaments import HELLO, auth_headers, create
 from tests.wsclient import connect
 
 SMALL = {"game": "tictactoe", "bots": ["random", "greedy"], "games_per_pairing": 2, "ply_cap": 9}

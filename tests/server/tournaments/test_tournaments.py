@@ -33,7 +33,7 @@ TICTACTOE = {
 }
 CHECKERS = {"game": "checkers", "bots": ["alphabeta:depth=1", "greedy"], "ply_cap": 8}
 ACF = {opening.name: opening for opening in deck("acf-3move")}
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+SHARED = Path(__file__).resolve().parents[4] / "shared"
 
 
 @pytest.fixture
