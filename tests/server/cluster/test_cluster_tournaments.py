@@ -35,7 +35,7 @@ from server.tournaments.store import FencedTournamentError, TournamentStore
 from server.tournaments.tournament import HostedTournament
 from tests.server.cluster.test_cluster_takeover import TestPlayer, add_player, add_process, database
 from tests.server.conftest import _reset_database, free_port
-from tests.server.test_workers_tournaments import check_watched, watch
+from tests.server.jobs.test_workers_tournaments import check_watched, watch
 
 DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL") or ""
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
