@@ -17,7 +17,7 @@ from bots.spec import Bot, create_bot
 from games.base import Game, State
 from protocol.version import PROTOCOL_VERSION
 from tests.server.conftest import RunningServer
-from tests.server.test_ws import connect_player, create, receive, register, send, state_of
+from tests.server.routes.test_ws import connect_player, create, receive, register, send, state_of
 
 # X (seat 0, the player) to move; O (the bot) has two threats (cells 2 and 8): a forced win.
 O_WINS = "OO.XOX.X."

@@ -15,7 +15,7 @@ from games import get_game
 from protocol.version import PROTOCOL_VERSION
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
-from tests.server.test_ws import (
+from tests.server.routes.test_ws import (
     HELLO,
     challenge_accepted,
     connect_player,

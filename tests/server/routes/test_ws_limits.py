@@ -20,7 +20,7 @@ from protocol.errors import CloseCode
 from server.hub import CLOSE_TIMEOUT_S
 from server.settings import Settings
 from tests.server.conftest import RunningServer, arena_serve, start_server, wait_engine_ready
-from tests.server.raw_websocket import RawWebSocket
+from tests.server.routes.raw_websocket import RawWebSocket
 from tests.wsclient import ClientConnection, connect
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}

@@ -15,7 +15,7 @@ from protocol.errors import CloseCode
 from protocol.messages import dump_server_message, parse_server_message
 from protocol.version import PROTOCOL_VERSION
 from tests.server.conftest import RunningServer
-from tests.server.raw_websocket import RawWebSocket
+from tests.server.routes.raw_websocket import RawWebSocket
 from tests.wsclient import ClientConnection, connect
 
 TIMEOUT = 30.0

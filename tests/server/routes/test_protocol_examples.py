@@ -17,10 +17,10 @@ from games import get_game
 from server.limits import house_bots
 from server.settings import Settings
 from tests.server.conftest import RunningServer
-from tests.server.test_ws import TIMEOUT
+from tests.server.routes.test_ws import TIMEOUT
 from tests.wsclient import ClientConnection, connect
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "PROTOCOL.md"
 VOLATILE = {
     "token",
     "id",
