@@ -29,7 +29,7 @@ from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 
 SEARCH_MODULES = tuple(
-    str(Path(__file__).parents[2] / "bots" / name)
+    str(Path(__file__).parents[3] / "bots" / name)
     for name in ("engine.py", "compiled_engine.py", "mcts.py", "minimax.py")
 )
 
