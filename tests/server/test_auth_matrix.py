@@ -250,11 +250,12 @@ ROWS = [
     ),
     # The browser's routes: a guest for anyone; the tournament form reads the guest cookie
     # alone and makes a guest for a browser without one once the form is read, so a bearer
-    # token changes nothing (this body is no form: 422; tests/server/test_web.py has the cookie).
+    # token changes nothing (this body is no form: 422; tests/server/web/test_web.py has the
+    # cookie).
     Row("POST", "/web/guest", (303, 303, 303, 303)),
     Row("POST", "/web/guest/forget", (303, 303, 303, 303)),
     Row("POST", "/web/tournaments", (422, 422, 422, 422)),
-    # Playing in the browser (tests/server/test_web_play.py has the cookie's own matrix): the
+    # Playing in the browser (tests/server/web/test_web_play.py has the cookie's own matrix): the
     # play form and a join make a guest for a browser without one, so a bearer token changes
     # nothing (the play form: this body is not a form, 422; the join: the first request's new
     # guest takes the open seat); every other route needs the guest cookie.
@@ -295,7 +296,7 @@ ROWS = [
     Row("GET", "/grader", PUBLIC),
     # The grader page's form: no token asked (a guest is made for a browser without one), but
     # a post without files is refused before that; a job's status for the page's script is
-    # read with the uploader's guest cookie alone (tests/server/test_grader_pages.py has it).
+    # read with the uploader's guest cookie alone (tests/server/web/test_grader_pages.py has it).
     Row("POST", "/web/grader/jobs", (422, 422, 422, 422)),
     Row("GET", "/web/grader/jobs/{job_id}", (401,) * 4, lambda w: {"job_id": w.job()}),
     # Uploading needs a player's token (unless ARENA_GRADER_ALLOW_ANONYMOUS); a job is read
@@ -321,7 +322,7 @@ ROWS = [
     ),
     # The course pages and their forms (server/routes/web_courses/) act by the browser's
     # cookie alone, so a bearer token changes nothing: without a cookie a page or a form is
-    # refused (401), an unknown invite link is a 404 page. tests/server/test_web_courses.py
+    # refused (401), an unknown invite link is a 404 page. tests/server/web/test_web_courses.py
     # has the cookie's own matrix (student, another student, TA, instructor, a non-member).
     Row("GET", "/join/{token}", (404,) * 4, lambda w: {"token": "arena_" + "x" * 32}),
     Row("POST", "/web/join", (404,) * 4),
