@@ -18,7 +18,7 @@ from tournament.runner import GameRecord
 
 STRONG = "alphabeta:depth=4"
 REPOSITORY = Path(__file__).resolve().parents[2]
-PACKAGES = ("games", "bots", "protocol", "tournament", "grader", "server", "cli")
+PACKAGES = ("games", "bots", "protocol", "tournament", "autograder", "server", "cli")
 ACF = {opening.name for opening in deck("acf-3move")}
 
 
