@@ -14,7 +14,7 @@ COPY bots ./bots
 COPY protocol ./protocol
 COPY client ./client
 COPY server ./server
-COPY tournament ./tournament
+COPY competition ./competition
 COPY autograder ./autograder
 COPY cli ./cli
 # Every compiled module of the core (the checkers rules and search, Connect Four) is compiled

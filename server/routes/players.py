@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Request, status
 from fastapi.responses import HTMLResponse
 
+from competition.ratings import DEFAULT_DEVIATION, DEFAULT_RATING
 from protocol import PROTOCOL_VERSION
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, PlayerCreate, PlayerCreated, PlayerProfile
@@ -16,7 +17,6 @@ from server.deps import PagesDep, PlayersDep, QueriesDep, RatingsDep, limit_regi
 from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.web.pages import wants_html
 from server.web.plots import history_plot
-from tournament.ratings import DEFAULT_DEVIATION, DEFAULT_RATING
 
 router = APIRouter(prefix="/players", tags=["players"])
 
