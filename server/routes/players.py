@@ -14,7 +14,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, PlayerCreate, PlayerCreated, PlayerProfile
 from server.auth import new_token
 from server.deps import PagesDep, PlayersDep, QueriesDep, RatingsDep, limit_registration
-from server.ratelimit import RATE_LIMITED_RESPONSE
+from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.web.pages import wants_html
 from server.web.plots import history_plot
 

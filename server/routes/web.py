@@ -39,8 +39,8 @@ from server.deps import (
     limit_registration,
     limit_web_tournament_creation,
 )
+from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.players import PlayerRegistry
-from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.web.pages import Pages
 
 router = APIRouter(prefix="/web", tags=["web pages"])

@@ -17,7 +17,7 @@ from competition.sequential import SPRT_OPENINGS, pair_tasks
 from games import Game, GameError, game_names, get_game
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import TournamentCreate
-from server.limits import oversize, search_limits
+from server.limits.compute import oversize, search_limits
 from server.settings import Settings
 
 

@@ -36,7 +36,7 @@ from bots.wire import search_info
 from competition.runner import GameTask, player_name
 from games.match import Effect, Event, Rejected
 from protocol.messages import HouseBot, MatchCreate, TournamentCreate, TournamentGame
-from server.limits import search_limits
+from server.limits.compute import search_limits
 from server.matches import setup, store, translation
 from server.matches.live import LiveMatch
 from server.settings import Settings
