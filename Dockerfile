@@ -14,8 +14,8 @@ COPY bots ./bots
 COPY protocol ./protocol
 COPY client ./client
 COPY server ./server
-COPY tournament ./tournament
-COPY grader ./grader
+COPY competition ./competition
+COPY autograder ./autograder
 COPY cli ./cli
 # Every compiled module of the core (the checkers rules and search, Connect Four) is compiled
 # here, once, into root's cache (~/.cache/arena/numba, bots/core/cache.py), so the container's

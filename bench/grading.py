@@ -69,13 +69,13 @@ sys.path.insert(0, str(REPO_ROOT))
 from local import free_port, wait_http  # noqa: E402 - bench/ is put on the path above
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
-SUBMISSIONS = REPO_ROOT / "tests" / "grader" / "submissions"
-GALLERY = REPO_ROOT / "tests" / "grader" / "gallery"
-AGENTS = REPO_ROOT / "tests" / "grader" / "agents"
-REFERENCE = REPO_ROOT / "grader" / "reference"
+SUBMISSIONS = REPO_ROOT / "tests" / "autograder" / "submissions"
+GALLERY = REPO_ROOT / "tests" / "autograder" / "gallery"
+AGENTS = REPO_ROOT / "tests" / "autograder" / "agents"
+REFERENCE = REPO_ROOT / "autograder" / "reference"
 SUITES = {
-    "endgame": REPO_ROOT / "grader" / "examples" / "endgame-puzzles.json",
-    "agent": REPO_ROOT / "grader" / "examples" / "agent-suite.json",
+    "endgame": REPO_ROOT / "autograder" / "examples" / "endgame-puzzles.json",
+    "agent": REPO_ROOT / "autograder" / "examples" / "agent-suite.json",
 }
 UID_BASE = 64700
 """Sandbox uid of worker slot 0 (the tests use 64000-64601; RLIMIT_NPROC counts per uid)."""
@@ -608,7 +608,7 @@ def show(arena: dict[str, Any], peer: dict[str, Any] | None, workers: int) -> li
 
 def bench_sandbox(runs: int, python: str, uid: int) -> dict[str, Any]:
     """Time `runs` empty programs run bare and in the sandbox, in turn; return the figures."""
-    from grader.sandbox import Isolation, run_sandboxed
+    from autograder.sandbox import Isolation, run_sandboxed
 
     argv = [python, "-c", "pass"]
     isolation = Isolation(uid=uid, gid=uid)

@@ -6,14 +6,14 @@ Usage:
                            [--journal FILE] [--check] [--json] [--no-nice]
 
 Plays a round robin of `alphabeta:depth=D,eval=E` for each depth D (plus any `--extra` specs)
-on Connect Four with tournament.runner: every pairing plays the same `--openings` random
-openings of `--plies` plies (tournament.openings.random_openings, seeded), each opening twice
+on Connect Four with competition.runner: every pairing plays the same `--openings` random
+openings of `--plies` plies (competition.openings.random_openings, seeded), each opening twice
 with colours swapped, so a pairing plays 2 x openings games. The bots are deterministic (fixed
 depth, no clock), so a game is a function of its pairing, opening and colours, and a rerun
 replays the same games.
 
 Reported per entrant: games, points (wins + draws / 2), points per 100 games, and the Elo of
-tournament.stats (Davidson model with first-move advantage, 95% profile-likelihood intervals
+competition.stats (Davidson model with first-move advantage, 95% profile-likelihood intervals
 widened by the colour-swapped pairs' design effect), with the likelihood of superiority of each
 depth over the one below it.
 
@@ -22,7 +22,7 @@ the 95% Elo intervals of depth 2 and depth 4 do not overlap (when both are entra
 targeted match is the same command with two depths (`--depths 2,4 --openings 400`): its check
 is then (b) alone, with (a) on two entrants.
 
-`--journal FILE` records every finished game (tournament.journal) so a killed run resumes;
+`--journal FILE` records every finished game (competition.journal) so a killed run resumes;
 `--workers N` plays games in N processes. The run lowers its own priority (nice 10) unless
 `--no-nice`: the machine is shared.
 """
@@ -45,9 +45,9 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
-from tournament.openings import random_openings  # noqa: E402
-from tournament.runner import GameRecord, TournamentSpec, run_tournament  # noqa: E402
-from tournament.stats import EloFit, GameResult, fit_elo  # noqa: E402
+from competition.openings import random_openings  # noqa: E402
+from competition.runner import GameRecord, TournamentSpec, run_tournament  # noqa: E402
+from competition.stats import EloFit, GameResult, fit_elo  # noqa: E402
 
 GAME = "connect4"
 PLY_CAP = 200

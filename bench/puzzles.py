@@ -1,4 +1,4 @@
-"""Benchmark: making endgame puzzles (grader/endgame_puzzles.py) with the default options.
+"""Benchmark: making endgame puzzles (autograder/endgame_puzzles.py) with the default options.
 
     python bench/puzzles.py [--count 10] [--seed 1] [--material 3v5 ...] [--kings 0.25]
                             [--no-peer] [--json]
@@ -27,13 +27,13 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path just above
 
-from grader.endgame_puzzle_options import (  # noqa: E402
+from autograder.endgame_puzzle_options import (  # noqa: E402
     Material,
     Progress,
     PuzzleOptions,
     parse_material,
 )
-from grader.endgame_puzzles import make_puzzle_suite, make_puzzles  # noqa: E402
+from autograder.endgame_puzzles import make_puzzle_suite, make_puzzles  # noqa: E402
 
 
 def run(count: int, seed: int, options: PuzzleOptions, peer: bool = True) -> dict[str, Any]:

@@ -44,9 +44,9 @@ searches them as it searches `engine`, so a tuned weight table plays from the fi
 "id:time=0,nodes=100000,eval=engine"`; the journal's identity holds the weights.
 
 Both play each opening twice, colours swapped (checkers: the ACF three-move deck; Connect
-Four: seeded random openings checked by Arena's solver, tournament.openings), games judged by
+Four: seeded random openings checked by Arena's solver, competition.openings), games judged by
 Arena's referee (rules, 80-ply rule, repetition) with a ply cap, and fit Davidson Elo with 95%
-profile intervals (tournament.stats) with the peer, or B, at 0. Finished games go to a journal
+profile intervals (competition.stats) with the peer, or B, at 0. Finished games go to a journal
 as they end: rerunning with the same arguments resumes.
 """
 
@@ -75,11 +75,11 @@ from bots.evaluation.checkers_endings import engine_evaluation  # noqa: E402
 from bots.knowledge import knowledge_for  # noqa: E402
 from bots.result import SearchResult, SearchStats  # noqa: E402
 from bots.spec import Bot, BotSpecError, create_bot  # noqa: E402
+from competition.journal import Journal  # noqa: E402
+from competition.openings import Opening, deck, default_openings, select_openings  # noqa: E402
+from competition.runner import GameRecord, GameTask, play_game  # noqa: E402
+from competition.stats import GameResult, fit_elo  # noqa: E402
 from games import Game, State, get_game  # noqa: E402
-from tournament.journal import Journal  # noqa: E402
-from tournament.openings import Opening, deck, default_openings, select_openings  # noqa: E402
-from tournament.runner import GameRecord, GameTask, play_game  # noqa: E402
-from tournament.stats import GameResult, fit_elo  # noqa: E402
 
 PEERS = ("openspiel-mcts", "openspiel-alphabeta")
 OPENSPIEL_NAMES = {"checkers": "checkers", "connect4": "connect_four"}

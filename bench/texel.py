@@ -13,7 +13,7 @@
 2. Every quiet position (side to move has no capture; quiescence search would look further
    there) from the end of the random plies on is labelled with its game's result for the side
    to move (1 win, 0.5 draw, 0 loss) and measured: the nine positional features.
-3. `tournament.tuning.tune` fits the scale K for the old weights (loss before), then the
+3. `competition.tuning.tune` fits the scale K for the old weights (loss before), then the
    weights (loss after), rescaled so that a man stays 100. Games are split 4:1 into training
    and held-out positions (whole games, by index); both losses are printed for both parts.
 
@@ -42,10 +42,10 @@ from machine import describe, machine_info  # noqa: E402 - bench/ is put on the 
 
 from bots.evaluation import checkers as ck  # noqa: E402
 from bots.spec import create_bot  # noqa: E402
+from competition.openings import deck  # noqa: E402
+from competition.tuning import LOSSES, loss, tune  # noqa: E402
 from games import get_game  # noqa: E402
 from games.checkers import CheckersState  # noqa: E402
-from tournament.openings import deck  # noqa: E402
-from tournament.tuning import LOSSES, loss, tune  # noqa: E402
 
 DEPTHS = (3, 4, 5)
 RANDOM_PLIES = 10

@@ -21,7 +21,7 @@ no history), and keeps its score: a label less noisy than the game's result.
 
 `fit`: measures every feature of `engine` (bots.evaluation.checkers_engine.ENGINE_NAMES) in
 each position, as the evaluation under a unit weight table (the evaluation is linear in its
-weights, so this is exactly the feature), and fits the weights with tournament.tuning.tune to
+weights, so this is exactly the feature), and fits the weights with competition.tuning.tune to
 the game results (`--label result`), or to sigmoid(K x score) of the game's own search
 (`--label score`) or of the deeper one (`--label deep`), a man kept at 100 (`--start` sets
 starting weights, which `--fixed` keeps); whole games split 4:1 into training and held-out
@@ -51,10 +51,10 @@ from machine import describe, machine_info  # noqa: E402 - bench/ is put on the 
 from bots.evaluation import checkers as ck  # noqa: E402
 from bots.evaluation import checkers_engine  # noqa: E402
 from bots.spec import create_bot  # noqa: E402
+from competition.openings import deck  # noqa: E402
+from competition.tuning import LOSSES, loss, sigmoid, tune  # noqa: E402
 from games import get_game  # noqa: E402
 from games.checkers import CheckersState  # noqa: E402
-from tournament.openings import deck  # noqa: E402
-from tournament.tuning import LOSSES, loss, sigmoid, tune  # noqa: E402
 
 GAME = get_game("checkers")
 RANDOM_PLIES = 12

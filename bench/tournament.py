@@ -38,9 +38,9 @@ sys.path.insert(0, str(REPO_ROOT))
 from local import free_port  # noqa: E402 - bench/ is put on the path above
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
-from tournament.openings import default_openings  # noqa: E402
-from tournament.runner import TournamentSpec, run_tournament  # noqa: E402
-from tournament.stats import GameResult, fit_elo  # noqa: E402
+from competition.openings import default_openings  # noqa: E402
+from competition.runner import TournamentSpec, run_tournament  # noqa: E402
+from competition.stats import GameResult, fit_elo  # noqa: E402
 
 SCALING_TARGET = 1.7
 SERVER_OVERHEAD_TARGET = 1.15

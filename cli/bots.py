@@ -301,8 +301,8 @@ def solve_command(
 def _course_moves(state: State[Any], moves: list[Any]) -> list[str] | None:
     """Return checkers moves in the course's (row,col) coordinates (None for other games):
     the grader speaks them, so a student can compare the two."""
+    from autograder.course import format_path
     from games.checkers import CheckersMove, CheckersState
-    from grader.course import format_path
 
     if not isinstance(state, CheckersState):
         return None
@@ -315,8 +315,8 @@ def _course_moves(state: State[Any], moves: list[Any]) -> list[str] | None:
 
 def _player(rules: Game, state: State[Any]) -> str:
     """Name the side to move: the game's name, and for checkers the course's too."""
+    from autograder.course import side_to_move
     from games.checkers import CheckersState
-    from grader.course import side_to_move
 
     name = rules.player_names[state.to_move]
     if isinstance(state, CheckersState):

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from grader.results import GradeReport
+from autograder.results import GradeReport
 
 console = Console(highlight=False)
 

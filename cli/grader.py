@@ -12,10 +12,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from autograder.profiles import DEFAULT_PYTHON, PROFILES
 from cli.common import fail
 from cli.grader_client import submit_command
 from cli.grader_puzzles import make_puzzles_command
-from grader.profiles import DEFAULT_PYTHON, PROFILES
 
 if TYPE_CHECKING:
     pass
@@ -23,14 +23,14 @@ if TYPE_CHECKING:
 console = Console(highlight=False)
 
 PUBLIC_SUITES = {"endgame": "endgame-puzzles.json", "agent": "agent-suite.json"}
-"""Each profile's public example suite, in grader/examples/: `arena grade`'s default."""
+"""Each profile's public example suite, in autograder/examples/: `arena grade`'s default."""
 
 
 def public_suite(profile: str) -> Path:
     """Return the path of `profile`'s public example suite, shipped in the package."""
     from importlib.resources import files
 
-    return Path(str(files("grader").joinpath("examples", PUBLIC_SUITES[profile])))
+    return Path(str(files("autograder").joinpath("examples", PUBLIC_SUITES[profile])))
 
 
 def register(app: typer.Typer) -> None:
@@ -59,7 +59,7 @@ def grade_command(
         typer.Option(
             "--suite",
             "--puzzles",
-            help="The profile's suite file (default: its public examples, grader/examples/).",
+            help="The profile's suite file (default: its public examples, autograder/examples/).",
         ),
     ] = None,
     as_json: Annotated[
@@ -96,11 +96,11 @@ def grade_command(
     instead, so the course platform always gets a results.json). Where no sandbox can be made
     it grades anyway and says so on stderr.
     """
+    from autograder.grade import GradeError, GradeOptions, grade
+    from autograder.html import html_report
+    from autograder.sandbox import Mode, sandbox_support
+    from autograder.visibility import OWNER, gradescope_json, view
     from cli.grade_report import print_report
-    from grader.grade import GradeError, GradeOptions, grade
-    from grader.html import html_report
-    from grader.sandbox import Mode, sandbox_support
-    from grader.visibility import OWNER, gradescope_json, view
 
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
@@ -145,7 +145,7 @@ def submission_problem(profile: str, submission: Path) -> str | None:
     as a single .py file (the endgame profile's must be named checkers.py, as the grader runs
     it by that name; an agent file of any name is graded as agent.py).
     """
-    from grader.grade import MAIN_FILES
+    from autograder.grade import MAIN_FILES
 
     program = MAIN_FILES[profile]
     shape = f"give a folder holding {program}, or {program} itself"
@@ -186,7 +186,7 @@ def starter_command(
     search is left to the student, so it scores 0 until it is written, with the grader saying
     what is missing.
     """
-    from grader.grade import GradeError, starter
+    from autograder.grade import GradeError, starter
 
     try:
         name, text = starter(profile)

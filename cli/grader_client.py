@@ -115,9 +115,9 @@ def submit_command(
     submission is graded (whatever the score), 1 if the grader failed or the wait timed out, 2
     for a usage error or a refused upload (the server's code and message are printed).
     """
+    from autograder.html import html_report
+    from autograder.results import GradeReport
     from cli.grade_report import print_report
-    from grader.html import html_report
-    from grader.results import GradeReport
 
     if (course is None) != (assignment is None):
         fail("--course and --assignment go together: the course, and the assignment in it")

@@ -13,12 +13,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from autograder.profiles import PROFILES
 from cli.common import fail
-from grader.profiles import PROFILES
 
 if TYPE_CHECKING:
-    from grader.endgame_puzzle_options import Progress as GenerationProgress
-    from grader.endgame_puzzle_options import PuzzleOptions
+    from autograder.endgame_puzzle_options import Progress as GenerationProgress
+    from autograder.endgame_puzzle_options import PuzzleOptions
 
 console = Console(highlight=False)
 
@@ -111,9 +111,9 @@ def make_puzzles_command(
     endgame database, where built and holding them, agrees), then filtered by their
     difficulty. The same seed and options make the same suite. Progress goes to stderr.
     """
-    from grader.endgame_judge import built_database
-    from grader.endgame_suite import PuzzleError
-    from grader.grade import GradeError, write_suite
+    from autograder.endgame_judge import built_database
+    from autograder.endgame_suite import PuzzleError
+    from autograder.grade import GradeError, write_suite
 
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
@@ -168,14 +168,14 @@ def make_puzzles_command(
 
 def _puzzle_options(given: dict[str, Any]) -> PuzzleOptions:
     """Return the puzzle options of the command line, the defaults where none is given."""
-    from grader.endgame_puzzle_options import PuzzleOptions, parse_material, parse_pieces
+    from autograder.endgame_puzzle_options import PuzzleOptions, parse_material, parse_pieces
 
     options = PuzzleOptions()
     changes: dict[str, Any] = {}
     if given["--material"]:
         changes["materials"] = tuple(parse_material(text) for text in given["--material"])
         if given["--pieces"] is not None:
-            from grader.endgame_suite import PuzzleError
+            from autograder.endgame_suite import PuzzleError
 
             raise PuzzleError("give --pieces or --material, not both")
     if given["--pieces"] is not None:

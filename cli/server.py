@@ -128,7 +128,7 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
 
 def grading_line(settings: Settings) -> str:
     """Return how this server grades student code: in which sandbox, or why not at all."""
-    from grader.sandbox import Mode, sandbox_support
+    from autograder.sandbox import Mode, sandbox_support
 
     if settings.role == "server":
         return "student code is graded by `arena worker` processes, each in its own sandbox"

@@ -29,10 +29,10 @@ from cli.tournament_options import (
 )
 
 if TYPE_CHECKING:
-    from tournament.openings import Opening
-    from tournament.runner import GameRecord, TournamentSpec
-    from tournament.sequential import SprtStatus
-    from tournament.stats.sprt import SprtTest
+    from competition.openings import Opening
+    from competition.runner import GameRecord, TournamentSpec
+    from competition.sequential import SprtStatus
+    from competition.stats.sprt import SprtTest
 
 
 def match(
@@ -130,13 +130,13 @@ def sprt_command(run: SprtRun) -> None:
     """Check the settings, play the match live and print the verdict."""
     from dataclasses import replace
 
+    from competition.journal import JournalError
+    from competition.openings import OpeningError
+    from competition.report import html_report, result_json, summarize, write_records
+    from competition.runner import TournamentError, TournamentSpec
+    from competition.sequential import SPRT_OPENINGS
+    from competition.stats.sprt import SprtError, SprtTest
     from games import GameError, get_game
-    from tournament.journal import JournalError
-    from tournament.openings import OpeningError
-    from tournament.report import html_report, result_json, summarize, write_records
-    from tournament.runner import TournamentError, TournamentSpec
-    from tournament.sequential import SPRT_OPENINGS
-    from tournament.stats.sprt import SprtError, SprtTest
 
     try:
         test = SprtTest.parse(run.settings)
@@ -191,7 +191,7 @@ def sprt_command(run: SprtRun) -> None:
 def _play_sprt(
     spec: TournamentSpec, test: SprtTest, openings: list[Opening], run: SprtRun
 ) -> tuple[SprtStatus, list[GameRecord]]:
-    from tournament.sequential import run_sprt
+    from competition.sequential import run_sprt
 
     columns = (
         TextColumn("[bold]pairs"),
@@ -226,7 +226,7 @@ def sprt_line(status: SprtStatus) -> str:
 
 def sprt_summary(status: SprtStatus) -> str:
     """Return the verdict block printed at the end of an SPRT match."""
-    from tournament.stats.sprt import Verdict
+    from competition.stats.sprt import Verdict
 
     test = status.test
     first, second = status.bots

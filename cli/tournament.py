@@ -28,8 +28,8 @@ from cli.tournament_options import (
 )
 
 if TYPE_CHECKING:
-    from tournament.openings import Opening
-    from tournament.runner import GameRecord, TournamentSpec
+    from competition.openings import Opening
+    from competition.runner import GameRecord, TournamentSpec
 
 
 def register(app: typer.Typer) -> None:
@@ -88,11 +88,11 @@ def tournament(
     run continues where it stopped. With --sprt and two bots, pairs are played
     until the test says whether the first bot is stronger (see `arena match`).
     """
+    from competition.journal import JournalError
+    from competition.openings import OpeningError
+    from competition.report import html_report, result_json, summarize, text_summary, write_records
+    from competition.runner import FORMATS, TournamentError, TournamentSpec
     from games import GameError, get_game
-    from tournament.journal import JournalError
-    from tournament.openings import OpeningError
-    from tournament.report import html_report, result_json, summarize, text_summary, write_records
-    from tournament.runner import FORMATS, TournamentError, TournamentSpec
 
     specs = [*bots, *(extra_bots or [])]
     if sprt is not None:
@@ -165,7 +165,7 @@ def tournament(
 def _play(
     spec: TournamentSpec, openings: list[Opening], concurrency: int, journal: Path | None
 ) -> list[GameRecord]:
-    from tournament.runner import run_tournament
+    from competition.runner import run_tournament
 
     columns = (
         TextColumn("[bold]games"),

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from tournament.decks import DECKS
+from competition.decks import DECKS
 
 if TYPE_CHECKING:
+    from competition.openings import Opening
     from games import Game
-    from tournament.openings import Opening
 
 console = Console(highlight=False)
 
@@ -54,7 +54,7 @@ RecordsOpt = Annotated[
 
 def openings(rules: Game, choice: str | None, needed: int, seed: int) -> list[Opening]:
     """Return the named deck, the file's openings, or the game's default openings."""
-    from tournament.openings import OpeningError, deck, default_openings, load_openings
+    from competition.openings import OpeningError, deck, default_openings, load_openings
 
     if choice is None:
         return default_openings(rules, needed, seed)

@@ -46,8 +46,8 @@ from local import arena_serve  # noqa: E402 - bench/ is put on the path above
 
 DESKTOP = ViewportSize(width=1100, height=760)
 PHONE = ViewportSize(width=390, height=760)
-PUBLIC_SUITE = REPO_ROOT / "grader" / "examples" / "endgame-puzzles.json"
-REFERENCE = REPO_ROOT / "grader" / "reference" / "endgame_solver.py"
+PUBLIC_SUITE = REPO_ROOT / "autograder" / "examples" / "endgame-puzzles.json"
+REFERENCE = REPO_ROOT / "autograder" / "reference" / "endgame_solver.py"
 COLOURS = 64
 """Palette size of the committed images: the pages use a handful of flat colours."""
 

@@ -25,7 +25,6 @@ from fastapi import FastAPI
 from bots.compiled_engine import load_cores
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
-from server.body_limit import BodyLimit
 from server.cluster.bridge import MatchBridge, OnePerPlayer
 from server.cluster.bus import Bus, new_process_id
 from server.cluster.forwarding import BusRemote
@@ -41,12 +40,13 @@ from server.grading import GradingService
 from server.hub import Hub
 from server.jobs import build_queue, ensure_schema
 from server.jobs.tournament_games import TournamentGameQueue
+from server.limits.bodies import BodyLimit
+from server.limits.rates import RateLimitedError, RateLimiter, rate_limited_response
 from server.matches.queries import MatchQueries
 from server.matches.service import MatchService
 from server.openapi import install_openapi
 from server.players import PlayerRegistry
 from server.presence import Presence
-from server.ratelimit import RateLimitedError, RateLimiter, rate_limited_response
 from server.ratings import RatingService
 from server.routes import install
 from server.routes.courses import BODY_LIMIT_EXEMPT as COURSE_BODY_LIMIT_EXEMPT

@@ -26,11 +26,11 @@ from server.errors import MatchError
 from server.explore import Explorer
 from server.grading import GradingService
 from server.hub import Connection, Hub
+from server.limits.rates import Action, RateLimiter
 from server.matches.queries import MatchQueries
 from server.matches.service import MatchService
 from server.players import PlayerRegistry
 from server.presence import Presence
-from server.ratelimit import Action, RateLimiter
 from server.ratings import RatingService
 from server.settings import Settings
 from server.tournaments import TournamentService

@@ -4,12 +4,13 @@
 the depth (`explore_max_depth`), the nodes of the traced tree (`explore_max_nodes`: a larger
 tree raises `TRACE_TOO_LARGE` as soon as it passes the limit), the time (`explore_max_seconds`,
 waiting for a thread included: the trace is then stopped through `bots.trace`'s `stop`, asked
-every 64 nodes, and refused with `TRACE_TIMEOUT`), Nim's sizes (`server.limits.oversize`), and
-the threads (`explore_threads`: traces run on threads of their own, never on the event loop or
-the default executor that requests and grading share). A position (`POST /explore/position`,
-and a trace's before it is traced: up to `MAX_EXPLORE_MOVES` moves played and checked) is
-worked out on `explore_position_threads` threads of its own too. The body's size and the rate
-per client are limited in front of it (server.body_limit, server.ratelimit).
+every 64 nodes, and refused with `TRACE_TIMEOUT`), Nim's sizes
+(`server.limits.compute.oversize`), and the threads (`explore_threads`: traces run on threads of
+their own, never on the event loop or the default executor that requests and grading share). A
+position (`POST /explore/position`, and a trace's before it is traced: up to `MAX_EXPLORE_MOVES`
+moves played and checked) is worked out on `explore_position_threads` threads of its own too.
+The body's size and the rate per client are limited in front of it (server.limits.bodies,
+server.limits.rates).
 
 Bad input is a `ProtocolError` naming what is wrong: VALIDATION_ERROR with the field for an
 unknown game, bad options, an unreadable position, a depth over the limit, a finished game, an
@@ -34,7 +35,7 @@ from games.base import GameError, IllegalMoveError, State
 from games.registry import get_game
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.explore import PositionAnswer, PositionRequest, TraceRequest
-from server.limits import oversize
+from server.limits.compute import oversize
 from server.settings import Settings
 
 T = TypeVar("T")

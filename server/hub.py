@@ -6,10 +6,12 @@ in another server process too: server.cluster.bridge) and the spectators of each
 `MatchService` awaits `Hub.publish` after every commit, under the match's lock, so each match's
 events reach every connection in seq order.
 
-A connection never blocks a match: `publish` only puts text on the connection's queue, and a
-writer task per connection sends it. The queue is bounded in bytes, not messages (one message
-may be a long game's `match_state`): a client that lets more than `max_queued_bytes` wait
-(it does not read, or reads too slowly) loses what waits and is closed with 4008.
+A connection never blocks a match: `publish` sends a message at once only when that cannot
+wait (nothing queued before it and the transport writable: server.asgi.immediate_sender);
+otherwise it puts the text on the connection's queue, and a writer task per connection sends
+it. The queue is bounded in bytes, not messages (one message may be a long game's
+`match_state`): a client that lets more than `max_queued_bytes` wait (it does not read, or
+reads too slowly) loses what waits and is closed with 4008.
 
 While a connection is being brought up to date (`Connection.syncing`), events are held back;
 `Connection.sync` records the seq of each `match_state` sent, and `Connection.end_sync` then
@@ -43,7 +45,7 @@ from protocol.messages import (
     dump_server_message,
 )
 from protocol.version import PROTOCOL_VERSION
-from server.asgi import RAW_SEND
+from server.asgi import RAW_SEND, immediate_sender
 from server.matches.publisher import Broadcast
 
 log = logging.getLogger(__name__)
@@ -93,6 +95,9 @@ class Connection:
         self._held: list[tuple[str, int, str]] | None = []
         self._synced: dict[str, int] = {}
         self._raw_send: Send | None = websocket.scope.get(RAW_SEND)
+        self._send_now = None if self._raw_send is None else immediate_sender(self._raw_send)
+        self._writing = False
+        """True while the writer holds a message it has taken from the queue."""
         self._writer = asyncio.create_task(self._write())
 
     @property
@@ -152,8 +157,19 @@ class Connection:
             await self._writer
 
     def _put(self, text: str) -> None:
-        if not self._count(text):
-            self._queue.put_nowait(text)
+        if self._count(text):
+            return
+        if self._send_now is not None and not self._writing and self._queue.empty():
+            try:
+                sent = self._send_now(text)
+            except (OSError, RuntimeError):
+                # The client went away; the reading side notices and cleans up.
+                self.closed = True
+                return
+            if sent:
+                self._queued_bytes -= len(text)
+                return
+        self._queue.put_nowait(text)
 
     def _count(self, text: str) -> bool:
         """Count `text` as waiting; return True if it must be dropped instead (closed, or the
@@ -188,10 +204,12 @@ class Connection:
                 if isinstance(item, _Close):
                     await self._close_now(item.code, item.reason)
                     return
+                self._writing = True
                 if self._raw_send is not None:
                     await self._raw_send({"type": "websocket.send", "text": item})
                 else:
                     await self.websocket.send_text(item)
+                self._writing = False
                 self._queued_bytes -= len(item)
         except (OSError, RuntimeError, WebSocketDisconnect):
             # The client went away; the reading side notices and cleans up.

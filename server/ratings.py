@@ -3,7 +3,7 @@
 `RatingService` is built in the lifespan (kept on `app.state.ratings`) and listens to the match
 service (`on_broadcast`): when a match ends `finished` (never `aborted`), it rates it in a task
 of its own, so the match's lock is not held while the ratings are written. Each match is one
-rating period of its own (tournament.ratings.rate_game), as Lichess rates each game as it ends.
+rating period of its own (competition.ratings.rate_game), as Lichess rates each game as it ends.
 
 Which matches are rated: every finished match whose two seats are each a registered player or
 a house bot, tournament games included; a house bot is rated under its canonical spec
@@ -34,13 +34,13 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bots.spec import BotSpecError, parse_bot_spec
+from competition.ratings import DEFAULT_DEVIATION, DEFAULT_RATING, DEFAULT_VOLATILITY, Rating
+from competition.ratings import rate_game as glicko2_game
 from games.match import Status
 from protocol.messages import Leaderboard, MatchEnded, PlayerProfile, PlayerRating, next_offset
 from server.db.models import Match, Player, RatingChange, utcnow
 from server.db.models import Rating as RatingRow
 from server.matches.publisher import Broadcast
-from tournament.ratings import DEFAULT_DEVIATION, DEFAULT_RATING, DEFAULT_VOLATILITY, Rating
-from tournament.ratings import rate_game as glicko2_game
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from typing import ClassVar
 from limits import parse_many
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from grader.profiles import DEFAULT_PYTHON
+from autograder.profiles import DEFAULT_PYTHON
 
 
 class SettingGroup(BaseModel):

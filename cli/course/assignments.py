@@ -54,9 +54,9 @@ def describe(assignment: Assignment) -> str:
 def _read_suite(path: Path, profile: str) -> Any:
     """Return a suite file's JSON once the grader's loader for `profile` accepts it, or exit 2
     naming the problem (before anything is sent; the server checks it again)."""
-    from grader.agent_suite import AgentSuiteError
-    from grader.agent_suite_file import load_agent_suite
-    from grader.endgame_suite import PuzzleError, load_puzzles
+    from autograder.agent_suite import AgentSuiteError
+    from autograder.agent_suite_file import load_agent_suite
+    from autograder.endgame_suite import PuzzleError, load_puzzles
 
     try:
         if profile == "endgame":

@@ -37,15 +37,6 @@ from server.matches.ownership import Claim, NotOwnerError
 from server.matches.store import UNFINISHED
 
 
-class UnansweredError(Exception):
-    """The owner of a match did not answer a forwarded call in time (or could not be reached):
-    it may be dead, and its lease about to expire."""
-
-    def __init__(self, owner_id: str, why: str) -> None:
-        super().__init__(f"process {owner_id} did not answer: {why}")
-        self.owner_id = owner_id
-
-
 @dataclass(frozen=True)
 class Lease:
     """Who owns a match as stored: `owner_id` (None: nobody), its epoch, whether the owner is

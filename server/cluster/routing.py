@@ -33,7 +33,7 @@ import uuid
 from typing import Protocol, TypeVar
 
 from protocol.errors import ErrorCode
-from server.cluster.leases import Leases, UnansweredError
+from server.cluster.leases import Leases
 from server.errors import MatchError
 from server.matches.commands import MatchCall, Read
 from server.matches.ownership import NotOwnerError
@@ -50,6 +50,16 @@ RETRY_PAUSE_S = 0.25
 
 OWNERS_CACHED = 10_000
 """Matches whose owner is remembered (the cache starts over when full)."""
+
+
+class UnansweredError(Exception):
+    """A call on a match got no answer from the process that plays it (`owner_id`): another
+    process did not answer the forwarded call in time or could not be reached (it may be dead,
+    its lease about to expire), or this process is stopping and runs no more calls."""
+
+    def __init__(self, owner_id: str, why: str) -> None:
+        super().__init__(f"process {owner_id} did not answer: {why}")
+        self.owner_id = owner_id
 
 
 class Remote(Protocol):

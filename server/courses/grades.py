@@ -1,5 +1,5 @@
 """Grades computed when read: late days, penalties, the counted submission, what a student
-sees before the due date (the assignment's `before_due` as a grader.visibility reader), and the
+sees before the due date (the assignment's `before_due` as a autograder.visibility reader), and the
 gradebook's CSV.
 
 Nothing here is stored: a change of an assignment's policy re-computes every score at the next
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from grader.results import GradeReport
-from grader.visibility import OWNER, Reader, is_private, shows_times, view
+from autograder.results import GradeReport
+from autograder.visibility import OWNER, Reader, is_private, shows_times, view
 from server.db.models import Assignment, GradingJob
 
 DAY: Final = timedelta(days=1)
@@ -114,7 +114,7 @@ def shown(job: GradingJob, assignment: Assignment, filtered: bool) -> Shown:
     Under `public` only the visible tests count, under `score` every test counts but the
     summary names none; nothing before the job is graded. A filtered reader sees the job's
     start and finish times only once it is graded with nothing held back
-    (grader.visibility.shows_times).
+    (autograder.visibility.shows_times).
     """
     late_days = days_late(job.created_at, assignment.due_at)
     seen = before_due_reader(assignment.before_due, aware(assignment.due_at)) if filtered else OWNER

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from grader.results import GradeReport
+from autograder.results import GradeReport
 from protocol.courses import MAX_SUBMISSIONS, Submission, SubmissionList
 from protocol.errors import ErrorCode, ProtocolError
 from server.courses import admission, grades

@@ -6,7 +6,7 @@ workers grade the assignment's submissions with it. A generated endgame suite ho
 private ones (`after_published`), each certified by the solver. A generated agent suite with
 private positions is private, with `private_count` legal-move positions (covering every
 category with both colours) and `public_count` public examples: their test is the one students
-see before the due date (grader.agent). Without private positions it is public, with
+see before the due date (autograder.agent). Without private positions it is public, with
 `public_count` legal-move positions covering the categories and no examples (every test is
 shown anyway).
 
@@ -26,13 +26,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.agent_suite import AgentSuite, AgentSuiteError
-from grader.agent_suite_file import load_agent_suite
-from grader.agent_suite_file import save_agent_suite as _save_agent_suite
-from grader.agent_suite_maker import make_agent_suite
-from grader.endgame_judge import built_database
-from grader.endgame_puzzles import make_puzzle_suite
-from grader.endgame_suite import Puzzle, PuzzleError, load_puzzles, save_puzzles
+from autograder.agent_suite import AgentSuite, AgentSuiteError
+from autograder.agent_suite_file import load_agent_suite
+from autograder.agent_suite_file import save_agent_suite as _save_agent_suite
+from autograder.agent_suite_maker import make_agent_suite
+from autograder.endgame_judge import built_database
+from autograder.endgame_puzzles import make_puzzle_suite
+from autograder.endgame_suite import Puzzle, PuzzleError, load_puzzles, save_puzzles
 from protocol.errors import ErrorCode, ProtocolError
 
 
@@ -107,7 +107,7 @@ def summarize(profile: str, path: Path) -> SuiteSummary:
 
 def _agent_parts(suite: AgentSuite) -> int:
     """Return the tests an agent suite's grading reports besides its examples' test
-    (grader.agent: legal moves, one per exact depth, one per opponent, time)."""
+    (autograder.agent: legal moves, one per exact depth, one per opponent, time)."""
     return 1 + len(suite.exact_depths) + len(suite.opponents) + 1
 
 

@@ -15,7 +15,7 @@ import shutil
 import time
 from pathlib import Path
 
-from grader.job import SUBMISSION_DIR
+from autograder.job import SUBMISSION_DIR
 from server.settings import Settings
 
 _JOB_ID = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")

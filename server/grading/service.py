@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from grader.grade import MAIN_FILES, GradeError, starter
-from grader.results import GradeReport
-from grader.sandbox import can_isolate, sandbox_support
-from grader.visibility import UPLOADER, view
-from grader.workdirs import sweep_runs
+from autograder.grade import MAIN_FILES, GradeError, starter
+from autograder.results import GradeReport
+from autograder.sandbox import can_isolate, sandbox_support
+from autograder.visibility import UPLOADER, view
+from autograder.workdirs import sweep_runs
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.models import GradingJob as JobRow
@@ -145,7 +145,7 @@ class GradingService:
         return describe_profiles(self._settings, sandboxed=self._sandboxed())
 
     def starter(self, profile: str) -> tuple[str, str]:
-        """Return a profile's starter file, its name and text (grader.grade.starter).
+        """Return a profile's starter file, its name and text (autograder.grade.starter).
 
         Raises ProtocolError: NOT_FOUND for a profile that does not exist.
         """
@@ -499,7 +499,7 @@ class GradingService:
         """Return the job as its uploader sees it, with its place in the queue while it waits.
 
         A job on the grader's own suites is read by its uploader only, who is never shown its
-        private tests (grader.visibility.UPLOADER); a course job is described by its course.
+        private tests (autograder.visibility.UPLOADER); a course job is described by its course.
         """
         place = await self.place(row.id) if row.status == "queued" else None
         return describe_job(row, place, _finished_report(row), UPLOADER)

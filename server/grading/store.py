@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from grader.html import html_report
-from grader.results import GradeReport
+from autograder.html import html_report
+from autograder.results import GradeReport
 from protocol.messages import JobStatus
 from server.db.models import Assignment
 from server.db.models import GradingJob as JobRow

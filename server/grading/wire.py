@@ -1,19 +1,19 @@
 """Grading on the wire: the profiles and a job's row as protocol models.
 
-What a job's `results.json` and HTML report hold is the grader's (grader.results, grader.html),
-and what a reader sees of them grader.visibility's; this module only says what a client sees
-of the profiles and of a job's status.
+What a job's `results.json` and HTML report hold is the grader's (autograder.results,
+autograder.html), and what a reader sees of them autograder.visibility's; this module only says
+what a client sees of the profiles and of a job's status.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from grader.endgame_verdict import WIN_SLACK
-from grader.grade import MAIN_FILES
-from grader.profiles import PROFILES
-from grader.results import GradeReport
-from grader.visibility import UPLOADER, Reader, shows_times, view
+from autograder.endgame_verdict import WIN_SLACK
+from autograder.grade import MAIN_FILES
+from autograder.profiles import PROFILES
+from autograder.results import GradeReport
+from autograder.visibility import UPLOADER, Reader, shows_times, view
 from protocol.messages import (
     GradingJob,
     GradingProfile,
@@ -109,7 +109,7 @@ def describe_job(
     report: GradeReport | None = None,
     reader: Reader = UPLOADER,
 ) -> GradingJob:
-    """Return a job's status as `reader` sees it (grader.visibility; by default its uploader).
+    """Return a job's status as `reader` sees it (autograder.visibility; by default its uploader).
 
     `place` is where it stands in the queue (server.grading.queue.Place); None for a job that
     waits for no worker. `report` is the finished job's (None before): the summary is

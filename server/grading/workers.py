@@ -4,11 +4,12 @@
 addresses in turn, then their players, fresh uploads before regrades); a course submission is graded
 with its assignment's suite, any other job with its profile's; worker slot i runs its sandboxes as
 uid `grader_uid_base + i` (RLIMIT_NPROC counts per uid, so concurrent gradings must not share
-one). Each grading runs in a child process, `python -m grader.job JOB_DIR` (see grader/job.py),
-under `grader_job_timeout_s`; the child writes results.json, which is then stored in the job's
-row with the HTML report made from it. A child that fails, is killed or overruns still ends its
-job: status `error` with a report saying the grader failed (never a job stuck `running`). A
-child dies with the server, even one killed outright: the next start grades its job again.
+one). Each grading runs in a child process, `python -m autograder.job JOB_DIR` (see
+autograder/job.py), under `grader_job_timeout_s`; the child writes results.json, which is then
+stored in the job's row with the HTML report made from it. A child that fails, is killed or
+overruns still ends its job: status `error` with a report saying the grader failed (never a job
+stuck `running`). A child dies with the server, even one killed outright: the next start grades
+its job again.
 
 `Grader` grades one job; `GradingWorkers` feeds it in-process, and `arena worker` processes
 feed it from the shared queue (server.jobs.grading, server.grading.shared).
@@ -28,9 +29,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Final
 
-from grader.job import JOB_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, failure_report
-from grader.results import GradeReport
-from grader.sandbox import SETPRIV
+from autograder.job import JOB_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, failure_report
+from autograder.results import GradeReport
+from autograder.sandbox import SETPRIV
 from protocol.messages import JobStatus
 from server.grading.files import GraderFiles
 from server.grading.queue import FairQueue, Place
@@ -294,7 +295,7 @@ def _grading_command(job_dir: Path) -> list[str]:
     sandbox uid shared by two gradings, results.json written by both. `setpriv --pdeathsig`
     SIGKILLs the child when the server dies (its sandboxes follow: their own PDEATHSIG).
     """
-    command = [sys.executable, "-m", "grader.job", str(job_dir)]
+    command = [sys.executable, "-m", "autograder.job", str(job_dir)]
     if os.path.exists(SETPRIV):
         return [SETPRIV, "--pdeathsig", "KILL", "--", *command]
     return command

@@ -43,6 +43,7 @@ from procrastinate import jobs
 from procrastinate.exceptions import AlreadyEnqueued
 from sqlalchemy import text
 
+from competition.runner import GameTask
 from protocol.messages import TournamentCreate
 from server.cluster.bus import Bus
 from server.jobs.registry import JobRuntime
@@ -51,7 +52,6 @@ from server.tournaments.notices import ENDED, TOPIC, ended_notice, game_notice
 from server.tournaments.planning import plan
 from server.tournaments.played import is_for_workers, play_game
 from server.tournaments.store import TournamentStore
-from tournament.runner import GameTask
 
 log = logging.getLogger(__name__)
 

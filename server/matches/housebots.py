@@ -31,7 +31,7 @@ from games.base import Game, State
 from games.match import Effect, MoveAccepted, Status
 from protocol.errors import ErrorCode
 from server.errors import MatchError
-from server.limits import search_limits
+from server.limits.compute import search_limits
 from server.matches import translation
 from server.matches.live import LiveMatch
 from server.matches.playahead import Item, PlayAhead

@@ -25,7 +25,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import HouseBot, MatchCreate, SeatRequest
 from server.db.models import Player
 from server.errors import MatchError
-from server.limits import oversize
+from server.limits.compute import oversize
 from server.matches import translation
 from server.matches.live import LiveMatch
 from server.players import PlayerRegistry

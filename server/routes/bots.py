@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 
 from protocol.messages import MAX_PAGE_LIMIT, BotList, ErrorResponse, GameName, OnlineBots
 from server.deps import PresenceDep, QueriesDep, SettingsDep
-from server.limits import house_bots
+from server.limits.compute import house_bots
 
 router = APIRouter(prefix="/bots", tags=["bots"])
 

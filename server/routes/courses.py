@@ -17,7 +17,7 @@ from fastapi import APIRouter, Body, File, Query, Request, Response, UploadFile,
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
-from grader.html import html_report
+from autograder.html import html_report
 from protocol.courses import (
     Assignment,
     AssignmentCreate,

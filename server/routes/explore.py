@@ -23,7 +23,7 @@ from protocol import PROTOCOL_VERSION
 from protocol.explore import PositionAnswer, PositionRequest, TraceRequest
 from protocol.messages import ErrorResponse
 from server.deps import ExplorerDep, PagesDep, limit_position, limit_trace
-from server.ratelimit import RATE_LIMITED_RESPONSE
+from server.limits.rates import RATE_LIMITED_RESPONSE
 
 router = APIRouter(prefix="/explore", tags=["explore"])
 

@@ -19,7 +19,7 @@ from server.deps import (
     SettingsDep,
     limit_upload,
 )
-from server.ratelimit import RATE_LIMITED_RESPONSE
+from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.routes.uploads import UploadLimitRoute, anonymous_upload, read_uploads
 from server.routes.web_grader import job_page, refused_page, report_page
 from server.web.pages import wants_html

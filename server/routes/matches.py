@@ -32,8 +32,8 @@ from server.deps import (
     limit_match_creation,
 )
 from server.errors import MatchError
+from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.matches.commands import Action
-from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
 from server.routes.versions import VersionedRoute
 from server.web.pages import wants_html

@@ -8,15 +8,15 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Request, status
 from fastapi.responses import HTMLResponse
 
+from competition.ratings import DEFAULT_DEVIATION, DEFAULT_RATING
 from protocol import PROTOCOL_VERSION
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, PlayerCreate, PlayerCreated, PlayerProfile
 from server.auth import new_token
 from server.deps import PagesDep, PlayersDep, QueriesDep, RatingsDep, limit_registration
-from server.ratelimit import RATE_LIMITED_RESPONSE
+from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.web.pages import wants_html
 from server.web.plots import history_plot
-from tournament.ratings import DEFAULT_DEVIATION, DEFAULT_RATING
 
 router = APIRouter(prefix="/players", tags=["players"])
 

@@ -26,7 +26,7 @@ from server.deps import (
     TournamentsDep,
     limit_tournament_creation,
 )
-from server.ratelimit import RATE_LIMITED_RESPONSE
+from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.routes.params import PageLimit, PageOffset
 from server.routes.versions import VersionedRoute
 from server.routes.web import tournaments_page

@@ -20,6 +20,8 @@ from fastapi import APIRouter, Depends, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
+from competition.decks import DECKS
+from competition.sequential import SprtError, SprtTest
 from games import game_names
 from protocol import PROTOCOL_VERSION
 from protocol.errors import ErrorCode, ProtocolError
@@ -37,11 +39,9 @@ from server.deps import (
     limit_registration,
     limit_web_tournament_creation,
 )
+from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.players import PlayerRegistry
-from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.web.pages import Pages
-from tournament.decks import DECKS
-from tournament.sequential import SprtError, SprtTest
 
 router = APIRouter(prefix="/web", tags=["web pages"])
 

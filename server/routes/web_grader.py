@@ -21,8 +21,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 from starlette.datastructures import UploadFile
 
-from grader.html import report_body
-from grader.results import GradeReport
+from autograder.html import report_body
+from autograder.results import GradeReport
 from protocol import PROTOCOL_VERSION
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ErrorResponse, GradingJob, GradingProfiles

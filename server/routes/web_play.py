@@ -40,9 +40,9 @@ from server.deps import (
     SettingsDep,
     limit_web_match_creation,
 )
+from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.matches.commands import Action
 from server.matches.service import MatchService
-from server.ratelimit import RATE_LIMITED_RESPONSE
 from server.routes.matches import MatchPath
 from server.routes.web import check_origin, guest_or_new, set_guest_cookie
 from server.settings import Settings

@@ -14,7 +14,7 @@ Its rooms, each importing only those below it (an import-linter contract):
 - `tournament`: a tournament held in memory, its state and its watchers;
 - `played`: one house-bot game played in-process (on a worker) as the finished match to store;
 - `planning`: a request checked against the server's maxima, its spec and schedule;
-- `wire`: tournament.standings' tables as protocol models.
+- `wire`: competition.standings' tables as protocol models.
 
 SPRT tournaments (`TournamentCreate.sprt`) play two bots' colour-swapped pairs until the test
 decides: the runner starts no game after the decision, and the test is counted from the games

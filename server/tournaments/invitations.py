@@ -3,13 +3,13 @@ and its owner's rights."""
 
 from __future__ import annotations
 
+from competition.runner import player_name
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import TournamentCreate
 from server.db.models import Player
 from server.players import PlayerRegistry
 from server.tournaments.planning import validation_error
 from server.tournaments.tournament import HostedTournament
-from tournament.runner import player_name
 
 
 async def invited(

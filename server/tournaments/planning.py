@@ -1,8 +1,8 @@
 """A tournament's planning: its request checked against the server's maxima, its spec and schedule.
 
-The spec and schedule are those of tournament.runner (the body's `openings`, by default the same
+The spec and schedule are those of competition.runner (the body's `openings`, by default the same
 as `arena tournament`'s), so the server plays the same games as the local runner; an SPRT
-tournament's are those of tournament.sequential (`arena match --sprt`'s pairs, up to the cap).
+tournament's are those of competition.sequential (`arena match --sprt`'s pairs, up to the cap).
 Every refusal is a ProtocolError VALIDATION_ERROR naming the field of the `TournamentCreate` body.
 """
 
@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 
 from bots.spec import BotSpecError, check_limits, parse_bot_spec
+from competition.openings import Opening, OpeningError, deck, default_openings, parse_opening
+from competition.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule
+from competition.sequential import SPRT_OPENINGS, pair_tasks
 from games import Game, GameError, game_names, get_game
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import TournamentCreate
-from server.limits import oversize, search_limits
+from server.limits.compute import oversize, search_limits
 from server.settings import Settings
-from tournament.openings import Opening, OpeningError, deck, default_openings, parse_opening
-from tournament.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule
-from tournament.sequential import SPRT_OPENINGS, pair_tasks
 
 
 def check_maxima(body: TournamentCreate, settings: Settings) -> Game:

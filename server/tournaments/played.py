@@ -33,14 +33,14 @@ from bots.turns import (
     stopped_at_limit,
 )
 from bots.wire import search_info
+from competition.runner import GameTask, player_name
 from games.match import Effect, Event, Rejected
 from protocol.messages import HouseBot, MatchCreate, TournamentCreate, TournamentGame
-from server.limits import search_limits
+from server.limits.compute import search_limits
 from server.matches import setup, store, translation
 from server.matches.live import LiveMatch
 from server.settings import Settings
 from server.tournaments.wire import score_of_first
-from tournament.runner import GameTask, player_name
 
 
 class GameStopped(Exception):  # noqa: N818 - a control-flow signal, not an error

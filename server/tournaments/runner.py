@@ -12,7 +12,7 @@ when its match is created (with the match id) and again with its result, and the
 
 An SPRT tournament's schedule is its pairs up to the cap (server.tournaments.planning); no game
 starts once its test has decided, the games under way then are played out (uncounted: the test
-counts pairs in schedule order and stops at the decision, see tournament.sequential), and the
+counts pairs in schedule order and stops at the decision, see competition.sequential), and the
 tournament finishes. A restart counts the test again from the stored games and goes on.
 
 In a cluster (`follow_s` given) the runner runs on the tournament's owner only
@@ -31,6 +31,7 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from competition.runner import GameTask
 from protocol.errors import ProtocolError
 from protocol.messages import (
     TournamentFinished,
@@ -45,7 +46,6 @@ from server.tournaments.store import FencedTournamentError, TournamentStore
 from server.tournaments.tournament import HostedTournament
 from server.tournaments.watches import MatchWatches
 from server.tournaments.wire import score_of_first
-from tournament.runner import GameTask
 
 log = logging.getLogger(__name__)
 

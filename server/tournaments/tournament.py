@@ -2,7 +2,7 @@
 
 The service and the runner share one `HostedTournament` per tournament id; the database holds
 the same set-up and games (see server.tournaments.store), so a restart loads it again. An SPRT
-tournament's test is counted from its games (tournament.sequential.OrderedTally, in schedule
+tournament's test is counted from its games (competition.sequential.OrderedTally, in schedule
 order), so the games alone say where it stands, after a restart too.
 """
 
@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from competition.runner import GameTask, TournamentSpec
+from competition.sequential import OrderedTally
 from protocol.messages import (
     BotPoints,
     ServerMessage,
@@ -23,8 +25,6 @@ from protocol.messages import (
     TournamentState,
 )
 from server.tournaments import wire
-from tournament.runner import GameTask, TournamentSpec
-from tournament.sequential import OrderedTally
 
 log = logging.getLogger(__name__)
 

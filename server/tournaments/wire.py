@@ -1,14 +1,23 @@
-"""A tournament's results on the wire: tournament.standings' tables as protocol models.
+"""A tournament's results on the wire: competition.standings' tables as protocol models.
 
-The standings are computed once, in tournament.standings (the same as the local report's); this
+The standings are computed once, in competition.standings (the same as the local report's); this
 module only maps them to `TournamentStandings` and `BotPoints`, a match's result to a score,
-and an SPRT's status (tournament.sequential) to `SprtState`.
+and an SPRT's status (competition.sequential) to `SprtState`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from competition.sequential import SprtStatus, SprtTest
+from competition.standings import (
+    GameResult,
+    Standing,
+    compute_standings,
+    crosstable_dict,
+    rating_dict,
+    tally_points,
+)
 from protocol.messages import (
     BotPoints,
     BotRating,
@@ -19,15 +28,6 @@ from protocol.messages import (
     SprtState,
     TournamentGame,
     TournamentStandings,
-)
-from tournament.sequential import SprtStatus, SprtTest
-from tournament.standings import (
-    GameResult,
-    Standing,
-    compute_standings,
-    crosstable_dict,
-    rating_dict,
-    tally_points,
 )
 
 
@@ -41,7 +41,7 @@ def score_of_first(result: MatchResult) -> float:
 def standings(bots: Sequence[str], games: Sequence[TournamentGame]) -> TournamentStandings:
     """Return points (best first, ties in `bots` order), ratings, crosstable and LOS.
 
-    tournament.standings computes them from the finished games (Davidson Elo with its default
+    competition.standings computes them from the finished games (Davidson Elo with its default
     prior); this maps them to the wire model. When no game is finished or the fit fails, only
     the points are given, and `rating_note` says why.
     """
@@ -70,7 +70,7 @@ def points(bots: Sequence[str], games: Iterable[TournamentGame]) -> tuple[BotPoi
 
 
 def _results(games: Iterable[TournamentGame]) -> list[GameResult]:
-    """Return the finished games as tournament.stats results."""
+    """Return the finished games as competition.stats results."""
     return [GameResult(g.first, g.second, g.result, g.pair) for g in games if g.result is not None]
 
 

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from bots.spec import BotSpecError, check_limits, parse_bot_spec
 from games import game_names
 from protocol.messages import HouseBot, MatchCreate, MatchState, TimeControl
-from server.limits import search_limits
+from server.limits.compute import search_limits
 from server.settings import Settings
 
 HOUSE_BOTS: tuple[tuple[str, str], ...] = (

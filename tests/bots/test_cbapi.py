@@ -23,12 +23,12 @@ from bots.cbapi import (
     parse_search_text,
 )
 from bots.spec import BotSpecError, SearchLimits, check_limits, create_bot, parse_bot_spec
+from competition.openings import deck
+from competition.runner import GameTask, play_game
 from games import get_game
 from games.checkers import CheckersState
 from games.match import ResultCode
 from tests.bots.cb_engines import compile_engines
-from tournament.openings import deck
-from tournament.runner import GameTask, play_game
 
 CHECKERS = get_game("checkers")
 RULE_ENDINGS = {ResultCode.NO_MOVES, ResultCode.REPETITION, ResultCode.MOVE_RULE}

@@ -34,12 +34,12 @@ from bots.knowledge import knowledge_for
 from bots.result import SearchStopped
 from bots.scoring import ENGINE
 from bots.spec import BotSpecError, create_bot
+from competition.openings import deck
 from games import Game, State, get_game
 from games.checkers import CheckersState
 from tests.bots import compiled_engines
 from tests.bots.compiled_engines import Countdown, summary
 from tests.games.test_checkers import _king_walk
-from tournament.openings import deck
 
 GAME = get_game("checkers")
 KNOWLEDGE = knowledge_for(GAME)

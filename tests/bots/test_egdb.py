@@ -563,8 +563,8 @@ def test_database_solver_answers_as_the_proof_search(db3: Database) -> None:
 
 
 def test_endgame_puzzles_certified_by_the_database_are_the_solvers(db3: Database) -> None:
-    from grader.endgame_puzzle_options import Material, PuzzleOptions
-    from grader.endgame_puzzles import make_puzzles
+    from autograder.endgame_puzzle_options import Material, PuzzleOptions
+    from autograder.endgame_puzzles import make_puzzles
 
     options = PuzzleOptions(materials=(Material(2, 1), Material(1, 2)), kings=0.5, min_plies=1)
     with_database = make_puzzles(random.Random(3), 3, options, db3)

@@ -25,16 +25,16 @@ import bots.child
 from bots.child import EngineError
 from bots.external import Info, parse_option
 from bots.spec import BotSpecError, SearchLimits, check_limits, create_bot, parse_bot_spec
+from competition.openings import Opening, deck
+from competition.runner import GameRecord, GameTask, play_game
 from games import get_game
 from games.match import ResultCode
-from tournament.openings import Opening, deck
-from tournament.runner import GameRecord, GameTask, play_game
 
 ROOT = Path(__file__).resolve().parents[2]
 PY_ENGINE = ROOT / "examples" / "engines" / "random_engine.py"
 C_ENGINE = ROOT / "examples" / "engines" / "random_engine.c"
 PLUGIN = ROOT / "examples" / "plugins" / "first_win.py"
-COURSE_AGENT = ROOT / "grader" / "reference" / "agent_solution.py"
+COURSE_AGENT = ROOT / "autograder" / "reference" / "agent_solution.py"
 ARENA = "from cli.main import main; main()"
 GAMES = ("tictactoe", "nim", "connect4", "checkers")
 FAILURES = {ResultCode.BOT_FAILURE, ResultCode.FORFEIT, ResultCode.TIMEOUT}

@@ -30,8 +30,8 @@ from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
-PUBLIC = ROOT / "grader" / "examples" / "endgame-puzzles.json"
+REFERENCE = ROOT / "autograder" / "reference" / "endgame_solver.py"
+PUBLIC = ROOT / "autograder" / "examples" / "endgame-puzzles.json"
 GRADEBOOK_COLUMNS = [
     "student_id",
     "name",

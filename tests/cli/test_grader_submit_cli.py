@@ -11,14 +11,14 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from autograder.sandbox import can_isolate
 from cli.main import create_cli
-from grader.sandbox import can_isolate
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
-PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
+REFERENCE = ROOT / "autograder" / "reference" / "endgame_solver.py"
+PUBLIC_SUITE = ROOT / "autograder" / "examples" / "endgame-puzzles.json"
 
 
 def register(server: RunningServer, name: str = "student") -> str:

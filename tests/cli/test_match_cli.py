@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tournament.stats.sprt import SprtTest, pentanomial
+from competition.stats.sprt import SprtTest, pentanomial
 
 STRONG, WEAK = "alphabeta:depth=1", "random"
 

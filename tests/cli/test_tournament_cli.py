@@ -13,12 +13,12 @@ from typer.testing import CliRunner
 
 from cli.main import create_cli
 from cli.tournament import leaders
-from tournament.openings import deck
-from tournament.runner import GameRecord
+from competition.openings import deck
+from competition.runner import GameRecord
 
 STRONG = "alphabeta:depth=4"
 REPOSITORY = Path(__file__).resolve().parents[2]
-PACKAGES = ("games", "bots", "protocol", "tournament", "grader", "server", "cli")
+PACKAGES = ("games", "bots", "protocol", "competition", "autograder", "server", "cli")
 ACF = {opening.name for opening in deck("acf-3move")}
 
 
@@ -101,7 +101,7 @@ def test_the_readme_checkers_example_runs_in_a_clone_with_nothing_beside_it(
             check=False,
         )
 
-    where = run("-c", "import tournament.openings as o; print(o.__file__)")
+    where = run("-c", "import competition.openings as o; print(o.__file__)")
     assert Path(where.stdout.strip()).is_relative_to(clone), where
     arena = "from cli.main import main; main()"
     result = run(

@@ -19,7 +19,7 @@ from bots.spec import Bot, describe_bots
 from games import Game
 from games.nim import NimState
 from protocol.messages import BotList
-from server.limits import oversize
+from server.limits.compute import oversize
 from server.matches import housebots
 from server.settings import Settings
 from server.tournaments import planning, played

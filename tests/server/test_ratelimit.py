@@ -30,7 +30,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol.messages import ErrorResponse
 from server.connections import address_key
-from server.ratelimit import RateLimiter
+from server.limits.rates import RateLimiter
 from server.settings import Settings, setting_named
 from tests.server.conftest import RunningServer, free_port, start_server
 from tests.wsclient import ClientConnection, connect
@@ -475,7 +475,7 @@ def test_refusals_close_the_connection_only_when_too_many_come_in_their_window()
 
 
 def test_idle_players_buckets_are_forgotten(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("server.ratelimit._PRUNE_FROM", 3)
+    monkeypatch.setattr("server.limits.rates._PRUNE_FROM", 3)
     clock = _Clock()
     limiter = RateLimiter(Settings(rate_ws_messages="1/second", rate_ws_burst=1), clock=clock)
     for player_id in range(1, 5):

@@ -13,13 +13,13 @@ import pytest
 from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from competition.ratings import Rating, rate_game
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import Base, Match, Player, RatingChange
 from server.db.models import Rating as RatingRow
 from server.ratings import RatingService
 from server.settings import Settings
 from tests.server.conftest import start_server
-from tournament.ratings import Rating, rate_game
 
 # -- through a real server -------------------------------------------------------------------------
 

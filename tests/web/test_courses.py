@@ -32,7 +32,7 @@ from tests.web.test_lobby import register
 pytestmark = pytest.mark.web
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
+REFERENCE = ROOT / "autograder" / "reference" / "endgame_solver.py"
 GRADED_WAIT_MS = 120_000
 """Long enough for a few gradings of four puzzles on a busy machine."""
 BROKEN = b"def solve(:\n    pass\n"
@@ -268,7 +268,7 @@ def test_an_assignment_says_how_it_is_graded_in_place_and_offers_the_starter(
     with page.expect_download() as download:
         link.click()
     assert download.value.suggested_filename == "checkers.py"
-    starter = ROOT / "grader" / "starters" / "endgame" / "checkers.py"
+    starter = ROOT / "autograder" / "starters" / "endgame" / "checkers.py"
     assert Path(download.value.path()).read_text() == starter.read_text()
     settle(page)
     shoot(page, screenshots, "assignment-starter")

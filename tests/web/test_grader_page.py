@@ -23,12 +23,12 @@ from tests.web.test_lobby import register
 pytestmark = pytest.mark.web
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
-PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
+REFERENCE = ROOT / "autograder" / "reference" / "endgame_solver.py"
+PUBLIC_SUITE = ROOT / "autograder" / "examples" / "endgame-puzzles.json"
 GUIDE_EXAMPLE = [
     "........", "........", "...b....", "......R.", "...R....", "........", ".....b..", "........"
 ]  # fmt: skip
-STUDENTS = ROOT / "tests" / "grader" / "students"
+STUDENTS = ROOT / "tests" / "autograder" / "students"
 GRADED_WAIT_MS = 90_000
 """Long enough for two gradings of the five public puzzles on a busy machine."""
 
@@ -295,7 +295,7 @@ def test_the_grader_page_says_how_each_profile_is_scored_and_offers_its_starter(
             link.click()
         assert download.value.suggested_filename == name
         saved = Path(download.value.path())
-        assert saved.read_text() == (ROOT / "grader" / "starters" / profile / name).read_text()
+        assert saved.read_text() == (ROOT / "autograder" / "starters" / profile / name).read_text()
     settle(page)
     shoot(page, screenshots, "grader-profiles")
 

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
-from grader.html import report_body
+from autograder.html import report_body
 from protocol import HTTP_STATUS
 from protocol.courses import Assignment, Regrade, Submission
 from protocol.errors import ErrorCode, ProtocolError

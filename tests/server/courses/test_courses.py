@@ -28,7 +28,7 @@ from tests.server.conftest import RunningServer, start_server
 from tests.server.grading.test_grading import PUBLIC_SUITE, REFERENCE, sandboxed
 
 ROOT = Path(__file__).resolve().parents[3]
-CRASH = ROOT / "tests" / "grader" / "submissions" / "crash" / "checkers.py"
+CRASH = ROOT / "tests" / "autograder" / "submissions" / "crash" / "checkers.py"
 SUITE: dict[str, Any] = json.loads(PUBLIC_SUITE.read_text())
 
 

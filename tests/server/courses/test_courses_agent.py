@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from autograder.agent_checks import EXAMPLES_TEST
+from autograder.agent_suite import CATEGORIES, PLAYERS, AgentSuite, position_categories
+from autograder.agent_suite_file import load_agent_suite, save_agent_suite
+from autograder.agent_suite_maker import make_agent_suite
 from games.checkers import Checkers, parse_board
-from grader.agent_checks import EXAMPLES_TEST
-from grader.agent_suite import CATEGORIES, PLAYERS, AgentSuite, position_categories
-from grader.agent_suite_file import load_agent_suite, save_agent_suite
-from grader.agent_suite_maker import make_agent_suite
 from protocol.courses import Submission
 from protocol.errors import ErrorCode
 from server.settings import Settings
@@ -31,8 +31,8 @@ from tests.server.courses.test_courses import (
 from tests.server.grading.test_grading import sandboxed
 
 ROOT = Path(__file__).resolve().parents[3]
-REFERENCE = ROOT / "grader" / "reference" / "agent_solution.py"
-ILLEGAL = ROOT / "tests" / "grader" / "agents" / "illegal.py"
+REFERENCE = ROOT / "autograder" / "reference" / "agent_solution.py"
+ILLEGAL = ROOT / "tests" / "autograder" / "agents" / "illegal.py"
 GAME = Checkers()
 # The tests of a default agent suite besides its examples': legal moves, exact minimax at
 # depths 1 to 3, four opponents, time.

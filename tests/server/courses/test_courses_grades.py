@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from grader.results import GradeReport, TestResult
+from autograder.results import GradeReport, TestResult
 from protocol.errors import ErrorCode, ProtocolError
 from server.courses import grades
 from server.courses.roster import parse_roster

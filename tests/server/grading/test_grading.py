@@ -23,20 +23,20 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-import grader
-from grader.sandbox import Mode, Support, can_isolate
+import autograder
+from autograder.sandbox import Mode, Support, can_isolate
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import GradingJob as JobRow
 from server.grading import GradingService, Upload, UploadLimits, unpack
 from server.settings import Settings
-from tests.grader.processes import live_processes
+from tests.autograder.processes import live_processes
 from tests.server.conftest import RunningServer, start_server
 
 ROOT = Path(__file__).resolve().parents[3]
-REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
-PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
+REFERENCE = ROOT / "autograder" / "reference" / "endgame_solver.py"
+PUBLIC_SUITE = ROOT / "autograder" / "examples" / "endgame-puzzles.json"
 PUZZLES = len(json.loads(PUBLIC_SUITE.read_text())["puzzles"])
 PYTHON = "/usr/bin/python3"
 TIMEOUT = 60.0
@@ -319,7 +319,7 @@ def test_the_starter_files_download_from_the_server(
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/x-python")
     assert response.headers["content-disposition"] == f'attachment; filename="{name}"'
-    assert response.text == (ROOT / "grader" / "starters" / profile / name).read_text()
+    assert response.text == (ROOT / "autograder" / "starters" / profile / name).read_text()
 
 
 def test_an_unknown_starter_is_not_found_saying_which_exist(grading_server: RunningServer) -> None:
@@ -668,7 +668,7 @@ sys.exit(1)
 def test_student_code_sees_no_server_code_reference_solution_or_other_job(
     server_settings: Settings,
 ) -> None:
-    installed = Path(grader.__file__).resolve().parent
+    installed = Path(autograder.__file__).resolve().parent
     solver = installed / "reference" / "endgame_solver.py"
     cheat = f'import runpy; runpy.run_path("{solver}", run_name="__main__")\n'
     venv_packages = sysconfig.get_path("purelib")
@@ -703,7 +703,7 @@ def test_student_code_sees_no_server_code_reference_solution_or_other_job(
         "endgame_solver.py",
         "agent_solution.py",
         "server",
-        "grader",
+        "autograder",
         "pyproject.toml",
         ".venv",
         "fastapi",
@@ -796,7 +796,7 @@ def test_the_agent_profile_is_graded_on_a_private_suite_made_at_first_use(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
         grader_dir=tmp_path / "grader",
     )
-    agent = ROOT / "grader" / "reference" / "agent_solution.py"
+    agent = ROOT / "autograder" / "reference" / "agent_solution.py"
     running = start_server(settings)
     try:
         with httpx.Client(base_url=running.url, timeout=TIMEOUT) as client:
@@ -835,7 +835,7 @@ def test_a_fork_bomb_costs_its_test_and_the_server_stays_responsive(tmp_path: Pa
         grader_endgame_suite=suite,
         grader_uid_base=64300,
     )
-    bomb = (ROOT / "tests" / "grader" / "gallery" / "fork_bomb.py").read_bytes()
+    bomb = (ROOT / "tests" / "autograder" / "gallery" / "fork_bomb.py").read_bytes()
     running = start_server(settings)
     try:
         # Every request below must be answered while the bomb runs (httpx raises otherwise).
@@ -852,7 +852,8 @@ def test_a_fork_bomb_costs_its_test_and_the_server_stays_responsive(tmp_path: Pa
     assert job.status == "done" and job.score == 0 and job.max_score == 1
     assert "more than 20 s of wall time and was stopped" in output
     # The sandbox's end kills every process of the bomb; a loaded kernel may take a moment to
-    # tear thousands of them down, so they are waited for (as tests/grader/test_sandbox.py does).
+    # tear thousands of them down, so they are waited for (as tests/autograder/test_sandbox.py
+    # does).
     deadline = time.monotonic() + 30.0
     while (survivors := live_processes(64300)) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -27,18 +27,18 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from grader.sandbox import can_isolate
+from autograder.sandbox import can_isolate
 from server.db.engine import create_engine
 from server.db.models import GradingJob as JobRow
 from server.settings import Settings
-from tests.grader.processes import live_processes
+from tests.autograder.processes import live_processes
 from tests.server.conftest import arena_serve, free_port
 
 ROOT = Path(__file__).resolve().parents[3]
-REFERENCE = ROOT / "grader" / "reference" / "endgame_solver.py"
-PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
-SUBMISSIONS = ROOT / "tests" / "grader" / "submissions"
-GALLERY = ROOT / "tests" / "grader" / "gallery"
+REFERENCE = ROOT / "autograder" / "reference" / "endgame_solver.py"
+PUBLIC_SUITE = ROOT / "autograder" / "examples" / "endgame-puzzles.json"
+SUBMISSIONS = ROOT / "tests" / "autograder" / "submissions"
+GALLERY = ROOT / "tests" / "autograder" / "gallery"
 UID_BASE = 64600
 """Sandbox uids of this test's two worker slots (64600, 64601): no other test uses them."""
 MAX_QUEUED = 12
@@ -165,7 +165,7 @@ async def read_jobs(database_url: str, grader_dir: Path) -> dict[str, Stored]:
 
 
 def grading_processes(grader_dir: Path) -> list[int]:
-    """Return the pids of grading children working in `grader_dir` (`python -m grader.job`)."""
+    """Return the pids of grading children working in `grader_dir` (`python -m autograder.job`)."""
     needle = str(grader_dir.resolve() / "jobs").encode()
     found = []
     for entry in Path("/proc").iterdir():
@@ -175,7 +175,7 @@ def grading_processes(grader_dir: Path) -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if b"grader.job" in command and needle in command:
+        if b"autograder.job" in command and needle in command:
             found.append(int(entry.name))
     return found
 

@@ -1,6 +1,6 @@
 """A stopped grading leaves no working directory behind: a private puzzle's input never stays.
 
-The grading child (`python -m grader.job`, as the server runs it) is stopped mid-run as the
+The grading child (`python -m autograder.job`, as the server runs it) is stopped mid-run as the
 server or an operator stops it: SIGTERM (it kills its sandbox and removes its directories
 before it exits) or SIGKILL (its directories stay until the next start removes them).
 """
@@ -19,15 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import can_isolate, sandbox_support
-from grader.workdirs import new_workdir, runs_dir
+from autograder.sandbox import can_isolate, sandbox_support
+from autograder.workdirs import new_workdir, runs_dir
 from server.db.engine import create_engine, migrate, session_factory
 from server.grading import GradingService
 from server.settings import Settings
-from tests.grader.processes import live_processes
+from tests.autograder.processes import live_processes
 
 ROOT = Path(__file__).resolve().parents[3]
-PUBLIC_SUITE = ROOT / "grader" / "examples" / "endgame-puzzles.json"
+PUBLIC_SUITE = ROOT / "autograder" / "examples" / "endgame-puzzles.json"
 PYTHON = "/usr/bin/python3"
 BLOCKER = b"import time\ntime.sleep(3600)\n"
 """A checkers.py that never answers: the grading is surely mid-run when it is stopped."""
@@ -56,7 +56,7 @@ def start_grading(job_dir: Path, temp_dir: Path) -> subprocess.Popen[bytes]:
     (job_dir / "job.json").write_text(json.dumps({**job, "gid": UID}))
     env = {"PATH": "/usr/bin:/bin", "TMPDIR": str(temp_dir), "LANG": "C.UTF-8"}
     return subprocess.Popen(
-        [sys.executable, "-m", "grader.job", str(job_dir)],
+        [sys.executable, "-m", "autograder.job", str(job_dir)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -165,8 +165,8 @@ async def test_directories_of_a_killed_grading_are_removed_at_the_next_start(
 def test_a_runs_directory_is_removed_after_it_ends_well_or_badly(
     temp_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from grader import sandbox
-    from grader.sandbox import run_sandboxed
+    from autograder import sandbox
+    from autograder.sandbox import run_sandboxed
 
     result = run_sandboxed([PYTHON, "-c", "pass"], files={"input.txt": b"private board"})
     assert result.is_ok, result.reason

@@ -29,14 +29,14 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from autograder.agent_checks import exact_positions
+from autograder.agent_suite import AgentSuite, Opponent
+from autograder.agent_suite_file import save_agent_suite
+from autograder.agent_suite_maker import make_agent_suite
+from autograder.course import format_move, side_to_move
 from bots.solve import Solver
 from cli.main import create_cli
 from games.checkers import Checkers, CheckersMove, format_board, format_fen, parse_board
-from grader.agent_checks import exact_positions
-from grader.agent_suite import AgentSuite, Opponent
-from grader.agent_suite_file import save_agent_suite
-from grader.agent_suite_maker import make_agent_suite
-from grader.course import format_move, side_to_move
 from server.deps import GUEST_COOKIE
 from server.settings import Settings
 from tests.server.conftest import start_server

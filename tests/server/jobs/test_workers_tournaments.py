@@ -22,6 +22,8 @@ import pytest
 import pytest_asyncio
 from sqlalchemy import func, select, text
 
+from competition.runner import GameTask
+from competition.runner import play_game as play_locally
 from protocol.messages import ServerMessage, TournamentCreate, TournamentGame
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import Match, MatchEvent
@@ -38,8 +40,6 @@ from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament
 from tests.server.conftest import _reset_database, arena_serve
 from tests.wsclient import connect
-from tournament.runner import GameTask
-from tournament.runner import play_game as play_locally
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}
 TIMEOUT = 60.0

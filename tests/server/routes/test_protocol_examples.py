@@ -14,7 +14,7 @@ import httpx
 
 from bots.spec import describe_bots
 from games import get_game
-from server.limits import house_bots
+from server.limits.compute import house_bots
 from server.settings import Settings
 from tests.server.conftest import RunningServer
 from tests.server.routes.test_ws import TIMEOUT

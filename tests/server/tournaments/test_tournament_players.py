@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from competition.openings import default_openings
+from competition.runner import TournamentSpec, run_tournament
 from tests.server.conftest import RunningServer
 from tests.server.tournaments.test_tournaments import auth_headers, create, wait_finished
-from tournament.openings import default_openings
-from tournament.runner import TournamentSpec, run_tournament
 
 PLAYERS = {"north": "alphabeta:depth=2", "south": "greedy"}
 HOUSE = "alphabeta:depth=1"

@@ -11,14 +11,14 @@ from typing import Any
 import httpx
 import pytest
 
+from competition.runner import TournamentSpec
+from competition.sequential import SprtTest, ordered_status
 from protocol.messages import TournamentCreate, dump_server_message, parse_server_message
 from server.settings import Settings
 from server.tournaments.played import is_for_workers
 from tests.server.conftest import RunningServer, start_server
 from tests.server.tournaments.test_tournaments import TIMEOUT, auth_headers, check_matches, create
 from tests.wsclient import connect
-from tournament.runner import TournamentSpec
-from tournament.sequential import SprtTest, ordered_status
 
 HELLO = {"type": "hello", "protocol_version": "1.3", "client": "test"}
 V13 = {"Arena-Protocol-Version": "1.3"}
@@ -41,7 +41,7 @@ WEAK_FIRST = {
 
 
 def recounted(state: dict[str, Any], games: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Return the SPRT state counted from `games` (default: the state's) by tournament.sequential,
+    """Return the SPRT state counted from `games` (default: the state's) by competition.sequential,
     as the wire has it."""
     body, settings = state["spec"], state["spec"]["sprt"]
     first = body["bots"][0]

@@ -15,12 +15,12 @@ from typing import Any
 import httpx
 import pytest
 
+from competition.openings import deck, default_openings
+from competition.runner import TournamentSpec, run_tournament
 from protocol.messages import dump_server_message, parse_server_message
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 from tests.wsclient import connect
-from tournament.openings import deck, default_openings
-from tournament.runner import TournamentSpec, run_tournament
 
 TIMEOUT = 60.0
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}

@@ -1,0 +1,1 @@
+"""autograder package of Arena (see docs/ARCHITECTURE.md)."""

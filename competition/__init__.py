@@ -1,0 +1,1 @@
+"""competition package of Arena (see docs/ARCHITECTURE.md)."""

@@ -1,1 +1,0 @@
-"""grader package of Arena (see docs/ARCHITECTURE.md)."""

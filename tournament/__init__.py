@@ -1,1 +1,0 @@
-"""tournament package of Arena (see docs/ARCHITECTURE.md)."""
