@@ -10,7 +10,7 @@ failure here, so a game lost on a worker reads as one lost in a live match.
 
 from __future__ import annotations
 
-from bots.timing import time_budget
+from bots.engine.timing import time_budget
 from games.base import Game
 from games.match import MAX_ADJUDICATION_REASON
 from games.referee import Referee
@@ -48,7 +48,7 @@ def house_bot_loses(game: Game, seat: int, spec: str, why: str) -> str:
 
 def seat_budget(referee: Referee, seat: int, now_ms: int) -> float | None:
     """Return the seconds the bot in `seat` may think at `now_ms` (the referee's clock): the
-    clients' policy (bots.timing) without latency; None in an untimed match."""
+    clients' policy (bots.engine.timing) without latency; None in an untimed match."""
     tc = referee.config.time_control
     clocks = referee.clocks_at(now_ms)
     if tc is None or clocks is None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bots.evaluation.checkers import MATERIAL
-from bots.minimax import minimax
+from bots.lectures.minimax import minimax
 from bots.scoring import Scoring
 from games import State
 from games.checkers import (

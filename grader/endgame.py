@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
-from bots.solve import Solver
+from bots.solvers.solve import Solver
 from grader.budget import Budget
 from grader.endgame_judge import check_solution, exact_solver
 from grader.endgame_suite import Puzzle, PuzzleError

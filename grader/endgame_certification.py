@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bots.egdb.probe import DatabaseSolver
-from bots.solve import Solution, Solver
+from bots.solvers.solution import Solution
+from bots.solvers.solve import Solver
 from games.checkers import (
     CheckersMove,
     CheckersState,

@@ -3,7 +3,7 @@
 `POST /explore/trace` is public, so everything it may cost is bounded here, by the settings:
 the depth (`explore_max_depth`), the nodes of the traced tree (`explore_max_nodes`: a larger
 tree raises `TRACE_TOO_LARGE` as soon as it passes the limit), the time (`explore_max_seconds`,
-waiting for a thread included: the trace is then stopped through `bots.trace`'s `stop`, asked
+waiting for a thread included: the trace is then stopped through `bots.trace.tree`'s `stop`, asked
 every 64 nodes, and refused with `TRACE_TIMEOUT`), Nim's sizes (`server.limits.oversize`), and
 the threads (`explore_threads`: traces run on threads of their own, never on the event loop or
 the default executor that requests and grading share). A position (`POST /explore/position`,
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from bots.trace import TraceError, TraceLimitError, TraceStopped, trace
+from bots.trace.tree import TraceError, TraceLimitError, TraceStopped, trace
 from games import game_names
 from games.base import GameError, IllegalMoveError, State
 from games.registry import get_game
@@ -149,7 +149,7 @@ class Explorer:
         return await asyncio.wrap_future(job)
 
     def check(self, body: TraceRequest) -> tuple[State[Any], dict[str, Any]]:
-        """Return the state to trace and `bots.trace.trace`'s keyword arguments for `body`.
+        """Return the state to trace and `bots.trace.tree.trace`'s keyword arguments for `body`.
 
         Raises ProtocolError (VALIDATION_ERROR naming the field, INVALID_MOVE, ILLEGAL_MOVE).
         """

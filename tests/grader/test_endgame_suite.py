@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bots.solve import Solver
+from bots.solvers.solve import Solver
 from games.checkers import Checkers, CheckersMove, format_board, parse_board, square_row
 from grader.endgame_judge import check_solution, exact_solver, fresh
 from grader.endgame_puzzle_options import Material, PuzzleOptions, parse_material, parse_pieces

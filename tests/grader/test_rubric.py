@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.solve import Solver
+from bots.solvers.solve import Solver
 from games.checkers import Checkers, format_board
 from grader.endgame import grade_endgame
 from grader.endgame_suite import Puzzle

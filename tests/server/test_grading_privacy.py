@@ -29,7 +29,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from bots.solve import Solver
+from bots.solvers.solve import Solver
 from cli.main import create_cli
 from games.checkers import Checkers, CheckersMove, format_board, format_fen, parse_board
 from grader.agent_checks import exact_positions
