@@ -12,6 +12,19 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+from numba.core.caching import UserProvidedCacheLocator
+
+from bots.core.cache import (
+    CORE,
+    STAMP,
+    core_digest,
+    is_compiled,
+    mark_compiled,
+    numba_directory,
+    refresh,
+)
+
 PACKAGE = Path(__file__).resolve().parents[3] / "bots" / "core"
 
 CONFIGURED = "from bots.core.cache import configure_cache; print(configure_cache())"
@@ -120,3 +133,59 @@ def test_compiled_once_then_loaded_and_never_written_beside_the_package(tmp_path
     assert quiet.stderr == ""
     assert json.loads(quiet.stdout)["pv"] == json.loads(searched.stdout)["pv"]
     assert sorted(PACKAGE.rglob("*.nb[ic]")) == beside == []
+    assert (numba_directory(cache) / STAMP).read_text() == core_digest()
+
+
+def test_numba_caches_the_core_where_refresh_looks(tmp_path: Path) -> None:
+    expected = UserProvidedCacheLocator.get_suitable_cache_subpath(str(CORE / "search.py"))
+    assert numba_directory(tmp_path) == tmp_path / expected
+
+
+def _cached(directory: Path) -> list[str]:
+    return sorted(path.name for path in directory.glob("*.nb[ic]"))
+
+
+def _fill(directory: Path) -> None:
+    """Files as numba writes them for two functions of checkers_search."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in ("checkers_search._negamax-650", "checkers_search.search-700"):
+        (directory / f"{name}.py311.nbi").write_bytes(b"index")
+        (directory / f"{name}.py311.1.nbc").write_bytes(b"data")
+
+
+def test_a_change_to_a_helper_file_empties_the_cache_of_the_whole_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """numba validates a cached function against its own file only: checkers_search's cached
+    code keeps search.py's helpers as they were. Any file of the core changing must empty the
+    cache of every module and ask for a new compilation."""
+    core = tmp_path / "core"
+    core.mkdir()
+    for name in ("bits", "search", "checkers", "checkers_search"):
+        (core / f"{name}.py").write_text(f"# {name}\n")
+    cache = tmp_path / "cache"
+    directory = numba_directory(cache, core)
+    _fill(directory)
+    assert refresh(cache, core)  # entries of unknown provenance: emptied once
+    assert _cached(directory) == []
+    _fill(directory)
+    assert not refresh(cache, core)  # compiled from these files: kept
+    assert len(_cached(directory)) == 4
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
+    before = core_digest(core)
+    mark_compiled("checkers_search", before)
+    assert is_compiled("checkers_search", before)
+
+    (core / "search.py").write_text("# search, changed\n")  # a helper, not checkers_search.py
+    after = core_digest(core)
+    assert after != before
+    assert not is_compiled("checkers_search", after)
+    assert refresh(cache, core)
+    assert _cached(directory) == []
+    assert (directory / STAMP).read_text() == after
+    # Another installation's core keeps its own cache.
+    other = numba_directory(cache, tmp_path / "elsewhere" / "core")
+    _fill(other)
+    assert not refresh(cache, core)
+    assert len(_cached(other)) == 4
