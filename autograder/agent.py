@@ -50,7 +50,7 @@ Scoring (defaults; `AgentSuite` sets them)
    the board of each example their agent failed.
 2. ``exact minimax, depth d`` for d = 1, 2, 3 (10 points each): on positions reached by random
    play, half of a position's share for a move among the optimal moves of Arena's minimax
-   (bots.minimax with the evaluation above), half for the exact value.
+   (bots.lectures.minimax with the evaluation above), half for the exact value.
 3. ``games vs SPEC`` for random, greedy, alphabeta:depth=2 and alphabeta:depth=4 (10 points
    each, all or nothing): the agent plays `games` games (6, 6, 8 and 4; alternating colours,
    each pair of games opened with a few seeded random plies) with `game_depth`; a game is won,

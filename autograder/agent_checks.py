@@ -24,7 +24,7 @@ from autograder.course import (
 )
 from autograder.results import Reason, TestResult, sorted_reasons
 from bots.evaluation.checkers import MATERIAL
-from bots.minimax import minimax
+from bots.lectures.minimax import minimax
 from bots.scoring import Scoring
 from games import State
 from games.checkers import (

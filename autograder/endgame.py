@@ -28,7 +28,7 @@ from autograder.results import GradeReport, Reason, TestResult, Visibility, run_
 from autograder.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
 from autograder.visibility import run_order
 from autograder.workdirs import new_workdir
-from bots.solve import Solver
+from bots.solvers.solve import Solver
 
 PROGRAM: Final = "checkers.py"
 """The program an endgame submission must hold at its top level."""

@@ -11,7 +11,8 @@ from autograder.endgame_puzzle_options import GROW_NODES, Found, Material, Puzzl
 from autograder.endgame_suite import Difficulty, PuzzleError
 from autograder.endgame_verdict import DEFAULT_MAX_PLIES, WIN_SLACK
 from bots.egdb.probe import DatabaseSolver
-from bots.solve import Solution, Solver
+from bots.solvers.solution import Solution
+from bots.solvers.solve import Solver
 from games.checkers import (
     CheckersMove,
     CheckersState,

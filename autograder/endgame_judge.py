@@ -6,7 +6,7 @@ no student code.
 Every move is judged against the exact value of the position it is played from, the course
 board alone (no draw rules, as the assignment has none): the endgame database
 (bots.egdb.probe.DatabaseSolver) where it is built and holds the position, Arena's proof search
-(bots.solve) otherwise; both give the same answers. A red move keeps the fastest win when it
+(bots.solvers.solve) otherwise; both give the same answers. A red move keeps the fastest win when it
 leaves black lost in one ply less than red's fastest win from there; a black move is a best
 defence when it leaves red's fastest win one ply shorter than black's longest resistance. After
 a black mistake red's moves are judged from the position it left, against the faster win it
@@ -41,7 +41,8 @@ from autograder.endgame_verdict import (
 )
 from bots.egdb import DatabaseError
 from bots.egdb.probe import Database, DatabaseSolver, default_directory
-from bots.solve import Solution, Solver
+from bots.solvers.solution import Solution
+from bots.solvers.solve import Solver
 from games.checkers import WHITE, Checkers, CheckersMove, CheckersState, format_board, parse_board
 
 Line = list[tuple[CheckersState, CheckersMove | None]]

@@ -12,7 +12,7 @@ from autograder.endgame_verdict import DEFAULT_MAX_PLIES
 
 MIN_PIECES: Final = 2
 MAX_PIECES: Final = 12
-"""The piece counts a puzzle may have: the proof search refuses more (bots.solve)."""
+"""The piece counts a puzzle may have: the proof search refuses more (bots.solvers.solve)."""
 RED_MAN_SQUARES: Final = tuple(range(5, 33))
 """Where a red man may stand: anywhere but red's crown row, row 0 (PDN squares 1-4)."""
 BLACK_MAN_SQUARES: Final = tuple(range(1, 29))

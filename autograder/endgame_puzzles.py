@@ -7,7 +7,7 @@ when
 
 - red has at least `min_choices` legal moves (a forced first move, such as a lone capture, is
   no decision; a choice of captures is one);
-- Arena's proof search (bots.solve), started afresh, proves a red win in `min_plies` to
+- Arena's proof search (bots.solvers.solve), started afresh, proves a red win in `min_plies` to
   `max_plies` plies within `max_nodes` nodes, and decides each of red's other first moves
   within `max_nodes` too, as the judge (autograder.endgame_judge) does when a student plays
   one: so a grading host without the endgame database judges the puzzle quickly;

@@ -6,7 +6,7 @@ Usage:
                              [--no-peer] [--weak] [--json] [--check-target]
 
 Arena has two solvers of the same algorithm: the compiled one (bots.core.connect4, what Arena
-solves Connect Four with) and the plain-Python reference (bots.connect4_solver). Both are
+solves Connect Four with) and the plain-Python reference (bots.solvers.connect4). Both are
 measured on the same lines in one run (`--solvers` picks), their scores and node counts
 checked against the file and against each other, and the report gives the speed-up: the
 reference's time over the compiled one's, by total and by median per position. Loading the
@@ -118,7 +118,7 @@ def summarise_ms(seconds: list[float]) -> dict[str, float]:
 
 
 SOLVERS = ("compiled", "python")
-"""The solvers `--solvers` may name: bots.core.connect4's and bots.connect4_solver's."""
+"""The solvers `--solvers` may name: bots.core.connect4's and bots.solvers.connect4's."""
 
 
 def make_solver(kind: str) -> Any:
@@ -126,7 +126,7 @@ def make_solver(kind: str) -> Any:
     if str(REPO_ROOT) not in sys.path:
         sys.path.insert(0, str(REPO_ROOT))
     if kind == "python":
-        from bots.connect4_solver import Solver
+        from bots.solvers.connect4 import Solver
 
         return Solver()
     from bots.core import load

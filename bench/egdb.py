@@ -5,8 +5,8 @@
 Builds every signature of 1 to N pieces into a fresh directory (a temporary one unless --dir
 names an empty one), prints the seconds per signature, the positions per second and the whole
 time. The peer is a forward solve of the same kind of positions with the project's own solver
-(bots.solve, the checkers proof search: iterative deepening to the shortest forced win), on a
-random sample of the N-piece positions the database found won or lost (the proof search cannot
+(bots.solvers.solve, the checkers proof search: iterative deepening to the shortest forced win), on
+a random sample of the N-piece positions the database found won or lost (the proof search cannot
 prove a draw): its positions per second against the database's give the ratio.
 """
 
@@ -30,7 +30,7 @@ from machine import describe, machine_info  # noqa: E402 - bench/ is put on the 
 from bots.egdb.index import count, signatures, signatures_up_to  # noqa: E402
 from bots.egdb.probe import Database  # noqa: E402
 from bots.egdb.store import BuildEvent, build, read_manifest  # noqa: E402
-from bots.solve import solve  # noqa: E402
+from bots.solvers.solve import solve  # noqa: E402
 from games import get_game  # noqa: E402
 from games.checkers import CheckersState  # noqa: E402
 
@@ -38,7 +38,8 @@ TARGET_SECONDS = {4: 15 * 60, 5: 60 * 60}
 
 
 def _peer(directory: Path, pieces: int, sample: int, seconds_each: float) -> dict[str, Any]:
-    """Solve `sample` decided N-piece positions with bots.solve; compare with the database."""
+    """Solve `sample` decided N-piece positions with bots.solvers.solve; compare with the
+    database."""
     import numpy as np
 
     from bots.egdb.index import positions
@@ -93,8 +94,8 @@ def endings(directory: Path, sample: int, seconds: float, name: str = "0302") ->
 
     from bots.egdb.index import Signature, flip_one, positions
     from bots.egdb.store import table_path
-    from bots.engine import AlphaBetaEngine
-    from bots.knowledge import knowledge_for
+    from bots.engine.search import AlphaBetaEngine
+    from bots.evaluation.knowledge import knowledge_for
     from bots.spec import create_bot
 
     game = get_game("checkers")
@@ -256,7 +257,7 @@ def main() -> None:
     if peer is not None and peer["positions_per_second"]:
         ratio = (total / seconds) / peer["positions_per_second"]
         print(
-            f"peer (bots.solve proof search, {peer['sample']} decided {args.pieces}-piece "
+            f"peer (bots.solvers.solve proof search, {peer['sample']} decided {args.pieces}-piece "
             f"positions, {peer['seconds_limit_each']:g} s limit each): "
             f"{peer['positions_per_second']:.3f} positions/s, {peer['solved_within_limit']} "
             f"solved, {peer['agreed']} agreeing; database/peer = {ratio:,.0f}x"

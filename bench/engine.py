@@ -33,13 +33,13 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
-from bots.compiled_engine import (  # noqa: E402
+from bots.engine.compiled import (  # noqa: E402
     CompiledConnectFourEngine,
     CompiledEngine,
     compiled_engine,
 )
-from bots.engine import AlphaBetaEngine  # noqa: E402
-from bots.knowledge import knowledge_for  # noqa: E402
+from bots.engine.search import AlphaBetaEngine  # noqa: E402
+from bots.evaluation.knowledge import knowledge_for  # noqa: E402
 from bots.result import SearchResult  # noqa: E402
 from games import get_game  # noqa: E402
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 from bots.result import SearchStopped  # noqa: E402
-from bots.solve import solve  # noqa: E402
+from bots.solvers.solve import solve  # noqa: E402
 from bots.spec import create_bot  # noqa: E402
 from games import get_game  # noqa: E402
 

@@ -28,8 +28,8 @@ open-spiel cannot load positions) or replayed from the move history (Connect Fou
 (`alphabeta:depth=D`) or at equal time (`id:time=T`).
 
 `engine`: Arena (`id:time=T`, or `--arena SPEC`) against a real checkers engine, a shared
-library speaking the CheckerBoard API (`cb:PATH` bots, bots/cbapi.py), at equal time per move
-(`cb:PATH:time=T`), or with `--depths` against the engine at each fixed depth in turn (a
+library speaking the CheckerBoard API (`cb:PATH` bots, bots/programs/cbapi.py), at equal time per
+move (`cb:PATH:time=T`), or with `--depths` against the engine at each fixed depth in turn (a
 ladder that places Arena between depths). docs/BENCHMARKS.md says how to build the engine
 (Cake, outside the repository).
 
@@ -72,7 +72,7 @@ from machine import describe, machine_info  # noqa: E402 - bench/ is put on the 
 
 from bots.evaluation import Knowledge, checkers_engine  # noqa: E402
 from bots.evaluation.checkers_endings import engine_evaluation  # noqa: E402
-from bots.knowledge import knowledge_for  # noqa: E402
+from bots.evaluation.knowledge import knowledge_for  # noqa: E402
 from bots.result import SearchResult, SearchStats  # noqa: E402
 from bots.spec import Bot, BotSpecError, create_bot  # noqa: E402
 from competition.journal import Journal  # noqa: E402

@@ -28,8 +28,8 @@ Spec: `py:path/to/mybot.py:MyBot` (a file), `py:package.module:MyBot` (an import
 or `py:NAME` (a class an installed package registers as NAME in the `arena.bots` entry-point
 group), then Arena's limits and the class's options as for any bot:
 `py:./mybot.py:MyBot:time=0.5,greed=0.8`. The plug-in runs in a child process of its own
-(bots/pyhost.py speaks docs/ENGINES.md's protocol for it), so a crash or a hang loses its game
-and no more, and the next game starts a fresh process. This module is the whole of the
+(bots/programs/pyhost.py speaks docs/ENGINES.md's protocol for it), so a crash or a hang loses its
+game and no more, and the next game starts a fresh process. This module is the whole of the
 interface a plug-in may rely on; it imports nothing else of Arena.
 """
 

@@ -1,9 +1,9 @@
 """What a search tells an observer as it runs: the nodes it enters and leaves, its cut-offs.
 
-The lecture searches (bots.minimax, bots.alphabeta, bots.negamax) and the engine take an
-optional `recorder`; `bots.trace` passes one that builds the search tree the lectures draw.
-The default, NO_RECORDER, records nothing, and a search given it skips every call (it tests
-`recorder is not NO_RECORDER` once per search), so play pays nothing for the hooks.
+The lecture searches (bots.lectures.minimax, bots.lectures.alphabeta, bots.lectures.negamax) and the
+engine take an optional `recorder`; `bots.trace.tree` passes one that builds the search tree the
+lectures draw. The default, NO_RECORDER, records nothing, and a search given it skips every call (it
+tests `recorder is not NO_RECORDER` once per search), so play pays nothing for the hooks.
 
 The calls for one node, in order: `enter`; then `table_hit` if a transposition-table entry was
 found; `cutoff` if the node stopped before its last move; `leave` last, with what it returns.

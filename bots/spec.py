@@ -6,8 +6,8 @@ an unknown bot, option or value is a `BotSpecError` that lists what exists.
 
 A bot that runs a program of this machine names it first, without a key: `cb:/path/engine.so`
 or `cb:/path/engine.so:time=0.1` (the path runs to the last `:` that is followed by options;
-bots.cbapi), `cmd:./mybot --fast:time=0.1` (an engine speaking docs/ENGINES.md's protocol; a
-command holding `:` and `=` is put in double quotes, `cmd:"./mybot --x=a:b":time=0.1`),
+bots.programs.cbapi), `cmd:./mybot --fast:time=0.1` (an engine speaking docs/ENGINES.md's protocol;
+a command holding `:` and `=` is put in double quotes, `cmd:"./mybot --x=a:b":time=0.1`),
 `py:./mybot.py:MyBot:depth=3` (a Python plug-in, bots.plugin) or `engine:NAME` (an engine of a
 JSON file). Engines and plug-ins declare options of their own: keys beyond Arena's limits
 are passed to them as text. Such bots are local: `check_limits` refuses them, so a host never
@@ -28,11 +28,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.child import EngineError
 from bots.egdb import DatabaseError
 from bots.evaluation import Knowledge
-from bots.knowledge import knowledge_for
-from bots.registry import LOCAL_PLAYERS, PLAYERS, Option, Player, Setup
+from bots.evaluation.knowledge import knowledge_for
+from bots.player import Option, Player, Setup
+from bots.programs.child import EngineError
+from bots.registry import LOCAL_PLAYERS, PLAYERS
 from bots.result import Clock, SearchResult, Stop
 from games import Game, State
 

@@ -4,13 +4,13 @@ A bot that fails its turn loses its match: the referee's bot failure (`Referee.f
 code `bot_failure`), with why in words. It fails when its search raises, returns no move,
 plays a move the referee refuses, or is stopped at a limit of seconds before it has a move.
 The server's house bots (server.matches.housebots, and a tournament game played on a worker,
-server.tournaments.played) and the local tournament runner (tournament.runner) word each
+server.tournaments.played) and the local tournament runner (competition.runner) word each
 failure here, so a game lost on a worker reads as one lost in a live match.
 """
 
 from __future__ import annotations
 
-from bots.timing import time_budget
+from bots.engine.timing import time_budget
 from games.base import Game
 from games.match import MAX_ADJUDICATION_REASON
 from games.referee import Referee
@@ -48,7 +48,7 @@ def house_bot_loses(game: Game, seat: int, spec: str, why: str) -> str:
 
 def seat_budget(referee: Referee, seat: int, now_ms: int) -> float | None:
     """Return the seconds the bot in `seat` may think at `now_ms` (the referee's clock): the
-    clients' policy (bots.timing) without latency; None in an untimed match."""
+    clients' policy (bots.engine.timing) without latency; None in an untimed match."""
     tc = referee.config.time_control
     clocks = referee.clocks_at(now_ms)
     if tc is None or clocks is None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from rich.spinner import Spinner
 
     from bots.result import Clock
-    from bots.solve import Progress, Solution, SolveProgress
+    from bots.solvers.solution import Progress, Solution, SolveProgress
     from games import Game, State
 
 console = Console(highlight=False)
@@ -28,7 +28,7 @@ DEFAULT_ANALYSE_SECONDS = 60.0
 """The default of `arena analyse --time`: the longest a search may run."""
 CONNECT4_SLOW_STONES = 8
 """Connect Four solves from fewer stones took minutes to hours when measured (docs/BOTS.md)."""
-# What to try instead, per game, when `bots.solve.refuse` turns a position down.
+# What to try instead, per game, when `bots.solvers.solve.refuse` turns a position down.
 INSTEAD = {
     "checkers": 'give an endgame with --position (e.g. "W:WK23,K28:B3"), or ask a bot for a '
     "move: arena analyse checkers --bot id:time=5",
@@ -242,8 +242,8 @@ def solve_command(
     A solve stopped by --time, --nodes or --max-plies prints the bounds it found and exits
     with status 1; a refused position exits with status 2.
     """
-    from bots.engine import MAX_PLY
-    from bots.solve import Solver, refuse
+    from bots.engine.search import MAX_PLY
+    from bots.solvers.solve import Solver, refuse
 
     if max_plies is not None and max_plies > MAX_PLY:
         fail(f"--max-plies is at most {MAX_PLY} (the deepest a search goes), not {max_plies}")
@@ -367,7 +367,7 @@ def _stop_message(
     max_plies: int | None,
 ) -> str | None:
     """Return the one-line account of a solve cut short by a limit, or None if it finished."""
-    from bots.solve import DEFAULT_CHECKERS_PLIES
+    from bots.solvers.solve import DEFAULT_CHECKERS_PLIES
     from games.connect4 import ConnectFourState
 
     if solution.limit is None:

@@ -8,18 +8,15 @@ docker-compose.yml, without Docker.
 
 The library half (`ClusterSpec`, `Cluster`, `running_cluster`) is what the tests and
 bench/scale.py use to start and stop the topology, reach each process, kill one and start it
-again.
+again; each process is a `Member` (cli/cluster_member.py), and the services are checked first
+(`check_services`, cli/cluster_services.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
-import shutil
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -31,17 +28,21 @@ from typing import Annotated, TextIO
 
 import typer
 
+from cli.cluster_member import (
+    ClusterError,
+    Member,
+    arena_executable,
+    client_sources,
+    free_port,
+    has_worker_command,
+)
+from cli.cluster_services import check_services
 from cli.common import fail
 from cli.rlimit import raise_open_file_limit
 
 SERVER_ROLE = "server"
 WORKER_ROLE = "worker"
 PROXY_ROLE = "proxy"
-CHECK_TIMEOUT_S = 5.0
-
-
-class ClusterError(Exception):
-    """The cluster cannot start: a service unreachable, a process that exits or never answers."""
 
 
 @dataclass
@@ -70,134 +71,6 @@ class ClusterSpec:
     start_timeout_s: float = 60.0
 
 
-@dataclass
-class Member:
-    """One process of the cluster: a server, a worker or the proxy."""
-
-    name: str
-    role: str
-    argv: list[str]
-    env: dict[str, str]
-    cwd: Path | None
-    log: Path
-    port: int | None = None
-    process: subprocess.Popen[bytes] | None = None
-    echo: Callable[[str], None] | None = None
-    _reader: threading.Thread | None = None
-
-    @property
-    def pid(self) -> int:
-        """The process id of the running process."""
-        assert self.process is not None, f"{self.name} was never started"
-        return self.process.pid
-
-    @property
-    def url(self) -> str | None:
-        """The member's base URL (servers and proxy), None for a worker."""
-        return None if self.port is None else f"http://127.0.0.1:{self.port}"
-
-    def is_running(self) -> bool:
-        """True while the process has not exited."""
-        return self.process is not None and self.process.poll() is None
-
-    def start(self) -> None:
-        """Start the process (again, after it exited), its output appended to the log."""
-        if self.is_running():
-            raise ClusterError(f"{self.name} is already running")
-        # Its own session: Ctrl-C in the terminal reaches the launcher only, which stops every
-        # member in order, and the member's children can be found (and ended) by group.
-        self.process = subprocess.Popen(
-            self.argv,
-            env=self.env,
-            cwd=self.cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self._reader = threading.Thread(
-            target=self._copy_output, args=(self.process,), name=f"{self.name}-output", daemon=True
-        )
-        self._reader.start()
-
-    def _copy_output(self, process: subprocess.Popen[bytes]) -> None:
-        assert process.stdout is not None
-        with open(self.log, "ab") as log:
-            for line in process.stdout:
-                log.write(line)
-                log.flush()
-                if self.echo is not None:
-                    self.echo(f"{self.name:<9}| {line.decode(errors='replace').rstrip()}")
-
-    def signal(self, signum: int) -> None:
-        """Send `signum` to the process (nothing if it has exited)."""
-        if self.is_running():
-            assert self.process is not None
-            with contextlib.suppress(ProcessLookupError):
-                self.process.send_signal(signum)
-
-    def wait(self, timeout: float) -> bool:
-        """Wait up to `timeout` seconds for the process to exit; True if it has."""
-        if self.process is None:
-            return True
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
-
-    def kill_group(self) -> None:
-        """SIGKILL the process and whatever it started that is still in its group."""
-        if self.process is None:
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-        if self._reader is not None:
-            self._reader.join(5)  # its last lines, until the group's end closes the pipe
-
-    def tail(self, lines: int = 15) -> str:
-        """The last `lines` lines of the member's log."""
-        try:
-            text = self.log.read_text(errors="replace")
-        except OSError:
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
-
-
-def _free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
-
-
-def _sources(host: str) -> list[str]:
-    """Return the addresses a connection to a server listening on `host` comes from."""
-    return {
-        "0.0.0.0": ["127.0.0.1"],
-        "::": ["::1"],
-        "localhost": ["127.0.0.1", "::1"],
-    }.get(host, [host])
-
-
-def arena_executable() -> str:
-    """The `arena` console script of this interpreter's environment (else the one on PATH)."""
-    beside = Path(sys.executable).parent / "arena"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("arena")
-    if found is None:
-        raise ClusterError("the arena command is not installed (pip install -e .)")
-    return found
-
-
-def has_worker_command() -> bool:
-    """True if this Arena has `arena worker` (the queue's workers)."""
-    from cli.main import GROUPS
-
-    return any("worker" in names for names in GROUPS.values())
-
-
 class Cluster:
     """A running (or stopped) local cluster: its members, the proxy's URL, start and stop."""
 
@@ -214,7 +87,7 @@ class Cluster:
         else:
             self.log_dir = spec.log_dir
             self.log_dir.mkdir(parents=True, exist_ok=True)
-        ports = spec.server_ports or [_free_port(spec.host) for _ in range(spec.servers)]
+        ports = spec.server_ports or [free_port(spec.host) for _ in range(spec.servers)]
         if len(ports) != spec.servers:
             raise ClusterError(f"{spec.servers} servers need as many ports, not {len(ports)}")
         arena = arena_executable()
@@ -229,7 +102,9 @@ class Cluster:
         # The servers take each client's address from the proxy's PROXY protocol header: they
         # trust the address the proxy connects from, besides any proxy the environment names.
         named = base.get("ARENA_TRUSTED_PROXIES", "").split(",")
-        trusted = ",".join(dict.fromkeys(i for i in [*named, *_sources(spec.host)] if i.strip()))
+        trusted = ",".join(
+            dict.fromkeys(i for i in [*named, *client_sources(spec.host)] if i.strip())
+        )
         self.servers = [
             self._member(
                 f"server-{i + 1}",
@@ -251,7 +126,7 @@ class Cluster:
             )
             for i in range(spec.workers)
         ]
-        proxy_port = spec.port or _free_port(spec.host)
+        proxy_port = spec.port or free_port(spec.host)
         proxy_argv = [
             sys.executable,
             "-m",
@@ -383,63 +258,6 @@ def running_cluster(spec: ClusterSpec) -> Iterator[Cluster]:
     check_services(spec.database_url, spec.redis_url)
     with Cluster(spec) as cluster:
         yield cluster
-
-
-def check_services(database_url: str, redis_url: str) -> None:
-    """Raise ClusterError unless PostgreSQL and Redis answer at these URLs, saying what to do."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        url = make_url(database_url)
-    except ArgumentError as exc:
-        raise ClusterError(f"bad database URL {database_url!r}: {exc}") from None
-    shown = url.render_as_string(hide_password=True)
-    if not url.drivername.startswith("postgresql"):
-        raise ClusterError(
-            f"a cluster needs PostgreSQL (postgresql+asyncpg://USER@HOST/DB), not {shown}: "
-            "several processes share the database, and SQLite is one process's "
-            "(`arena serve` runs one on SQLite)"
-        )
-    if not redis_url.startswith(("redis://", "rediss://")):
-        raise ClusterError(f"a Redis URL starts with redis:// or rediss://, not {redis_url!r}")
-    asyncio.run(_check(database_url, shown, redis_url))
-
-
-async def _check(database_url: str, shown: str, redis_url: str) -> None:
-    import redis.asyncio as redis
-    from sqlalchemy import text
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    engine = create_async_engine(database_url, connect_args={"timeout": CHECK_TIMEOUT_S})
-    try:
-        async with asyncio.timeout(CHECK_TIMEOUT_S + 1):
-            async with engine.connect() as connection:
-                await connection.execute(text("SELECT 1"))
-    except Exception as exc:  # noqa: BLE001 - any failure to connect is reported in words
-        raise ClusterError(
-            f"cannot use PostgreSQL at {shown}: {_reason(exc)} (is it running, and does the "
-            "database exist? `createdb NAME`; set --database or ARENA_DATABASE_URL)"
-        ) from None
-    finally:
-        await engine.dispose()
-    client = redis.from_url(redis_url, socket_connect_timeout=CHECK_TIMEOUT_S)
-    try:
-        async with asyncio.timeout(CHECK_TIMEOUT_S + 1):
-            await client.ping()
-    except Exception as exc:  # noqa: BLE001 - any failure to connect is reported in words
-        raise ClusterError(
-            f"cannot use Redis at {redis_url}: {_reason(exc)} (is it running? "
-            "`redis-server`; set --redis or ARENA_REDIS_URL)"
-        ) from None
-    finally:
-        await client.aclose()
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, TimeoutError):
-        return f"no answer within {CHECK_TIMEOUT_S:g} s"
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 # -- the command --------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from cli.common import fail, game_errors, load_game, number, plural
 from cli.games import GameArg, OptionOpt, PositionOpt
 
 if TYPE_CHECKING:
-    from bots.trace import Trace
+    from bots.trace.tree import Trace
 
 MAX_WINDOW = 1e12
 """The largest |alpha| or |beta| --window takes (infinities aside): beyond every score."""
@@ -118,9 +118,9 @@ def trace_command(
     abnodevalue and the engine. A tree larger than --max-nodes is refused.
     """
     from bots.spec import BotSpecError
-    from bots.trace import SEARCHES, TraceError, TraceLimitError, trace, trace_spec
-    from bots.tracedraw import render_svg, render_text
-    from bots.tracepage import render_html
+    from bots.trace.draw import render_svg, render_text
+    from bots.trace.page import render_html
+    from bots.trace.tree import SEARCHES, TraceError, TraceLimitError, trace, trace_spec
 
     outputs = [
         name for name, given in (("--json", as_json), ("--svg", svg), ("--html", html)) if given
@@ -217,7 +217,7 @@ def _parse_window(text: str | None) -> tuple[float, float] | None:
 
 
 def _summary(traced: Trace) -> str:
-    from bots.tracedraw import format_value
+    from bots.trace.draw import format_value
 
     stats = traced.stats
     return (

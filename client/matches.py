@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots import timing
+from bots.engine import timing
 from games import Game, GameError, State
 from protocol.messages import (
     Clocks,
@@ -29,7 +29,7 @@ OVER = ("finished", "aborted")
 
 
 def time_budget(remaining_ms: int, time_control: TimeControl, *, margin_ms: int = 100) -> float:
-    """Return the seconds to spend on a move with `remaining_ms` left (see bots.timing)."""
+    """Return the seconds to spend on a move with `remaining_ms` left (see bots.engine.timing)."""
     return timing.time_budget(
         remaining_ms, time_control.increment_ms, time_control.move_cap_ms, margin_ms=margin_ms
     )

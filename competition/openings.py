@@ -25,8 +25,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from bots.connect4_solver import Solver as ConnectFourSolver
-from bots.solve import Solver
+from bots.solvers.connect4 import Solver as ConnectFourSolver
+from bots.solvers.solve import Solver
 from competition.decks import DECKS, DEFAULT_DECKS, Deck
 from games import Game, GameError, State, get_game
 from games.connect4 import ConnectFourState
@@ -187,8 +187,9 @@ def random_openings(
     Connect Four starts won for the first player, so only openings the first player still wins
     pass. In words: no opening hands either side a result that the start position did not
     already give it. The filter applies to tic-tac-toe and Nim (solved to the end by
-    bots.solve.Solver) and to Connect Four openings of at least CONNECT4_FILTER_MIN_PLIES plies
-    (the exact weak solver of bots.connect4_solver, fast there); shorter Connect Four openings
+    bots.solvers.solve.Solver) and to Connect Four openings of at least
+    CONNECT4_FILTER_MIN_PLIES plies (the exact weak solver of bots.solvers.connect4, fast
+    there); shorter Connect Four openings
     and other games (checkers, whose draws the solver cannot prove) are not filtered.
 
     Raises ValueError when `count` or `plies` is negative, or when `count` openings cannot be

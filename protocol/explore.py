@@ -1,6 +1,6 @@
 """The wire contract of the search-tree explorer: a trace request, and a position with its moves.
 
-`POST /explore/trace` takes a `TraceRequest` and answers with the trace as `bots.trace`'s
+`POST /explore/trace` takes a `TraceRequest` and answers with the trace as `bots.trace.tree`'s
 `Trace.as_dict()` makes it (docs/BOTS.md, "Seeing a search", has its shape: every node in visit
 order with its window, value and cut-off). `POST /explore/position` takes a `PositionRequest`
 and answers with a `PositionAnswer`: the position reached and its legal moves, which the page
@@ -23,7 +23,7 @@ MAX_BOUND = 1e12
 SearchName = Literal[
     "minimax", "minimax_prune", "alphabeta", "alphabeta_soft", "negamax", "abnodevalue", "engine"
 ]
-"""The searches a trace runs (bots.trace.SEARCHES): plain minimax, minimax with the lecture's
+"""The searches a trace runs (bots.trace.tree.SEARCHES): plain minimax, minimax with the lecture's
 simple pruning, fail-hard and fail-soft alpha-beta, negamax, the lecture's ABNodeValue, and
 the engine (table and ordering switchable)."""
 

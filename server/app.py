@@ -22,7 +22,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from bots.compiled_engine import load_cores
+from bots.engine.compiled import load_cores
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.cluster.bridge import MatchBridge, OnePerPlayer

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from bots.trace import TraceError, TraceLimitError, TraceStopped, trace
+from bots.trace.tree import TraceError, TraceLimitError, TraceStopped, trace
 from games import game_names
 from games.base import GameError, IllegalMoveError, State
 from games.registry import get_game

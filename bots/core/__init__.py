@@ -5,18 +5,19 @@ code at its first import on a machine and cached on disk (bots.core.cache says w
 lectures' searches stay plain Python; the core is for what must be fast (perft, and the house
 engine's search in time).
 
-Importing this package points numba's cache at the user's cache directory (it must be set
-before numba reads its configuration) and imports nothing heavy: `load` imports a compiled
-module, announcing the compilation when this machine has not compiled it yet.
+Importing this package imports nothing heavy and changes nothing. `load` imports a compiled
+module: it first points numba's cache at the user's cache directory (bots.core.cache), empties
+that cache of the core when any file of the core changed since it was written (numba checks
+each function against its own file only), and announces the compilation when this machine has
+not compiled the module yet.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from pathlib import Path
 
-from bots.core.cache import configure_cache, is_compiled, mark_compiled
+from bots.core.cache import configure_cache, core_digest, is_compiled, mark_compiled, refresh
 
 MODULES = ("checkers", "checkers_search", "connect4", "connect4_search")
 """The compiled modules of the core, each `bots.core.NAME`."""
@@ -40,12 +41,14 @@ def load(name: str, announce: Callable[[str], object] | None = None) -> None:
     if name not in MODULES:
         raise ValueError(f"no compiled module {name!r}; there are: {', '.join(MODULES)}")
     directory = configure_cache()
-    sources = [Path(__file__).with_name(f"{module}.py") for module in (*USES.get(name, ()), name)]
-    if announce is not None and not all(is_compiled(source) for source in sources):
+    digest = core_digest()
+    modules = (*USES.get(name, ()), name)
+    if announce is not None and not all(is_compiled(module, digest) for module in modules):
         announce(
             f"Compiling the {name} core for this machine, once (under a minute; "
             f"cached in {directory})..."
         )
+    refresh(directory)
     importlib.import_module(f"bots.core.{name}")
-    for source in sources:
-        mark_compiled(source)
+    for module in modules:
+        mark_compiled(module, digest)

@@ -60,7 +60,8 @@ AREA = MAX_LANDINGS + MAX_MOVES * REC
 """Integers per move area: the path of the capture being followed, then the records."""
 
 _QUIET_CHECK = 2 * REPETITIONS + 2
-"""Plies without a capture or man move before a draw is possible (games.checkers._draw)."""
+"""Plies without a capture or man move before a draw is possible (as `CheckersState.outcome`
+checks them, games.checkers.state)."""
 
 # Jumps by bit and direction (4, 5, -4, -5): the bit jumped over and the bit landed on, or -1.
 JUMP_MID = np.array(
@@ -71,7 +72,7 @@ JUMP_LAND = np.array([land for entries in JUMPS for _, _, land in entries], np.i
 
 @njit(cache=True)
 def _jumpers(mine: int, my_kings: int, theirs: int, empty: int, turn: int) -> int:
-    """Return the pieces of `mine` that can jump (games.checkers._jumpers)."""
+    """Return the pieces of `mine` that can jump (games.checkers.generation.jumpers)."""
     down = ((theirs >> 4) & (empty >> 8)) | ((theirs >> 5) & (empty >> 10))
     up = ((theirs << 4) & (empty << 8)) | ((theirs << 5) & (empty << 10))
     if turn == 0:
@@ -109,7 +110,8 @@ def _extend_jump(
     directions: int,
     landings: int,
 ) -> int:
-    """Record every complete capture that continues from bit `b` (games.checkers._extend_jump).
+    """Record every complete capture that continues from bit `b` (as
+    games.checkers.generation extends a jump).
 
     `crown` is 0 for a king, which is never crowned; a man crowned ends its move there.
     """
@@ -232,7 +234,8 @@ def generate(buf: Buffer, area: int, black: int, white: int, kings: int, turn: i
 
 @njit(i8(i8, i8, i8, i8, i8), cache=True)
 def _count_paths(b: int, theirs: int, empty: int, crown: int, directions: int) -> int:
-    """Count the complete captures from bit `b`, building none (games.checkers._count_paths)."""
+    """Count the complete captures from bit `b`, building none (as
+    games.checkers.perft counts them)."""
     count = 0
     for i in range(4):
         if (directions >> i) & 1 == 0:
@@ -325,7 +328,8 @@ def _child(
 def make_move(
     black: int, white: int, kings: int, turn: int, frm: int, to: int, captured: int
 ) -> tuple[int, int, int, int]:
-    """Return (black, white, kings, turn) after the move (games.checkers apply_unchecked)."""
+    """Return (black, white, kings, turn) after the move (as
+    `CheckersState.apply_unchecked`)."""
     b, w, k, _, _ = _child(black, white, kings, turn, frm, to, captured, 0, 0, 0)
     return b, w, k, 1 - turn
 

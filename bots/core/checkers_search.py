@@ -1,6 +1,7 @@
-"""The house engine's checkers search compiled: negamax alpha-beta, node for node bots.engine's.
+"""The house engine's checkers search compiled: negamax alpha-beta, node for node
+bots.engine.search's.
 
-`bots.engine.AlphaBetaEngine` stays the reference; this is the same algorithm on the core's
+`bots.engine.search.AlphaBetaEngine` stays the reference; this is the same algorithm on the core's
 bitboards (bots.core.checkers: move generation, making moves, the draw rules), so that for the
 same position, history, depth, table and ordering state it visits the same nodes in the same
 order and returns the same score, move, principal variation and counts:
@@ -9,9 +10,10 @@ order and returns the same score, move, principal variation and counts:
   (left stays 0, a non-quiet node is never evaluated, except at MAX_PLY);
 - terminal scores of bots.scoring.ENGINE (a loss `ply - WIN`), draws by the 80-ply rule and
   threefold repetition exactly as games.checkers, the root's history included;
-- the transposition table of bots.table: the key of bots.evaluation.checkers_endings.table_key
-  (the capture-free plies added where they matter), its slot `hash(key) & mask` computed as
-  CPython hashes a tuple of small ints (so both tables collide alike), EXACT / LOWER / UPPER,
+- the transposition table of bots.engine.table: the key of
+  bots.evaluation.checkers_endings.table_key (the capture-free plies added where they matter),
+  its slot `hash(key) & mask` computed as CPython hashes a tuple of small ints (so both tables
+  collide alike), EXACT / LOWER / UPPER,
   only an entry of exactly this depth ends a node, mate scores stored from the node, and
   depth-preferred replacement with generations;
 - move ordering: the table move, captures by pieces taken x100 and crowning +10 (weighted
@@ -86,7 +88,8 @@ i8 = types.int64
 i8a = types.Array(types.int64, 1, "C")
 
 MAX_PLY = 128
-"""Deepest ply (bots.engine.MAX_PLY): a node there is evaluated even with a capture pending."""
+"""Deepest ply (bots.engine.search.MAX_PLY): a node there is evaluated even with a capture
+pending."""
 LMR_DEPTH = 3
 """Plies left from which late moves are reduced (by one ply)."""
 LMR_MOVES = 3
@@ -143,7 +146,7 @@ SINGLE = CONTROL + 18
 move without spending a ply (up to ply 2 x the root's depth); 0: never."""
 DEEPER = CONTROL + 19
 """Engine mode: a table entry searched deeper than the node needs ends the node too (its
-bound or exact score); 0: only an entry of exactly the node's depth does, as bots.engine."""
+bound or exact score); 0: only an entry of exactly the node's depth does, as bots.engine.search."""
 CONTROL_WORDS = 20
 
 WEIGHTS = CONTROL + CONTROL_WORDS
@@ -568,7 +571,7 @@ def _order(
     buf: Buffer, area: int, order: int, n: int, tt_move: int, turn: int, kings: int, ply: int
 ) -> None:
     """Write the search order of the area's `n` moves at `order`: the table move, then by
-    static order, killers and history, ties in generation order (bots.engine._ordered)."""
+    static order, killers and history, ties in generation order (bots.engine.search._ordered)."""
     values = order + MAX_MOVES
     crown = BLACK_CROWN if turn == 0 else WHITE_CROWN
     killer_a = buf[KILLERS + 2 * ply]
@@ -649,7 +652,7 @@ def _negamax(
     beta: int,
     ply: int,
 ) -> int:
-    """Search a node (bots.engine's negamax); this position is history slot `top`."""
+    """Search a node (bots.engine.search's negamax); this position is history slot `top`."""
     if enter(buf, CONTROL):
         return 0
     buf[PV_LENGTH + ply] = 0
@@ -915,8 +918,8 @@ def principal_variation(buf: Buffer) -> list[int]:
 
 
 def root_order(buf: Buffer, state: CheckersState) -> list[int]:
-    """The generation indexes of the root's moves in the order of bots.engine._ordered at ply 0
-    without a table move (iterative deepening's move when no iteration completed)."""
+    """The generation indexes of the root's moves in the order of bots.engine.search._ordered at
+    ply 0 without a table move (iterative deepening's move when no iteration completed)."""
     area = MOVES
     n = int(generate(buf, area, state.black, state.white, state.kings, state.turn))
     _order(buf, area, ORDER, n, -1, state.turn, state.kings, 0)

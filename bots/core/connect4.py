@@ -4,7 +4,7 @@ The position is games.connect4's: `current` (the stones of the side to move) and
 stones), 7 bits a column from column 0 in the lowest bits, the seventh bit of each column an
 always-empty sentinel. Every integer is an int64 (the boards use 49 bits).
 
-The solver is bots.connect4_solver's negamax, node for node: the same pruning, table entries,
+The solver is bots.solvers.connect4's negamax, node for node: the same pruning, table entries,
 move order and call count, so the scores, the node counts and the points where a deadline or
 a node budget stops a search are the same. Its root search (the null-window probes), its
 best-move checks and its limits are the Python solver's own code: `Solver` overrides only the
@@ -31,9 +31,10 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit, types
 
-from bots import connect4_solver
-from bots.connect4_solver import CENTRE_ORDER, DEFAULT_TABLE_SIZE
 from bots.core.bits import popcount as _popcount
+from bots.solvers import connect4 as connect4_solver
+from bots.solvers import connect4_search
+from bots.solvers.connect4 import CENTRE_ORDER, DEFAULT_TABLE_SIZE
 from games.connect4 import BOARD, BOTTOM, CELLS, COLUMN_MASKS, H1, WIDTH, ConnectFourState
 
 Buffer = npt.NDArray[np.int64]
@@ -78,7 +79,7 @@ _BIAS = 64
 COLUMNS = np.array(COLUMN_MASKS, np.int64)
 CENTRE = np.array(CENTRE_ORDER, np.int64)
 PRIORITIES = np.array([(WIDTH - 1 - i) << 3 | col for i, col in enumerate(CENTRE_ORDER)], np.int64)
-"""The low bits of a move's sort key as bots.connect4_solver makes them: ties go centre-first."""
+"""The low bits of a move's sort key as bots.solvers.connect4 makes them: ties go centre-first."""
 
 
 @njit(types.boolean(i8), cache=True)
@@ -101,7 +102,7 @@ def has_four(stones: int) -> bool:
 def winning_cells(stones: int, free: int) -> int:
     """Return the cells of `free` where `stones` would complete four in a row.
 
-    bots.connect4_solver._winning_cells with `free` the empty cells: three in a line on one
+    bots.solvers.connect4._winning_cells with `free` the empty cells: three in a line on one
     side, or two on one side and one on the other, in each direction.
     """
     won = (stones << 1) & (stones << 2) & (stones << 3)
@@ -208,7 +209,7 @@ def _run(buf: Buffer) -> int:
     """Search on from where the buffer says; return 1 when done (the value in the buffer's
     result), 0 when the call count reached the buffer's next check (`_run` again goes on).
 
-    bots.connect4_solver._make_negamax's negamax, with its recursion on the buffer's stack:
+    bots.solvers.connect4_search.make_negamax's negamax, with its recursion on the buffer's stack:
     a call is entered with its arguments in locals; a position that needs its moves searched
     pushes a frame and enters its first child; a value is returned to the frame on top.
     """
@@ -362,7 +363,7 @@ def _run(buf: Buffer) -> int:
 def _score(buf: Buffer, current: int, mask: int, ply: int, weak: bool) -> int:
     """Return the score of a position by null-window probes, searching without limits.
 
-    bots.connect4_solver._root_score, compiled: the same probes in the same order.
+    bots.solvers.connect4._root_score, compiled: the same probes in the same order.
     """
     if has_four(current ^ mask):  # the opponent has just won, with stone number `ply`
         return -1 if weak else -((CELLS + 2 - ply) >> 1)
@@ -395,7 +396,7 @@ def _score(buf: Buffer, current: int, mask: int, ply: int, weak: bool) -> int:
 
 
 class Solver(connect4_solver.Solver):
-    """bots.connect4_solver.Solver with its search compiled: the same scores, best moves,
+    """bots.solvers.connect4.Solver with its search compiled: the same scores, best moves,
     node counts, limits and progress reports, the table kept between positions the same way.
 
     The table is a buffer of 24 bytes a position of `table_size` (24 MB by default), allocated
@@ -438,8 +439,8 @@ class Solver(connect4_solver.Solver):
         return int(value)
 
     def _searcher(
-        self, budget: connect4_solver._Budget | None
-    ) -> tuple[connect4_solver.Negamax, Callable[[], int]]:
+        self, budget: connect4_search.Budget | None
+    ) -> tuple[connect4_search.Negamax, Callable[[], int]]:
         buf = self._buf
         buf[_NODES] = 0
         buf[_NEXT_CHECK] = _NEVER if budget is None else budget.next_check(0)

@@ -1,13 +1,14 @@
-"""The house engine's Connect Four search compiled: negamax alpha-beta, node for node bots.engine's.
+"""The house engine's Connect Four search compiled: negamax alpha-beta, node for node
+bots.engine.search's.
 
-`bots.engine.AlphaBetaEngine` stays the reference; this is the same algorithm on games.connect4's
-bitboard (`current`: the side to move's stones, `mask`: all stones), so that for the same
-position, depth, table and ordering state it visits the same nodes in the same order and returns
-the same score, move, principal variation and counts:
+`bots.engine.search.AlphaBetaEngine` stays the reference; this is the same algorithm on
+games.connect4's bitboard (`current`: the side to move's stones, `mask`: all stones), so that
+for the same position, depth, table and ordering state it visits the same nodes in the same
+order and returns the same score, move, principal variation and counts:
 
 - depth semantics: `left` plies, then the evaluation (Connect Four has no quiescence);
 - terminal scores of bots.scoring.ENGINE (a loss `ply - WIN`, a full board 0);
-- the transposition table of bots.table under bots.evaluation.connect4.canonical_key (the
+- the transposition table of bots.engine.table under bots.evaluation.connect4.canonical_key (the
   smaller Pons key of the position and its mirror image; a key below 2**61 hashes to itself,
   so its slot is `key & mask` in both tables), EXACT / LOWER / UPPER, only an entry of exactly
   this depth ends a node, mate scores stored from the node, depth-preferred replacement with
@@ -62,7 +63,7 @@ i8a = types.Array(types.int64, 1, "C")
 PLIES = CELLS + 1
 """Plies a search can reach below its root, the root included (a full board ends it)."""
 TO_THE_END = 1000
-"""bots.engine.TO_THE_END: from this depth on, table entries are exact to the end."""
+"""bots.engine.search.TO_THE_END: from this depth on, table entries are exact to the end."""
 MAX_DEPTH = shared.DEPTH_BITS
 """The deepest search the table's depth field holds."""
 THREATS = 0
@@ -292,7 +293,8 @@ def _order(buf: Buffer, order: int, mask: int, tt_move: int, side: int, ply: int
 def _negamax(
     buf: Buffer, current: int, mask: int, stones: int, left: int, alpha: int, beta: int, ply: int
 ) -> int:
-    """Search a node (bots.engine's negamax) `stones` stones in, `ply` plies below the root."""
+    """Search a node (bots.engine.search's negamax) `stones` stones in, `ply` plies below the
+    root."""
     if enter(buf, CONTROL):
         return 0
     buf[PV_LENGTH + ply] = 0
@@ -406,7 +408,7 @@ def principal_variation(buf: Buffer) -> list[int]:
 
 
 def root_order(buf: Buffer, state: ConnectFourState) -> list[int]:
-    """The root's columns in the order of bots.engine._ordered at ply 0 without a table move
+    """The root's columns in the order of bots.engine.search._ordered at ply 0 without a table move
     (iterative deepening's move when no iteration completed)."""
     tt_move = -1
     ply = 0

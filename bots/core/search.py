@@ -1,6 +1,6 @@
 """What the compiled engine searches (checkers_search, connect4_search) share.
 
-Both are bots.engine's negamax on an int64 buffer of their own layout; these are the pieces
+Both are bots.engine.search's negamax on an int64 buffer of their own layout; these are the pieces
 that do not depend on the game: the control words' order, counting a node against the stop
 flag and the node limit, the transposition table's entry word and its bounds, mate scores
 stored from the node, depth-preferred replacement with generations, the triangular principal
@@ -9,7 +9,7 @@ variation, killers and the stable insertion of the move ordering.
 Every function here takes the offsets of its game's layout as arguments and is compiled with
 its callers (lazily: only compiled code calls them, and the callers' constants fold in). The
 control words come in the same order in both layouts, from an offset `control` of each, so
-that bots.compiled_engine reads either search's by the same names.
+that bots.engine.compiled reads either search's by the same names.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ Buffer = npt.NDArray[np.int64]
 i8 = types.int64
 
 CHECK_EVERY = 64
-"""Nodes between two looks at the stop flag (bots.engine.CHECK_EVERY)."""
+"""Nodes between two looks at the stop flag (bots.engine.search.CHECK_EVERY)."""
 INF = 1 << 50
 """Beyond every score (the root's window)."""
 MATE_ZONE = WIN - 10_000
@@ -52,7 +52,7 @@ EVALUATIONS = 2
 TT_HITS = 3
 CUTOFFS = 4
 NODE_LIMIT = 5
-"""The node whose visit ends the search (-1: none), as bots.engine's `max_nodes`."""
+"""The node whose visit ends the search (-1: none), as bots.engine.search's `max_nodes`."""
 ABORTED = 6
 GENERATION = 7
 TT_MASK = 8
@@ -65,7 +65,7 @@ MOVE_BITS = 0xFFF
 """The stored move (a generation index or a column)."""
 DEPTH_SHIFT = 16
 DEPTH_BITS = 0xFFFF
-"""The depth searched (bots.engine.TO_THE_END and beyond fit)."""
+"""The depth searched (bots.engine.search.TO_THE_END and beyond fit)."""
 FLAG_SHIFT = 12
 SCORE_SHIFT = 32
 
@@ -164,7 +164,7 @@ def table_store(
     writes its key).
 
     The bound comes from the node's window (`alpha_start`, `beta`); a mate score is stored from
-    the node, as bots.engine stores it.
+    the node, as bots.engine.search stores it.
     """
     old = buf[data_at + 1]
     if old != 0 and old == generation and left < entry_depth(buf[data_at]):

@@ -15,7 +15,8 @@ from bots.egdb.index import Signature, flip_one, rank_one
 from bots.egdb.store import load_table, read_manifest
 from bots.result import Clock, no_clock
 from bots.scoring import WIN
-from bots.solve import DEFAULT_CHECKERS_PLIES, Progress, Solution, Solver
+from bots.solvers.solution import Progress, Solution
+from bots.solvers.solve import DEFAULT_CHECKERS_PLIES, Solver
 from games import State
 from games.checkers import BLACK, DRAW_PLIES, CheckersMove, CheckersState
 

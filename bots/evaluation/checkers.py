@@ -488,7 +488,7 @@ held-out positions), rounded, a man kept at 100. Four weights stay hand-set: the
 terms are plans (how to convert), not predictions, and centre and mobility also steer the
 kings of an ending; fitted freely (mostly on middlegame positions) they turn against the
 attacker (centre -18, mobility -1, approach -1) and two kings no longer beat one
-(tests/bots/test_play.py). The data value a king at about 1.25 men, and the back-rank guard,
+(tests/bots/engine/test_play.py). The data value a king at about 1.25 men, and the back-rank guard,
 advancement and a trapped king more than the hand-set guesses. Evaluation positional_tuned;
 it did not beat the hand-set weights in play (docs/BOTS.md has the Elo), so the default
 `positional` keeps those."""

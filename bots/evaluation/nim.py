@@ -39,7 +39,7 @@ def mover_wins_by_sum(nim_sum: int, large: bool, misere: bool) -> bool:
     """Return `mover_wins` for heaps whose XOR is `nim_sum`, `large` if any has 2 or more.
 
     The two numbers decide the game, so a caller that updates them move by move (the nim-sum
-    solver in bots.solve) scores each move in constant time.
+    solver in bots.solvers.solve) scores each move in constant time.
     """
     if misere and not large:
         # Only heaps of 0 or 1 left: the XOR is the parity of the ones, and the mover wins

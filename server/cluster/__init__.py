@@ -16,6 +16,9 @@ Clustered (`Settings.clustered`: a Redis URL and a PostgreSQL database), each pr
 - `publish(topic, payload)` / `subscribe(topic, callback) -> unsubscribe`: a topic delivered
   to every subscriber in every process (the publishing one too).
 
+Its errors (`BusError`, `BusUnavailable`, `RemoteError`), its handlers' types, `MatchNotice`
+and a match broadcast's envelope are server.cluster.envelopes'.
+
 `MatchBridge` (server.cluster.bridge) hands the other processes' broadcasts to the local hub in
 seq order per match (duplicates dropped; a gap, a lost broadcast's `MatchNotice` or a reconnect
 resends the state). The app (server.app) wires both when clustered; without a bus the server is

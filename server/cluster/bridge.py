@@ -38,7 +38,8 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from protocol.messages import MatchEnded, MatchState
-from server.cluster.bus import Bus, BusUnavailable, MatchNotice, Seats, broadcast_seqs
+from server.cluster.bus import Bus
+from server.cluster.envelopes import BusUnavailable, MatchNotice, Seats, broadcast_seqs
 from server.hub import Connection, Hub
 from server.matches import translation
 from server.matches.live import LiveMatch

@@ -29,7 +29,8 @@ when Redis is back, then awaits each `on_reconnect` handler (broadcasts may have
 between: the bridge resends the state of every match followed here); also when Redis was away
 as the bus started and came later. `publish_match` only
 queues: a sender task publishes in order, so a slow or absent Redis never holds a match's lock.
-`request` and `publish` raise `BusUnavailable` when Redis cannot be reached.
+`request` and `publish` raise `BusUnavailable` when Redis cannot be reached. The errors, the
+handlers' types and a match broadcast's envelope are server.cluster.envelopes'.
 
 Handlers run on the reader task, one message after another (that is what keeps a match's
 broadcasts in order): an `on_match` or topic callback must not block. Requests are served each
@@ -46,8 +47,7 @@ import os
 import secrets
 import socket
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from redis.asyncio import Redis
@@ -57,14 +57,27 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from protocol.errors import ProtocolError
-from protocol.messages import Challenge, ServerMessage, dump_server_message, parse_server_message
+from protocol.messages import parse_server_message
+from server.cluster.envelopes import (
+    JSON,
+    BusError,
+    BusUnavailable,
+    MatchFilter,
+    MatchHandler,
+    MatchNotice,
+    ReconnectHandler,
+    RemoteError,
+    RequestHandler,
+    TopicCallback,
+    broadcast_seqs,
+    encode_broadcast,
+    encode_notice,
+    seats_of,
+)
 from server.matches.publisher import Broadcast
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
-
-JSON = dict[str, Any]
-"""A payload: a JSON object."""
 
 BACKOFF_MIN_S = 0.05
 """The first wait before trying Redis again after losing it (it doubles each failure)."""
@@ -83,80 +96,9 @@ SUBSCRIPTIONS = 4
 """The reader's subscriptions: matches, its requests, its replies, the topics' pattern."""
 
 
-class BusError(Exception):
-    """The bus's errors."""
-
-
-class BusUnavailable(BusError):  # noqa: N818 -- the spec's name, shared with server.cluster users
-    """A request or publish that could not be delivered or answered in time: Redis cannot be
-    reached, no process listens at the address, or no answer came within the timeout.
-
-    Whether a request was carried out is unknown: the caller decides whether to retry (for a
-    match: after checking its owner's lease).
-    """
-
-
-class RemoteError(BusError):
-    """The serving process's handler raised; the message names its error."""
-
-
-@dataclass(frozen=True)
-class MatchNotice:
-    """News that a match changed without its broadcast: its followers fetch its state.
-
-    Published by the owner for each match whose broadcasts were lost while Redis was away;
-    `seq` is the newest seq among them, `players` the seats' player ids (as in a Broadcast).
-    """
-
-    match_id: str
-    players: tuple[int | None, int | None]
-    seq: int
-
-
-MatchHandler = Callable[[Broadcast | MatchNotice], Awaitable[None]]
-"""Awaited with each other process's broadcast or notice, in order; must not block."""
-
-Seats = tuple[int | None, int | None]
-"""Each seat's player id, as in a Broadcast."""
-
-MatchFilter = Callable[[str, Seats, tuple[int, int] | None], bool]
-"""Told a broadcast's match id, seats' players and lowest and highest event seq (None: no event)
-before it is parsed; False when its handler does not need it: it is then neither parsed nor
-handed over (most broadcasts concern matches nobody follows in a given process)."""
-
-RequestHandler = Callable[[JSON], Awaitable[JSON]]
-"""Answers a request addressed to this process; what it raises reaches the asker as
-RemoteError."""
-
-TopicCallback = Callable[[JSON], Awaitable[None]]
-"""Awaited with each payload published on a topic, in order; must not block."""
-
-ReconnectHandler = Callable[[], Awaitable[None]]
-"""Awaited after the bus reached Redis again following an outage (subscriptions in place)."""
-
-
 def new_process_id() -> str:
     """Return a fresh id for this server process: `host-pid-random`."""
     return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-
-
-def _seq(message: ServerMessage) -> int | None:
-    """Return the match seq `message` announces; None for a challenge (not an event)."""
-    if isinstance(message, Challenge):
-        return None
-    seq = getattr(message, "seq", None)
-    return seq if isinstance(seq, int) else None
-
-
-def broadcast_seqs(broadcast: Broadcast) -> tuple[int, int] | None:
-    """Return the lowest and highest seq of the events in `broadcast` (None: no event)."""
-    seqs = [seq for seq in map(_seq, broadcast.messages) if seq is not None]
-    return (min(seqs), max(seqs)) if seqs else None
-
-
-def _players(value: Any) -> Seats:
-    first, second = value
-    return (first, second)
 
 
 def _glob_escape(text: str) -> str:
@@ -440,7 +382,7 @@ class Bus:
         envelope = json.loads(data)
         if envelope["origin"] == self.process_id or not self._match_handlers:
             return
-        match_id, players = envelope["match_id"], _players(envelope["players"])
+        match_id, players = envelope["match_id"], seats_of(envelope["players"])
         item: Broadcast | MatchNotice
         handlers = [handler for handler, _ in self._match_handlers]
         if "seq" in envelope:
@@ -503,7 +445,9 @@ class Bus:
             try:
                 if self._unpublished:
                     await self._publish_notices()
-                await self._pub.publish(self._matches_channel, self._encode(broadcast))
+                await self._pub.publish(
+                    self._matches_channel, encode_broadcast(self.process_id, broadcast)
+                )
             except (RedisError, OSError) as error:
                 self._lost(error)
                 self._note(broadcast)
@@ -542,24 +486,6 @@ class Bus:
 
     async def _publish_notices(self) -> None:
         for match_id, notice in list(self._unpublished.items()):
-            envelope = {
-                "origin": self.process_id,
-                "match_id": notice.match_id,
-                "players": list(notice.players),
-                "seq": notice.seq,
-            }
-            await self._pub.publish(self._matches_channel, json.dumps(envelope))
+            await self._pub.publish(self._matches_channel, encode_notice(self.process_id, notice))
             if self._unpublished.get(match_id) is notice:
                 del self._unpublished[match_id]
-
-    def _encode(self, broadcast: Broadcast) -> str:
-        seqs = broadcast_seqs(broadcast)
-        return json.dumps(
-            {
-                "origin": self.process_id,
-                "match_id": broadcast.match_id,
-                "players": list(broadcast.players),
-                "seqs": None if seqs is None else list(seqs),
-                "messages": [dump_server_message(m) for m in broadcast.messages],
-            }
-        )

@@ -35,7 +35,8 @@ from pydantic import BaseModel
 
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Challenge, MatchState, MoveMade, SearchInfo
-from server.cluster.bus import JSON, Bus, BusUnavailable, RemoteError
+from server.cluster.bus import Bus
+from server.cluster.envelopes import JSON, BusUnavailable, RemoteError
 from server.cluster.routing import UnansweredError
 from server.db.models import Player
 from server.errors import MatchError

@@ -7,7 +7,10 @@ on it is graded even if the server restarts.
 
 Its rooms, each importing only those below it (an import-linter contract):
 
-- `service`: the policies (profiles, the sandbox, the queue's limits, who reads a job);
+- `service`: the policies (profiles, the sandbox, the queue's limits) and the answers for the
+  jobs;
+- `access`: who may read a job, and its report once finished;
+- `intake`: an upload on its way into the queue, and the refusals of a full queue;
 - `queue`: the order of the waiting jobs (addresses in turn, then their players), in one
   process and as the shared queue's priorities;
 - `workers`: the queue and the worker tasks that grade each job in a child process

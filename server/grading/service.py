@@ -2,22 +2,21 @@
 
 `GradingService` decides the policies (a known profile, a sandbox or the operator's leave to
 grade without one, the queue's limit, a job read by its uploader only) and answers for the
-jobs; the intake is server.grading.uploads', the private files server.grading.files', the
-rows server.grading.store's and the grading server.grading.workers'.
+jobs; the intake is server.grading.uploads' (and the refusals of a full queue
+server.grading.intake's), who may read a job server.grading.access', the private files
+server.grading.files', the rows server.grading.store's and the grading server.grading.workers'.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import shutil
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,9 @@ from autograder.workdirs import sweep_runs
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
 from server.db.models import GradingJob as JobRow
+from server.grading.access import finished_report, finished_row, readable_row, report_of
 from server.grading.files import GraderFiles
+from server.grading.intake import Intake, queue_full
 from server.grading.queue import Place
 from server.grading.shared import QueueFullError, SharedQueue
 from server.grading.store import Admission, JobStore
@@ -208,7 +209,7 @@ class GradingService:
                 "operator can set ARENA_GRADER_ALLOW_UNSANDBOXED=true for trials on trusted code",
                 {"sandbox": why},
             )
-        intake = _Intake(profile, uploads, player_id, address, assignment_id, member_id, admission)
+        intake = Intake(profile, uploads, player_id, address, assignment_id, member_id, admission)
         if self._shared is not None:
             return await self._submit_shared(intake, self._shared)
         # The checks and the place they take are one step (no await between them), and the
@@ -216,19 +217,19 @@ class GradingService:
         # the checks while the first of them is still being stored.
         settings = self._settings
         if self._workers.waiting + self._admitting >= settings.grader.max_queued:
-            raise self._queue_full("queue")
+            raise queue_full(self._settings, "queue")
         if (
             player_id is not None
             and self._workers.waiting_of(player_id) + self._admitting_by[player_id]
             >= settings.grader.max_queued_per_player
         ):
-            raise self._queue_full("player")
+            raise queue_full(self._settings, "player")
         if (
             not intake.course
             and self._workers.waiting_from(address) + self._admitting_from[address]
             >= settings.grader.max_queued_per_address
         ):
-            raise self._queue_full("address")
+            raise queue_full(self._settings, "address")
         self._admitting += 1
         self._admitting_by[player_id] += 1
         if not intake.course:
@@ -245,46 +246,18 @@ class GradingService:
                 if not self._admitting_from[address]:
                     del self._admitting_from[address]
 
-    def _queue_full(self, scope: str) -> ProtocolError:
-        """Return the QUEUE_FULL refusal of the whole queue (`scope` "queue"), of one player's
-        waiting jobs ("player") or of one address's ("address")."""
-        if scope == "player":
-            limit = self._settings.grader.max_queued_per_player
-            return ProtocolError(
-                ErrorCode.QUEUE_FULL,
-                f"you have {limit} submissions waiting to be graded, the most one player "
-                "may have waiting; nothing was queued: upload again once one of them is graded",
-                {"player_queue_limit": limit},
-            )
-        if scope == "address":
-            limit = self._settings.grader.max_queued_per_address
-            return ProtocolError(
-                ErrorCode.QUEUE_FULL,
-                f"{limit} submissions from your address are waiting to be graded, the most "
-                "one address may have waiting (whatever the tokens); nothing was queued: "
-                "upload again once one of them is graded",
-                {"address_queue_limit": limit},
-            )
-        limit = self._settings.grader.max_queued
-        return ProtocolError(
-            ErrorCode.QUEUE_FULL,
-            f"{limit} submissions are waiting to be graded, the most this server queues; "
-            "nothing was queued: retry in a few minutes",
-            {"queue_limit": limit},
-        )
-
-    async def _submit_shared(self, intake: _Intake, shared: SharedQueue) -> GradingJob:
+    async def _submit_shared(self, intake: Intake, shared: SharedQueue) -> GradingJob:
         """`submit` with the shared queue: the limits count the database's waiting rows,
         checked before the files are read and again, with the place taken, as the row is
         stored (server.grading.shared)."""
         settings = self._settings
         waiting = await shared.waiting(intake.player_id, intake.address)
         if waiting.total >= settings.grader.max_queued:
-            raise self._queue_full("queue")
+            raise queue_full(self._settings, "queue")
         if intake.player_id is not None and waiting.player >= settings.grader.max_queued_per_player:
-            raise self._queue_full("player")
+            raise queue_full(self._settings, "player")
         if not intake.course and waiting.address >= settings.grader.max_queued_per_address:
-            raise self._queue_full("address")
+            raise queue_full(self._settings, "address")
         job_id, files, job_dir = await self._store_files(intake.profile, intake.uploads)
         row = self._store.new_row(
             job_id,
@@ -305,7 +278,7 @@ class GradingService:
             )
         except QueueFullError as full:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
-            raise self._queue_full(full.scope) from None
+            raise queue_full(self._settings, full.scope) from None
         except BaseException:
             await asyncio.to_thread(shutil.rmtree, job_dir, True)
             raise
@@ -352,7 +325,7 @@ class GradingService:
         self._files.store_submission(job_id, files)
         return files
 
-    async def _admit(self, intake: _Intake) -> GradingJob:
+    async def _admit(self, intake: Intake) -> GradingJob:
         """Check, store and queue an upload that holds a place in the queue."""
         job_id, files, job_dir = await self._store_files(intake.profile, intake.uploads)
         try:
@@ -430,70 +403,29 @@ class GradingService:
         return await asyncio.to_thread(self._files.submission_files, job_id)
 
     async def job(self, job_id: str, viewer: int | None) -> GradingJob:
-        """Return a job's status to player `viewer` (None: no token); see `_row` for errors."""
-        return await self._view(await self._row(job_id, viewer))
+        """Return a job's status to player `viewer` (None: no token); see
+        server.grading.access.readable_row for errors."""
+        return await self._view(await readable_row(self._store, job_id, viewer))
 
     async def results(self, job_id: str, viewer: int | None) -> dict[str, Any]:
         """Return a finished job's results.json object as its uploader may see it;
         JOB_NOT_FINISHED before then."""
-        report = view(_report_of(await self._finished(job_id, viewer)), UPLOADER)
+        report = view(report_of(await finished_row(self._store, job_id, viewer)), UPLOADER)
         return report.to_json()
 
     async def report(self, job_id: str, viewer: int | None) -> GradeReport:
         """Return a finished job's report as its uploader may see it (read from its results);
         JOB_NOT_FINISHED before then."""
-        return view(_report_of(await self._finished(job_id, viewer)), UPLOADER)
+        return view(report_of(await finished_row(self._store, job_id, viewer)), UPLOADER)
 
     async def job_and_report(
         self, job_id: str, viewer: int | None
     ) -> tuple[GradingJob, GradeReport | None]:
         """Return a job's status to player `viewer` and, once it is finished, its report as
         its uploader may see it."""
-        row = await self._row(job_id, viewer)
-        report = _finished_report(row)
+        row = await readable_row(self._store, job_id, viewer)
+        report = finished_report(row)
         return await self._view(row), None if report is None else view(report, UPLOADER)
-
-    async def _row(self, job_id: str, viewer: int | None) -> JobRow:
-        """Return the job's row if player `viewer` may read it.
-
-        UNKNOWN_JOB when no job has this id, and for a course submission (read through its
-        course's routes only, whose policies filter what a student sees; the message names
-        that route to its uploader alone); a job uploaded by a player is theirs alone:
-        UNAUTHORIZED without a token, FORBIDDEN with another player's. An anonymous job is
-        read by anyone holding its id.
-        """
-        row = await self._store.get(job_id)
-        unknown = ProtocolError(ErrorCode.UNKNOWN_JOB, f"no grading job has the id {job_id!r}")
-        if row is None:
-            raise unknown
-        if row.assignment_id is not None:
-            if viewer is None or viewer != row.player_id:
-                raise unknown
-            course_id = await self._store.course_of(row.assignment_id)
-            raise ProtocolError(
-                ErrorCode.UNKNOWN_JOB,
-                f"{job_id} is a course submission: read it at "
-                f"/courses/{course_id}/submissions/{job_id}",
-            )
-        if row.player_id is not None and viewer is None:
-            raise ProtocolError(
-                ErrorCode.UNAUTHORIZED,
-                "this grading job is read with the token of the player who uploaded it: send "
-                "`Authorization: Bearer TOKEN`",
-            )
-        if row.player_id is not None and viewer != row.player_id:
-            raise ProtocolError(ErrorCode.FORBIDDEN, "this grading job belongs to another player")
-        return row
-
-    async def _finished(self, job_id: str, viewer: int | None) -> JobRow:
-        row = await self._row(job_id, viewer)
-        if row.status not in ("done", "error"):
-            raise ProtocolError(
-                ErrorCode.JOB_NOT_FINISHED,
-                f"job {job_id} is {row.status}: poll GET /grader/jobs/{job_id} until it is done",
-                {"status": row.status},
-            )
-        return row
 
     async def _view(self, row: JobRow) -> GradingJob:
         """Return the job as its uploader sees it, with its place in the queue while it waits.
@@ -502,34 +434,4 @@ class GradingService:
         private tests (autograder.visibility.UPLOADER); a course job is described by its course.
         """
         place = await self.place(row.id) if row.status == "queued" else None
-        return describe_job(row, place, _finished_report(row), UPLOADER)
-
-
-@dataclass(frozen=True)
-class _Intake:
-    """An upload on its way into the queue: its files, who sent it from where, and what for."""
-
-    profile: str
-    uploads: Sequence[Upload]
-    player_id: int | None
-    address: str | None
-    assignment_id: int | None
-    member_id: int | None
-    admission: Admission | None
-
-    @property
-    def course(self) -> bool:
-        """Return True for a course submission (not counted toward its address's limit)."""
-        return self.assignment_id is not None
-
-
-def _report_of(row: JobRow) -> GradeReport:
-    """Return the report a finished job's stored results describe."""
-    return GradeReport.from_json(json.loads(row.results or '{"tests": []}'), row.profile)
-
-
-def _finished_report(row: JobRow) -> GradeReport | None:
-    """Return a finished job's report; None while it waits or runs."""
-    if row.status not in ("done", "error") or row.results is None:
-        return None
-    return _report_of(row)
+        return describe_job(row, place, finished_report(row), UPLOADER)

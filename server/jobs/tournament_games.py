@@ -35,7 +35,7 @@ import functools
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 import procrastinate
@@ -48,7 +48,7 @@ from protocol.messages import TournamentCreate
 from server.cluster.bus import Bus
 from server.jobs.registry import JobRuntime
 from server.matches.service import new_match_id
-from server.tournaments.notices import ENDED, TOPIC, ended_notice, game_notice
+from server.tournaments.notices import ENDED, TOPIC, Notify, ended_notice, game_notice, tell
 from server.tournaments.planning import plan
 from server.tournaments.played import is_for_workers, play_game
 from server.tournaments.store import TournamentStore
@@ -66,9 +66,6 @@ RETRIES: Final = 3
 fails, as one whose game raised in the server's runner does."""
 PLANS_KEPT: Final = 16
 """Tournament schedules a worker keeps planned (a schedule plays every opening once)."""
-
-Notify = Callable[[dict[str, Any]], Awaitable[None]]
-"""Publishes a tournament notice to every server process (the bus topic)."""
 
 
 def _lock(tournament_id: str, index: int) -> str:
@@ -241,12 +238,7 @@ class GamePlayer:
 
     async def _tell(self, payload: dict[str, Any]) -> None:
         """Publish a notice; a failure is logged (the servers read the database anyway)."""
-        if self._notify is None:
-            return
-        try:
-            await self._notify(payload)
-        except Exception:
-            log.exception("could not publish a tournament notice")
+        await tell(self._notify, payload)
 
 
 def register(app: procrastinate.App, runtime: JobRuntime) -> None:

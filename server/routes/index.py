@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from bots.compiled_engine import core_state
+from bots.engine.compiled import core_state
 from games import game_names
 from protocol import PROTOCOL_VERSION, json_schema
 from server.deps import (

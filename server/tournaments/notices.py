@@ -10,6 +10,8 @@ A notice is a plain JSON object: {"kind": "game", "tournament_id", "game"} or
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -17,11 +19,17 @@ from pydantic import ValidationError
 
 from protocol.messages import TournamentGame
 
+log = logging.getLogger(__name__)
+
 TOPIC: Final = "tournaments"
 """The bus topic of tournament notices (the bus prefixes it with the Redis key prefix)."""
 
 ENDED: Final = ("finished", "cancelled", "failed")
 """The statuses of a tournament over."""
+
+
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+"""Publishes a notice to every server process (the bus topic)."""
 
 
 @dataclass(frozen=True)
@@ -58,3 +66,14 @@ def parse_notice(payload: dict[str, Any]) -> Notice | None:
         if game.result is not None:
             return Notice(tournament_id, game)
     return None
+
+
+async def tell(notify: Notify | None, payload: dict[str, Any]) -> None:
+    """Publish a notice with `notify`, if any; a failure is logged, never raised (the servers
+    read the tournaments they show back from the database)."""
+    if notify is None:
+        return
+    try:
+        await notify(payload)
+    except Exception:
+        log.exception("could not publish a tournament notice")

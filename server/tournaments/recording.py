@@ -1,11 +1,12 @@
 """A tournament game played elsewhere (a worker), stored once: its result, its finished
-match and the match's events, and its tournament finished once (`record_game`); and a game's
-row as the wire's game.
+match and the match's events, and its tournament finished once (`record_game`); a game's
+new row (`game_row`) and a game's row as the wire's game.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -81,17 +82,7 @@ async def record_game(sessions: async_sessionmaker[AsyncSession], played: Played
                 "finished_at": now,
             }
             if stored is None:
-                session.add(
-                    GameRow(
-                        tournament_id=tournament_id,
-                        game_index=game.index,
-                        pair=game.pair,
-                        first=game.first,
-                        second=game.second,
-                        opening=game.opening,
-                        **values,
-                    )
-                )
+                session.add(game_row(tournament_id, game, finished_at=now))
                 await session.flush()
             else:
                 fenced = await session.execute(
@@ -139,6 +130,26 @@ async def _done(session: AsyncSession, tournament_id: str) -> int:
         .where(GameRow.tournament_id == tournament_id, GameRow.result.is_not(None))
     )
     return int(count or 0)
+
+
+def game_row(
+    tournament_id: str, game: TournamentGame, finished_at: datetime | None = None
+) -> GameRow:
+    """Return a new row of the tournament's `game`: its place in the schedule, its players,
+    opening and match, and its result and reason as `game` has them (finished at
+    `finished_at`; None for a game begun)."""
+    return GameRow(
+        tournament_id=tournament_id,
+        game_index=game.index,
+        pair=game.pair,
+        first=game.first,
+        second=game.second,
+        opening=game.opening,
+        match_id=game.match_id,
+        result=game.result,
+        reason=game.reason,
+        finished_at=finished_at,
+    )
 
 
 def stored_game(row: GameRow | None) -> TournamentGame | None:

@@ -28,18 +28,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Coroutine
 from typing import Any
 
 from competition.runner import GameTask
 from protocol.errors import ProtocolError
-from protocol.messages import (
-    TournamentFinished,
-    TournamentGameFinished,
-)
+from protocol.messages import TournamentFinished
 from server.matches.publisher import Broadcast
 from server.matches.service import MatchService, new_match_id
-from server.tournaments.notices import ended_notice, game_notice
+from server.tournaments.notices import Notify, ended_notice, game_notice, tell
 from server.tournaments.planning import plan
 from server.tournaments.played import match_body, match_owner, scheduled_game
 from server.tournaments.store import FencedTournamentError, TournamentStore
@@ -48,9 +45,6 @@ from server.tournaments.watches import MatchWatches
 from server.tournaments.wire import score_of_first
 
 log = logging.getLogger(__name__)
-
-Notify = Callable[[dict[str, Any]], Awaitable[None]]
-"""Publishes a notice (server.tournaments.notices) to every server process."""
 
 
 class TournamentRunner:
@@ -161,12 +155,7 @@ class TournamentRunner:
     async def tell(self, payload: dict[str, Any]) -> None:
         """Publish a notice to the other server processes, if any; a failure is logged (they
         read the tournaments they show back from the database)."""
-        if self._notify is None:
-            return
-        try:
-            await self._notify(payload)
-        except Exception:
-            log.exception("could not publish a tournament notice")
+        await tell(self._notify, payload)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(coroutine)
@@ -245,19 +234,8 @@ class TournamentRunner:
             )
             await self._store.store_result(tournament.id, game, tournament.epoch)
             # Stored first; then memory and watchers change together (no await between).
-            tournament.record_result(game)
-            sprt = tournament.sprt()
-            tournament.publish(
-                TournamentGameFinished(
-                    tournament_id=tournament.id,
-                    game=game,
-                    games_done=tournament.done,
-                    games_total=tournament.games_total,
-                    points=tournament.points(),
-                    sprt=sprt,
-                )
-            )
-            if sprt is not None:
+            tournament.finish_game(game)
+            if tournament.body.sprt is not None:
                 await self._store_sprt(tournament)
             await self.tell(game_notice(tournament.id, game))
         finally:

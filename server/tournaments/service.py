@@ -58,11 +58,11 @@ from server.matches.publisher import Broadcast
 from server.matches.service import MatchService
 from server.tournaments.held import HeldTournaments, runs_here
 from server.tournaments.invitations import check_accepted, check_invited, check_owner, invited
-from server.tournaments.notices import ended_notice
+from server.tournaments.notices import Notify, ended_notice
 from server.tournaments.owners import TournamentOwners
 from server.tournaments.planning import check_maxima, plan
 from server.tournaments.played import is_for_workers
-from server.tournaments.runner import Notify, TournamentRunner
+from server.tournaments.runner import TournamentRunner
 from server.tournaments.store import TournamentStore
 from server.tournaments.sync import TournamentSync
 from server.tournaments.tournament import HostedTournament, Watcher

@@ -32,7 +32,7 @@ from server.db.models import Tournament as TournamentRow
 from server.db.models import TournamentGame as GameRow
 from server.tournaments import listing
 from server.tournaments.played import PlayedGame
-from server.tournaments.recording import Recorded, record_game, stored_game, wire_game
+from server.tournaments.recording import Recorded, game_row, record_game, stored_game, wire_game
 from server.tournaments.tournament import HostedTournament
 
 
@@ -240,17 +240,7 @@ class TournamentStore:
         (fenced by `epoch`, see the module)."""
         async with self._sessions() as session:
             await _fence(session, tournament_id, epoch, running=True)
-            session.add(
-                GameRow(
-                    tournament_id=tournament_id,
-                    game_index=game.index,
-                    pair=game.pair,
-                    first=game.first,
-                    second=game.second,
-                    opening=game.opening,
-                    match_id=game.match_id,
-                )
-            )
+            session.add(game_row(tournament_id, game))
             await session.commit()
 
     async def store_result(

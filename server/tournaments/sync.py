@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from protocol.messages import TournamentFinished, TournamentGame, TournamentGameFinished
+from protocol.messages import TournamentFinished, TournamentGame
 from server.tournaments.held import HeldTournaments, runs_here
 from server.tournaments.notices import ENDED, parse_notice
 from server.tournaments.runner import TournamentRunner
@@ -117,17 +117,4 @@ class TournamentSync:
     @staticmethod
     def record(tournament: HostedTournament, game: TournamentGame) -> None:
         """Hold a game's result and tell the watchers, once per game (no await here)."""
-        known = tournament.games.get(game.index)
-        if known is not None and known.result is not None:
-            return
-        tournament.record_result(game)
-        tournament.publish(
-            TournamentGameFinished(
-                tournament_id=tournament.id,
-                game=game,
-                games_done=tournament.done,
-                games_total=tournament.games_total,
-                points=tournament.points(),
-                sprt=tournament.sprt(),
-            )
-        )
+        tournament.finish_game(game)

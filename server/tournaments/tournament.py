@@ -21,6 +21,7 @@ from protocol.messages import (
     SprtState,
     TournamentCreate,
     TournamentGame,
+    TournamentGameFinished,
     TournamentStandings,
     TournamentState,
 )
@@ -89,6 +90,25 @@ class HostedTournament:
         self.results_seen += 1
         if self.tally is not None:
             self.tally.advance(_FirstBotScores(self))
+
+    def finish_game(self, game: TournamentGame) -> bool:
+        """Hold a finished game's result and tell the watchers, once per game (no await here):
+        return False when the game's result was held already (nothing changes)."""
+        known = self.games.get(game.index)
+        if known is not None and known.result is not None:
+            return False
+        self.record_result(game)
+        self.publish(
+            TournamentGameFinished(
+                tournament_id=self.id,
+                game=game,
+                games_done=self.done,
+                games_total=self.games_total,
+                points=self.points(),
+                sprt=self.sprt(),
+            )
+        )
+        return True
 
     def count_sprt(self) -> None:
         """Count the SPRT on every game recorded (the first count after a load reads them all:

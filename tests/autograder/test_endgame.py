@@ -20,7 +20,8 @@ from autograder.endgame_suite import PuzzleError
 from autograder.endgame_verdict import BLACK_RESISTS, RED_FASTEST, RED_FORCES_WIN, WEIGHTS
 from bots.egdb.probe import ENV_DIRECTORY, Database, DatabaseSolver
 from bots.egdb.store import build
-from bots.solve import Solution, Solver
+from bots.solvers.solution import Solution
+from bots.solvers.solve import Solver
 from cli.main import create_cli
 from games.checkers import Checkers, CheckersMove, CheckersState, format_board, parse_board
 
@@ -41,8 +42,8 @@ def course_board(fen: str) -> str:
     return board if fen.startswith("W") else mirrored(board)
 
 
-# tests/bots/test_solve.py FORCED_WINS (certified there by full-width search), as red to move,
-# and 9-ply wins found by make_puzzles (certified here by the solver).
+# tests/bots/solvers/test_solve.py FORCED_WINS (certified there by full-width search), as red to
+# move, and 9-ply wins found by make_puzzles (certified here by the solver).
 PUZZLES = {
     course_board("B:W26:B22"): 1,
     course_board("B:WK20:BK13,K26,K24"): 3,

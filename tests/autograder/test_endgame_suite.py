@@ -14,7 +14,7 @@ from autograder.endgame_judge import check_solution, exact_solver, fresh
 from autograder.endgame_puzzle_options import Material, PuzzleOptions, parse_material, parse_pieces
 from autograder.endgame_puzzles import describe_puzzles, make_puzzle_suite, make_puzzles, mixes
 from autograder.endgame_suite import Difficulty, Puzzle, PuzzleError, load_puzzles, save_puzzles
-from bots.solve import Solver
+from bots.solvers.solve import Solver
 from games.checkers import Checkers, CheckersMove, format_board, parse_board, square_row
 
 GAME = Checkers()

@@ -18,7 +18,7 @@ from autograder.endgame import grade_endgame
 from autograder.endgame_suite import Puzzle
 from autograder.results import GradeReport
 from autograder.sandbox import MIB, Limits
-from bots.solve import Solver
+from bots.solvers.solve import Solver
 from games.checkers import Checkers, format_board
 
 REPO = Path(__file__).resolve().parents[2]

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from bots.registry import LOCAL_PLAYERS, PLAYERS, Player
+from bots.player import Player
+from bots.registry import LOCAL_PLAYERS, PLAYERS
 from bots.spec import BotSpecError, SearchLimits, check_limits, describe_bots, parse_bot_spec
 from protocol import HouseBot
 
@@ -29,7 +30,7 @@ def test_every_player_class_is_registered_once() -> None:
     in_registry = {
         cls
         for cls in every_subclass(Player)
-        if cls.__module__ == "bots.registry" and "name" in vars(cls)
+        if cls.__module__ in ("bots.registry", "bots.programs.players") and "name" in vars(cls)
     }
     assert set(PLAYERS.values()) | set(LOCAL_PLAYERS.values()) == in_registry
     assert len(PLAYERS) + len(LOCAL_PLAYERS) == len(in_registry)

@@ -192,7 +192,7 @@ CHECKS_BEFORE_THE_STOP = 20
     [
         ("checkers", "minimax:depth=12"),
         # The engine's bots in Python (checkers searches on the compiled core, whose stop is
-        # asked by the calling thread while it runs: tests/bots/test_compiled_engine.py).
+        # asked by the calling thread while it runs: tests/bots/engine/test_compiled_engine.py).
         ("connect4", "alphabeta:depth=30,tt=off,ordering=off"),
         ("checkers", "alphabeta_lecture:depth=12"),
         ("checkers", "negamax:depth=12"),

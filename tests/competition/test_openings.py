@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bots.connect4_solver import Solver as ConnectFourSolver
-from bots.solve import solve
+from bots.solvers.connect4 import Solver as ConnectFourSolver
+from bots.solvers.solve import solve
 from competition.openings import (
     CONNECT4_FILTER_MIN_PLIES,
     DECKS,

@@ -2,7 +2,7 @@
 
 Alpha-beta on a tic-tac-toe position, traced by the page through `POST /explore/trace`: at
 each step the window on entry and the value returned the page shows must be the trace's own
-node (bots.trace run here on the same position, formatted as bots.tracedraw writes them);
+node (bots.trace.tree run here on the same position, formatted as bots.trace.draw writes them);
 Back restores the previous node; Run reaches the last node; the children a cut-off never
 searched are drawn greyed and barred; keys step too; the page fits a phone's width.
 Screenshots of each go to the screenshots folder.
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from bots.knowledge import knowledge_for
-from bots.trace import Trace, trace
-from bots.tracedraw import format_value, node_value
+from bots.evaluation.knowledge import knowledge_for
+from bots.trace.draw import format_value, node_value
+from bots.trace.tree import Trace, trace
 from games.registry import get_game
 from tests.web.conftest import DESKTOP, PHONE, Problems, settle
 from tests.web.test_every_page import (
@@ -267,7 +267,7 @@ def test_a_large_tree_shows_the_path_to_the_current_node_and_folds_the_rest(
 
 def test_the_engine_with_a_chosen_evaluation_and_its_switches(page: Page) -> None:
     """Checkers: the engine without its table, on the material evaluation, is the trace of
-    bots.trace with the same settings (its evaluations offered for checkers only)."""
+    bots.trace.tree with the same settings (its evaluations offered for checkers only)."""
     state = get_game("checkers").initial_state()
     traced = trace(state, "engine", 2, evaluation="material", tt=False, ordering=True)
     page.goto("/explore")

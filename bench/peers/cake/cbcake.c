@@ -1,7 +1,7 @@
 /* A CheckerBoard-API front for Cake 1.22, the strength benchmark's peer (built by build.sh
    outside the repository, never shipped). It compiles the port's dll.c for its board helpers
    and replaces its getmove with one that writes the move into the board (as the API wants),
-   searches to a depth when info bit 3 is set (maxtime is then the depth, as bots/cbapi.py
+   searches to a depth when info bit 3 is set (maxtime is then the depth, as bots/programs/cbapi.py
    passes it), resets the repetition history when info bit 0 is set, and keeps Cake silent.
    No opening book (booklookup finds nothing), no endgame database. */
 #define getmove cake_dll_getmove

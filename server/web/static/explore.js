@@ -1,7 +1,7 @@
 // The search-tree explorer (/explore): play into a position, trace a search on it
 // (POST /explore/trace answers with every node in visit order), then step through the search
 // node by node: Next, Back, Run (animated, pausable), First, Last, and the same by keyboard.
-// The tree is drawn the way the lectures (and bots/tracedraw.py) draw it: MAX nodes as
+// The tree is drawn the way the lectures (and bots/trace/draw.py) draw it: MAX nodes as
 // triangles up, MIN down, leaves as boxes, the visit order, the window on entry, the value
 // once the node has returned, cut-offs with the children never searched greyed and barred.
 // Values are written as tracedraw writes them (format_value, node_value): the tests compare.
@@ -40,7 +40,7 @@ let sizes = []; // each node's subtree size
 let step = 0; // the current node (visit index)
 let timer = null; // the Run animation
 
-// Values, as bots/tracedraw.py writes them --------------------------------------------------
+// Values, as bots/trace/draw.py writes them --------------------------------------------------
 
 export function formatValue(value, scoring = "engine") {
   if (value === "inf") return "∞";

@@ -34,7 +34,7 @@ from autograder.agent_suite import AgentSuite, Opponent
 from autograder.agent_suite_file import save_agent_suite
 from autograder.agent_suite_maker import make_agent_suite
 from autograder.course import format_move, side_to_move
-from bots.solve import Solver
+from bots.solvers.solve import Solver
 from cli.main import create_cli
 from games.checkers import Checkers, CheckersMove, format_board, format_fen, parse_board
 from server.deps import GUEST_COOKIE

@@ -23,14 +23,19 @@ from typing import Any
 import httpx
 import pytest
 
-from bots.compiled_engine import COMPILED_SEARCH_THREAD
-from bots.table import TranspositionTable
+from bots.engine.compiled import COMPILED_SEARCH_THREAD
+from bots.engine.table import TranspositionTable
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 
 SEARCH_MODULES = tuple(
     str(Path(__file__).parents[3] / "bots" / name)
-    for name in ("engine.py", "compiled_engine.py", "mcts.py", "minimax.py")
+    for name in (
+        "engine/search.py",
+        "engine/compiled.py",
+        "lectures/mcts.py",
+        "lectures/minimax.py",
+    )
 )
 
 

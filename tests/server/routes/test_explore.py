@@ -1,6 +1,6 @@
 """The explorer's routes over a real server: `POST /explore/trace` and `POST /explore/position`.
 
-A trace over the wire is the trace `bots.trace` makes of the same request, node for node; a
+A trace over the wire is the trace `bots.trace.tree` makes of the same request, node for node; a
 position reached by moves is the position the game's rules reach. Every refusal has its
 documented code (docs/PROTOCOL.md): VALIDATION_ERROR naming the field, INVALID_MOVE and
 ILLEGAL_MOVE naming the move, TRACE_TOO_LARGE past the node limit, TRACE_TIMEOUT at the time
@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import server.explore as explore_service
-from bots.trace import SEARCHES, trace
+from bots.trace.tree import SEARCHES, trace
 from games.registry import get_game
 from protocol.explore import SearchName
 from server.settings import Settings
@@ -90,7 +90,7 @@ def expected(
     moves: tuple[str, ...] = (),
     **options: Any,
 ) -> dict[str, Any]:
-    """The trace bots.trace makes of the same request, as JSON."""
+    """The trace bots.trace.tree makes of the same request, as JSON."""
     state = get_game(game).position_or_initial(position)
     for move in moves:
         state = state.apply(state.parse_move(move))

@@ -483,3 +483,31 @@ async def test_standings_are_fitted_off_the_event_loop_and_match_the_games(
     assert sum(row.games for row in result.points) == 4  # both games, each counted twice
     assert {row.bot: row.points for row in result.points} == {"greedy": 2.0, "random": 0.0}
     assert await held.fresh_standings() is result  # cached until the next result
+
+
+def test_a_finished_game_is_held_and_told_to_the_watchers_once() -> None:
+    from protocol.messages import ServerMessage, TournamentCreate, TournamentGame
+    from protocol.messages import TournamentGameFinished as Finished
+    from server.tournaments.tournament import HostedTournament
+
+    body = TournamentCreate(game="tictactoe", bots=("random", "greedy"), games_per_pairing=2)
+    held = HostedTournament(id="t1", body=body, status="running", games_total=2, created_ms=0)
+    told: list[ServerMessage] = []
+    held.watchers.add(told.append)
+    begun = TournamentGame(
+        index=0, pair=0, first="random", second="greedy", opening="o", match_id="m0"
+    )
+    held.games[0] = begun  # in play: no result yet
+    won = begun.model_copy(update={"result": 1.0, "reason": "three in a row"})
+
+    assert held.finish_game(won)
+    assert held.finish_game(won.model_copy(update={"result": 0.0})) is False
+
+    assert held.games[0] == won
+    assert held.done == 1
+    assert len(told) == 1
+    message = told[0]
+    assert isinstance(message, Finished)
+    assert (message.game, message.games_done, message.games_total) == (won, 1, 2)
+    assert {p.bot: p.points for p in message.points} == {"random": 1.0, "greedy": 0.0}
+    assert message.sprt is None
