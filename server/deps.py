@@ -1,15 +1,19 @@
 """Every dependency of the routes, as `Annotated` types: settings, sessions, the services
-(matches, tournaments, grading, courses, ratings), the players, the hub, the web pages, the player.
+(matches, tournaments, grading, courses, ratings), the players, the hub, the web pages, the
+caller and the rate limits.
 
 Everything comes from the application's state, filled by `create_app` and its lifespan;
-nothing here is a module-level global. The getters take an `HTTPConnection`, so that REST and
-WebSocket routes use the same ones. They are coroutines although they never wait: FastAPI runs a
-plain function dependency in a worker thread, a thread hop per dependency and request that cost
-more than the request's own work in bench/server.py.
+nothing here is a module-level global. A request is authenticated by a bearer token or by the
+browser's cookie, through one function (`resolve_caller`, taken as `optional_caller` or
+`current_caller`; docs/SECURITY.md, "Credentials"). The getters take an `HTTPConnection`, so
+that REST and WebSocket routes use the same ones. They are coroutines although they never wait:
+FastAPI runs a plain function dependency in a worker thread, a thread hop per dependency and
+request that cost more than the request's own work in bench/server.py.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -17,7 +21,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection
 
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, ProtocolError
 from server.auth import hash_token
 from server.connections import address_key
 from server.courses import CourseService
@@ -29,14 +33,20 @@ from server.hub import Connection, Hub
 from server.limits.rates import Action, RateLimiter
 from server.matches.queries import MatchQueries
 from server.matches.service import MatchService
+from server.openapi import OPTIONAL_BEARER
 from server.players import PlayerRegistry
 from server.presence import Presence
 from server.ratings import RatingService
 from server.settings import Settings
 from server.tournaments import TournamentService
 from server.web.pages import Pages
+from server.web.security import SAFE_METHODS, check_origin
 
-_bearer = HTTPBearer(auto_error=False, description="The token `POST /players` returned.")
+BEARER_DESCRIPTION = "The token `POST /players` returned."
+_bearer = HTTPBearer(auto_error=False, description=BEARER_DESCRIPTION)
+_optional_bearer = HTTPBearer(
+    auto_error=False, scheme_name=OPTIONAL_BEARER, description=BEARER_DESCRIPTION
+)
 
 
 def app_settings(connection: HTTPConnection) -> Settings:
@@ -143,59 +153,125 @@ ExplorerDep = Annotated[Explorer, Depends(get_explorer)]
 PagesDep = Annotated[Pages, Depends(get_pages)]
 EngineDep = Annotated[AsyncEngine, Depends(get_engine)]
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+OptionalCredentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_optional_bearer)]
 
-
-async def optional_player(players: PlayersDep, credentials: Credentials) -> Player | None:
-    """Return the player of the bearer token, None without one; 401 for a wrong token."""
-    if credentials is None:
-        return None
-    player = await players.by_token_hash(hash_token(credentials.credentials))
-    if player is None:
-        raise MatchError(ErrorCode.UNAUTHORIZED, "the bearer token is not a player's token")
-    return player
-
-
-async def current_player(player: Annotated[Player | None, Depends(optional_player)]) -> Player:
-    """Return the player of the bearer token; 401 UNAUTHORIZED when it is missing or wrong."""
-    if player is None:
-        raise MatchError(
-            ErrorCode.UNAUTHORIZED,
-            "missing token: send the header `Authorization: Bearer TOKEN` (from POST /players)",
-        )
-    return player
-
-
-PlayerDep = Annotated[Player, Depends(current_player)]
-OptionalPlayerDep = Annotated[Player | None, Depends(optional_player)]
 
 GUEST_COOKIE = "arena_guest"
-"""The cookie holding a browser's guest token (HttpOnly, SameSite=Strict: see routes/web.py)."""
+"""The cookie holding a browser's player token (a guest's or a course member's invite token):
+HttpOnly, SameSite=Strict (see routes/web.py)."""
 
 
-async def optional_guest(request: Request, players: PlayersDep) -> Player | None:
-    """Return the player of the browser's guest cookie, None without one or with a stale one.
+@dataclass(frozen=True)
+class Caller:
+    """Who sends a request, and by which credential: the bearer token or the browser's cookie."""
 
-    Only the web form routes read the cookie; the REST routes take the bearer token alone, so
-    a page's cookie never authenticates an API call.
+    player: Player
+    by_cookie: bool
+
+
+def credential_token(connection: HTTPConnection) -> tuple[str | None, bool]:
+    """Return the token a request is authenticated by and whether it is the cookie's.
+
+    The `Authorization: Bearer` header first: a request sending one is never read by its
+    cookie. (None, False) for a request sending neither.
     """
-    token = request.cookies.get(GUEST_COOKIE)
+    scheme, _, value = connection.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value:
+        return value, False
+    cookie = connection.cookies.get(GUEST_COOKIE)
+    return (cookie, True) if cookie else (None, False)
+
+
+async def resolve_caller(
+    connection: HTTPConnection,
+    players: PlayerRegistry,
+    credentials: HTTPAuthorizationCredentials | None,
+) -> Caller | None:
+    """Return who sends the request: the player of its bearer token, else of its cookie.
+
+    A wrong bearer token is 401; a stale cookie is no credential (None). A request the cookie
+    authenticates with a method that changes something must come from this server's pages:
+    another site's `Origin` is refused (FORBIDDEN), as every form of the pages is. A bearer
+    token needs no Origin: no other site's page can send one.
+    """
+    if credentials is not None:
+        player = await players.by_token_hash(hash_token(credentials.credentials))
+        if player is None:
+            raise MatchError(ErrorCode.UNAUTHORIZED, "the bearer token is not a player's token")
+        return Caller(player, by_cookie=False)
+    token = connection.cookies.get(GUEST_COOKIE)
     if not token:
         return None
-    return await players.by_token_hash(hash_token(token))
+    if connection.scope.get("method", "GET") not in SAFE_METHODS:
+        check_origin(connection)
+    player = await players.by_token_hash(hash_token(token))
+    return None if player is None else Caller(player, by_cookie=True)
 
 
-async def current_guest(player: Annotated[Player | None, Depends(optional_guest)]) -> Player:
-    """Return the player of the guest cookie; 401 UNAUTHORIZED without a valid one."""
-    if player is None:
-        raise MatchError(
-            ErrorCode.UNAUTHORIZED,
-            "no guest player in this browser: get one with POST /web/guest (the tournaments page)",
-        )
-    return player
+async def optional_caller(
+    connection: HTTPConnection, players: PlayersDep, credentials: OptionalCredentials
+) -> Caller | None:
+    """Return who sends the request, None when no credential is sent (`resolve_caller`)."""
+    return await resolve_caller(connection, players, credentials)
 
 
-GuestDep = Annotated[Player, Depends(current_guest)]
-OptionalGuestDep = Annotated[Player | None, Depends(optional_guest)]
+async def current_caller(
+    connection: HTTPConnection, players: PlayersDep, credentials: Credentials
+) -> Caller:
+    """Return who sends the request (`resolve_caller`); 401 UNAUTHORIZED without a token or a
+    signed-in browser."""
+    caller = await resolve_caller(connection, players, credentials)
+    if caller is None:
+        raise missing_credential()
+    return caller
+
+
+def missing_credential() -> MatchError:
+    """Return the refusal of a request that needs a player and names none (401)."""
+    return MatchError(
+        ErrorCode.UNAUTHORIZED,
+        "missing token: send the header `Authorization: Bearer TOKEN` (from POST /players)",
+    )
+
+
+async def optional_player(
+    caller: Annotated[Caller | None, Depends(optional_caller)],
+) -> Player | None:
+    """Return the player of the bearer token or the cookie, None without one; 401 for a wrong
+    token."""
+    return None if caller is None else caller.player
+
+
+async def current_player(caller: Annotated[Caller, Depends(current_caller)]) -> Player:
+    """Return the player of the bearer token or the cookie; 401 UNAUTHORIZED without one."""
+    return caller.player
+
+
+async def page_viewer(
+    connection: HTTPConnection, players: PlayersDep, credentials: OptionalCredentials
+) -> Player | None:
+    """Return who reads a public page or answer, None when no credential names a player.
+
+    The same credentials as `optional_caller`; a wrong token makes a reader anonymous rather
+    than refused, since what they read is public.
+    """
+    try:
+        caller = await resolve_caller(connection, players, credentials)
+    except ProtocolError:
+        return None
+    return None if caller is None else caller.player
+
+
+async def request_viewer(request: Request) -> Player | None:
+    """Return who reads a page, as `page_viewer` does, for code outside a dependency (a
+    route class answering a refusal with a page)."""
+    return await page_viewer(request, await get_players(request), await _bearer(request))
+
+
+CallerDep = Annotated[Caller, Depends(current_caller)]
+PlayerDep = Annotated[Player, Depends(current_player)]
+OptionalPlayerDep = Annotated[Player | None, Depends(optional_player)]
+ViewerDep = Annotated[Player | None, Depends(page_viewer)]
 
 
 def rate_limiter(connection: HTTPConnection) -> RateLimiter:
@@ -212,8 +288,18 @@ async def get_rate_limiter(connection: HTTPConnection) -> RateLimiter:
 RateLimiterDep = Annotated[RateLimiter, Depends(get_rate_limiter)]
 
 
-def _token_key(credentials: Credentials) -> str | None:
-    return None if credentials is None else hash_token(credentials.credentials)
+def _token_key(connection: HTTPConnection) -> str | None:
+    """Return the key a request's credential is counted under: its token's hash (the bearer
+    token's, else the cookie's), None without one.
+
+    A cookie's request from another site's page is refused (FORBIDDEN) before it is counted.
+    """
+    token, by_cookie = credential_token(connection)
+    if token is None:
+        return None
+    if by_cookie and connection.scope.get("method", "GET") not in SAFE_METHODS:
+        check_origin(connection)
+    return hash_token(token)
 
 
 def _address(connection: HTTPConnection) -> str:
@@ -233,34 +319,14 @@ async def limit_registration(request: Request, limiter: RateLimiterDep) -> None:
     await limiter.check(Action.REGISTER, _address(request), None)
 
 
-async def limit_match_creation(
-    request: Request, limiter: RateLimiterDep, credentials: Credentials
-) -> None:
-    """Count a match creation against its token and its address."""
-    await limiter.check(Action.CREATE_MATCH, _address(request), _token_key(credentials))
+async def limit_match_creation(request: Request, limiter: RateLimiterDep) -> None:
+    """Count a match creation against its credential's token and its address."""
+    await limiter.check(Action.CREATE_MATCH, _address(request), _token_key(request))
 
 
-async def limit_tournament_creation(
-    request: Request, limiter: RateLimiterDep, credentials: Credentials
-) -> None:
-    """Count a tournament creation against its token and its address."""
-    await limiter.check(Action.CREATE_TOURNAMENT, _address(request), _token_key(credentials))
-
-
-async def limit_web_tournament_creation(request: Request, limiter: RateLimiterDep) -> None:
-    """Count a tournament created from the web form against its guest and its address, in the
-    same counts as `POST /tournaments` (a guest's token is a token like any other)."""
-    token = request.cookies.get(GUEST_COOKIE)
-    key = hash_token(token) if token else None
-    await limiter.check(Action.CREATE_TOURNAMENT, _address(request), key)
-
-
-async def limit_web_match_creation(request: Request, limiter: RateLimiterDep) -> None:
-    """Count a match created from the lobby's form against its guest (when the browser has
-    one) and its address, in the same counts as `POST /matches`."""
-    token = request.cookies.get(GUEST_COOKIE)
-    key = hash_token(token) if token else None
-    await limiter.check(Action.CREATE_MATCH, _address(request), key)
+async def limit_tournament_creation(request: Request, limiter: RateLimiterDep) -> None:
+    """Count a tournament creation against its credential's token and its address."""
+    await limiter.check(Action.CREATE_TOURNAMENT, _address(request), _token_key(request))
 
 
 async def count_guest_registration(request: Request) -> None:
@@ -269,17 +335,10 @@ async def count_guest_registration(request: Request) -> None:
     await rate_limiter(request).check(Action.REGISTER, _address(request), None)
 
 
-async def limit_upload(request: Request, limiter: RateLimiterDep, credentials: Credentials) -> None:
-    """Count a grader upload against its token (when one is sent) and its address."""
-    await limiter.check(Action.UPLOAD, _address(request), _token_key(credentials))
-
-
-async def limit_web_upload(request: Request, limiter: RateLimiterDep) -> None:
-    """Count an upload from the grader page's form against its guest and its address, in the
-    same counts as `POST /grader/jobs`."""
-    token = request.cookies.get(GUEST_COOKIE)
-    key = hash_token(token) if token else None
-    await limiter.check(Action.UPLOAD, _address(request), key)
+async def limit_upload(request: Request, limiter: RateLimiterDep) -> None:
+    """Count a grader upload against its credential's token (when one is sent) and its
+    address."""
+    await limiter.check(Action.UPLOAD, _address(request), _token_key(request))
 
 
 async def limit_trace(request: Request, limiter: RateLimiterDep) -> None:

@@ -34,6 +34,12 @@ UNAUTHORIZED = "UNAUTHORIZED: the bearer token is missing (where one is required
 RATE_LIMITED = "RATE_LIMITED: too many requests; slow down and retry later."
 
 GAME_BODIES = ("MatchCreate", "TournamentCreate")
+
+BEARER = "HTTPBearer"
+"""The bearer token's security scheme."""
+OPTIONAL_BEARER = "HTTPBearerOptional"
+"""The scheme server.deps declares the token of a route that works without one under; the
+document lists it as the bearer token, optional (`[{"HTTPBearer": []}, {}]`)."""
 """The request bodies whose `game` names a registered game."""
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -51,11 +57,24 @@ def complete_openapi(
     for name, schema in schemas.items():
         if name.split("-")[0] in GAME_BODIES and "game" in schema.get("properties", {}):
             schema["properties"]["game"]["enum"] = game_names()
+    schemes: dict[str, Any] = document["components"].get("securitySchemes", {})
+    schemes.pop(OPTIONAL_BEARER, None)
     for path, item in document.get("paths", {}).items():
         for method, operation in item.items():
             if method in HTTP_METHODS:
+                _optional_token(operation)
                 _complete_operation(operation, (method.upper(), path) in body_limit_exempt)
     return document
+
+
+def _optional_token(operation: dict[str, Any]) -> None:
+    """List the bearer token of an operation that works without one as optional: the
+    requirement `{}` beside it (a route that needs a player names the token alone)."""
+    requirements: list[dict[str, Any]] = operation.get("security", [])
+    if not any(OPTIONAL_BEARER in requirement for requirement in requirements):
+        return
+    needed = [r for r in requirements if OPTIONAL_BEARER not in r]
+    operation["security"] = needed or [{BEARER: []}, {}]
 
 
 def _complete_operation(operation: dict[str, Any], exempt: bool) -> None:

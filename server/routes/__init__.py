@@ -178,8 +178,6 @@ def install(app: FastAPI) -> None:
     app.include_router(web_grader.router)
     app.include_router(web_play.router)
     app.include_router(explore.router)
-    # The course pages before the course REST routes: a page at a REST resource's URL answers
-    # browsers only, and every other client falls through to the REST route.
     app.include_router(web_courses.router)
     app.include_router(grader.router)
     app.include_router(courses.router)

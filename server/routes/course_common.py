@@ -1,6 +1,6 @@
-"""What the course REST routes (server.routes.courses) and the course pages
-(server.routes.web_courses) share: their path parameters, and the downloads both answer, a
-submission's files and a gradebook's CSV, each one service call and one response."""
+"""What the course routes (server.routes.courses) and the course pages' forms
+(server.routes.web_courses) share: their path parameters, and the downloads, a submission's
+files and a gradebook's CSV, each one service call and one response kept nowhere."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ RegradeIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
 SubmissionPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
 """The ids in a course route's path, bounded to what the database holds (422 past them)."""
 
-NO_HEADERS: Mapping[str, str] = MappingProxyType({})
-"""A download's headers besides its own: none."""
+NO_STORE: Mapping[str, str] = MappingProxyType({"Cache-Control": "no-store"})
+"""For pages and files that only their reader may see (or links shown once): kept nowhere."""
 
 
 async def submission_files_response(
@@ -29,15 +29,13 @@ async def submission_files_response(
     player: Player,
     course_id: int,
     submission_id: str,
-    headers: Mapping[str, str] = NO_HEADERS,
 ) -> Response:
-    """Return a submission's files as a zip download, with `headers` besides (the REST route
-    and the pages' link answer the same zip)."""
+    """Return a submission's files as a zip download, kept nowhere."""
     files = await courses.files(player, course_id, submission_id)
     return Response(
         files.data,
         media_type="application/zip",
-        headers={"Content-Disposition": f'attachment; filename="{files.filename}"', **headers},
+        headers={"Content-Disposition": f'attachment; filename="{files.filename}"', **NO_STORE},
     )
 
 
@@ -46,14 +44,12 @@ async def gradebook_csv_response(
     player: Player,
     course_id: int,
     assignment_id: int,
-    headers: Mapping[str, str] = NO_HEADERS,
 ) -> Response:
-    """Return an assignment's gradebook as a CSV download, with `headers` besides (the REST
-    route and the pages' link answer the same file)."""
+    """Return an assignment's gradebook as a CSV download, kept nowhere."""
     text = await courses.gradebook_csv(player, course_id, assignment_id)
     disposition = f'attachment; filename="gradebook-{course_id}-{assignment_id}.csv"'
     return Response(
         text,
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": disposition, **headers},
+        headers={"Content-Disposition": disposition, **NO_STORE},
     )

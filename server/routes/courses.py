@@ -1,8 +1,11 @@
 """Courses over REST: courses, rosters and invite links, assignments and their suites, course
 submissions, gradebooks and regrades (docs/PROTOCOL.md, "Courses").
 
-Every route takes a bearer token (a player's, or a course member's invite token) and hands the
-player to `CourseService`, which decides every policy; a route only moves bytes. The roster
+Every route takes a bearer token (a player's, or a course member's invite token) or the
+browser's cookie holding one (server.deps, `optional_caller`) and hands the player to
+`CourseService`, which decides every policy; a route only moves bytes. The courses, a course,
+an assignment and a submission answer a browser with their pages (`wants_html`,
+server.routes.web_courses.pages). The roster
 import reads its body under its own limit (`course_max_roster_bytes`, a CSV or JSON rows) and
 the submission's upload under the grader's (`UploadLimitRoute`), so both are exempt from the
 general body limit (server.app).
@@ -39,7 +42,17 @@ from protocol.courses import (
 )
 from protocol.errors import ErrorCode, ProtocolError, ScalarValue
 from protocol.messages import ErrorResponse
-from server.deps import ClientAddressDep, CoursesDep, PlayerDep, SettingsDep
+from server.db.models import Player
+from server.deps import (
+    ClientAddressDep,
+    CoursesDep,
+    GradingDep,
+    OptionalPlayerDep,
+    PagesDep,
+    PlayerDep,
+    SettingsDep,
+    missing_credential,
+)
 from server.routes.course_common import (
     AssignmentIdPath,
     CourseIdPath,
@@ -50,6 +63,13 @@ from server.routes.course_common import (
     submission_files_response,
 )
 from server.routes.uploads import UploadLimitRoute, read_uploads
+from server.routes.web_courses.pages import (
+    assignment_page,
+    course_page,
+    courses_page,
+    submission_page,
+)
+from server.web.pages import wants_html
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 409, 413, 422, 429, 503)
@@ -79,16 +99,40 @@ async def create_course(
     return await courses.create_course(player, body, str(request.base_url))
 
 
-@router.get("")
-async def list_courses(courses: CoursesDep, player: PlayerDep) -> CourseList:
-    """List your courses, with your role in each."""
-    return await courses.list_courses(player)
+HTML_PAGE: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/html": {"schema": {"type": "string"}}}}
+}
+"""A route whose resource a browser gets as its page."""
 
 
-@router.get("/{course_id}")
-async def get_course(course_id: CourseIdPath, courses: CoursesDep, player: PlayerDep) -> Course:
-    """Return a course of yours."""
-    return await courses.course(player, course_id)
+def _signed_in(viewer: Player | None) -> Player:
+    if viewer is None:
+        raise missing_credential()
+    return viewer
+
+
+@router.get("", response_model=CourseList, responses=HTML_PAGE)
+async def list_courses(
+    request: Request, courses: CoursesDep, pages: PagesDep, viewer: OptionalPlayerDep
+) -> CourseList | HTMLResponse:
+    """List your courses, with your role in each; a browser gets the courses page."""
+    if wants_html(request):
+        return await courses_page(request, courses, pages, viewer)
+    return await courses.list_courses(_signed_in(viewer))
+
+
+@router.get("/{course_id}", response_model=Course, responses=HTML_PAGE)
+async def get_course(
+    request: Request,
+    course_id: CourseIdPath,
+    courses: CoursesDep,
+    pages: PagesDep,
+    viewer: OptionalPlayerDep,
+) -> Course | HTMLResponse:
+    """Return a course of yours; a browser gets its page (its assignments, the staff's links)."""
+    if wants_html(request):
+        return await course_page(request, courses, pages, viewer, course_id)
+    return await courses.course(_signed_in(viewer), course_id)
 
 
 @router.get("/{course_id}/assignments")
@@ -108,15 +152,26 @@ async def create_assignment(
     return await courses.create_assignment(player, course_id, body)
 
 
-@router.get("/{course_id}/assignments/{assignment_id}")
+@router.get(
+    "/{course_id}/assignments/{assignment_id}", response_model=Assignment, responses=HTML_PAGE
+)
 async def get_assignment(
+    request: Request,
     course_id: CourseIdPath,
     assignment_id: AssignmentIdPath,
     courses: CoursesDep,
-    player: PlayerDep,
-) -> Assignment:
-    """Return an assignment (to a student once released)."""
-    return await courses.assignment(player, course_id, assignment_id)
+    grading: GradingDep,
+    pages: PagesDep,
+    viewer: OptionalPlayerDep,
+) -> Assignment | HTMLResponse:
+    """Return an assignment (to a student once released). A browser gets its page: for a
+    student the submission form and their own submissions, followed live; for staff the
+    gradebook, regrade all and the CSV export besides."""
+    if wants_html(request):
+        return await assignment_page(
+            request, pages, courses, grading, viewer, course_id, assignment_id
+        )
+    return await courses.assignment(_signed_in(viewer), course_id, assignment_id)
 
 
 @router.patch("/{course_id}/assignments/{assignment_id}")
@@ -244,12 +299,24 @@ async def list_submissions(
     return await courses.submissions(player, course_id, assignment_id, member)
 
 
-@router.get("/{course_id}/submissions/{submission_id}")
+@router.get(
+    "/{course_id}/submissions/{submission_id}", response_model=Submission, responses=HTML_PAGE
+)
 async def get_submission(
-    course_id: CourseIdPath, submission_id: SubmissionPath, courses: CoursesDep, player: PlayerDep
-) -> Submission:
-    """Return a submission (its submitter or staff): status, queue position, scores."""
-    return await courses.submission(player, course_id, submission_id)
+    request: Request,
+    course_id: CourseIdPath,
+    submission_id: SubmissionPath,
+    courses: CoursesDep,
+    pages: PagesDep,
+    viewer: OptionalPlayerDep,
+) -> Submission | HTMLResponse:
+    """Return a submission (its submitter or staff): status, queue position, scores. A
+    browser gets its page: the status followed live (its script reads this JSON), then the
+    report as the reader may see it (a student before the due date: filtered by the
+    assignment)."""
+    if wants_html(request):
+        return await submission_page(request, courses, pages, viewer, course_id, submission_id)
+    return await courses.submission(_signed_in(viewer), course_id, submission_id)
 
 
 @router.get("/{course_id}/submissions/{submission_id}/results")

@@ -13,7 +13,6 @@ from server.db.models import Player
 from server.deps import (
     ClientAddressDep,
     GradingDep,
-    OptionalGuestDep,
     OptionalPlayerDep,
     PagesDep,
     SettingsDep,
@@ -106,16 +105,16 @@ async def get_job(
     job_id: JobPath,
     grading: GradingDep,
     viewer: OptionalPlayerDep,
-    guest: OptionalGuestDep,
     pages: PagesDep,
 ) -> GradingJob | HTMLResponse:
     """Return a job: its status, queue position, and score once graded (to its uploader).
 
-    A browser gets the job's page instead, to its uploader's token or guest cookie: the status
-    kept up to date while it waits, then the report (a 403 or 404 page to anyone else).
+    A browser gets the job's page instead, to its uploader's token or cookie: the status kept
+    up to date while it waits (its script reads this route's JSON), then the report (a 403 or
+    404 page to anyone else).
     """
     if wants_html(request):
-        return await job_page(request, pages, grading, job_id, viewer or guest)
+        return await job_page(request, pages, grading, job_id, viewer)
     return await grading.job(job_id, _id(viewer))
 
 
@@ -133,7 +132,6 @@ async def get_report(
     job_id: JobPath,
     grading: GradingDep,
     viewer: OptionalPlayerDep,
-    guest: OptionalGuestDep,
     pages: PagesDep,
 ) -> Response:
     """Return a graded job's report as an HTML page (to its uploader's token or guest cookie).
@@ -142,9 +140,8 @@ async def get_report(
     first) is shown the refusals as pages too, and sent to the job's page (303) while the job
     is not finished; a program gets them as JSON errors.
     """
-    reader = viewer or guest
     try:
-        report = await grading.report(job_id, _id(reader))
+        report = await grading.report(job_id, _id(viewer))
     except ProtocolError as error:
         if not wants_html(request):
             raise

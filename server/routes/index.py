@@ -13,13 +13,13 @@ from games import game_names
 from protocol import PROTOCOL_VERSION, json_schema
 from server.deps import (
     EngineDep,
-    OptionalGuestDep,
     PagesDep,
     QueriesDep,
     RatingsDep,
     ServiceDep,
     SettingsDep,
     TournamentsDep,
+    ViewerDep,
 )
 from server.routes.web_play import lobby_play_context
 from server.web.pages import wants_html
@@ -76,7 +76,7 @@ async def index(
     ratings: RatingsDep,
     service: ServiceDep,
     settings: SettingsDep,
-    guest: OptionalGuestDep,
+    guest: ViewerDep,
 ) -> Response:
     """Describe the server: its versions and where everything is; a browser gets the lobby."""
     version = request.app.version

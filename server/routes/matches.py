@@ -23,7 +23,7 @@ from protocol.messages import (
     PlayerName,
 )
 from server.deps import (
-    OptionalGuestDep,
+    CallerDep,
     OptionalPlayerDep,
     PagesDep,
     PlayerDep,
@@ -89,12 +89,11 @@ async def get_match(
     queries: QueriesDep,
     pages: PagesDep,
     viewer: OptionalPlayerDep,
-    guest: OptionalGuestDep,
 ) -> MatchState | Response:
     """Return the full state of a match (no token needed; with one, `your_seat` is set).
 
     A browser (asking for HTML before JSON) gets the match's web page instead: in play mode
-    when the browser's guest (its cookie, read for the page only) holds a seat.
+    when the browser's player (its cookie) holds a seat.
     """
     if not wants_html(request):
         return await service.state(match_id, viewer)
@@ -108,7 +107,7 @@ async def get_match(
             "not_found.html", {**context, "section": None, "what": f"match {match_id}"}, 404
         )
     searches = search_view(shown.record.moves)
-    you = viewer_of(shown.state, None if guest is None else guest.name)
+    you = viewer_of(shown.state, None if viewer is None else viewer.name)
     return pages.render(
         "match.html",
         {**context, "section": None, "page": shown, "searches": searches, "you": you},
@@ -125,10 +124,16 @@ async def join_match(
 
 @router.post("/{match_id}/moves")
 async def play_move(
-    match_id: MatchPath, body: MoveRequest, service: ServiceDep, player: PlayerDep
+    match_id: MatchPath, body: MoveRequest, service: ServiceDep, caller: CallerDep
 ) -> MoveMade:
-    """Play a move; a refused move leaves the match unchanged and lists the legal moves."""
-    return await service.move(match_id, player, body.move, body.expected_seq, body.search)
+    """Play a move; a refused move leaves the match unchanged and lists the legal moves.
+
+    A bot's refused move (by its token) counts toward the forfeit; a person's, typed on the
+    match page (by the browser's cookie), is only explained.
+    """
+    if caller.by_cookie:
+        return await service.move_by_hand(match_id, caller.player, body.move, body.expected_seq)
+    return await service.move(match_id, caller.player, body.move, body.expected_seq, body.search)
 
 
 @router.post("/{match_id}/accept")

@@ -20,10 +20,10 @@ from protocol.messages import (
     TournamentState,
 )
 from server.deps import (
-    OptionalGuestDep,
     PagesDep,
     PlayerDep,
     TournamentsDep,
+    ViewerDep,
     limit_tournament_creation,
 )
 from server.limits.rates import RATE_LIMITED_RESPONSE
@@ -62,7 +62,7 @@ async def list_tournaments(
     request: Request,
     tournaments: TournamentsDep,
     pages: PagesDep,
-    guest: OptionalGuestDep,
+    guest: ViewerDep,
     limit: PageLimit = 50,
     offset: PageOffset = 0,
 ) -> TournamentList | HTMLResponse:

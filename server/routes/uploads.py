@@ -16,7 +16,7 @@ from starlette.datastructures import UploadFile
 from starlette.types import Message, Receive
 
 from protocol.errors import ErrorCode, ProtocolError
-from server.deps import app_settings
+from server.deps import GUEST_COOKIE, app_settings
 from server.grading import Upload
 
 _MULTIPART_OVERHEAD = 64 * 1024
@@ -54,7 +54,8 @@ class UploadLimitRoute(APIRoute):
     client declared a Content-Length: a body that passes it is refused at once with
     SUBMISSION_TOO_LARGE (see `refuse`), and what is left of it is never stored (the server
     discards it). With `requires_token`, a POST without an `Authorization` header is refused
-    (UNAUTHORIZED) before a byte of its body is read, unless `grader_allow_anonymous`.
+    (UNAUTHORIZED) before a byte of its body is read, unless `grader_allow_anonymous` (a
+    browser's cookie is a credential as the token is).
     """
 
     requires_token: ClassVar[bool] = True
@@ -73,6 +74,7 @@ class UploadLimitRoute(APIRoute):
                 and request.method == "POST"
                 and not settings.grader.allow_anonymous
                 and "authorization" not in request.headers
+                and GUEST_COOKIE not in request.cookies
             ):
                 raise anonymous_upload()  # before reading a byte of the body
             allowed = settings.grader.max_upload_bytes

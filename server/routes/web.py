@@ -6,7 +6,7 @@ cookie the page's scripts cannot read (HttpOnly) and that no other site's page c
 (SameSite=Strict; `POST`s with another site's `Origin` are refused besides). The forms post to
 routes here, which call the same services as REST (the policies stay in the services) and
 answer with a redirect to the page to show next (303), or the form again with what was wrong.
-Only these routes read the cookie: REST keeps the bearer token alone.
+Every route takes the cookie as it takes a bearer token (server.deps, `optional_caller`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -31,17 +30,18 @@ from server.auth import new_token
 from server.db.models import Player
 from server.deps import (
     GUEST_COOKIE,
-    OptionalGuestDep,
+    OptionalPlayerDep,
     PagesDep,
     PlayersDep,
     TournamentsDep,
     count_guest_registration,
     limit_registration,
-    limit_web_tournament_creation,
+    limit_tournament_creation,
 )
 from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.players import PlayerRegistry
 from server.web.pages import Pages
+from server.web.security import check_origin
 
 router = APIRouter(prefix="/web", tags=["web pages"])
 
@@ -98,15 +98,6 @@ def tournaments_page(
         },
         status_code=422 if errors else 200,
     )
-
-
-def check_origin(request: Request) -> None:
-    """Refuse a form posted from another site's page (FORBIDDEN), as SameSite does the cookie."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return
-    if urlsplit(origin).netloc != request.headers.get("host", ""):
-        raise ProtocolError(ErrorCode.FORBIDDEN, "a form of this server must be sent from it")
 
 
 @router.post(
@@ -367,11 +358,11 @@ def _form_body(form: dict[str, str]) -> TournamentCreate:
             "content": {"text/html": {"schema": {"type": "string"}}},
         },
     },
-    dependencies=[Depends(check_origin), Depends(limit_web_tournament_creation)],
+    dependencies=[Depends(check_origin), Depends(limit_tournament_creation)],
 )
 async def create_tournament_from_form(
     request: Request,
-    guest: OptionalGuestDep,
+    guest: OptionalPlayerDep,
     players: PlayersDep,
     tournaments: TournamentsDep,
     pages: PagesDep,

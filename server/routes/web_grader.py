@@ -5,8 +5,8 @@ form posts to `POST /web/grader/jobs` with the browser's guest cookie (one is ma
 without it, counted as a registration), through the same upload service, size limit, queue
 limit and rate limits as `POST /grader/jobs`; it answers 303 to the job's page, or the form again
 with what was wrong (422). The job's page is `GET /grader/jobs/{id}` asked for by a browser
-(server.routes.grader): its script follows the status at `GET /web/grader/jobs/{id}` (JSON, by
-the cookie) while the tab is shown, and the finished page shows the report, which is also a page
+(server.routes.grader): its script follows the status at the same URL (JSON, by the cookie)
+while the tab is shown, and the finished page shows the report, which is also a page
 of its own at `/grader/jobs/{id}/report.html`. A job is shown to its uploader only: the token or
 the guest cookie that uploaded it.
 """
@@ -25,26 +25,26 @@ from autograder.html import report_body
 from autograder.results import GradeReport
 from protocol import PROTOCOL_VERSION
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import ErrorResponse, GradingJob, GradingProfiles
+from protocol.messages import GradingProfiles
 from server.db.models import Player
 from server.deps import (
     ClientAddressDep,
     GradingDep,
-    GuestDep,
-    OptionalGuestDep,
+    OptionalPlayerDep,
     PagesDep,
     PlayersDep,
     SettingsDep,
+    ViewerDep,
     get_grading,
     get_pages,
-    get_players,
-    limit_web_upload,
-    optional_guest,
+    limit_upload,
+    request_viewer,
 )
 from server.grading import GradingService
 from server.routes.uploads import UploadLimitRoute, read_uploads
-from server.routes.web import check_origin, guest_or_new, set_guest_cookie
+from server.routes.web import guest_or_new, set_guest_cookie
 from server.web.pages import Pages, wants_html
+from server.web.security import check_origin
 
 
 class FormUploadRoute(UploadLimitRoute):
@@ -54,7 +54,7 @@ class FormUploadRoute(UploadLimitRoute):
     requires_token = False
 
     async def refuse(self, request: Request, error: ProtocolError) -> Response:
-        guest = await optional_guest(request, await get_players(request))
+        guest = await request_viewer(request)
         pages, grading = await get_pages(request), await get_grading(request)
         return grader_page(request, pages, grading, guest, error.message, _chosen_profile(request))
 
@@ -154,7 +154,7 @@ def refused_page(request: Request, pages: Pages, job_id: str, error: ProtocolErr
     responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}},
 )
 async def show_grader(
-    request: Request, grading: GradingDep, pages: PagesDep, guest: OptionalGuestDep
+    request: Request, grading: GradingDep, pages: PagesDep, guest: ViewerDep
 ) -> GradingProfiles | HTMLResponse:
     """Return the profiles (as `GET /grader/profiles`); a browser gets the grader page: the
     profiles, the limits and the upload form."""
@@ -167,7 +167,7 @@ async def show_grader(
     "/web/grader/jobs",
     status_code=status.HTTP_303_SEE_OTHER,
     response_class=RedirectResponse,
-    dependencies=[Depends(check_origin), Depends(limit_web_upload)],
+    dependencies=[Depends(check_origin), Depends(limit_upload)],
     # A browser's form, answering its refusals with the page (HTML), not an API: the OpenAPI
     # document (whose every error is an ErrorResponse) leaves it out; docs/WEB.md describes it.
     include_in_schema=False,
@@ -178,7 +178,7 @@ async def upload_from_form(
     settings: SettingsDep,
     players: PlayersDep,
     pages: PagesDep,
-    guest: OptionalGuestDep,
+    guest: OptionalPlayerDep,
     address: ClientAddressDep,
 ) -> Response:
     """Upload a submission from the grader page's form (multipart: `profile`, `files`) as the
@@ -210,13 +210,3 @@ async def upload_from_form(
     if token is not None:
         set_guest_cookie(response, request, token)
     return response
-
-
-@router.get(
-    "/web/grader/jobs/{job_id}",
-    responses={code: {"model": ErrorResponse} for code in (401, 403, 404)},
-)
-async def job_status(job_id: JobPath, grading: GradingDep, guest: GuestDep) -> GradingJob:
-    """Return a job's status to the guest who uploaded it from the page (the page's script
-    follows it with this until the job is finished)."""
-    return await grading.job(job_id, guest.id)

@@ -1,17 +1,14 @@
-"""Playing in the browser: the browser's guest plays a house bot, answers challenges, joins open
-seats, and plays its moves, all through the guest cookie.
+"""Playing in the browser: the forms by which the browser's guest plays a house bot, answers
+challenges, joins open seats and asks for a rematch.
 
-The routes mirror REST's and call the same match service (its policies: who may sit, move or
-act) under the same rate limits; only the credential differs: the guest cookie (HttpOnly,
-SameSite=Strict, see server.routes.web), and a request with another site's `Origin` is
-refused. Two kinds of answer:
-
-- the forms (`POST /web/play`, `/web/matches/{id}/join`, `/accept`, `/decline`, `/rematch`)
-  answer with a redirect to the page to show next (303), or a page saying what was wrong (the
-  play form again, 422; a refused join, answer or rematch, with the refusal's status);
-- the page's script (`static/play.js`) posts moves and actions as JSON and gets REST's own
-  answers: `move_made` or `match_state`, or the `ErrorResponse` of a refusal (4xx), which the
-  page shows beside the board.
+The forms call the same match service as REST (its policies: who may sit, move or act) under
+the same rate limits, by the browser's cookie (HttpOnly, SameSite=Strict, see
+server.routes.web), and a request with another site's `Origin` is refused. The forms (`POST
+/web/play`, `/web/matches/{id}/join`, `/accept`, `/decline`, `/rematch`) answer with a
+redirect to the page to show next (303), or a page saying what was wrong (the play form again,
+422; a refused join, answer or rematch, with the refusal's status). The page's script
+(`static/play.js`) posts moves and actions as JSON to the REST routes themselves
+(`/matches/{id}/moves`, ...), by the same cookie (server.routes.matches).
 
 A browser without a guest that posts the play form or joins a seat gets a guest made for it
 (counted as a registration, like `POST /web/guest`); answering a challenge and playing take
@@ -29,22 +26,21 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from games import game_names
 from protocol import PROTOCOL_VERSION
 from protocol.errors import HTTP_STATUS, ProtocolError
-from protocol.messages import ErrorResponse, MatchState, MoveMade, MoveRequest
+from protocol.messages import ErrorResponse
 from server.db.models import Player
 from server.deps import (
-    GuestDep,
-    OptionalGuestDep,
+    OptionalPlayerDep,
     PagesDep,
+    PlayerDep,
     PlayersDep,
     ServiceDep,
     SettingsDep,
-    limit_web_match_creation,
+    limit_match_creation,
 )
 from server.limits.rates import RATE_LIMITED_RESPONSE
-from server.matches.commands import Action
 from server.matches.service import MatchService
 from server.routes.matches import MatchPath
-from server.routes.web import check_origin, guest_or_new, set_guest_cookie
+from server.routes.web import guest_or_new, set_guest_cookie
 from server.settings import Settings
 from server.web.pages import Pages
 from server.web.play import (
@@ -54,6 +50,7 @@ from server.web.play import (
     house_bot_choices,
     read_play_form,
 )
+from server.web.security import check_origin
 
 router = APIRouter(prefix="/web", tags=["web pages"], dependencies=[Depends(check_origin)])
 """Every route here refuses a request sent from another site's page (FORBIDDEN)."""
@@ -183,12 +180,12 @@ def _play_form_again(
         **ERRORS,
         422: {**HTML_ANSWER, "description": "The play form again (HTML), saying what was wrong"},
     },
-    dependencies=[Depends(limit_web_match_creation)],
+    dependencies=[Depends(limit_match_creation)],
     openapi_extra=PLAY_FORM,
 )
 async def play_house_bot(
     request: Request,
-    guest: OptionalGuestDep,
+    guest: OptionalPlayerDep,
     players: PlayersDep,
     service: ServiceDep,
     pages: PagesDep,
@@ -233,7 +230,7 @@ async def play_house_bot(
 async def join_from_page(
     match_id: MatchPath,
     request: Request,
-    guest: OptionalGuestDep,
+    guest: OptionalPlayerDep,
     players: PlayersDep,
     service: ServiceDep,
     pages: PagesDep,
@@ -269,7 +266,7 @@ async def join_from_page(
     },
 )
 async def accept_from_page(
-    match_id: MatchPath, request: Request, guest: GuestDep, service: ServiceDep, pages: PagesDep
+    match_id: MatchPath, request: Request, guest: PlayerDep, service: ServiceDep, pages: PagesDep
 ) -> Response:
     """Accept the challenge inviting the browser's guest to this match; go to its page."""
     try:
@@ -290,7 +287,7 @@ async def accept_from_page(
     },
 )
 async def decline_from_page(
-    match_id: MatchPath, request: Request, guest: GuestDep, service: ServiceDep, pages: PagesDep
+    match_id: MatchPath, request: Request, guest: PlayerDep, service: ServiceDep, pages: PagesDep
 ) -> Response:
     """Decline the challenge inviting the browser's guest to this match (it is aborted); back
     to the lobby."""
@@ -316,10 +313,10 @@ async def decline_from_page(
             "allowed, say): a page (HTML) saying why",
         },
     },
-    dependencies=[Depends(limit_web_match_creation)],
+    dependencies=[Depends(limit_match_creation)],
 )
 async def rematch_from_page(
-    match_id: MatchPath, request: Request, guest: GuestDep, service: ServiceDep, pages: PagesDep
+    match_id: MatchPath, request: Request, guest: PlayerDep, service: ServiceDep, pages: PagesDep
 ) -> Response:
     """Create the rematch of the guest's finished match: the same game and clocks, the colours
     swapped; a house bot plays again, a player is challenged (as `POST /matches` creates a
@@ -330,49 +327,3 @@ async def rematch_from_page(
     except ProtocolError as error:
         return _refused_page(pages, request, "The rematch", error, f"/matches/{match_id}")
     return RedirectResponse(f"/matches/{state.match_id}", status_code=status.HTTP_303_SEE_OTHER)
-
-
-@router.post("/matches/{match_id}/moves", responses=ERRORS)
-async def play_move_from_page(
-    match_id: MatchPath, body: MoveRequest, service: ServiceDep, guest: GuestDep
-) -> MoveMade:
-    """Play the guest's move (as `POST /matches/{id}/moves`): a refused move leaves the match
-    unchanged, its error names why and the legal moves, and it does not count toward the
-    forfeit (a person's typo)."""
-    return await service.move_by_hand(match_id, guest, body.move, body.expected_seq)
-
-
-@router.post("/matches/{match_id}/resign", responses=ERRORS)
-async def resign_from_page(match_id: MatchPath, service: ServiceDep, guest: GuestDep) -> MatchState:
-    """Resign the guest's match: the opponent wins."""
-    return await service.act(match_id, guest, Action.RESIGN)
-
-
-@router.post("/matches/{match_id}/offer-draw", responses=ERRORS)
-async def offer_draw_from_page(
-    match_id: MatchPath, service: ServiceDep, guest: GuestDep
-) -> MatchState:
-    """Offer a draw (accepts the opponent's standing offer, if any)."""
-    return await service.act(match_id, guest, Action.OFFER_DRAW)
-
-
-@router.post("/matches/{match_id}/accept-draw", responses=ERRORS)
-async def accept_draw_from_page(
-    match_id: MatchPath, service: ServiceDep, guest: GuestDep
-) -> MatchState:
-    """Accept the opponent's draw offer: the match is drawn."""
-    return await service.act(match_id, guest, Action.ACCEPT_DRAW)
-
-
-@router.post("/matches/{match_id}/decline-draw", responses=ERRORS)
-async def decline_draw_from_page(
-    match_id: MatchPath, service: ServiceDep, guest: GuestDep
-) -> MatchState:
-    """Decline the opponent's draw offer."""
-    return await service.act(match_id, guest, Action.DECLINE_DRAW)
-
-
-@router.post("/matches/{match_id}/abort", responses=ERRORS)
-async def abort_from_page(match_id: MatchPath, service: ServiceDep, guest: GuestDep) -> MatchState:
-    """Abort the guest's match before its first move; no one wins."""
-    return await service.act(match_id, guest, Action.ABORT)

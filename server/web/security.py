@@ -1,13 +1,37 @@
-"""`X-Content-Type-Options: nosniff` on every HTTP answer, as a pure ASGI middleware.
+"""What keeps a browser's requests honest: the Origin check of a request the cookie
+authenticates, and `X-Content-Type-Options: nosniff` on every HTTP answer.
 
-A browser then never guesses a type other than the one the server declares (a JSON answer or an
-uploaded file is never run as a script or shown as a page). The pages' own policy is set where
-they are rendered (server.web.pages).
+`check_origin` refuses a request sent from another site's page; `NoSniff` (a pure ASGI
+middleware) makes a browser never guess a type other than the one the server declares (a JSON
+answer or an uploaded file is never run as a script or shown as a page). The pages' own policy
+is set where they are rendered (server.web.pages).
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from protocol.errors import ErrorCode, ProtocolError
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""The methods that change nothing: a cookie authenticates them without an Origin check."""
+
+
+def check_origin(connection: HTTPConnection) -> None:
+    """Refuse a request sent from another site's page (FORBIDDEN), as SameSite does the cookie.
+
+    A request without an `Origin` header passes: the cookie itself is SameSite=Strict, so no
+    other site's page sends it.
+    """
+    origin = connection.headers.get("origin")
+    if origin is None:
+        return
+    if urlsplit(origin).netloc != connection.headers.get("host", ""):
+        raise ProtocolError(ErrorCode.FORBIDDEN, "a form of this server must be sent from it")
+
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 

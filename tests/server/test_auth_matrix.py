@@ -1,11 +1,15 @@
 """Who may do what, route by route: every route of the app x {no token, a malformed token,
-another player's token, the right token}.
+another player's token, the right token}, then the same by the browser's cookie.
 
 The routes are enumerated from the application's own route table, so a route added without a
 row here fails `test_every_route_has_a_row`. Each row prepares what its route acts on (a match,
 a challenge, a tournament) and says which player holds "the right token" and which one is
 "another player"; the four requests go in that order (the refused ones first, so a state change
-by the right token comes last) and each answer's status must be the row's.
+by the right token comes last) and each answer's status must be the row's. Then the row's
+route is prepared again and asked by the cookie holding each token: first the right player's
+from another site's page (`Origin`), refused 403 by every route that takes a credential when
+the method changes something, then another player's and the right player's from this site,
+answered as their tokens are (or as the row's `cookie` says).
 """
 
 from __future__ import annotations
@@ -20,17 +24,27 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from starlette.routing import Mount
 from websockets.exceptions import ConnectionClosed
 
 from server.app import create_app
+from server.deps import GUEST_COOKIE, current_caller, optional_caller
+from server.routes.web_courses.join import check_join_origin
 from server.settings import Settings
+from server.web.security import SAFE_METHODS, check_origin
 from tests.server.conftest import RunningServer
 from tests.server.courses.test_courses_auth import course_routes
 from tests.wsclient import connect
 
 CELLS = ("none", "malformed", "other", "right")
+COOKIE_CELLS = ("other", "right")
 MALFORMED = {"Authorization": "Bearer arena_not-a-real-token"}
+FOREIGN = {"Origin": "https://evil.example"}
+GUARDS = (optional_caller, current_caller, check_origin, check_join_origin)
+"""What refuses a request by the cookie from another site's page: the credential's dependency,
+or a form's own Origin check."""
 HELLO = json.dumps({"type": "hello", "protocol_version": "1.0"})
 _names = itertools.count()
 
@@ -53,6 +67,22 @@ def walk(routes: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
 
 def app_routes(app: FastAPI) -> set[tuple[str, str]]:
     return set(walk(app.routes))
+
+
+def _is_guarded(dependant: Dependant) -> bool:
+    return any(d.call in GUARDS or _is_guarded(d) for d in dependant.dependencies)
+
+
+def guarded_routes(routes: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Yield (METHOD, path) of every route that changes something and takes a credential or
+    checks the Origin: a request by the cookie from another site's page is refused there."""
+    for route in routes:
+        if hasattr(route, "original_router"):
+            included = getattr(route.include_context, "prefix", "") or ""
+            yield from guarded_routes(route.original_router.routes, prefix + included)
+        elif isinstance(route, APIRoute) and _is_guarded(route.dependant):
+            for method in sorted((route.methods or set()) - SAFE_METHODS):
+                yield method, prefix + route.path
 
 
 @dataclass
@@ -119,6 +149,11 @@ class Row:
     right: str = "owner"
     other: str = "other"
     query: dict[str, str] = field(default_factory=dict)
+    cookie: tuple[int | str, int | str] | None = None
+    """The statuses by another player's cookie and the right one's, when not their tokens'."""
+
+    def by_cookie(self) -> tuple[int | str, int | str]:
+        return self.cookie or (self.expected[2], self.expected[3])
 
 
 def fresh_player(_world: World) -> Any:
@@ -143,6 +178,7 @@ COURSE_IDS = {
 PUBLIC = (200, 200, 200, 200)
 PLAYER = (401, 401, 200, 200)
 OWN_MATCH = (401, 401, 403, 200)
+NO_COURSE = (401, 401, 404, 404)
 
 ROWS = [
     Row("GET", "/openapi.json", PUBLIC),
@@ -248,37 +284,44 @@ ROWS = [
         lambda w: {"tournament_id": w.tournament("player:invitee", "random")},
         right="invitee",
     ),
-    # The browser's routes: a guest for anyone; the tournament form reads the guest cookie
-    # alone and makes a guest for a browser without one once the form is read, so a bearer
-    # token changes nothing (this body is no form: 422; tests/server/web/test_web.py has the
-    # cookie).
+    # The browser's forms: a guest for anyone; the tournament form acts as its credential's
+    # player and makes a guest for a browser without one once the form is read (this body is
+    # no form: 422, a wrong token 401; tests/server/web/test_web.py has the form).
     Row("POST", "/web/guest", (303, 303, 303, 303)),
     Row("POST", "/web/guest/forget", (303, 303, 303, 303)),
-    Row("POST", "/web/tournaments", (422, 422, 422, 422)),
-    # Playing in the browser (tests/server/web/test_web_play.py has the cookie's own matrix): the
-    # play form and a join make a guest for a browser without one, so a bearer token changes
-    # nothing (the play form: this body is not a form, 422; the join: the first request's new
-    # guest takes the open seat); every other route needs the guest cookie.
-    Row("POST", "/web/play", (422, 422, 422, 422)),
+    Row("POST", "/web/tournaments", (422, 401, 422, 422)),
+    # Playing in the browser (tests/server/web/test_web_play.py has the guests' own matrix): the
+    # play form and a join make a guest for a request without a credential (the play form:
+    # this body is not a form, 422; the join: the first request's new guest takes the open
+    # seat); every other form acts as its credential's player, 401 without one.
+    Row("POST", "/web/play", (422, 401, 422, 422)),
     Row(
         "POST",
         "/web/matches/{match_id}/join",
-        (303, 409, 409, 409),
+        (303, 401, 409, 409),
         lambda w: {"match_id": w.match(seats=("owner", "open"))},
+        # By the cookie, another player takes the open seat first.
+        cookie=(303, 409),
     ),
     *(
-        Row("POST", f"/web/matches/{{match_id}}/{action}", (401, 401, 401, 401), prepare)
+        Row(
+            "POST",
+            f"/web/matches/{{match_id}}/{action}",
+            (401, 401, 403, 303),
+            prepare,
+            right="invitee",
+        )
         for action, prepare in (
             ("accept", lambda w: {"match_id": w.challenge()}),
             ("decline", lambda w: {"match_id": w.challenge()}),
-            ("moves", lambda w: {"match_id": w.match()}),
-            ("resign", lambda w: {"match_id": w.match()}),
-            ("offer-draw", lambda w: {"match_id": w.match()}),
-            ("accept-draw", drawn_offer),
-            ("decline-draw", drawn_offer),
-            ("abort", lambda w: {"match_id": w.match()}),
-            ("rematch", lambda w: {"match_id": w.match()}),
         )
+    ),
+    # A rematch follows a finished match only: the owner's is still being played.
+    Row(
+        "POST",
+        "/web/matches/{match_id}/rematch",
+        (401, 401, 403, 409),
+        lambda w: {"match_id": w.match()},
     ),
     # The search-tree explorer: public, its page and its JSON routes alike; a token (even a
     # malformed one) changes nothing.
@@ -294,13 +337,12 @@ ROWS = [
     # A profile's starter file, as a course hands it out: public like the profiles.
     Row("GET", "/grader/starters/{profile}", PUBLIC, lambda w: {"profile": "endgame"}),
     Row("GET", "/grader", PUBLIC),
-    # The grader page's form: no token asked (a guest is made for a browser without one), but
-    # a post without files is refused before that; a job's status for the page's script is
-    # read with the uploader's guest cookie alone (tests/server/web/test_grader_pages.py has it).
-    Row("POST", "/web/grader/jobs", (422, 422, 422, 422)),
-    Row("GET", "/web/grader/jobs/{job_id}", (401,) * 4, lambda w: {"job_id": w.job()}),
+    # The grader page's form: no credential asked (a guest is made for a browser without
+    # one), but a post without files is refused before that (a wrong token first, 401).
+    Row("POST", "/web/grader/jobs", (422, 401, 422, 422)),
     # Uploading needs a player's token (unless ARENA_GRADER_ALLOW_ANONYMOUS); a job is read
-    # with its uploader's token only. Its results are not ready yet: JOB_NOT_FINISHED (409).
+    # with its uploader's token or cookie only (the job page's script reads its JSON by the
+    # cookie). Its results are not ready yet: JOB_NOT_FINISHED (409).
     Row("GET", "/grader/jobs/{job_id}", OWN_MATCH, lambda w: {"job_id": w.job()}),
     Row(
         "GET",
@@ -320,31 +362,27 @@ ROWS = [
         "/grader/jobs",
         (401, 401, 422, 422),
     ),
-    # The course pages and their forms (server/routes/web_courses/) act by the browser's
-    # cookie alone, so a bearer token changes nothing: without a cookie a page or a form is
-    # refused (401), an unknown invite link is a 404 page. tests/server/web/test_web_courses.py
-    # has the cookie's own matrix (student, another student, TA, instructor, a non-member).
+    # The course pages and their forms (server/routes/web_courses/) act as the credential's
+    # player: without one a page or a form is refused (401), a player of no such course is
+    # told so (404); an unknown invite link is a 404 page. tests/server/web/test_web_courses.py
+    # has the members' own matrix (student, another student, TA, instructor, a non-member).
     Row("GET", "/join/{token}", (404,) * 4, lambda w: {"token": "arena_" + "x" * 32}),
     Row("POST", "/web/join", (404,) * 4),
-    Row("GET", "/courses/{course_id}/roster", (401,) * 4, lambda w: {"course_id": "1"}),
+    Row("GET", "/courses/{course_id}/roster", NO_COURSE, lambda w: {"course_id": "1"}),
     Row(
         "GET",
         "/courses/{course_id}/students/{member_id}",
-        (401,) * 4,
+        NO_COURSE,
         lambda w: {"course_id": "1", "member_id": "1"},
     ),
     *(
-        Row(method, path, (401,) * 4, lambda w: COURSE_IDS)
+        Row(method, path, NO_COURSE, lambda w: COURSE_IDS)
         for method, path in (
             ("POST", "/web/courses/{course_id}/assignments/{assignment_id}/submissions"),
             ("POST", "/web/courses/{course_id}/assignments/{assignment_id}/regrade"),
-            ("GET", "/web/courses/{course_id}/assignments/{assignment_id}/gradebook.csv"),
             ("POST", "/web/courses/{course_id}/members"),
             ("POST", "/web/courses/{course_id}/members/{member_id}/invite"),
             ("POST", "/web/courses/{course_id}/members/{member_id}/drop"),
-            ("GET", "/web/courses/{course_id}/submissions/{submission_id}"),
-            ("GET", "/web/courses/{course_id}/submissions/{submission_id}/files"),
-            ("GET", "/web/courses/{course_id}/regrades/{regrade_id}"),
         )
     ),
     # WebSockets: the answer is the first message, or the close code.
@@ -391,6 +429,28 @@ def _headers(world: World, row: Row, cell: str) -> dict[str, str]:
     return world.auth(row.other if cell == "other" else row.right)
 
 
+def _ask(http: httpx.Client, world: World, row: Row, path: str, headers: dict[str, str]) -> int:
+    """Send the row's request to `path` with `headers` (and no cookie but theirs)."""
+    http.cookies.clear()
+    if row.path == "/grader/jobs":
+        files = {"files": ("notes.txt", b"not a program")}
+        return http.post(
+            path, data={"profile": "endgame"}, files=files, headers=headers
+        ).status_code
+    response = http.request(
+        row.method, path, json=row.body(world), headers=headers, params=row.query
+    )
+    return response.status_code
+
+
+def _cookie(world: World, who: str, *, origin: str) -> dict[str, str]:
+    """The headers of a browser whose cookie holds `who`'s token, on a page of `origin`."""
+    return {"Cookie": f"{GUEST_COOKIE}={world.tokens[who]}", "Origin": origin}
+
+
+GUARDED = frozenset(guarded_routes(create_app(Settings()).routes))
+
+
 @pytest.mark.parametrize("row", ROWS, ids=lambda row: f"{row.method} {row.path}")
 def test_route_answers_each_token_as_documented(live_server: RunningServer, row: Row) -> None:
     with httpx.Client(base_url=live_server.url, timeout=30) as http:
@@ -403,15 +463,26 @@ def test_route_answers_each_token_as_documented(live_server: RunningServer, row:
             headers = _headers(world, row, cell)
             if row.method == "WS":
                 answers.append(asyncio.run(_ws_answer(live_server.ws_url + path, headers)))
-            elif row.path == "/grader/jobs":
-                files = {"files": ("notes.txt", b"not a program")}
-                response = http.post(
-                    path, data={"profile": "endgame"}, files=files, headers=headers
-                )
-                answers.append(response.status_code)
             else:
-                response = http.request(
-                    row.method, path, json=row.body(world), headers=headers, params=row.query
-                )
-                answers.append(response.status_code)
+                answers.append(_ask(http, world, row, path, headers))
         assert tuple(answers) == row.expected, dict(zip(CELLS, answers, strict=True))
+        if row.method == "WS":
+            return
+
+        # The same route by the cookie: from another site's page first (nothing done when
+        # refused), then another player's and the right player's from this site.
+        path = row.path.format(**row.prepare(world))
+        this_site = live_server.url
+        if row.method not in SAFE_METHODS:
+            foreign = _ask(
+                http, world, row, path, _cookie(world, row.right, origin=FOREIGN["Origin"])
+            )
+            expected = 403 if (row.method, row.path) in GUARDED else row.expected[3]
+            assert foreign == expected, ("another site's page", foreign)
+            if foreign != 403:
+                path = row.path.format(**row.prepare(world))
+        by_cookie = tuple(
+            _ask(http, world, row, path, _cookie(world, who, origin=this_site))
+            for who in (row.other, row.right)
+        )
+        assert by_cookie == row.by_cookie(), dict(zip(COOKIE_CELLS, by_cookie, strict=True))

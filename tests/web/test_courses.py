@@ -447,11 +447,12 @@ def test_a_student_opens_neither_another_students_submission_nor_staff_pages(
     for path, status in (
         (f"/courses/{cid}/roster", 403),
         (f"/courses/{cid}/students/1", 403),
-        (f"/web/courses/{cid}/submissions/{submission_id}/files", 404),
+        (f"/courses/{cid}/submissions/{submission_id}/files", 404),
         (f"/courses/{cid + 1000}", 404),
     ):
         problems.expect_refusal(path, status)
-        response = page.goto(path) if not path.startswith("/web/") else None
+        # A download is asked for as the page's link does, not opened as a page.
+        response = page.goto(path) if not path.endswith("/files") else None
         if response is None:
             answer = page.request.get(path)
             assert answer.status == status, (path, answer.status)
@@ -462,7 +463,7 @@ def test_a_student_opens_neither_another_students_submission_nor_staff_pages(
     expect(page.locator("h1")).to_have_text("Not a course of yours")
     settle(page)
     # Nor the gradebook's export.
-    csv_path = f"/web/courses/{cid}/assignments/{assignment}/gradebook.csv"
+    csv_path = f"/courses/{cid}/assignments/{assignment}/gradebook.csv"
     assert page.request.get(csv_path).status == 403
 
 
@@ -472,9 +473,10 @@ def test_a_hidden_tab_asks_nothing_until_it_is_shown(page: Page, api: httpx.Clie
     sign_in(page, course.instructor_link, "prof")
     page.add_init_script(HIDE)
     asked: list[str] = []
+    # What the page's script asks (its fetches), not the pages the browser opens.
     page.on(
         "request",
-        lambda request: asked.append(request.url) if "/web/courses/" in request.url else None,
+        lambda request: asked.append(request.url) if request.resource_type == "fetch" else None,
     )
     submit(page, course.course_id, assignment, BROKEN)
     page.wait_for_url(re.compile(r"/submissions/[\w-]+$"))
@@ -483,7 +485,12 @@ def test_a_hidden_tab_asks_nothing_until_it_is_shown(page: Page, api: httpx.Clie
     )
     page.wait_for_timeout(2500)  # two and a half of the script's one-second ticks
     assert [url for url in asked if "/submissions/" in url and "/assignments/" not in url] == []
-    with page.expect_request(re.compile(r"/web/courses/\d+/submissions/")):
+    with page.expect_request(
+        lambda request: (
+            request.resource_type == "fetch"
+            and re.search(r"/courses/\d+/submissions/", request.url) is not None
+        )
+    ):
         page.evaluate(
             "() => { window.__hidden = false; "
             "document.dispatchEvent(new Event('visibilitychange')); }"

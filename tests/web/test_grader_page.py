@@ -259,7 +259,7 @@ def test_a_hidden_tab_asks_nothing_until_it_is_shown(page: Page) -> None:
     asked: list[str] = []
     page.on(
         "request",
-        lambda request: asked.append(request.url) if "/web/grader/jobs/" in request.url else None,
+        lambda request: asked.append(request.url) if request.resource_type == "fetch" else None,
     )
     page.get_by_role("button", name="Upload and grade").click()
     page.wait_for_url(re.compile(r"/grader/jobs/[A-Za-z0-9_\-]+$"))
@@ -269,7 +269,9 @@ def test_a_hidden_tab_asks_nothing_until_it_is_shown(page: Page) -> None:
     page.wait_for_timeout(2500)  # two and a half of the script's one-second ticks
     assert asked == []
     # Shown again: it asks at once, and follows the job to its report.
-    with page.expect_request(re.compile(r"/web/grader/jobs/")):
+    with page.expect_request(
+        lambda request: request.resource_type == "fetch" and "/grader/jobs/" in request.url
+    ):
         page.evaluate(
             "() => { window.__hidden = false; "
             "document.dispatchEvent(new Event('visibilitychange')); }"

@@ -155,7 +155,7 @@ def test_an_illegal_typed_move_is_explained_inline(
     match_id = start_from_lobby(page, "tictactoe", "greedy")
     wait_for_turn(page, -1)
     # The page posts what is typed; the server's refusal (422) is the page's to show.
-    problems.expect_refusal(f"/web/matches/{match_id}/moves", 422)
+    problems.expect_refusal(f"/matches/{match_id}/moves", 422)
     box = page.get_by_label("Type a move")
     box.fill("9")
     box.press("Enter")
@@ -339,19 +339,19 @@ def test_another_browser_watches_a_guests_match_without_play_controls(
         expect(watcher.locator("#board svg")).to_be_visible()
         expect(watcher.locator(PANEL)).to_have_count(0)
         expect(watcher.locator("#board rect.hit.target")).to_have_count(0)
-        # The other browser's cookie routes: no guest there, so no playing in this match.
+        # The match's routes by the other browser's cookie: no guest there, so no playing here.
         refused = other.request.post(
-            f"/web/matches/{match_id}/moves", data={"move": "11-15"}, fail_on_status_code=False
+            f"/matches/{match_id}/moves", data={"move": "11-15"}, fail_on_status_code=False
         )
         assert refused.status == 401 and refused.json()["code"] == "UNAUTHORIZED"
         # With a guest of its own, it is still not its seat; and no other site may post.
         assert other.request.post("/web/guest", max_redirects=0).status == 303
         refused = other.request.post(
-            f"/web/matches/{match_id}/moves", data={"move": "11-15"}, fail_on_status_code=False
+            f"/matches/{match_id}/moves", data={"move": "11-15"}, fail_on_status_code=False
         )
         assert refused.status == 403 and refused.json()["code"] == "NOT_A_PLAYER"
         foreign = other.request.post(
-            f"/web/matches/{match_id}/resign",
+            f"/matches/{match_id}/resign",
             headers={"Origin": "https://evil.example"},
             fail_on_status_code=False,
         )

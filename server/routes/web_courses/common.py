@@ -1,6 +1,6 @@
 """What the course pages share: how they say times and a regrade's progress (an assignment's
 rules are said by protocol.course_policy), their template context, the page refusing
-something in the service's own words, and the route class of a page at a REST resource's URL.
+something in the service's own words.
 """
 
 from __future__ import annotations
@@ -13,31 +13,15 @@ from typing import Annotated, Any
 
 from fastapi import Path, Request
 from fastapi.responses import HTMLResponse
-from fastapi.routing import APIRoute
-from starlette.routing import Match
-from starlette.types import Scope
 
 from protocol import HTTP_STATUS, PROTOCOL_VERSION, course_policy
 from protocol.courses import Assignment, Course, Regrade
 from protocol.errors import ErrorCode, ProtocolError
 from server.db.models import Player
-from server.web.pages import Pages, wants_html
+from server.routes.course_common import NO_STORE
+from server.web.pages import Pages
 
 InviteToken = Annotated[str, Path(min_length=1, max_length=256)]
-
-
-class PageRoute(APIRoute):
-    """A page at the URL of a REST resource: it answers a browser only.
-
-    Any other client (`Accept` without `text/html` before `application/json`: curl, httpx,
-    the CLI) does not match it, and reaches the REST route of the same path registered after
-    it. The page is left out of the OpenAPI document, which describes the REST route.
-    """
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if scope["type"] == "http" and not wants_html(Request(scope)):
-            return Match.NONE, {}
-        return super().matches(scope)
 
 
 def path_id(request: Request, name: str) -> int | None:
@@ -136,9 +120,6 @@ def is_staff(course: Course) -> bool:
     """True for the course's instructors and TAs."""
     return course.role in ("instructor", "ta")
 
-
-NO_STORE = {"Cache-Control": "no-store"}
-"""For pages and files that only their reader may see (or links shown once): kept nowhere."""
 
 REFUSALS: Mapping[ErrorCode, str] = {
     ErrorCode.UNAUTHORIZED: "Not signed in",

@@ -6,9 +6,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from server.deps import GUEST_COOKIE, CoursesDep, OptionalGuestDep, PagesDep
-from server.routes.web import check_origin, set_guest_cookie
-from server.routes.web_courses.common import NO_STORE, InviteToken, context
+from server.deps import GUEST_COOKIE, CoursesDep, PagesDep, ViewerDep
+from server.routes.course_common import NO_STORE
+from server.routes.web import set_guest_cookie
+from server.routes.web_courses.common import InviteToken, context
+from server.web.security import check_origin
 
 router = APIRouter(tags=["web pages"], include_in_schema=False)
 
@@ -33,7 +35,7 @@ async def join_page(
     token: InviteToken,
     courses: CoursesDep,
     pages: PagesDep,
-    viewer: OptionalGuestDep,
+    viewer: ViewerDep,
 ) -> HTMLResponse:
     """Show who an invite link signs in as, with the button that does it (`POST /web/join`)."""
     invitation = await courses.invitation(token)

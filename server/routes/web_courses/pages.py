@@ -1,5 +1,9 @@
 """The course pages: the courses, a course, an assignment (with the submission form, and for
-staff the gradebook), a submission with its report, and a student's history for staff."""
+staff the gradebook), a submission with its report, and a student's history for staff.
+
+The first four are the HTML answers of their resources' own routes (server.routes.courses),
+which render them here when a browser asks (`wants_html`); the student's history is a page
+only."""
 
 from __future__ import annotations
 
@@ -17,11 +21,10 @@ from protocol.courses import Assignment, Regrade, Submission
 from protocol.errors import ErrorCode, ProtocolError
 from server.courses import CourseService
 from server.db.models import Player
-from server.deps import CoursesDep, GradingDep, OptionalGuestDep, PagesDep
+from server.deps import CoursesDep, PagesDep, ViewerDep
 from server.grading import GradingService
-from server.routes.course_common import AssignmentIdPath, CourseIdPath, MemberIdPath, SubmissionPath
+from server.routes.course_common import CourseIdPath, MemberIdPath
 from server.routes.web_courses.common import (
-    PageRoute,
     context,
     is_staff,
     now_ms,
@@ -34,30 +37,22 @@ from server.routes.web_courses.common import (
 )
 from server.web.pages import Pages
 
-pages_router = APIRouter(tags=["web pages"], route_class=PageRoute, include_in_schema=False)
-"""The pages at the URLs of REST resources: a browser's only."""
 router = APIRouter(tags=["web pages"], include_in_schema=False)
 """The pages only browsers ask for."""
 
 
-@pages_router.get("/courses")
 async def courses_page(
-    request: Request, courses: CoursesDep, pages: PagesDep, viewer: OptionalGuestDep
+    request: Request, courses: CourseService, pages: Pages, viewer: Player | None
 ) -> HTMLResponse:
-    """The courses this browser's player is a member of (or how to sign in)."""
+    """Render the courses the reader is a member of (or how to sign in)."""
     listed = () if viewer is None else (await courses.list_courses(viewer)).courses
     return pages.render("courses.html", context(request, viewer, courses=listed))
 
 
-@pages_router.get("/courses/{course_id}")
 async def course_page(
-    request: Request,
-    course_id: CourseIdPath,
-    courses: CoursesDep,
-    pages: PagesDep,
-    viewer: OptionalGuestDep,
+    request: Request, courses: CourseService, pages: Pages, viewer: Player | None, course_id: int
 ) -> HTMLResponse:
-    """A course: its assignments with their due dates and policies (a student's own attempts
+    """Render a course: its assignments with their due dates and policies (a student's own attempts
     and score), the staff's links."""
     try:
         player = signed_in(viewer)
@@ -142,31 +137,15 @@ async def _regrade_asked(
     return await courses.regrade_progress(player, course_id, int(asked))
 
 
-@pages_router.get("/courses/{course_id}/assignments/{assignment_id}")
-async def show_assignment(
-    request: Request,
-    course_id: CourseIdPath,
-    assignment_id: AssignmentIdPath,
-    courses: CoursesDep,
-    grading: GradingDep,
-    pages: PagesDep,
-    viewer: OptionalGuestDep,
-) -> HTMLResponse:
-    """An assignment: for a student the submission form and their own submissions, followed
-    live; for staff the gradebook, regrade all and the CSV export besides."""
-    return await assignment_page(request, pages, courses, grading, viewer, course_id, assignment_id)
-
-
-@pages_router.get("/courses/{course_id}/submissions/{submission_id}")
 async def submission_page(
     request: Request,
-    course_id: CourseIdPath,
-    submission_id: SubmissionPath,
-    courses: CoursesDep,
-    pages: PagesDep,
-    viewer: OptionalGuestDep,
+    courses: CourseService,
+    pages: Pages,
+    viewer: Player | None,
+    course_id: int,
+    submission_id: str,
 ) -> HTMLResponse:
-    """A submission: its status and place in the queue, followed live, then its report as
+    """Render a submission: its status and place in the queue, followed live, then its report as
     the reader may see it (a student before the due date: filtered by the assignment)."""
     try:
         player = signed_in(viewer)
@@ -207,7 +186,7 @@ async def student_page(
     member_id: MemberIdPath,
     courses: CoursesDep,
     pages: PagesDep,
-    viewer: OptionalGuestDep,
+    viewer: ViewerDep,
 ) -> HTMLResponse:
     """One member's history for staff: every assignment's submissions with their reports,
     files and a regrade button each."""

@@ -16,19 +16,19 @@ from server.courses import CourseService
 from server.db.models import Player
 from server.deps import (
     CoursesDep,
-    OptionalGuestDep,
+    OptionalPlayerDep,
     PagesDep,
+    ViewerDep,
     app_settings,
     get_courses,
     get_pages,
-    get_players,
-    optional_guest,
+    request_viewer,
 )
 from server.routes.course_common import CourseIdPath, MemberIdPath
 from server.routes.uploads import UploadLimitRoute
-from server.routes.web import check_origin
 from server.routes.web_courses.common import path_id, private_page, refused_page, signed_in
 from server.web.pages import Pages
+from server.web.security import check_origin
 
 ROSTER_FORM = "/web/courses/{course_id}/members"
 """The roster import's form, which reads its body under its own limit."""
@@ -41,7 +41,7 @@ class RosterFormRoute(UploadLimitRoute):
     requires_token = False
 
     async def refuse(self, request: Request, error: ProtocolError) -> Response:
-        viewer = await optional_guest(request, await get_players(request))
+        viewer = await request_viewer(request)
         courses, pages = await get_courses(request), await get_pages(request)
         course_id = path_id(request, "course_id")
         if course_id is None:
@@ -98,7 +98,7 @@ async def show_roster(
     course_id: CourseIdPath,
     courses: CoursesDep,
     pages: PagesDep,
-    viewer: OptionalGuestDep,
+    viewer: ViewerDep,
 ) -> HTMLResponse:
     """The roster for staff; the instructor imports a CSV there and sees the new links once."""
     notice = None
@@ -131,7 +131,7 @@ async def import_from_form(
     course_id: CourseIdPath,
     courses: CoursesDep,
     pages: PagesDep,
-    viewer: OptionalGuestDep,
+    viewer: OptionalPlayerDep,
 ) -> HTMLResponse:
     """Import a roster CSV (instructor; form fields `file`, else `text`) and show the roster
     with each new member's invite link, this once (or the form again saying what is wrong)."""
@@ -171,7 +171,7 @@ async def reissue_from_form(
     member_id: MemberIdPath,
     courses: CoursesDep,
     pages: PagesDep,
-    viewer: OptionalGuestDep,
+    viewer: OptionalPlayerDep,
 ) -> HTMLResponse:
     """Give a member a new invite link (instructor; the old one stops working) and show the
     roster with it, this once."""
@@ -196,7 +196,7 @@ async def drop_from_form(
     member_id: MemberIdPath,
     courses: CoursesDep,
     pages: PagesDep,
-    viewer: OptionalGuestDep,
+    viewer: OptionalPlayerDep,
 ) -> Response:
     """Drop a member (instructor): their link stops working, their work is kept; back to the
     roster, which says so."""

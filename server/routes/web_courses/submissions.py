@@ -12,21 +12,20 @@ from server.deps import (
     ClientAddressDep,
     CoursesDep,
     GradingDep,
-    OptionalGuestDep,
+    OptionalPlayerDep,
     PagesDep,
     SettingsDep,
     get_courses,
     get_grading,
     get_pages,
-    get_players,
-    limit_web_upload,
-    optional_guest,
+    limit_upload,
+    request_viewer,
 )
 from server.routes.course_common import AssignmentIdPath, CourseIdPath
 from server.routes.uploads import UploadLimitRoute, read_uploads
-from server.routes.web import check_origin
 from server.routes.web_courses.common import path_id, refused_page, signed_in
 from server.routes.web_courses.pages import assignment_page
+from server.web.security import check_origin
 
 SUBMISSIONS_FORM = "/web/courses/{course_id}/assignments/{assignment_id}/submissions"
 """The submission form, which reads its upload under the grader's upload limit."""
@@ -34,13 +33,13 @@ SUBMISSIONS_FORM = "/web/courses/{course_id}/assignments/{assignment_id}/submiss
 
 class CourseUploadRoute(UploadLimitRoute):
     """The submission form's upload: the grader's upload limit on the raw body, no bearer
-    token asked (the cookie says who submits), and an upload past the limit answered with the
+    token asked first (the cookie says who submits), and an upload past the limit answered with the
     assignment's page saying so."""
 
     requires_token = False
 
     async def refuse(self, request: Request, error: ProtocolError) -> Response:
-        viewer = await optional_guest(request, await get_players(request))
+        viewer = await request_viewer(request)
         courses, grading = await get_courses(request), await get_grading(request)
         pages = await get_pages(request)
         course_id, assignment_id = (
@@ -64,7 +63,7 @@ uploads_router = APIRouter(
     SUBMISSIONS_FORM,
     status_code=status.HTTP_303_SEE_OTHER,
     response_class=RedirectResponse,
-    dependencies=[Depends(check_origin), Depends(limit_web_upload)],
+    dependencies=[Depends(check_origin), Depends(limit_upload)],
 )
 async def submit_from_form(
     request: Request,
@@ -74,7 +73,7 @@ async def submit_from_form(
     grading: GradingDep,
     settings: SettingsDep,
     pages: PagesDep,
-    viewer: OptionalGuestDep,
+    viewer: OptionalPlayerDep,
     address: ClientAddressDep,
 ) -> Response:
     """Submit to an assignment from its page (multipart `files`) as the signed-in member; go
@@ -122,7 +121,7 @@ async def regrade_from_form(
     assignment_id: AssignmentIdPath,
     courses: CoursesDep,
     pages: PagesDep,
-    viewer: OptionalGuestDep,
+    viewer: OptionalPlayerDep,
 ) -> Response:
     """Grade again (staff) one submission (form field `submission_id`) or every submission
     to the assignment; go to the page that follows it: the assignment's with the regrade's

@@ -1,5 +1,5 @@
 // A grading job's page while the job waits or runs: its status is asked again every second
-// (GET /web/grader/jobs/{id}, by the guest cookie) while the tab is shown, and written as text;
+// (GET /grader/jobs/{id} as JSON, by the browser's cookie) while the tab is shown, and written as text;
 // once the job is finished the page is loaded again, the server drawing the report.
 
 const POLL_MS = 1000;

@@ -3,8 +3,9 @@
 // WebSocket, which match.js passes on as "arena:message" events); the board's squares,
 // columns, cells or heaps that start or continue a legal move are highlighted and take clicks
 // (and Enter, for keyboard users), a checkers move square by square (every square of a
-// multi-jump). Moves and actions are posted to the cookie routes (/web/matches/{id}/...); a
-// refusal (4xx) is shown beside the board with the server's own message.
+// multi-jump). Moves and actions are posted to the match's own routes (/matches/{id}/...),
+// which take the browser's cookie as a bot's token; a refusal (4xx) is shown beside the
+// board with the server's own message.
 
 const article = document.getElementById("match");
 const panel = document.getElementById("play");
@@ -22,7 +23,7 @@ const nimHeapText = document.getElementById("nim-heap");
 const game = article.dataset.game;
 const matchId = article.dataset.matchId;
 const yourSeat = Number(panel.dataset.yourSeat);
-const base = `/web/matches/${encodeURIComponent(matchId)}`;
+const base = `/matches/${encodeURIComponent(matchId)}`;
 
 function seatOrNull(text) {
   return text === "" || text === undefined || text === null ? null : Number(text);
@@ -256,13 +257,18 @@ article.addEventListener("arena:shown", (event) => {
 // Sending ------------------------------------------------------------------------------------
 
 async function post(action, body) {
-  // Post to the cookie route; return the answer's JSON, or null after showing the refusal.
+  // Post to the match's route by the cookie, in the page's protocol version (REST answers
+  // 1.0 to a request naming none); return the answer's JSON, or null after showing the refusal.
   busy = true;
   render();
   try {
     const response = await fetch(`${base}/${action}`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json",
+        "Arena-Protocol-Version": article.dataset.protocolVersion,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: "same-origin",
     });

@@ -5,7 +5,9 @@ The routes are enumerated from the application's own route table (every route of
 server/routes/courses.py), so a course route added without a row fails
 `test_every_course_route_has_a_row`. One course is set up per test; each row prepares what its
 route acts on and the six requests go in the order of `ORDER` (the refused first, so that a
-state change by staff comes last); each answer's status must be the row's.
+state change by staff comes last); each answer's status must be the row's. The browser's
+cookie holding each token is asked too: a route that changes something refuses it from another
+site's page (403, before anything is done), and a read answers it as it answers the token.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from server.app import create_app
+from server.deps import GUEST_COOKIE
 from server.settings import Settings
+from server.web.security import SAFE_METHODS
 from tests.server.conftest import RunningServer
 from tests.server.grading.test_grading import PUBLIC_SUITE, sandboxed
 
@@ -271,11 +275,31 @@ def test_course_route_answers_each_member_as_documented(
         world = World(http)
         world.set_up()
         path = row.path.format(**world.ids, **row.prepare(world))
-        answers: dict[str, int] = {}
-        for cell in ORDER:
-            kwargs = row.body(world)
-            headers = {**kwargs.pop("headers", {}), **world.auth(cell)}
-            response = http.request(row.method, path, headers=headers, **kwargs)
-            answers[cell] = response.status_code
+
+        def ask(credential: str, **sent: str) -> dict[str, int]:
+            answers: dict[str, int] = {}
+            for cell in ORDER:
+                kwargs = row.body(world)
+                headers = {**kwargs.pop("headers", {}), **sent}
+                token = world.tokens.get(cell)
+                if credential == "cookie" and token is not None:
+                    headers["Cookie"] = f"{GUEST_COOKIE}={token}"
+                elif credential == "token":
+                    headers.update(world.auth(cell))
+                http.cookies.clear()
+                response = http.request(row.method, path, headers=headers, **kwargs)
+                answers[cell] = response.status_code
+            return answers
+
+        unsafe = row.method not in SAFE_METHODS
+        if unsafe:
+            foreign = ask("cookie", Origin="https://evil.example")
+            got = tuple(foreign[cell] for cell in CELLS)
+            assert got == (row.expected[0], *(403,) * 5), dict(zip(CELLS, got, strict=True))
+        answers = ask("token")
         got = tuple(answers[cell] for cell in CELLS)
         assert got == row.expected, dict(zip(CELLS, got, strict=True))
+        if not unsafe:
+            by_cookie = ask("cookie")
+            got = tuple(by_cookie[cell] for cell in CELLS)
+            assert got == row.expected, ("by the cookie", dict(zip(CELLS, got, strict=True)))

@@ -110,15 +110,12 @@ def upload(
     return body
 
 
-def wait_done(
-    client: httpx.Client, job_id: str, timeout: float = 120.0, place: str = "/grader/jobs"
-) -> GradingJob:
-    """Poll a job until it is done or failed; return it. `place` is where the job is read:
-    REST by the client's token, or `/web/grader/jobs` by its guest cookie as the job's page
-    does."""
+def wait_done(client: httpx.Client, job_id: str, timeout: float = 120.0) -> GradingJob:
+    """Poll a job until it is done or failed; return it, read by the client's token or its
+    browser's cookie (as the job's page does)."""
     deadline = time.monotonic() + timeout
     while True:
-        response = client.get(f"{place}/{job_id}")
+        response = client.get(f"/grader/jobs/{job_id}")
         assert response.status_code == 200, response.text
         job = GradingJob.model_validate_json(response.text)
         if job.status in ("done", "error"):

@@ -107,17 +107,16 @@ def test_who_may_upload_and_see_a_job(grader_server: RunningServer) -> None:
         missing = uploader.get("/grader/jobs/nosuchjob", headers=HTML)
         assert missing.status_code == 404 and "grading job nosuchjob" in missing.text
 
-        # The status the page's script follows: the uploader's cookie only.
-        assert other.get(f"/web/grader/jobs/{job_id}").status_code == 403
-        assert anonymous.get(f"/web/grader/jobs/{job_id}").status_code == 401
-        # REST takes no cookie: the same job by the API needs the token.
-        assert uploader.get(job_path).status_code == 401
+        # The status the page's script follows, the job's JSON: the uploader's cookie or token.
+        assert other.get(job_path).status_code == 403
+        assert anonymous.get(job_path).status_code == 401
+        assert uploader.get(job_path).json()["job_id"] == job_id
         bearer = {"Authorization": f"Bearer {guest_token}"}
         assert anonymous.get(job_path, headers=bearer).json()["job_id"] == job_id
 
         # Before it is finished, a browser asking for the report is sent to the job's page.
         report_path = f"{job_path}/report.html"
-        job = wait_done(uploader, job_id, place="/web/grader/jobs")
+        job = wait_done(uploader, job_id)
         assert job.status == "done" and job.score == 0 and job.max_score
 
         finished = uploader.get(job_path, headers=HTML)
@@ -152,7 +151,7 @@ def test_a_browser_is_sent_to_the_job_page_until_the_report_is_ready(
         assert refused.status_code == 409 and refused.json()["code"] == "JOB_NOT_FINISHED"
         page = client.get(job_path, headers=HTML)
         assert 'role="status"' in page.text and 'src="/static/grader_job.js"' in page.text
-        assert f'data-source="/web/grader/jobs/{job_path.rsplit("/", 1)[1]}"' in page.text
+        assert f'data-source="{job_path}"' in page.text
 
 
 def test_a_bad_upload_comes_back_in_the_form_saying_what_was_wrong(

@@ -330,11 +330,15 @@ def test_a_browser_guest_creates_a_tournament_from_the_form(tmp_path: Path) -> N
             first_id = first.headers["location"].removeprefix("/tournaments/")
             assert client.get(f"/tournaments/{first_id}").json()["owner"] == name.group(1)
 
-            # The cookie is the browser's alone: REST takes the bearer token only.
+            # The cookie is a credential on every route, as a token is; a request by it that
+            # changes something is refused from another site's page, before it is counted.
+            assert client.get("/challenges").status_code == 200
             rest = client.post(
-                "/tournaments", json={"game": "tictactoe", "bots": ["random", "greedy"]}
+                "/tournaments",
+                json={"game": "tictactoe", "bots": ["random", "greedy"]},
+                headers={"Origin": "https://evil.example"},
             )
-            assert rest.status_code == 401
+            assert (rest.status_code, rest.json()["code"]) == (403, "FORBIDDEN")
             # A form posted from another site's page is refused.
             foreign = client.post(
                 "/web/tournaments", data=body, headers={"Origin": "https://evil.example"}

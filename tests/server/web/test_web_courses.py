@@ -208,9 +208,8 @@ def test_who_may_open_what(course_server: RunningServer) -> None:
             (f"/courses/{cid}/submissions/{submission}", own),
             (f"/courses/{cid}/students/{student}", staff),
             (f"/courses/{cid}/roster", staff),
-            (f"/web/courses/{cid}/submissions/{submission}", own),
-            (f"/web/courses/{cid}/submissions/{submission}/files", own),
-            (f"/web/courses/{cid}/assignments/{aid}/gradebook.csv", staff),
+            (f"/courses/{cid}/submissions/{submission}/files", own),
+            (f"/courses/{cid}/assignments/{aid}/gradebook.csv", staff),
         ]
         for path, expected in rows:
             answers: dict[str, int] = {}
@@ -225,7 +224,7 @@ def test_who_may_open_what(course_server: RunningServer) -> None:
         assert all(name in page.text for name in ("Ann", "Bob", "Tia"))
         assert "/members/" not in page.text  # a TA changes nothing on the roster
         zipped = client.get(
-            f"/web/courses/{cid}/submissions/{submission}/files",
+            f"/courses/{cid}/submissions/{submission}/files",
             headers=cookie(course.tokens["instructor"]),
         )
         assert zipped.headers["content-type"] == "application/zip"
@@ -446,8 +445,8 @@ def settled(client: httpx.Client, path: str, headers: dict[str, str], key: str) 
 
 
 def test_the_pages_scripts_read_what_the_rest_routes_answer(course_server: RunningServer) -> None:
-    """A resource served both to programs (a bearer token) and to the pages' scripts and links
-    (the cookie) answers the same body; the pages' downloads are kept nowhere besides."""
+    """A resource read by programs (a bearer token) and by the pages' scripts and links (the
+    cookie) at one URL answers both the same body; its downloads are kept nowhere."""
     with httpx.Client(base_url=course_server.url, timeout=60) as client:
         course = make_course(client, "xia", "student_id,name,email\ns1,Ann,ann@x.edu\n")
         cid, aid = course.course_id, course.assignment_id
@@ -457,7 +456,7 @@ def test_the_pages_scripts_read_what_the_rest_routes_answer(course_server: Runni
         assert sent.status_code == 303, sent.text
         submission = sent.headers["location"].rsplit("/", 1)[1]
         rest = settled(client, f"/courses/{cid}/submissions/{submission}", bearer, "status")
-        web = client.get(f"/web/courses/{cid}/submissions/{submission}", headers=cookie(staff))
+        web = client.get(f"/courses/{cid}/submissions/{submission}", headers=cookie(staff))
         assert web.status_code == 200 and web.json() == rest
 
         regraded = client.post(
@@ -468,7 +467,7 @@ def test_the_pages_scripts_read_what_the_rest_routes_answer(course_server: Runni
         assert regraded.status_code == 202, regraded.text
         regrade = regraded.json()["regrade_id"]
         rest = settled(client, f"/courses/{cid}/regrades/{regrade}", bearer, "regrade")
-        web = client.get(f"/web/courses/{cid}/regrades/{regrade}", headers=cookie(staff))
+        web = client.get(f"/courses/{cid}/regrades/{regrade}", headers=cookie(staff))
         assert web.status_code == 200 and web.json() == rest
 
         downloads = {
@@ -483,11 +482,11 @@ def test_the_pages_scripts_read_what_the_rest_routes_answer(course_server: Runni
         }
         for path, (media_type, disposition) in downloads.items():
             rest_file = client.get(f"/courses/{cid}{path}", headers=bearer)
-            web_file = client.get(f"/web/courses/{cid}{path}", headers=cookie(staff))
+            web_file = client.get(f"/courses/{cid}{path}", headers=cookie(staff))
             for answer in (rest_file, web_file):
                 assert answer.status_code == 200, (path, answer.text)
                 assert answer.headers["content-type"] == media_type
                 assert answer.headers["content-disposition"] == disposition
             assert unpacked(web_file) == unpacked(rest_file)
-            assert "cache-control" not in rest_file.headers
+            assert rest_file.headers["cache-control"] == "no-store"
             assert web_file.headers["cache-control"] == "no-store"

@@ -1,5 +1,6 @@
-"""The browser's play routes (/web/play, /web/matches/{id}/...): who may do what, with the
-guest cookie, over real HTTP against a real uvicorn (SQLite, and PostgreSQL when configured)."""
+"""Playing in the browser (the forms /web/play, /web/matches/{id}/..., and the match's own
+routes /matches/{id}/... by the cookie): who may do what, with the guest cookie, over real HTTP
+against a real uvicorn (SQLite, and PostgreSQL when configured)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from protocol.version import PROTOCOL_VERSION, VERSION_HEADER
 from server.settings import Settings
 from server.web.play import HOUSE_BOTS
 from tests.server.conftest import RunningServer, start_server
@@ -20,12 +22,13 @@ FOREIGN = {"Origin": "https://evil.example"}
 PLAY = {"game": "tictactoe", "bot": "greedy", "time_control": "untimed", "colour": "first"}
 
 ACTIONS = ("moves", "resign", "offer-draw", "accept-draw", "decline-draw", "abort")
-"""The JSON routes of a match being played (each mirrors a REST route of /matches/{id})."""
+"""The routes of a match being played that the page's script posts to by the cookie."""
 
 
 def browser(server: RunningServer) -> httpx.Client:
-    """A client that keeps cookies, as a browser does (a fresh one has no guest)."""
-    return httpx.Client(base_url=server.url, timeout=30)
+    """A client that keeps cookies, as a browser does (a fresh one has no guest), and names
+    the protocol version as the match page's script does."""
+    return httpx.Client(base_url=server.url, timeout=30, headers={VERSION_HEADER: PROTOCOL_VERSION})
 
 
 def guest_of(client: httpx.Client) -> str:
@@ -39,7 +42,7 @@ def guest_of(client: httpx.Client) -> str:
 
 def post_action(client: httpx.Client, match_id: str, action: str, **headers: str) -> httpx.Response:
     body = {"move": "4"} if action == "moves" else None
-    return client.post(f"/web/matches/{match_id}/{action}", json=body, headers=headers)
+    return client.post(f"/matches/{match_id}/{action}", json=body, headers=headers)
 
 
 def start(client: httpx.Client, **form: str) -> str:
@@ -140,11 +143,11 @@ def test_who_may_play_and_act_in_a_guests_match(server: RunningServer) -> None:
         token = nobody.post("/players", json={"name": "carl"}).json()["token"]
         bearer = {"Authorization": f"Bearer {token}"}
         for action in ACTIONS:
-            # No cookie, or only a REST token: 401.
+            # No cookie: 401; the token of a player without a seat here: 403 NOT_A_PLAYER.
             refused = post_action(nobody, match_id, action)
             assert (refused.status_code, refused.json()["code"]) == (401, "UNAUTHORIZED"), action
             refused = post_action(nobody, match_id, action, **bearer)
-            assert (refused.status_code, refused.json()["code"]) == (401, "UNAUTHORIZED"), action
+            assert (refused.status_code, refused.json()["code"]) == (403, "NOT_A_PLAYER"), action
             # Another guest holds no seat here: 403 NOT_A_PLAYER.
             refused = post_action(bob, match_id, action)
             assert (refused.status_code, refused.json()["code"]) == (403, "NOT_A_PLAYER"), action
@@ -155,18 +158,16 @@ def test_who_may_play_and_act_in_a_guests_match(server: RunningServer) -> None:
 
         # The guest itself: refusals name why (and the legal moves for a move).
         seq = nobody.get(f"/matches/{match_id}").json()["seq"]
-        stale = ann.post(
-            f"/web/matches/{match_id}/moves", json={"move": "4", "expected_seq": seq + 5}
-        )
+        stale = ann.post(f"/matches/{match_id}/moves", json={"move": "4", "expected_seq": seq + 5})
         assert (stale.status_code, stale.json()["code"]) == (409, "STALE_SEQ")
-        unreadable = ann.post(f"/web/matches/{match_id}/moves", json={"move": "x"})
+        unreadable = ann.post(f"/matches/{match_id}/moves", json={"move": "x"})
         assert (unreadable.status_code, unreadable.json()["code"]) == (422, "INVALID_MOVE")
         no_offer = post_action(ann, match_id, "accept-draw")
         assert (no_offer.status_code, no_offer.json()["code"]) == (409, "NO_DRAW_OFFER")
-        moved = ann.post(f"/web/matches/{match_id}/moves", json={"move": "4", "expected_seq": seq})
+        moved = ann.post(f"/matches/{match_id}/moves", json={"move": "4", "expected_seq": seq})
         assert moved.status_code == 200 and moved.json()["type"] == "move_made"
         assert moved.json()["move"] == "4" and moved.json()["seat"] == 0
-        taken = ann.post(f"/web/matches/{match_id}/moves", json={"move": "4"})
+        taken = ann.post(f"/matches/{match_id}/moves", json={"move": "4"})
         assert taken.status_code in (409, 422)  # the bot's turn, or cell 4 taken
         too_late = post_action(ann, match_id, "abort")
         assert (too_late.status_code, too_late.json()["code"]) == (409, "CANNOT_ABORT")
@@ -215,7 +216,9 @@ def test_challenges_and_open_seats_from_the_browser(server: RunningServer) -> No
         # Only the guest challenged may answer, with its cookie, from this site.
         for action in ("accept", "decline"):
             assert program.post(f"/web/matches/{first}/{action}").status_code == 401
-            assert program.post(f"/web/matches/{first}/{action}", headers=carol).status_code == 401
+            # The challenger's own token answers no challenge of theirs: 403 NOT_CHALLENGED.
+            mine = program.post(f"/web/matches/{first}/{action}", headers=carol)
+            assert mine.status_code == 403 and "NOT_CHALLENGED" in mine.text
             other = bob.post(f"/web/matches/{first}/{action}")
             assert other.status_code == 403 and "NOT_CHALLENGED" in other.text
             assert other.headers["content-type"].startswith("text/html")
@@ -291,12 +294,12 @@ def test_a_persons_slips_on_the_page_never_forfeit_the_match(server: RunningServ
     with browser(server) as ann, httpx.Client(base_url=server.url) as nobody:
         match_id = start(ann)
         for text in ("x", "9", "x", "0-0", "x"):
-            refused = ann.post(f"/web/matches/{match_id}/moves", json={"move": text})
+            refused = ann.post(f"/matches/{match_id}/moves", json={"move": text})
             assert (refused.status_code, refused.json()["code"]) == (422, "INVALID_MOVE")
             assert refused.json()["legal_moves"] == [str(cell) for cell in range(9)]
             assert refused.json()["details"]["rejections"] == 0
         assert nobody.get(f"/matches/{match_id}").json()["status"] == "active"
-        moved = ann.post(f"/web/matches/{match_id}/moves", json={"move": "4"})
+        moved = ann.post(f"/matches/{match_id}/moves", json={"move": "4"})
         assert moved.status_code == 200 and moved.json()["move"] == "4"
 
 
