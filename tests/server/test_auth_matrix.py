@@ -35,7 +35,7 @@ from server.routes.web_courses.join import check_join_origin
 from server.settings import Settings
 from server.web.security import SAFE_METHODS, check_origin
 from tests.server.conftest import RunningServer
-from tests.server.test_courses_auth import course_routes
+from tests.server.courses.test_courses_auth import course_routes
 from tests.wsclient import connect
 
 CELLS = ("none", "malformed", "other", "right")
@@ -286,11 +286,11 @@ ROWS = [
     ),
     # The browser's forms: a guest for anyone; the tournament form acts as its credential's
     # player and makes a guest for a browser without one once the form is read (this body is
-    # no form: 422, a wrong token 401; tests/server/test_web.py has the form).
+    # no form: 422, a wrong token 401; tests/server/web/test_web.py has the form).
     Row("POST", "/web/guest", (303, 303, 303, 303)),
     Row("POST", "/web/guest/forget", (303, 303, 303, 303)),
     Row("POST", "/web/tournaments", (422, 401, 422, 422)),
-    # Playing in the browser (tests/server/test_web_play.py has the guests' own matrix): the
+    # Playing in the browser (tests/server/web/test_web_play.py has the guests' own matrix): the
     # play form and a join make a guest for a request without a credential (the play form:
     # this body is not a form, 422; the join: the first request's new guest takes the open
     # seat); every other form acts as its credential's player, 401 without one.
@@ -364,7 +364,7 @@ ROWS = [
     ),
     # The course pages and their forms (server/routes/web_courses/) act as the credential's
     # player: without one a page or a form is refused (401), a player of no such course is
-    # told so (404); an unknown invite link is a 404 page. tests/server/test_web_courses.py
+    # told so (404); an unknown invite link is a 404 page. tests/server/web/test_web_courses.py
     # has the members' own matrix (student, another student, TA, instructor, a non-member).
     Row("GET", "/join/{token}", (404,) * 4, lambda w: {"token": "arena_" + "x" * 32}),
     Row("POST", "/web/join", (404,) * 4),
@@ -400,7 +400,8 @@ ROWS = [
 def test_every_route_has_a_row() -> None:
     """A new route without a row here fails: its authorization must be decided and tested."""
     app = create_app(Settings())
-    # The course REST routes have their own matrix, by role (tests/server/test_courses_auth.py).
+    # The course REST routes have their own matrix, by role
+    # (tests/server/courses/test_courses_auth.py).
     routes = app_routes(app) - course_routes(app)
     rows = {(row.method, row.path) for row in ROWS}
     assert routes - rows == set(), "routes with no row in the auth matrix"

@@ -24,7 +24,7 @@ from server.asgi import ArenaApp
 from server.hub import Connection
 from server.settings import Settings
 from tests.server.conftest import free_port
-from tests.server.raw_websocket import OP_TEXT, RawWebSocket
+from tests.server.routes.raw_websocket import OP_TEXT, RawWebSocket
 
 PADDING = "x" * 4_000
 """Enough per message that a few dozen unread ones fill a transport's write buffer."""

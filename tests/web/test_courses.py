@@ -24,7 +24,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
-from tests.server.test_web_courses import wait_for_suite
+from tests.server.web.test_web_courses import wait_for_suite
 from tests.web.conftest import DESKTOP, PHONE, Problems, settle
 from tests.web.test_grader_page import HIDE
 from tests.web.test_lobby import register

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from server.web.pages import CONTENT_SECURITY_POLICY
 from tests.server.conftest import RunningServer
-from tests.server.test_web import start_tournament
+from tests.server.web.test_web import start_tournament
 from tests.web.conftest import DESKTOP, PHONE, settle
 
 pytestmark = pytest.mark.web
