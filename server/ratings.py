@@ -139,8 +139,20 @@ class RatingService:
             return False
 
     async def rate(self, match_id: str) -> bool:
-        """Rate a finished match, once: return False when it is not rated (see the module)."""
+        """Rate a finished match, once: return False when it is not rated (see the module).
+
+        One transaction when both subjects have a rating in the game already (every game but
+        each one's first); otherwise the newcomers' ratings are stored first, in a transaction
+        of their own, and the match is rated in a second.
+        """
         async with self._lock:
+            async with self._sessions() as session:
+                rated = await _rate_locked(session, match_id)
+                if rated is None:
+                    await session.rollback()
+                else:
+                    await session.commit()
+                    return rated
             async with self._sessions() as session:
                 match = await session.get(Match, match_id)
                 if match is None:
@@ -150,8 +162,10 @@ class RatingService:
                     return False
                 await _insert_missing(session, match.game, subjects)
                 await session.commit()
-            async with self._sessions() as session, session.begin():
-                return await _rate_locked(session, match_id, subjects)
+            async with self._sessions() as session:
+                rated = await _rate_locked(session, match_id)
+                await session.commit()
+                return bool(rated)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -279,15 +293,20 @@ async def _insert_missing(session: AsyncSession, game: str, subjects: Sequence[S
         await session.execute(statement.on_conflict_do_nothing())
 
 
-async def _rate_locked(
-    session: AsyncSession, match_id: str, subjects: tuple[Subject, Subject]
-) -> bool:
-    """Rate the match in `session`'s transaction: lock, check it is unrated, update, record."""
+async def _rate_locked(session: AsyncSession, match_id: str) -> bool | None:
+    """Rate the match in `session`'s transaction: lock, check it is unrated, update, record.
+
+    Return whether it was rated, or None when a subject has no rating in the game yet (the
+    caller rolls back, stores the newcomers' ratings and calls again).
+    """
     # A write first: it takes SQLite's write lock for the whole transaction (what it reads next
     # cannot change under it), and on PostgreSQL it locks the match row, as FOR UPDATE would.
     await session.execute(text("UPDATE matches SET seq = seq WHERE id = :id"), {"id": match_id})
     match = await session.get(Match, match_id)
     if match is None:
+        return False
+    subjects = _subjects(match)
+    if subjects is None:
         return False
     already = await session.scalar(
         select(RatingChange.id).where(RatingChange.match_id == match_id).limit(1)
@@ -302,7 +321,10 @@ async def _rate_locked(
             .with_for_update()
         )
     ).all()
-    first, second = (next(row for row in rows if _holds(row, s)) for s in subjects)
+    held = [next((row for row in rows if _holds(row, s)), None) for s in subjects]
+    first, second = held
+    if first is None or second is None:
+        return None
     score = score_of_seat0(match.result_winner)
     new = glicko2_game(_value(first), _value(second), score)
     for seat, (row, rating) in enumerate(zip((first, second), new, strict=True)):
