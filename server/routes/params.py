@@ -1,8 +1,8 @@
 """The query parameters the routes share, each bounded: a page's `limit` and `offset`, a game.
 
 Every integer a client sends is bounded above as well as below, so no value reaches the
-database that it cannot hold (an `offset` past 2**63 used to be a 500); a value out of range is
-a 422 VALIDATION_ERROR naming the parameter.
+database that it cannot hold (an `offset` past 2**63 would overflow a 64-bit column); a value
+out of range is a 422 VALIDATION_ERROR naming the parameter.
 """
 
 from __future__ import annotations
