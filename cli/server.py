@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import gc
 import json
 import os
 import shutil
@@ -151,24 +150,6 @@ def grading_line(settings: Settings) -> str:
 def _url_host(host: str) -> str:
     """Return `host` as it is written in a URL (an IPv6 address in brackets)."""
     return f"[{host}]" if ":" in host else host
-
-
-GC_THRESHOLDS = (20_000, 20, 20)
-"""Garbage-collector generation thresholds for the server process (CPython's: 700, 10, 10)."""
-
-
-def tune_garbage_collector() -> None:
-    """Keep the collector's pauses out of move round trips (a server process only).
-
-    A full collection walks every tracked object: with hundreds of connections that takes
-    tens of milliseconds, the largest part of the p99 round trip in bench/server.py. What is
-    made before serving lives for good, so it is frozen out of every later collection, and the
-    young generation is collected less often (reference counting frees almost everything a
-    move allocates).
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def listen(host: str, port: int) -> socket.socket:
