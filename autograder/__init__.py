@@ -1,1 +1,2 @@
-"""autograder package of Arena (see docs/ARCHITECTURE.md)."""
+"""The checkers autograder: grades one submission in the sandbox and explains every point, in
+the course platforms' format (docs/GRADER.md)."""

@@ -1,1 +1,2 @@
-"""competition package of Arena (see docs/ARCHITECTURE.md)."""
+"""Local competitions and their statistics: tournaments, gauntlets and SPRT matches played
+in-process, with Elo, Glicko-2, standings and reports (docs/TOURNAMENTS.md)."""
