@@ -10,7 +10,8 @@ import typer
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "cli.games": ("games", "show", "perft"),
-    "cli.bots": ("bots", "analyse", "analyze", "solve"),
+    "cli.bots": ("bots", "analyse", "analyze"),
+    "cli.solve": ("solve",),
     "cli.trace": ("trace",),
     "cli.egdb": ("egdb",),
     "cli.server": ("serve",),

@@ -2,7 +2,7 @@
 course, another student of the course, a student of another course, a TA, an instructor}.
 
 The routes are enumerated from the application's own route table (every route of
-server/routes/courses.py), so a course route added without a row fails
+server/routes/courses/), so a course route added without a row fails
 `test_every_course_route_has_a_row`. One course is set up per test; each row prepares what its
 route acts on and the six requests go in the order of `ORDER` (the refused first, so that a
 state change by staff comes last); each answer's status must be the row's. The browser's
@@ -41,15 +41,15 @@ FAILING = b"import sys\nsys.exit(1)\n"
 
 
 def course_routes(app: FastAPI) -> set[tuple[str, str]]:
-    """Return (METHOD, path) of every route of server/routes/courses.py in `app`."""
+    """Return (METHOD, path) of every route of server/routes/courses/ in `app`."""
 
     def walk(routes: Any, prefix: str) -> Iterator[tuple[str, str]]:
         for route in routes:
             if hasattr(route, "original_router"):
                 included = getattr(route.include_context, "prefix", "") or ""
                 yield from walk(route.original_router.routes, prefix + included)
-            elif (
-                isinstance(route, APIRoute) and route.endpoint.__module__ == "server.routes.courses"
+            elif isinstance(route, APIRoute) and route.endpoint.__module__.startswith(
+                "server.routes.courses."
             ):
                 for method in sorted((route.methods or set()) - {"HEAD"}):
                     yield method, prefix + route.path
