@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -148,8 +149,13 @@ def start_server(settings: Settings) -> RunningServer:
     The server is configured as `arena serve` configures it: its HTTP protocol, connection
     limits and proxy trust included.
     """
+    return serve_app(create_app(settings), settings)
+
+
+def serve_app(app: Any, settings: Settings) -> RunningServer:
+    """Serve `app` as `start_server` serves Arena's (the same uvicorn configuration)."""
     port = free_port()
-    config = server_config(create_app(settings), settings, port=port, log_level="warning")
+    config = server_config(app, settings, port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
     thread.start()

@@ -11,19 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi import WebSocket
 
-from cli.uvicorn_server import server_config
 from server.asgi import ArenaApp
 from server.hub import Connection
 from server.settings import Settings
-from tests.server.conftest import free_port
+from tests.server.conftest import serve_app
 from tests.server.routes.raw_websocket import OP_TEXT, RawWebSocket
 
 PADDING = "x" * 4_000
@@ -66,19 +63,9 @@ def burst_app(counts: dict[str, int], finished: threading.Event) -> ArenaApp:
 def burst_server() -> Iterator[tuple[int, dict[str, int], threading.Event]]:
     counts: dict[str, int] = {"immediate": 0, "refused": 0}
     finished = threading.Event()
-    port = free_port()
-    app = burst_app(counts, finished)
-    config = server_config(app, Settings(), port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield port, counts, finished
-    server.should_exit = True
-    thread.join(timeout=10)
+    running = serve_app(burst_app(counts, finished), Settings())
+    yield running.port, counts, finished
+    running.stop()
 
 
 def read_all(raw: RawWebSocket) -> list[dict[str, Any]]:
