@@ -22,6 +22,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from autograder.sandbox import can_isolate
 from bots.engine.compiled import load_cores
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
@@ -37,6 +38,8 @@ from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.explore import Explorer
 from server.grading import GradingService
+from server.hosted import HostedBots
+from server.hosted.launch import launch
 from server.hub import Hub
 from server.jobs import build_queue, ensure_schema
 from server.jobs.tournament_games import TournamentGameQueue
@@ -166,6 +169,9 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.grading = grading
         courses = CourseService(app.state.sessions, settings, grading)
         app.state.courses = courses
+        hosted = HostedBots(app.state.sessions, settings, launch, can_isolate)
+        app.state.hosted = hosted
+        service.host(hosted)
         app.state.rate_limiter = RateLimiter(settings)
         app.state.explorer = Explorer(settings)
         try:

@@ -490,6 +490,61 @@ class RedisSettings(SettingGroup):
         return value or None
 
 
+class HostedSettings(SettingGroup):
+    """Hosted bots: the bots players upload for the server to run in the sandbox
+    (`ARENA_HOSTED_*`)."""
+
+    AREA = "hosted"
+    dir: Path = Field(
+        Path("arena-hosted"),
+        description="the hosted bots' private directory (made mode 0700): every version's files",
+    )
+    bots_per_player: int = Field(
+        5, ge=0, le=1000, description="hosted bots one player may own (0: no hosted bots)"
+    )
+    versions_per_bot: int = Field(
+        50, ge=1, le=10_000, description="versions one hosted bot may have; more get QUOTA_EXCEEDED"
+    )
+    max_upload_bytes: int = Field(
+        256 * 1024,
+        ge=1024,
+        le=64 * 1024 * 1024,
+        description="largest upload of one version (its files, or the .zip's unpacked files)",
+    )
+    memory_mb: int = Field(
+        256, ge=32, le=65_536, description="address space of a hosted bot's process (MiB)"
+    )
+    processes: int = Field(
+        8, ge=1, le=256, description="processes and threads a hosted bot may run at once"
+    )
+    move_seconds: float = Field(
+        5.0,
+        gt=0,
+        le=600,
+        description="longest a hosted bot may think over one move when its match has no clock "
+        "(with a clock, what is left on it; never more than bot_max_seconds)",
+    )
+    matches_per_bot: int = Field(
+        4,
+        ge=1,
+        le=1000,
+        description="unfinished matches one hosted bot may sit in; a seat beyond it is refused "
+        "(each match runs a sandboxed process of the bot's own)",
+    )
+    failures_to_pause: int = Field(
+        5,
+        ge=1,
+        le=1000,
+        description="failures in a row (crash, hang, illegal output) after which a hosted bot "
+        "is paused until its owner resumes it or uploads a new version",
+    )
+    allow_unsandboxed: bool = Field(
+        False,
+        description="run hosted bots even where no sandbox can be made (rlimits only): for "
+        "trials on a machine of your own, never for a public server",
+    )
+
+
 GROUPS: tuple[type[SettingGroup], ...] = (
     GraderSettings,
     WebSocketSettings,
@@ -497,6 +552,7 @@ GROUPS: tuple[type[SettingGroup], ...] = (
     WorkerSettings,
     RateSettings,
     BotSettings,
+    HostedSettings,
     NimSettings,
     ExploreSettings,
     BusSettings,

@@ -32,6 +32,7 @@ from server.setting_groups import (
     CourseSettings,
     ExploreSettings,
     GraderSettings,
+    HostedSettings,
     HttpSettings,
     NimSettings,
     RateSettings,
@@ -167,6 +168,7 @@ class Settings(BaseSettings):
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     rate: RateSettings = Field(default_factory=RateSettings)
     bot: BotSettings = Field(default_factory=BotSettings)
+    hosted: HostedSettings = Field(default_factory=HostedSettings)
     nim: NimSettings = Field(default_factory=NimSettings)
     explore: ExploreSettings = Field(default_factory=ExploreSettings)
     bus: BusSettings = Field(default_factory=BusSettings)
@@ -315,6 +317,7 @@ AREA_TITLES = {
     "worker": "Workers",
     "rate": "Rate limits",
     "bot": "Bots' searches",
+    "hosted": "Hosted bots",
     "nim": "Nim games",
     "explore": "The explorer",
     "bus": "The cluster's bus",

@@ -13,18 +13,24 @@ Two ways to play: turn by turn (`_play_turns`: each search runs on a pool thread
 seats are house bots the reply's search starts while the move is committed), and, for a match
 between two untimed house bots, played ahead in a child process (`_play_pipelined`,
 server.matches.playahead) while the pool can lend it a thread.
+
+A hosted bot (server.hosted) sits in a seat as a house bot whose spec its `HostedSeats` knows:
+its program runs in the sandbox, it is never played ahead, its process ends with its match (or
+when it is evicted), and its failures are told to its owner while the opponent reads only that
+it failed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Coroutine, Hashable
 from typing import Any, Protocol
 
 from bots.result import SearchResult, SearchStopped
-from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
+from bots.spec import Bot, BotSpecError, check_limits, create_bot, parse_bot_spec
 from bots.turns import NO_MOVE, crashed, describe, house_bot_loses, played_illegal, seat_budget
 from bots.wire import search_info
 from games.base import Game, State
@@ -46,6 +52,33 @@ BUILT_BOTS_PER_THREAD = 4
 
 CHECKED_BOTS = 10_000
 """Bot specs and games known to make a bot within the maxima (the set starts over when full)."""
+
+HOSTED_FAILED = "failed (its owner is told why)"
+"""What an opponent reads when a hosted bot fails: the details are its owner's alone."""
+
+
+class HostedSeats(Protocol):
+    """The hosted bots as seats of matches (server.hosted.HostedBots)."""
+
+    def claims(self, spec: str) -> bool:
+        """Whether `spec` names a hosted bot."""
+        ...
+
+    async def resolve(self, spec: str, game: Game) -> str:
+        """Return the spec a seat stores (the version it plays); ValueError in words."""
+        ...
+
+    def build(self, spec: str, game: Game) -> Bot:
+        """Return the bot of a seat's stored spec; ValueError when it cannot be built."""
+        ...
+
+    async def failed(self, spec: str, match_id: str, words: str) -> None:
+        """Tell the bot's owner how it failed in a match."""
+        ...
+
+    async def finished(self, spec: str) -> None:
+        """The bot played a match to its end without failing."""
+        ...
 
 
 class Host(Protocol):
@@ -85,6 +118,23 @@ class HouseBots:
         self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot.threads
         self._checked: set[tuple[str, Hashable]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.hosted: HostedSeats | None = None
+        """The hosted bots, when the server hosts them (set by the app)."""
+        self._failed: set[tuple[str, int]] = set()
+
+    def _is_hosted(self, spec: str) -> bool:
+        return self.hosted is not None and self.hosted.claims(spec)
+
+    async def seat(self, spec: str, game: Game) -> str:
+        """Return the spec a seat asking for `spec` stores; BotSpecError unless it makes a
+        bot for `game` within the server's search maxima (a hosted bot: one that can play)."""
+        if self.hosted is not None and self.hosted.claims(spec):
+            try:
+                return await self.hosted.resolve(spec, game)
+            except ValueError as error:
+                raise BotSpecError(str(error)) from None
+        self.check(spec, game)
+        return spec
 
     def check(self, spec: str, game: Game) -> None:
         """Raise BotSpecError unless `spec` makes a bot for `game` within the server's search
@@ -121,9 +171,14 @@ class HouseBots:
         key = (live.id, seat)
         built = self._built.get(key)
         if built is None:
-            built = self._built[key] = create_bot(spec, live.referee.game)
+            game = live.referee.game
+            if self.hosted is not None and self.hosted.claims(spec):
+                built = self.hosted.build(spec, game)
+            else:
+                built = create_bot(spec, game)
+            self._built[key] = built
             while len(self._built) > self._built_limit:
-                self._built.popitem(last=False)
+                _close(self._built.popitem(last=False)[1])
         else:
             self._built.move_to_end(key)
         return built
@@ -132,7 +187,13 @@ class HouseBots:
         """Stop the searches of a match that is over: its pool threads are free in moments."""
         live.stop.set()
         for seat in (0, 1):
-            self._built.pop((live.id, seat), None)
+            _close(self._built.pop((live.id, seat), None))
+            spec = live.bot_specs[seat]
+            if spec is not None and self._is_hosted(spec):
+                failed = (live.id, seat) in self._failed
+                self._failed.discard((live.id, seat))
+                if not failed and live.referee.status is Status.FINISHED:
+                    self._spawn(self._tell_finished(spec))
         task = live.bot_task
         if task is not None and task is not asyncio.current_task():
             task.cancel()  # a played-ahead match's child process is ended by its task
@@ -177,8 +238,10 @@ class HouseBots:
     async def _play(self, live: LiveMatch) -> None:
         """Play house-bot moves while a bot is to move (a match between two untimed house bots
         is played through `_play_pipelined` first)."""
-        both_bots = live.bot_specs[0] is not None and live.bot_specs[1] is not None
-        if both_bots and live.referee.config.time_control is None:
+        specs = live.bot_specs
+        both_bots = specs[0] is not None and specs[1] is not None
+        hosted = any(spec is not None and self._is_hosted(spec) for spec in specs)
+        if both_bots and not hosted and live.referee.config.time_control is None:
             await self._play_pipelined(live)
         await self._play_turns(live)
 
@@ -396,8 +459,39 @@ class HouseBots:
                 return
             spec = live.bot_specs[seat]
             assert spec is not None
+            if self.hosted is not None and self.hosted.claims(spec):
+                # Kept before the match ends: whoever reads the end can read why (its owner).
+                self._failed.add((live.id, seat))
+                await self._tell_failed(spec, live.id, why)
+                why = HOSTED_FAILED
             try:
                 reason = house_bot_loses(referee.game, seat, spec, why)
                 await self._host.run(live, referee.fail(seat, reason, self._host.now_ms()))
             except MatchError as error:
                 log.error("ending match %s after its house bot failed: %s", live.id, error)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _tell_failed(self, spec: str, match_id: str, why: str) -> None:
+        assert self.hosted is not None
+        try:
+            await self.hosted.failed(spec, match_id, why)
+        except Exception:
+            log.exception("keeping the failure of hosted bot %s in match %s", spec, match_id)
+
+    async def _tell_finished(self, spec: str) -> None:
+        assert self.hosted is not None
+        try:
+            await self.hosted.finished(spec)
+        except Exception:
+            log.exception("counting a finished match of hosted bot %s", spec)
+
+
+def _close(bot: Bot | None) -> None:
+    """End a bot's program, if it runs one (a hosted bot's sandbox), off the event loop."""
+    close = getattr(bot, "close", None)
+    if close is not None:
+        threading.Thread(target=close, name="arena-hosted-close", daemon=True).start()

@@ -83,7 +83,7 @@ from server.matches.commands import (
     Read,
     ShowState,
 )
-from server.matches.housebots import HouseBots
+from server.matches.housebots import HostedSeats, HouseBots
 from server.matches.live import LiveMatch
 from server.matches.ownership import NotOwnerError, Ownership
 from server.matches.publisher import Broadcast, Publisher
@@ -148,6 +148,10 @@ class MatchService:
         self.store.on_claim = self._announce_claim
         self.listeners = self._publisher.listeners
         """Awaited with a `Broadcast` after every commit of accepted events (see the module)."""
+
+    def host(self, hosted: HostedSeats) -> None:
+        """Seat hosted bots (server.hosted) in matches: their specs are theirs to resolve."""
+        self._bots.hosted = hosted
 
     @property
     def settings(self) -> Settings:
@@ -289,7 +293,7 @@ class MatchService:
             owner=owner,
         )
         async with self.store.sessions() as session:
-            await setup.seat_requested(live, body, creator, self.players, session, self._bots.check)
+            await setup.seat_requested(live, body, creator, self.players, session, self._bots.seat)
         effects: list[Effect] = []
         if live.is_ready():
             effects = live.referee.start(self.now_ms())

@@ -30,6 +30,7 @@ from server.routes import (
     courses,
     explore,
     grader,
+    hosted_bots,
     index,
     leaderboard,
     matches,
@@ -182,6 +183,7 @@ def install(app: FastAPI) -> None:
     app.include_router(grader.router)
     app.include_router(courses.router)
     app.include_router(courses.uploads)
+    app.include_router(hosted_bots.router)
     app.include_router(ws.router)
     install_api_docs(app)
     app.mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static")
