@@ -306,6 +306,11 @@ class HostedBots:
             raise HostedSpecError(f"{found.spec} is paused: {found.row.paused}")
         if not self.available():
             raise HostedSpecError("this server cannot run hosted bots (no sandbox)")
+        cap = self._settings.matches_per_bot
+        if await self._store.playing(found.spec) >= cap:
+            raise HostedSpecError(
+                f"{found.spec} plays {cap} matches already, the most it may at once: try later"
+            )
         number = spec.version if spec.version is not None else found.row.active
         if number is None:
             raise HostedSpecError(f"{found.spec} has no version that plays yet")

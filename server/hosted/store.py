@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from protocol.messages import (
@@ -19,7 +19,7 @@ from protocol.messages import (
 from server.db.models import HostedBot as BotRow
 from server.db.models import HostedBotFailure as FailureRow
 from server.db.models import HostedBotVersion as VersionRow
-from server.db.models import Player, epoch_ms
+from server.db.models import Match, Player, epoch_ms
 from server.hosted.specs import HostedSpec
 
 FAILURES_KEPT = 50
@@ -55,6 +55,21 @@ class HostedStore:
                 )
             ).first()
         return None if row is None else Found(row[0], row[1])
+
+    async def playing(self, spec: HostedSpec) -> int:
+        """How many unfinished matches seat a version of the bot `spec` names."""
+        prefix = f"{spec}@"
+        seated = or_(
+            Match.seat0_bot.startswith(prefix, autoescape=True),
+            Match.seat1_bot.startswith(prefix, autoescape=True),
+        )
+        async with self._sessions() as session:
+            found = await session.scalar(
+                select(func.count())
+                .select_from(Match)
+                .where(Match.status.in_(("waiting", "active")), seated)
+            )
+        return int(found or 0)
 
     async def count_owned(self, owner_id: int) -> int:
         async with self._sessions() as session:

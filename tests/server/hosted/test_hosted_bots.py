@@ -50,6 +50,7 @@ def server(server_settings: Settings, tmp_path: Path) -> Iterator[RunningServer]
         hosted_allow_unsandboxed=True,
         hosted_failures_to_pause=2,
         hosted_bots_per_player=2,
+        hosted_matches_per_bot=1,
     )
     running = start_server(settings)
     try:
@@ -221,3 +222,28 @@ def test_a_failing_bot_loses_tells_its_owner_why_and_is_paused(client: Client) -
         "/hosted-bots/ada/crash", json={"resume": True}, headers=client.auth("ada")
     )
     assert resumed.json()["paused"] is None
+
+
+def test_a_bot_sits_in_a_bounded_number_of_matches_at_once(client: Client) -> None:
+    assert client.create("ada", "busy").status_code == 201
+    assert client.upload("ada", "busy", "engine", {"bot.py": RANDOM_ENGINE}).status_code == 201
+    # The match waits for bob's moves: unfinished, it holds the bot's one place.
+    first = client.http.post(
+        "/matches",
+        json={"game": "tictactoe", "seats": [{"bot": "hosted:ada/busy"}, "bob"]},
+        headers=client.auth("bob"),
+    )
+    assert first.status_code == 201, first.text
+    second = client.http.post(
+        "/matches",
+        json={"game": "tictactoe", "seats": [{"bot": "hosted:ada/busy"}, "bob"]},
+        headers=client.auth("bob"),
+    )
+    assert second.status_code == 422
+    assert "plays 1 matches already" in second.json()["message"]
+    resigned = client.http.post(
+        f"/matches/{first.json()['match_id']}/resign", headers=client.auth("bob")
+    )
+    assert resigned.status_code == 200, resigned.text
+    state = client.play("bob", [{"bot": "hosted:ada/busy"}, {"bot": "random"}])
+    assert state["status"] == "finished"
