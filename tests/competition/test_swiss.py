@@ -149,7 +149,8 @@ def _check_rules(entrants: list[Entrant], history: list[PlayedRound], paired: Sw
     names = [entrant.id for entrant in entrants]
     met = _met(history)
     before = _colours(history)
-    difference = {name: _differences(history)[name] for name in names}
+    totals = _differences(history)
+    difference = {name: totals[name] for name in names}
 
     def fresh(one: str, other: str) -> bool:
         return frozenset((one, other)) not in met
@@ -229,7 +230,7 @@ def test_the_same_rounds_and_seed_give_the_same_pairing_whatever_the_entry_order
 
 def test_three_hundred_players_play_seven_rounds() -> None:
     for rules in (SwissRules(seed=7), SwissRules(game_pairs=True, seed=8)):
-        _, history = _play(301, 7, 300, rules)
+        _, history = _play(301, 7, 300, rules, _check_rules)
         assert len(history) == 7
         boards = _met_list(history)
         assert len(boards) == len(set(boards)) == 7 * 150
