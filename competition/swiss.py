@@ -10,12 +10,13 @@ A simplified Dutch system (after FIDE's, C.04.3), for class tournaments of a few
   of a board (default 1: a bye is worth a win) and gives no colour.
 - **Absolute rules, in order of precedence.** Two players meet at most once while the others can
   still all be paired (checked exactly, by a maximum matching, competition.matching); no player's
-  colour difference (firsts minus seconds) leaves -2..+2; no player has the same colour three
+  colour difference (firsts minus seconds) goes beyond +-2; no player has the same colour three
   times in a row. When no pairing keeps all three, the last ones are dropped first; when even
   rematches cannot be avoided, any pair may play, each player preferring one it has not met.
 - **Score groups.** Groups are paired from the top. In a group of m players still unpaired, the
-  top half S1 (m // 2 players) meets the bottom half S2: S1's i-th player takes S2's i-th, then
-  the next ones, preferring an opponent whose colour preference complements its own; if none
+  top half S1 (m // 2 players) meets the bottom half S2: S1's i-th player takes S2's i-th, else
+  the next in S2 (wrapping round to S2's top), an opponent whose colour preference complements
+  its own before one who wants the same colour; if none
   fits, another S1 player below it, then the highest player of the lower groups (the player
   floats down). S2 players left over pair among themselves; one left alone floats down. A
   pairing is taken only if everyone still unpaired can then be paired (the matching again), so
