@@ -49,6 +49,7 @@ from server.matches.queries import MatchQueries
 from server.matches.service import MatchService
 from server.openapi import install_openapi
 from server.players import PlayerRegistry
+from server.pool import PoolService
 from server.presence import Presence
 from server.ratings import RatingService
 from server.routes import install
@@ -172,6 +173,8 @@ def create_app(settings: Settings) -> FastAPI:
         hosted = HostedBots(app.state.sessions, settings, launch, can_isolate)
         app.state.hosted = hosted
         service.host(hosted)
+        pools = PoolService(app.state.sessions, settings, service, hosted)
+        app.state.pools = pools
         app.state.rate_limiter = RateLimiter(settings)
         app.state.explorer = Explorer(settings)
         try:
@@ -189,8 +192,12 @@ def create_app(settings: Settings) -> FastAPI:
             service.start_ticker()
             await grading.start()
             await courses.start()
+            if membership is None:
+                # One process pairs the pools; a cluster's pairing is not shared yet.
+                pools.start()
             yield
         finally:
+            await pools.close()
             await courses.close()
             await grading.close()
             if queue is not None:

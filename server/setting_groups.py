@@ -13,6 +13,7 @@ from limits import parse_many
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from autograder.profiles import DEFAULT_PYTHON
+from games import game_names
 
 
 class SettingGroup(BaseModel):
@@ -545,6 +546,55 @@ class HostedSettings(SettingGroup):
     )
 
 
+class PoolDefinition(BaseModel):
+    """One rated pool: its name (in URLs), game and clock."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    game: str = Field(min_length=1, max_length=32)
+    base_ms: int = Field(ge=1000, le=86_400_000)
+    increment_ms: int = Field(0, ge=0, le=600_000)
+
+
+class PoolSettings(SettingGroup):
+    """The rated pools of hosted bots: which there are and how they pair (`ARENA_POOL_*`)."""
+
+    AREA = "pool"
+    pools: list[PoolDefinition] = Field(
+        default_factory=lambda: [
+            PoolDefinition(name="checkers", game="checkers", base_ms=60_000, increment_ms=1000),
+            PoolDefinition(name="connect4", game="connect4", base_ms=30_000, increment_ms=500),
+        ],
+        description="the pools: JSON objects with name, game, base_ms and increment_ms",
+    )
+
+    @field_validator("pools")
+    @classmethod
+    def _check_pools(cls, pools: list[PoolDefinition]) -> list[PoolDefinition]:
+        names = [pool.name for pool in pools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two pools share a name: {names}")
+        for pool in pools:
+            if pool.game not in game_names():
+                raise ValueError(f"pool {pool.name}: no game is called {pool.game!r}")
+        return pools
+
+    pair_every_s: float = Field(
+        5.0, gt=0, le=3600, description="seconds between two pairings of a pool's waiting bots"
+    )
+    owner_cap: int = Field(
+        2, ge=1, le=100, description="pool games one owner's bots may play at once"
+    )
+    spread: float = Field(
+        50.0,
+        ge=0,
+        le=1000,
+        description="rating points of random jitter in pairing (near ratings meet, not always "
+        "the same pairs)",
+    )
+
+
 GROUPS: tuple[type[SettingGroup], ...] = (
     GraderSettings,
     WebSocketSettings,
@@ -553,6 +603,7 @@ GROUPS: tuple[type[SettingGroup], ...] = (
     RateSettings,
     BotSettings,
     HostedSettings,
+    PoolSettings,
     NimSettings,
     ExploreSettings,
     BusSettings,

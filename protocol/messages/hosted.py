@@ -107,3 +107,83 @@ class HostedBotFailures(WireModel):
 
     type: Literal["hosted_bot_failures"] = "hosted_bot_failures"
     failures: tuple[HostedBotFailure, ...]
+
+
+PoolName = Annotated[
+    str,
+    Field(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_\-]*$", description="A pool."),
+]
+
+
+class PoolJoin(WireModel):
+    """A hosted bot of the caller's to enter a pool: `OWNER/NAME`."""
+
+    type: Literal["pool_join"] = "pool_join"
+    bot: Annotated[
+        str,
+        Field(
+            min_length=3,
+            max_length=65,
+            pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*/[a-z0-9][a-z0-9_\-]*$",
+        ),
+    ]
+
+
+class PoolEntry(WireModel):
+    """A bot of a pool's ladder: the rating of the version that plays now."""
+
+    type: Literal["pool_entry"] = "pool_entry"
+    bot: Annotated[str, Field(max_length=65)]
+    """`OWNER/NAME`."""
+    spec: Annotated[str, Field(max_length=256)] | None
+    """The version that plays (`hosted:OWNER/NAME@N`); None while it has none."""
+    rating: float
+    deviation: float
+    games: Count
+    paused: Annotated[str, Field(max_length=500)] | None
+    playing: bool
+    joined_ms: EpochMs
+
+
+class PoolGameSummary(WireModel):
+    """A match the pool made: its bots (first to move first) and how it ended."""
+
+    type: Literal["pool_game"] = "pool_game"
+    match_id: Annotated[str, Field(max_length=64)]
+    first: Annotated[str, Field(max_length=256)]
+    second: Annotated[str, Field(max_length=256)]
+    status: Annotated[str, Field(max_length=16)]
+    winner: Annotated[int, Field(ge=0, le=1)] | None
+    created_ms: EpochMs
+
+
+class Pool(WireModel):
+    """A rated pool: its game and clock, its ladder (highest rating first), the games being
+    played and the latest finished."""
+
+    type: Literal["pool"] = "pool"
+    name: PoolName
+    game: GameName
+    base_ms: Count
+    increment_ms: Count
+    ladder: tuple[PoolEntry, ...]
+    live: tuple[PoolGameSummary, ...]
+    recent: tuple[PoolGameSummary, ...]
+
+
+class PoolSummary(WireModel):
+    """A pool as a list shows it."""
+
+    type: Literal["pool_summary"] = "pool_summary"
+    name: PoolName
+    game: GameName
+    base_ms: Count
+    increment_ms: Count
+    members: Count
+
+
+class PoolList(WireModel):
+    """The server's pools."""
+
+    type: Literal["pool_list"] = "pool_list"
+    pools: tuple[PoolSummary, ...]

@@ -468,3 +468,34 @@ class HostedBotFailure(Base):
     match_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     words: Mapped[str] = mapped_column(String(2000))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PoolMember(Base):
+    """A hosted bot in a rated pool (server.pool): the pool pairs it while it stays."""
+
+    __tablename__ = "pool_members"
+    __table_args__ = (UniqueConstraint("pool", "bot_id", name="uq_pool_members"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pool: Mapped[str] = mapped_column(String(32), index=True)
+    bot_id: Mapped[int] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_pool_members_bot", ondelete="CASCADE"), index=True
+    )
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PoolGame(Base):
+    """A match the pool made: which bots it paired (the match row has the rest)."""
+
+    __tablename__ = "pool_games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pool: Mapped[str] = mapped_column(String(32), index=True)
+    match_id: Mapped[str] = mapped_column(String(36), unique=True)
+    first_bot_id: Mapped[int] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_pool_games_first", ondelete="CASCADE"), index=True
+    )
+    second_bot_id: Mapped[int] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_pool_games_second", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -203,7 +203,7 @@ class HostedBots:
     ) -> HostedBot:
         """Change what the owner may: the version that plays (a ready one), the description,
         a pause lifted."""
-        found = await self._owned(owner, name, caller)
+        found = await self.owned(owner, name, caller)
         versions = await self._store.versions(found.row.id)
         if body.active is not None:
             chosen = next((v for v in versions if v.number == body.active), None)
@@ -229,7 +229,7 @@ class HostedBots:
         self, owner: str, name: str, caller: Player, kind: str, uploads: Sequence[Upload]
     ) -> HostedBotVersion:
         """Check, store and try a new version of a bot (see the module); return it."""
-        found = await self._owned(owner, name, caller)
+        found = await self.owned(owner, name, caller)
         if not self.available():
             raise ProtocolError(
                 ErrorCode.UNAVAILABLE,
@@ -285,7 +285,7 @@ class HostedBots:
     async def failures(
         self, owner: str, name: str, caller: Player, limit: int
     ) -> HostedBotFailures:
-        found = await self._owned(owner, name, caller)
+        found = await self.owned(owner, name, caller)
         return await self._store.failures(found.row.id, limit)
 
     # The seats of matches.
@@ -363,7 +363,9 @@ class HostedBots:
             raise _not_found(owner, name)
         return found
 
-    async def _owned(self, owner: str, name: str, caller: Player) -> Found:
+    async def owned(self, owner: str, name: str, caller: Player) -> Found:
+        """Return the bot `owner` calls `name`: NOT_FOUND when there is none, FORBIDDEN unless
+        `caller` owns it."""
         found = await self._find(owner, name)
         if not self._owns(found, caller):
             raise _not_owner(found)

@@ -35,6 +35,7 @@ from server.routes import (
     leaderboard,
     matches,
     players,
+    pools,
     tournaments,
     web,
     web_courses,
@@ -184,6 +185,7 @@ def install(app: FastAPI) -> None:
     app.include_router(courses.router)
     app.include_router(courses.uploads)
     app.include_router(hosted_bots.router)
+    app.include_router(pools.router)
     app.include_router(ws.router)
     install_api_docs(app)
     app.mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static")

@@ -92,6 +92,7 @@ class World:
     http: httpx.Client
     ws_url: str
     tokens: dict[str, str] = field(default_factory=dict)
+    checkers: str | None = None
 
     def auth(self, name: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[name]}"}
@@ -137,6 +138,20 @@ class World:
         name = f"bot{next(_names)}"
         self.post("/hosted-bots", "owner", {"name": name, "game": "tictactoe"})
         return {"owner": "owner", "name": name}
+
+    def checkers_bot(self) -> str:
+        """A hosted checkers bot of owner's (with no version: a pool never pairs it), the same
+        one each time."""
+        if self.checkers is None:
+            self.checkers = f"bot{next(_names)}"
+            self.post("/hosted-bots", "owner", {"name": self.checkers, "game": "checkers"})
+        return self.checkers
+
+    def pooled_bot(self) -> dict[str, str]:
+        """Owner's checkers bot, in the checkers pool."""
+        name = self.checkers_bot()
+        self.post("/pools/checkers/members", "owner", {"bot": f"owner/{name}"})
+        return {"pool": "checkers", "owner": "owner", "name": name}
 
     def tournament(self, *bots: str) -> str:
         body = {"game": "tictactoe", "bots": list(bots or ("random", "greedy"))}
@@ -417,6 +432,22 @@ ROWS = [
         lambda w: w.hosted_bot(),
     ),
     Row("GET", "/hosted-bots/{owner}/{name}/failures", OWN_MATCH, lambda w: w.hosted_bot()),
+    # Rated pools: anyone reads them; an owner enters or takes out their own bot only.
+    Row("GET", "/pools", PUBLIC),
+    Row("GET", "/pools/{pool}", PUBLIC, lambda w: {"pool": "checkers"}),
+    Row(
+        "POST",
+        "/pools/{pool}/members",
+        (401, 401, 403, 201),
+        lambda w: {"pool": "checkers"},
+        body=lambda w: {"bot": f"owner/{w.checkers_bot()}"},
+    ),
+    Row(
+        "DELETE",
+        "/pools/{pool}/members/{owner}/{name}",
+        (401, 401, 403, 204),
+        lambda w: w.pooled_bot(),
+    ),
     # WebSockets: the answer is the first message, or the close code.
     Row("WS", "/ws", (4001, 4001, "welcome", "welcome")),
     Row("WS", "/ws/matches/{match_id}", ("welcome",) * 4, lambda w: {"match_id": w.match()}),
