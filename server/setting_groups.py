@@ -532,6 +532,13 @@ class HostedSettings(SettingGroup):
         description="unfinished matches one hosted bot may sit in; a seat beyond it is refused "
         "(each match runs a sandboxed process of the bot's own)",
     )
+    max_running: int = Field(
+        16,
+        ge=1,
+        le=10_000,
+        description="hosted bots' seats in unfinished matches on this server at once, each a "
+        "sandboxed process; a seat beyond it is refused until a match ends",
+    )
     failures_to_pause: int = Field(
         5,
         ge=1,

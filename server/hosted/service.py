@@ -311,6 +311,11 @@ class HostedBots:
             raise HostedSpecError(
                 f"{found.spec} plays {cap} matches already, the most it may at once: try later"
             )
+        if await self._store.running() >= self._settings.max_running:
+            raise HostedSpecError(
+                f"this server runs {self._settings.max_running} hosted bots' seats already, "
+                "the most it may at once: try again when a match ends"
+            )
         number = spec.version if spec.version is not None else found.row.active
         if number is None:
             raise HostedSpecError(f"{found.spec} has no version that plays yet")

@@ -71,6 +71,19 @@ class HostedStore:
             )
         return int(found or 0)
 
+    async def running(self) -> int:
+        """How many seats of unfinished matches hosted bots hold, all bots together."""
+        total = 0
+        async with self._sessions() as session:
+            for column in (Match.seat0_bot, Match.seat1_bot):
+                found = await session.scalar(
+                    select(func.count())
+                    .select_from(Match)
+                    .where(Match.status.in_(("waiting", "active")), column.startswith("hosted:"))
+                )
+                total += int(found or 0)
+        return total
+
     async def count_owned(self, owner_id: int) -> int:
         async with self._sessions() as session:
             found = await session.scalar(

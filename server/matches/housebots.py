@@ -116,6 +116,7 @@ class HouseBots:
         fairly."""
         self._built: OrderedDict[tuple[str, int], Bot] = OrderedDict()
         self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot.threads
+        self._hosted_built: dict[tuple[str, int], Bot] = {}
         self._checked: set[tuple[str, Hashable]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self.hosted: HostedSeats | None = None
@@ -150,6 +151,9 @@ class HouseBots:
     async def close(self) -> None:
         """Stop the pool's searches and every bot's task (set each match's `stop` first)."""
         self.pool.close()
+        for bot in self._hosted_built.values():
+            _close(bot)
+        self._hosted_built.clear()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
@@ -163,22 +167,23 @@ class HouseBots:
         the most recently used few (BUILT_BOTS_PER_THREAD per search thread) are kept: a match
         waiting for its human player holds none, and an evicted bot is built again (a fresh
         table and random generator) when next needed. Memory stays bounded by the pool's size,
-        not by the number of matches.
+        not by the number of matches. A hosted bot's program is kept for its whole match (it
+        is bounded by its sandbox, and their number by the hosted bots' seats).
         """
         spec = live.bot_specs[seat]
         if spec is None:
             return None
         key = (live.id, seat)
+        if self.hosted is not None and self.hosted.claims(spec):
+            hosted = self._hosted_built.get(key)
+            if hosted is None:
+                hosted = self._hosted_built[key] = self.hosted.build(spec, live.referee.game)
+            return hosted
         built = self._built.get(key)
         if built is None:
-            game = live.referee.game
-            if self.hosted is not None and self.hosted.claims(spec):
-                built = self.hosted.build(spec, game)
-            else:
-                built = create_bot(spec, game)
-            self._built[key] = built
+            built = self._built[key] = create_bot(spec, live.referee.game)
             while len(self._built) > self._built_limit:
-                _close(self._built.popitem(last=False)[1])
+                self._built.popitem(last=False)
         else:
             self._built.move_to_end(key)
         return built
@@ -187,7 +192,8 @@ class HouseBots:
         """Stop the searches of a match that is over: its pool threads are free in moments."""
         live.stop.set()
         for seat in (0, 1):
-            _close(self._built.pop((live.id, seat), None))
+            self._built.pop((live.id, seat), None)
+            _close(self._hosted_built.pop((live.id, seat), None))
             spec = live.bot_specs[seat]
             if spec is not None and self._is_hosted(spec):
                 failed = (live.id, seat) in self._failed

@@ -51,6 +51,7 @@ def server(server_settings: Settings, tmp_path: Path) -> Iterator[RunningServer]
         hosted_failures_to_pause=2,
         hosted_bots_per_player=2,
         hosted_matches_per_bot=1,
+        hosted_max_running=1,
     )
     running = start_server(settings)
     try:
@@ -224,7 +225,7 @@ def test_a_failing_bot_loses_tells_its_owner_why_and_is_paused(client: Client) -
     assert resumed.json()["paused"] is None
 
 
-def test_a_bot_sits_in_a_bounded_number_of_matches_at_once(client: Client) -> None:
+def test_hosted_bots_sit_in_a_bounded_number_of_matches_at_once(client: Client) -> None:
     assert client.create("ada", "busy").status_code == 201
     assert client.upload("ada", "busy", "engine", {"bot.py": RANDOM_ENGINE}).status_code == 201
     # The match waits for bob's moves: unfinished, it holds the bot's one place.
@@ -241,6 +242,16 @@ def test_a_bot_sits_in_a_bounded_number_of_matches_at_once(client: Client) -> No
     )
     assert second.status_code == 422
     assert "plays 1 matches already" in second.json()["message"]
+    # The server's one hosted seat is taken: another bot waits too.
+    assert client.create("bob", "also").status_code == 201
+    assert client.upload("bob", "also", "engine", {"bot.py": RANDOM_ENGINE}).status_code == 201
+    third = client.http.post(
+        "/matches",
+        json={"game": "tictactoe", "seats": ["bob", {"bot": "hosted:bob/also"}]},
+        headers=client.auth("bob"),
+    )
+    assert third.status_code == 422
+    assert "runs 1 hosted bots' seats already" in third.json()["message"]
     resigned = client.http.post(
         f"/matches/{first.json()['match_id']}/resign", headers=client.auth("bob")
     )
