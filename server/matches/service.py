@@ -53,7 +53,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from typing import Protocol, TypeVar, cast
+from typing import TypeVar, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -81,6 +81,7 @@ from server.matches.commands import (
     PendingChallenge,
     PlayMove,
     Read,
+    Route,
     ShowState,
 )
 from server.matches.housebots import HouseBots
@@ -99,13 +100,6 @@ T = TypeVar("T")
 
 Clock = Callable[[], float]
 """A clock in seconds: `time.monotonic` for the referee's time, `time.time` for epoch times."""
-
-
-class Route(Protocol):
-    """Runs a call on a match where the match is played; returns its result."""
-
-    async def __call__(self, call: MatchCall[T]) -> T:
-        """Run `call`; raise its MatchError when refused."""
 
 
 class MatchService:
