@@ -9,6 +9,9 @@ Its rooms, each importing only those below it (an import-linter contract):
 
 - `queries`: listings and exports (a page of summaries, a record, PDN, a match's web page);
 - `service`: the match service, every call on a match under its lock;
+- `calls`, `lifecycle`: the calls on a match as callers make them, each sent through the
+  service's `route`; the matches held here, resumed, taken over, announced when claimed and
+  dropped;
 - `housebots`, `ticker`, `publisher`, `setup`: the house bots, the clock ticker, publishing
   to the listeners, a new match's set-up and the seat policies;
 - `store`, `translation`, `commands`: loading and committing; the translation of referee
