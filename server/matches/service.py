@@ -176,7 +176,9 @@ class MatchService(MatchCalls):
             owner=owner,
         )
         async with self.store.sessions() as session:
-            await setup.seat_requested(live, body, creator, self.players, session, self._bots.check)
+            await setup.seat_requested(
+                live, body, creator, self.players, session, self._bots.built.check
+            )
         effects: list[Effect] = []
         if live.is_ready():
             effects = live.referee.start(self.now_ms())
