@@ -19,20 +19,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
-from collections.abc import Hashable
 from typing import Any, Protocol
 
 from bots.result import SearchResult, SearchStopped
-from bots.spec import Bot, check_limits, create_bot, parse_bot_spec
+from bots.spec import Bot
 from bots.turns import NO_MOVE, crashed, describe, house_bot_loses, played_illegal, seat_budget
 from bots.wire import search_info
-from games.base import Game, State
+from games.base import State
 from games.match import Effect, MoveAccepted, Status
 from protocol.errors import ErrorCode
 from server.errors import MatchError
-from server.limits.compute import search_limits
 from server.matches import translation
+from server.matches.builtbots import BuiltBots
 from server.matches.live import LiveMatch
 from server.matches.playahead import Item, PlayAhead
 from server.matches.search_pool import SearchPool
@@ -40,12 +38,6 @@ from server.matches.store import MatchStore
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
-
-BUILT_BOTS_PER_THREAD = 4
-"""House bots kept built (with their tables) per search thread; see `HouseBots._bot`."""
-
-CHECKED_BOTS = 10_000
-"""Bot specs and games known to make a bot within the maxima (the set starts over when full)."""
 
 
 class Host(Protocol):
@@ -75,27 +67,14 @@ class HouseBots:
     ) -> None:
         self._host = host
         self._store = store
-        self._limits = search_limits(settings)
+        self.built = BuiltBots(settings)
+        """The bots built for the matches' seats, their specs checked (server.matches.builtbots)."""
         self.pool = pool or SearchPool(
             settings.bot.threads, settings.bot.searches_per_player, settings.bot.max_seconds
         )
         """Where house bots search (server.matches.search_pool): threads of their own, shared
         fairly."""
-        self._built: OrderedDict[tuple[str, int], Bot] = OrderedDict()
-        self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot.threads
-        self._checked: set[tuple[str, Hashable]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
-
-    def check(self, spec: str, game: Game) -> None:
-        """Raise BotSpecError unless `spec` makes a bot for `game` within the server's search
-        maxima (checked once per pair)."""
-        key = (spec, game.rules_key())
-        if key not in self._checked:
-            check_limits(parse_bot_spec(spec), self._limits)
-            create_bot(spec, game)
-            if len(self._checked) >= CHECKED_BOTS:
-                self._checked.clear()
-            self._checked.add(key)
 
     async def close(self) -> None:
         """Stop the pool's searches and every bot's task (set each match's `stop` first)."""
@@ -105,34 +84,10 @@ class HouseBots:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _bot(self, live: LiveMatch, seat: int) -> Bot | None:
-        """Return the house bot of `seat`, or None for a player's seat.
-
-        A bot keeps its table (8 MB and more for alphabeta and id; up to 38 MB, mapped as it
-        fills, for the compiled checkers engine) from move to move, so only
-        the most recently used few (BUILT_BOTS_PER_THREAD per search thread) are kept: a match
-        waiting for its human player holds none, and an evicted bot is built again (a fresh
-        table and random generator) when next needed. Memory stays bounded by the pool's size,
-        not by the number of matches.
-        """
-        spec = live.bot_specs[seat]
-        if spec is None:
-            return None
-        key = (live.id, seat)
-        built = self._built.get(key)
-        if built is None:
-            built = self._built[key] = create_bot(spec, live.referee.game)
-            while len(self._built) > self._built_limit:
-                self._built.popitem(last=False)
-        else:
-            self._built.move_to_end(key)
-        return built
-
     def stop(self, live: LiveMatch) -> None:
         """Stop the searches of a match that is over: its pool threads are free in moments."""
         live.stop.set()
-        for seat in (0, 1):
-            self._built.pop((live.id, seat), None)
+        self.built.forget(live.id)
         task = live.bot_task
         if task is not None and task is not asyncio.current_task():
             task.cancel()  # a played-ahead match's child process is ended by its task
@@ -289,7 +244,7 @@ class HouseBots:
                 seat = self._bot_seat(live) if self._store.is_live(live) else None
                 if seat is None:
                     return
-                bot = self._bot(live, seat)
+                bot = self.built.bot(live, seat)
                 assert bot is not None
                 position, seq = referee.state, referee.seq
                 moving = position.to_move == seat
@@ -329,7 +284,7 @@ class HouseBots:
                     live.note_search(played, translation.search_record(search_info(result)))
                     effects += played
                     if any(isinstance(effect, MoveAccepted) for effect in played):
-                        after = self._bot(live, referee.state.to_move)
+                        after = self.built.bot(live, referee.state.to_move)
                         if referee.status is Status.ACTIVE and after is not None:
                             ahead = (referee.seq, self._search(live, after, referee.state.to_move))
                 try:
