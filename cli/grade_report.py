@@ -1,12 +1,17 @@
-"""Print a grade report as a table: the shared view of `arena grade` and `arena grader submit`."""
+"""A grade report shown and written: the output `arena grade` and `arena grader submit` share."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from autograder.results import GradeReport
+from cli.common import fail
 
 console = Console(highlight=False)
 
@@ -28,3 +33,31 @@ def print_report(report: GradeReport) -> None:
     console.print(f"[bold]total: {report.score:g} / {report.max_score:g}[/]")
     if report.output:
         console.print(escape(report.output))
+
+
+def show_results(
+    report: GradeReport,
+    data: dict[str, Any],
+    *,
+    results: Path | None,
+    html: Path | None,
+    as_json: bool,
+) -> None:
+    """Write results.json `data` to `results` and `report` as HTML to `html` (each if given),
+    then print `data` (`as_json`) or `report` as a table; exit 2 if a file cannot be written.
+
+    `report` is what the reader may see of it (autograder.visibility.view).
+    """
+    from autograder.html import html_report
+
+    try:
+        if results is not None:
+            results.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        if html is not None:
+            html.write_text(html_report(report), encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write {error.filename}: {error.strerror}")
+    if as_json:
+        print(json.dumps(data, indent=2))
+    else:
+        print_report(report)

@@ -3,7 +3,6 @@ cli/grader_puzzles.py's, `submit` cli/grader_client.py's)."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -97,10 +96,9 @@ def grade_command(
     it grades anyway and says so on stderr.
     """
     from autograder.grade import GradeError, GradeOptions, grade
-    from autograder.html import html_report
     from autograder.sandbox import Mode, sandbox_support
     from autograder.visibility import OWNER, gradescope_json, view
-    from cli.grade_report import print_report
+    from cli.grade_report import show_results
 
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
@@ -124,18 +122,9 @@ def grade_command(
         report = grade(profile, submission, GradeOptions(suite=suite, python=python))
     except GradeError as error:
         fail(str(error))
-    data = gradescope_json(report)
-    try:
-        if results is not None:
-            results.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        if html is not None:
-            html.write_text(html_report(view(report, OWNER)), encoding="utf-8")
-    except OSError as error:
-        fail(f"cannot write {error.filename}: {error.strerror}")
-    if as_json:
-        print(json.dumps(data, indent=2))
-    else:
-        print_report(view(report, OWNER))
+    show_results(
+        view(report, OWNER), gradescope_json(report), results=results, html=html, as_json=as_json
+    )
 
 
 def submission_problem(profile: str, submission: Path) -> str | None:

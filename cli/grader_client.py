@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import time
 import zipfile
 from dataclasses import dataclass
@@ -115,9 +114,8 @@ def submit_command(
     submission is graded (whatever the score), 1 if the grader failed or the wait timed out, 2
     for a usage error or a refused upload (the server's code and message are printed).
     """
-    from autograder.html import html_report
     from autograder.results import GradeReport
-    from cli.grade_report import print_report
+    from cli.grade_report import show_results
 
     if (course is None) != (assignment is None):
         fail("--course and --assignment go together: the course, and the assignment in it")
@@ -152,17 +150,7 @@ def submit_command(
         job = _wait(api, follow, job, ident, timeout)
         results_data = api.call("GET", job["results_url"], doing="show the results")
     report = GradeReport.from_json(results_data, upload.profile)
-    try:
-        if results is not None:
-            results.write_text(json.dumps(results_data, indent=2) + "\n", encoding="utf-8")
-        if html is not None:
-            html.write_text(html_report(report), encoding="utf-8")
-    except OSError as error:
-        fail(f"cannot write {error.filename}: {error.strerror}")
-    if as_json:
-        print(json.dumps(results_data, indent=2))
-    else:
-        print_report(report)
+    show_results(report, results_data, results=results, html=html, as_json=as_json)
     if course is not None:
         _course_notes(job)
     if job["status"] == "error":

@@ -13,7 +13,7 @@ from cli.common import fail, game_errors, load_game, number, plural
 from cli.games import GameArg, OptionOpt, PositionOpt
 
 if TYPE_CHECKING:
-    from bots.trace.tree import Trace
+    from bots.trace.model import Trace
 
 MAX_WINDOW = 1e12
 """The largest |alpha| or |beta| --window takes (infinities aside): beyond every score."""
@@ -217,7 +217,7 @@ def _parse_window(text: str | None) -> tuple[float, float] | None:
 
 
 def _summary(traced: Trace) -> str:
-    from bots.trace.draw import format_value
+    from bots.trace.labels import format_value
 
     stats = traced.stats
     return (

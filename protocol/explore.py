@@ -1,6 +1,6 @@
 """The wire contract of the search-tree explorer: a trace request, and a position with its moves.
 
-`POST /explore/trace` takes a `TraceRequest` and answers with the trace as `bots.trace.tree`'s
+`POST /explore/trace` takes a `TraceRequest` and answers with the trace as `bots.trace.model`'s
 `Trace.as_dict()` makes it (docs/BOTS.md, "Seeing a search", has its shape: every node in visit
 order with its window, value and cut-off). `POST /explore/position` takes a `PositionRequest`
 and answers with a `PositionAnswer`: the position reached and its legal moves, which the page

@@ -129,7 +129,7 @@ def create_app(settings: Settings) -> FastAPI:
             membership = Membership(
                 table,
                 leases,
-                service,
+                service.lifecycle,
                 lease_ttl_ms=settings.lease_ttl_ms,
                 heartbeat_ms=settings.heartbeat_ms,
             )
@@ -185,7 +185,7 @@ def create_app(settings: Settings) -> FastAPI:
             await presence.start()
             await tournaments.resume()
             if membership is None:
-                await service.resume()
+                await service.lifecycle.resume()
             else:
                 await membership.start()  # takes over its share of matches without an owner
             await ratings.resume()

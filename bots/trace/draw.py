@@ -4,186 +4,33 @@ Pure text in, text out: no I/O, no third-party packages. The drawings show max a
 levels (triangles pointing up and down, rows labelled MAX and MIN), each node's value, its
 visit number (#i, the order the search entered it) and the window it was entered with; the
 principal variation in bold blue; children a cut-off never searched as grey dashed stubs with
-the cut marked; table hits, leaves and finished games as boxes.
-
-A tree larger than the drawing's budget of nodes is folded: the principal variation and, in
-visit order, as many nodes near the root as fit are shown; every other subtree hangs folded
-under its node, with the count of nodes it holds ("+123").
+the cut marked; table hits, leaves and finished games as boxes. A tree larger than the
+drawing's budget is folded as bots.trace.layout lays it out.
 """
 
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from html import escape
 from typing import Final
 
-from bots.scoring import ENGINE
-from bots.trace.tree import Node, Trace
+from bots.trace.labels import format_value, has_window, headings, node_value
+from bots.trace.layout import (
+    MARGIN_TOP,
+    MARGIN_X,
+    Y_STEP,
+    Placed,
+    layout,
+    principal_path,
+    subtree_sizes,
+    unfolded,
+)
+from bots.trace.model import Node, Trace
 
 DEFAULT_BUDGET: Final = 60
 """Nodes an SVG or text drawing shows before folding subtrees away."""
-MAX_BUDGET: Final = 2_000
-"""The most nodes a drawing may show: beyond that a picture is no longer readable."""
-MAX_STUBS: Final = 3
-"""Pruned moves drawn one by one under a cut-off node; more share one stub ("+k")."""
-
-X_STEP: Final = 58
-Y_STEP: Final = 96
-MARGIN_X: Final = 70
-MARGIN_TOP: Final = 92
 SIZE: Final = 17
-
-
-def format_value(value: float, scoring: str = "engine") -> str:
-    """Return a node value as the drawings write it.
-
-    Infinities are "∞" and "-∞"; with the engine's scoring a forced result is "W3" (a win 3
-    plies from the root, for the side the value is for) or "L3"; other numbers as short as
-    they go ("0.25", "-30").
-    """
-    if math.isinf(value):
-        return "∞" if value > 0 else "-∞"
-    if scoring == "engine" and (ENGINE.is_win(value) or ENGINE.is_loss(value)):
-        plies = round(ENGINE.win - abs(value))
-        return f"W{plies}" if value > 0 else f"L{plies}"
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
-
-
-def node_value(trace: Trace, node: Node) -> str:
-    """Return a node's value as drawn: a cut-off node's is a bound, written as the lectures do.
-
-    A node that cut off stopped once its mover was sure of at least its value: "≥5" for the
-    maximiser (every node in negamax form), "≤-20" for a minimising node in the root's view.
-    """
-    text = format_value(node.value, trace.scoring)
-    if not node.cutoff:
-        return text
-    at_least = trace.perspective == "negamax" or node.side == "max"
-    return ("≥" if at_least else "≤") + text
-
-
-def has_window(trace: Trace) -> bool:
-    """True when the search passes a window (minimax records none)."""
-    return trace.search not in ("minimax", "minimax_prune")
-
-
-def subtree_sizes(nodes: Sequence[Node]) -> list[int]:
-    """Return the number of nodes in each node's subtree (itself included)."""
-    sizes = [1] * len(nodes)
-    # Children are visited after their parent, so a reverse pass sees them first.
-    for node in reversed(nodes):
-        if node.parent is not None:
-            sizes[node.parent] += sizes[node.i]
-    return sizes
-
-
-def principal_path(trace: Trace) -> list[int]:
-    """Return the nodes of the principal variation, from the root down, as indices."""
-    nodes = trace.nodes
-    path = [0]
-    for move in trace.pv:
-        current = nodes[path[-1]]
-        child = next((c for c in current.children if nodes[c].move == move), None)
-        if child is None:
-            break
-        path.append(child)
-    return path
-
-
-def unfolded(trace: Trace, budget: int) -> set[int]:
-    """Return the nodes whose children a drawing of at most about `budget` nodes shows.
-
-    Every node of the principal variation is unfolded; then nodes in breadth-first (visit)
-    order while their children still fit in the budget.
-    """
-    if not 1 <= budget <= MAX_BUDGET:
-        raise ValueError(f"a drawing shows 1 to {MAX_BUDGET:,} nodes, not {budget}")
-    nodes = trace.nodes
-    opened: set[int] = set()
-    shown = 1
-    for index in principal_path(trace):
-        if nodes[index].children:
-            opened.add(index)
-            shown += len(nodes[index].children)
-    queue = deque([0])
-    while queue:
-        index = queue.popleft()
-        children = nodes[index].children
-        if not children:
-            continue
-        if index not in opened:
-            if shown + len(children) > budget:
-                continue
-            opened.add(index)
-            shown += len(children)
-        queue.extend(children)
-    return opened
-
-
-# -- layout -----------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Placed:
-    """A drawn item: a node (`node` set) or a stub for moves a cut-off never searched."""
-
-    x: float
-    y: float
-    parent: int | None
-    node: Node | None = None
-    stub: str = ""
-    folded: int = 0
-
-
-def x_step(trace: Trace) -> float:
-    """Return the width of one leaf's column: wide enough for the longest move text."""
-    longest = max((len(node.move or "") for node in trace.nodes), default=0)
-    return max(X_STEP, 8.0 * longest + 22)
-
-
-def layout(trace: Trace, opened: set[int]) -> list[Placed]:
-    """Place the shown nodes and stubs: leaves left to right, parents over their children."""
-    nodes = trace.nodes
-    sizes = subtree_sizes(nodes)
-    step = x_step(trace)
-    placed: list[Placed] = []
-    next_x = [0.0]
-
-    def place(index: int, parent: int | None) -> float:
-        node = nodes[index]
-        item = Placed(0.0, MARGIN_TOP + node.ply * Y_STEP, parent, node=node)
-        placed.append(item)
-        me = len(placed) - 1
-        xs: list[float] = []
-        if index in opened:
-            xs = [place(child, me) for child in node.children]
-        elif node.children:
-            item.folded = sizes[index] - 1
-        if node.pruned and (index in opened or not node.children):
-            moves = node.pruned
-            labels = moves if len(moves) <= MAX_STUBS else [*moves[: MAX_STUBS - 1], "…"]
-            for label in labels:
-                more = len(moves) - (MAX_STUBS - 1) if label == "…" else 0
-                text = f"+{more}" if more else label
-                stub = Placed(MARGIN_X + next_x[0] * step, item.y + Y_STEP * 0.72, me, stub=text)
-                placed.append(stub)
-                xs.append(stub.x)
-                next_x[0] += 0.8
-        if xs:
-            item.x = (xs[0] + xs[-1]) / 2
-        else:
-            item.x = MARGIN_X + next_x[0] * step
-            next_x[0] += 1
-        return item.x
-
-    place(0, None)
-    return placed
-
 
 # -- SVG ----------------------------------------------------------------------------------------
 
@@ -225,28 +72,6 @@ def _shape(node: Node, x: float, y: float, classes: str) -> str:
         points = [(x, y + s), (x + s * 1.15, y - s * 0.75), (x - s * 1.15, y - s * 0.75)]
     text = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
     return f'<polygon class="{classes}" points="{text}"/>'
-
-
-def headings(trace: Trace) -> tuple[str, str]:
-    """Return the title and caption line a drawing of `trace` is headed with."""
-    what = f"{trace.search} on {trace.game} {trace.position or '(start)'}"
-    depth = "to the end" if trace.depth is None else f"depth {trace.depth}"
-    if trace.search == "engine":
-        depth += f", table {'on' if trace.options['tt'] else 'off'}"
-        depth += f", ordering {'on' if trace.options['ordering'] else 'off'}"
-    view = (
-        "values for the root player (MAX)"
-        if trace.perspective == "root"
-        else "values for the side to move at each node (negamax)"
-    )
-    stats = trace.stats
-    line = (
-        f"{depth}; value {format_value(trace.value, trace.scoring)}, best move "
-        f"{trace.best_move}; {stats.nodes:,} nodes, {stats.cutoffs:,} cut-offs"
-        + (f", {stats.tt_hits:,} table hits" if trace.search == "engine" else "")
-        + f"; {view}"
-    )
-    return what, line
 
 
 def render_svg(trace: Trace, *, budget: int = DEFAULT_BUDGET) -> str:

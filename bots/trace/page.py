@@ -1,8 +1,8 @@
 """The self-contained HTML page of a traced search: the SVG tree, unfolding on click.
 
-The page draws the tree as bots.trace.draw does (the same layout, shapes and style), from the
-nodes embedded as JSON; a click on a node unfolds or folds its subtree (inline script and style,
-nothing fetched). Pure text in, text out.
+The page draws the tree as bots.trace.draw does (the layout of bots.trace.layout, the same
+shapes and style), from the nodes embedded as JSON; a click on a node unfolds or folds its
+subtree (inline script and style, nothing fetched). Pure text in, text out.
 """
 
 from __future__ import annotations
@@ -11,17 +11,10 @@ import json
 from html import escape
 from typing import Final
 
-from bots.trace.draw import (
-    STYLE,
-    format_value,
-    has_window,
-    headings,
-    node_value,
-    principal_path,
-    unfolded,
-    x_step,
-)
-from bots.trace.tree import Trace, json_number
+from bots.trace.draw import STYLE
+from bots.trace.labels import format_value, has_window, headings, node_value
+from bots.trace.layout import principal_path, unfolded, x_step
+from bots.trace.model import Trace, json_number
 
 HTML_BUDGET: Final = 40
 """Nodes the HTML page shows unfolded at first; the rest unfold on click."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -133,15 +132,14 @@ def assignment_add_command(
     suite_data = None if suite is None else _read_suite(suite, profile)
     body: dict[str, Any] = {"name": name, "profile": profile}
     body |= policies(
-        datetime.now(UTC),
-        release,
-        due,
-        late_policy,
-        penalty,
-        late_days,
-        daily_limit,
-        score_policy,
-        before_due,
+        release=release,
+        due=due,
+        late_policy=late_policy,
+        penalty=penalty,
+        late_days=late_days,
+        daily_limit=daily_limit,
+        score_policy=score_policy,
+        before_due=before_due,
     )
     if suite_data is not None:
         body["suite"] = suite_data
@@ -275,15 +273,14 @@ def assignment_update_command(
     from protocol.courses import Assignment
 
     body = policies(
-        datetime.now(UTC),
-        release,
-        due,
-        late_policy,
-        penalty,
-        late_days,
-        daily_limit,
-        score_policy,
-        before_due,
+        release=release,
+        due=due,
+        late_policy=late_policy,
+        penalty=penalty,
+        late_days=late_days,
+        daily_limit=daily_limit,
+        score_policy=score_policy,
+        before_due=before_due,
     )
     if name is not None:
         body["name"] = name

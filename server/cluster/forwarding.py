@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
@@ -50,14 +49,12 @@ from server.matches.commands import (
     MatchCall,
     PendingChallenge,
     PlayMove,
+    Route,
     ShowState,
 )
 from server.matches.ownership import NotOwnerError
 
 T = TypeVar("T")
-
-Serve = Callable[[MatchCall[Any]], Awaitable[Any]]
-"""Runs a call forwarded here (server.cluster.routing, `MatchRouter.serve`)."""
 
 KIND = "match_call"
 """The `kind` of a forwarded call's bus request."""
@@ -68,10 +65,10 @@ ANSWERS_KEPT = 10_000
 
 class BusRemote:
     """Sends calls on matches to their owners over `bus` and runs those sent here with `serve`
-    (install `handle` with `bus.serve`). `timeout_s`: how long an owner may take to answer
-    (default: the bus's `bus_rpc_timeout_s`)."""
+    (`MatchRouter.serve`; install `handle` with `bus.serve`). `timeout_s`: how long an owner
+    may take to answer (default: the bus's `bus_rpc_timeout_s`)."""
 
-    def __init__(self, bus: Bus, serve: Serve, timeout_s: float | None = None) -> None:
+    def __init__(self, bus: Bus, serve: Route, timeout_s: float | None = None) -> None:
         self._bus = bus
         self._serve = serve
         self._timeout_s = timeout_s

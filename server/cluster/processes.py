@@ -132,7 +132,8 @@ class ProcessTable:
 
 
 class Host(Protocol):
-    """What the membership needs of the match service (server.matches.service.MatchService)."""
+    """What the membership needs of the match service: its life cycle
+    (server.matches.lifecycle.MatchLifecycle)."""
 
     async def take_over(self, match_id: str) -> bool:
         """Claim and resume a match whose owner is dead or none; False if another took it."""

@@ -19,7 +19,7 @@ A `Read` (an arbitrary reader) is never forwarded: a non-owner reads a copy rebu
 database (`MatchService.read_copy`: its clocks as they stand now), committing nothing.
 Takeover of a dead owner's matches (server.cluster.processes) charges the side to move up to
 the dead owner's last heartbeat, not for the ownerless time after it (server.cluster.leases);
-a plain restart of a single process charges nobody (server.matches.service).
+a plain restart of a single process charges nobody (server.matches.lifecycle).
 
 A call another process forwarded here is run by `serve`: here or refused, never forwarded
 again.

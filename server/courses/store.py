@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, Select, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -74,27 +74,13 @@ class CourseStore:
         self, course_id: int, player_id: int
     ) -> tuple[Course, CourseMember] | None:
         """Return the course and `player_id`'s membership of it (not dropped), or None."""
-        async with self._sessions() as session:
-            found = (
-                await session.execute(
-                    select(Course, CourseMember)
-                    .join(CourseMember, CourseMember.course_id == Course.id)
-                    .where(
-                        Course.id == course_id,
-                        CourseMember.player_id == player_id,
-                        CourseMember.dropped_at.is_(None),
-                    )
-                )
-            ).first()
-            return None if found is None else (found[0], found[1])
+        return await self._enrolled_one(Course.id == course_id, CourseMember.player_id == player_id)
 
     async def courses_of(self, player_id: int, limit: int) -> list[tuple[Course, CourseMember]]:
         """Return the newest `limit` courses `player_id` is an enrolled member of."""
         async with self._sessions() as session:
             rows = await session.execute(
-                select(Course, CourseMember)
-                .join(CourseMember, CourseMember.course_id == Course.id)
-                .where(CourseMember.player_id == player_id, CourseMember.dropped_at.is_(None))
+                _enrolled(CourseMember.player_id == player_id)
                 .order_by(Course.created_at.desc(), Course.id.desc())
                 .limit(limit)
             )
@@ -102,17 +88,14 @@ class CourseStore:
 
     async def by_invite(self, invite_hash: str) -> tuple[Course, CourseMember] | None:
         """Return the course and the enrolled member whose invite hashes to `invite_hash`."""
+        return await self._enrolled_one(CourseMember.invite_hash == invite_hash)
+
+    async def _enrolled_one(
+        self, *conditions: ColumnElement[bool]
+    ) -> tuple[Course, CourseMember] | None:
+        """Return the course and the enrolled member `conditions` find, or None."""
         async with self._sessions() as session:
-            found = (
-                await session.execute(
-                    select(Course, CourseMember)
-                    .join(CourseMember, CourseMember.course_id == Course.id)
-                    .where(
-                        CourseMember.invite_hash == invite_hash,
-                        CourseMember.dropped_at.is_(None),
-                    )
-                )
-            ).first()
+            found = (await session.execute(_enrolled(*conditions))).first()
             return None if found is None else (found[0], found[1])
 
     async def members(self, course_id: int) -> list[CourseMember]:
@@ -380,4 +363,13 @@ async def lock_member(session: AsyncSession, member_id: int) -> None:
         return
     await session.execute(
         select(CourseMember.id).where(CourseMember.id == member_id).with_for_update()
+    )
+
+
+def _enrolled(*conditions: ColumnElement[bool]) -> Select[Course, CourseMember]:
+    """Select each course with its enrolled (not dropped) members that meet `conditions`."""
+    return (
+        select(Course, CourseMember)
+        .join(CourseMember, CourseMember.course_id == Course.id)
+        .where(*conditions, CourseMember.dropped_at.is_(None))
     )

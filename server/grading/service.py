@@ -2,22 +2,18 @@
 
 `GradingService` decides the policies (a known profile, a sandbox or the operator's leave to
 grade without one, the queue's limit, a job read by its uploader only) and answers for the
-jobs; the intake is server.grading.uploads' (and the refusals of a full queue
-server.grading.intake's), who may read a job server.grading.access', the private files
-server.grading.files', the rows server.grading.store's and the grading server.grading.workers'.
+jobs. The rest is by job: an upload's checks are server.grading.uploads', its files written on
+threads of their own server.grading.intake_files', the refusals of a full queue and the places
+held server.grading.intake's, who may read a job server.grading.access', the private files
+server.grading.files' (and the sweep of those left without a job server.grading.orphans'),
+the rows server.grading.store's and the grading server.grading.workers'.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import secrets
-import shutil
-from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -32,11 +28,13 @@ from protocol.messages import GradingJob, GradingProfiles
 from server.db.models import GradingJob as JobRow
 from server.grading.access import finished_report, finished_row, readable_row, report_of
 from server.grading.files import GraderFiles
-from server.grading.intake import Intake, queue_full
+from server.grading.intake import Admitting, Intake, queue_full, refuse_if_full
+from server.grading.intake_files import FileIntake
+from server.grading.orphans import OrphanSweep
 from server.grading.queue import Place
 from server.grading.shared import QueueFullError, SharedQueue
 from server.grading.store import Admission, JobStore
-from server.grading.uploads import Upload, UploadLimits, bad_submission, unpack
+from server.grading.uploads import Upload
 from server.grading.wire import describe_job, describe_profiles
 from server.grading.workers import GradingWorkers
 from server.settings import Settings
@@ -64,18 +62,9 @@ class GradingService:
         self._files = GraderFiles(settings)
         self._workers = GradingWorkers(settings, self._store, self._files)
         self._shared = None if queue is None else SharedQueue(queue, sessions)
-        self._admitting = 0
-        """Uploads past the queue check and not yet queued or refused: they hold their place."""
-        self._admitting_by: Counter[int | None] = Counter()
-        """The same, per uploader."""
-        self._admitting_from: Counter[str | None] = Counter()
-        """The same, per address (course submissions not counted)."""
-        self._intake = ThreadPoolExecutor(
-            settings.grader.intake_threads, thread_name_prefix="arena-intake"
-        )
-        """Unpacking, checking and writing uploads: CPU and disk work kept off the event loop,
-        on threads of its own so that it never takes every thread of the default executor."""
-        self._sweeper: asyncio.Task[None] | None = None
+        self._admitting = Admitting()
+        self._intake = FileIntake(settings, self._files)
+        self._sweep = OrphanSweep(settings, self._store, self._files)
 
     async def start(self) -> int:
         """Re-queue the jobs a previous run left queued or running; start the workers.
@@ -86,7 +75,7 @@ class GradingService:
         job directories that have no row now and every `grader_orphan_sweep_s` (see
         `sweep_orphans`).
         """
-        self._sweeper = asyncio.create_task(self._sweep_periodically(), name="orphan-sweep")
+        self._sweep.start()
         if self._shared is not None:
             return 0
         swept = await asyncio.to_thread(sweep_runs)
@@ -105,41 +94,15 @@ class GradingService:
 
     async def close(self) -> None:
         """Stop the workers and kill running gradings (their jobs are re-run at the next start)."""
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
-        self._intake.shutdown(wait=False, cancel_futures=True)
+        await self._sweep.close()
+        self._intake.close()
         if self._shared is None:
             await self._workers.close()
 
     async def sweep_orphans(self) -> int:
         """Remove the job directories that have no row and are `grader_orphan_age_s` old;
-        return how many.
-
-        A server killed between writing an upload's files and storing its row leaves such a
-        directory. A younger one may be an upload still being stored, here or by another
-        server process sharing the directory, so it is left alone.
-        """
-        old = await asyncio.to_thread(self._files.old_job_ids, self._settings.grader.orphan_age_s)
-        if not old:
-            return 0
-        stored = await self._store.existing(old)
-        orphans = [job_id for job_id in old if job_id not in stored]
-        for job_id in orphans:
-            await asyncio.to_thread(self._files.remove_job, job_id)
-        if orphans:
-            log.info("removed %d job directories that had no job", len(orphans))
-        return len(orphans)
-
-    async def _sweep_periodically(self) -> None:
-        while True:
-            try:
-                await self.sweep_orphans()
-            except Exception:
-                # A database or disk failing now may not fail at the next sweep.
-                log.exception("sweeping job directories without a job failed")
-            await asyncio.sleep(self._settings.grader.orphan_sweep_s)
+        return how many (server.grading.orphans)."""
+        return await self._sweep.sweep()
 
     def profiles(self) -> GradingProfiles:
         """Describe the profiles and the limits of an upload."""
@@ -215,73 +178,42 @@ class GradingService:
         # The checks and the place they take are one step (no await between them), and the
         # place is held until the job is queued or refused: concurrent uploads cannot all pass
         # the checks while the first of them is still being stored.
-        settings = self._settings
-        if self._workers.waiting + self._admitting >= settings.grader.max_queued:
-            raise queue_full(self._settings, "queue")
-        if (
-            player_id is not None
-            and self._workers.waiting_of(player_id) + self._admitting_by[player_id]
-            >= settings.grader.max_queued_per_player
-        ):
-            raise queue_full(self._settings, "player")
-        if (
-            not intake.course
-            and self._workers.waiting_from(address) + self._admitting_from[address]
-            >= settings.grader.max_queued_per_address
-        ):
-            raise queue_full(self._settings, "address")
-        self._admitting += 1
-        self._admitting_by[player_id] += 1
-        if not intake.course:
-            self._admitting_from[address] += 1
-        try:
+        admitting = self._admitting
+        refuse_if_full(
+            self._settings,
+            intake,
+            waiting=self._workers.waiting + admitting.total,
+            of_player=self._workers.waiting_of(player_id) + admitting.of(player_id),
+            from_address=self._workers.waiting_from(address) + admitting.from_address(address),
+        )
+        with admitting.hold(intake):
             return await self._admit(intake)
-        finally:
-            self._admitting -= 1
-            self._admitting_by[player_id] -= 1
-            if not self._admitting_by[player_id]:
-                del self._admitting_by[player_id]
-            if not intake.course:
-                self._admitting_from[address] -= 1
-                if not self._admitting_from[address]:
-                    del self._admitting_from[address]
 
     async def _submit_shared(self, intake: Intake, shared: SharedQueue) -> GradingJob:
         """`submit` with the shared queue: the limits count the database's waiting rows,
         checked before the files are read and again, with the place taken, as the row is
         stored (server.grading.shared)."""
-        settings = self._settings
+        grader = self._settings.grader
         waiting = await shared.waiting(intake.player_id, intake.address)
-        if waiting.total >= settings.grader.max_queued:
-            raise queue_full(self._settings, "queue")
-        if intake.player_id is not None and waiting.player >= settings.grader.max_queued_per_player:
-            raise queue_full(self._settings, "player")
-        if not intake.course and waiting.address >= settings.grader.max_queued_per_address:
-            raise queue_full(self._settings, "address")
-        job_id, files, job_dir = await self._store_files(intake.profile, intake.uploads)
-        row = self._store.new_row(
-            job_id,
-            intake.profile,
-            sorted(files),
-            intake.player_id,
-            intake.assignment_id,
-            intake.member_id,
-            intake.address,
+        refuse_if_full(
+            self._settings,
+            intake,
+            waiting=waiting.total,
+            of_player=waiting.player,
+            from_address=waiting.address,
         )
-        try:
-            rank = await shared.admit(
-                row,
-                max_queued=settings.grader.max_queued,
-                max_per_player=settings.grader.max_queued_per_player,
-                max_per_address=settings.grader.max_queued_per_address,
-                check=intake.admission,
-            )
-        except QueueFullError as full:
-            await asyncio.to_thread(shutil.rmtree, job_dir, True)
-            raise queue_full(self._settings, full.scope) from None
-        except BaseException:
-            await asyncio.to_thread(shutil.rmtree, job_dir, True)
-            raise
+        async with self._intake.new_job(intake.profile, intake.uploads) as (job_id, files):
+            row = intake.row(job_id, files)
+            try:
+                rank = await shared.admit(
+                    row,
+                    max_queued=grader.max_queued,
+                    max_per_player=grader.max_queued_per_player,
+                    max_per_address=grader.max_queued_per_address,
+                    check=intake.admission,
+                )
+            except QueueFullError as full:
+                raise queue_full(self._settings, full.scope) from None
         # Stored: from here the job is graded even if this process dies before the next line
         # (a worker queues a row that has no job: SharedQueue.requeue_orphans).
         await shared.defer(job_id, rank)
@@ -289,59 +221,10 @@ class GradingService:
         await shared.rank([(intake.address, False)])
         return describe_job(row, await shared.place(job_id))
 
-    async def _store_files(
-        self, profile: str, uploads: Sequence[Upload]
-    ) -> tuple[str, dict[str, bytes], Path]:
-        """Check an upload's files and write them privately, on an intake thread; return the
-        new job's id, the files and the job's directory. Nothing is left on disk when it
-        raises."""
-        job_id = secrets.token_urlsafe(16)
-        limits = UploadLimits.of(self._settings)
-        try:
-            work = self._intake.submit(self._take_files, profile, uploads, job_id, limits)
-        except RuntimeError:  # shut down: the server is stopping
-            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server is stopping") from None
-        try:
-            files = await asyncio.wrap_future(work)
-        except asyncio.CancelledError:
-            # The thread may still be writing: what it wrote goes once it is done.
-            work.add_done_callback(lambda _: self._files.remove_job(job_id))
-            raise
-        return job_id, files, self._files.job_dir(job_id)
-
-    def _take_files(
-        self, profile: str, uploads: Sequence[Upload], job_id: str, limits: UploadLimits
-    ) -> dict[str, bytes]:
-        """Unpack and check an upload, then write its files as job `job_id`'s (blocking)."""
-        files = unpack(uploads, limits)
-        main = MAIN_FILES[profile]
-        if main not in files:
-            found = ", ".join(sorted(files)[:10])
-            raise bad_submission(
-                f"the {profile} profile runs {main}, which the upload does not hold at its top "
-                f"level (found: {found})",
-                profile=profile,
-            )
-        self._files.store_submission(job_id, files)
-        return files
-
     async def _admit(self, intake: Intake) -> GradingJob:
         """Check, store and queue an upload that holds a place in the queue."""
-        job_id, files, job_dir = await self._store_files(intake.profile, intake.uploads)
-        try:
-            row = await self._store.add(
-                job_id,
-                intake.profile,
-                sorted(files),
-                intake.player_id,
-                intake.assignment_id,
-                intake.member_id,
-                intake.admission,
-                intake.address,
-            )
-        except BaseException:
-            await asyncio.to_thread(shutil.rmtree, job_dir, True)
-            raise
+        async with self._intake.new_job(intake.profile, intake.uploads) as (job_id, files):
+            row = await self._store.add(intake.row(job_id, files), intake.admission)
         self._workers.enqueue(job_id, intake.player_id, intake.address, exempt=intake.course)
         return await self._view(row)
 

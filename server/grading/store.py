@@ -83,24 +83,12 @@ class JobStore:
                 await session.commit()
         return unfinished
 
-    async def add(
-        self,
-        job_id: str,
-        profile: str,
-        files: list[str],
-        player_id: int | None,
-        assignment_id: int | None = None,
-        member_id: int | None = None,
-        check: Admission | None = None,
-        address: str | None = None,
-    ) -> JobRow:
-        """Store a new job, `queued`, uploaded by `player_id` (None: anonymous); return its row.
+    async def add(self, row: JobRow, check: Admission | None = None) -> JobRow:
+        """Store a new job's row (`new_row`); return it.
 
-        A course submission names its assignment and the member who submitted it. `check`
-        runs first in the transaction that stores the row (see `Admission`): what it raises
-        is raised, and nothing is stored.
+        `check` runs first in the transaction that stores the row (see `Admission`): what it
+        raises is raised, and nothing is stored.
         """
-        row = self.new_row(job_id, profile, files, player_id, assignment_id, member_id, address)
         async with self._sessions() as session, session.begin():
             if check is not None:
                 await check(session)
@@ -117,8 +105,9 @@ class JobStore:
         member_id: int | None = None,
         address: str | None = None,
     ) -> JobRow:
-        """Return a new job's row, `queued`, not stored (see `add`); `address` is the client
-        address it was uploaded from."""
+        """Return a new job's row, `queued`, uploaded by `player_id` (None: anonymous), not
+        stored (see `add`). A course submission names its assignment and the member who
+        submitted it; `address` is the client address it was uploaded from."""
         return JobRow(
             id=job_id,
             profile=profile,

@@ -4,7 +4,8 @@ Each public call of `MatchService` on an existing match becomes one of these fro
 and goes through the service's `route` (by default `MatchService.execute`, which runs it here).
 A cluster (server.cluster.routing) routes them instead: here, or to the process that owns the
 match, sent over the bus as JSON (server.cluster.forwarding). `MatchCall[T]` says what a call
-returns. `Read`, with its arbitrary reader, is never sent to another process.
+returns, and a `Route` runs one where the match is played. `Read`, with its arbitrary reader,
+is never sent to another process.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from protocol.messages import Challenge, MatchState, MoveMade, SearchInfo
 from server.db.models import Player
@@ -108,3 +109,10 @@ class Read(MatchCall[T]):
     """Return `reader` of the match (under its lock); never sent to another process."""
 
     reader: Callable[[LiveMatch], T]
+
+
+class Route(Protocol):
+    """Runs a call on a match where the match is played; returns its result."""
+
+    async def __call__(self, call: MatchCall[T]) -> T:
+        """Run `call`; raise its MatchError when refused."""

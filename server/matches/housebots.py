@@ -14,31 +14,27 @@ seats are house bots the reply's search starts while the move is committed), and
 between two untimed house bots, played ahead in a child process (`_play_pipelined`,
 server.matches.playahead) while the pool can lend it a thread.
 
-A hosted bot (server.hosted) sits in a seat as a house bot whose spec its `HostedSeats` knows:
-its program runs in the sandbox, it is never played ahead, its process ends with its match (or
-when it is evicted), and its failures are told to its owner while the opponent reads only that
-it failed.
+A hosted bot (server.hosted) sits in a seat as a house bot played by its program
+(server.matches.hostedseats): never played ahead, its failures told to its owner alone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections import OrderedDict
-from collections.abc import Coroutine, Hashable
 from typing import Any, Protocol
 
 from bots.result import SearchResult, SearchStopped
-from bots.spec import Bot, BotSpecError, check_limits, create_bot, parse_bot_spec
+from bots.spec import Bot
 from bots.turns import NO_MOVE, crashed, describe, house_bot_loses, played_illegal, seat_budget
 from bots.wire import search_info
 from games.base import Game, State
 from games.match import Effect, MoveAccepted, Status
 from protocol.errors import ErrorCode
 from server.errors import MatchError
-from server.limits.compute import search_limits
 from server.matches import translation
+from server.matches.builtbots import BuiltBots
+from server.matches.hostedseats import HostedPlayers
 from server.matches.live import LiveMatch
 from server.matches.playahead import Item, PlayAhead
 from server.matches.search_pool import SearchPool
@@ -46,39 +42,6 @@ from server.matches.store import MatchStore
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
-
-BUILT_BOTS_PER_THREAD = 4
-"""House bots kept built (with their tables) per search thread; see `HouseBots._bot`."""
-
-CHECKED_BOTS = 10_000
-"""Bot specs and games known to make a bot within the maxima (the set starts over when full)."""
-
-HOSTED_FAILED = "failed (its owner is told why)"
-"""What an opponent reads when a hosted bot fails: the details are its owner's alone."""
-
-
-class HostedSeats(Protocol):
-    """The hosted bots as seats of matches (server.hosted.HostedBots)."""
-
-    def claims(self, spec: str) -> bool:
-        """Whether `spec` names a hosted bot."""
-        ...
-
-    async def resolve(self, spec: str, game: Game) -> str:
-        """Return the spec a seat stores (the version it plays); ValueError in words."""
-        ...
-
-    def build(self, spec: str, game: Game) -> Bot:
-        """Return the bot of a seat's stored spec; ValueError when it cannot be built."""
-        ...
-
-    async def failed(self, spec: str, match_id: str, words: str) -> None:
-        """Tell the bot's owner how it failed in a match."""
-        ...
-
-    async def finished(self, spec: str) -> None:
-        """The bot played a match to its end without failing."""
-        ...
 
 
 class Host(Protocol):
@@ -108,98 +71,46 @@ class HouseBots:
     ) -> None:
         self._host = host
         self._store = store
-        self._limits = search_limits(settings)
+        self.built = BuiltBots(settings)
+        """The bots built for the matches' seats, their specs checked (server.matches.builtbots)."""
         self.pool = pool or SearchPool(
             settings.bot.threads, settings.bot.searches_per_player, settings.bot.max_seconds
         )
         """Where house bots search (server.matches.search_pool): threads of their own, shared
         fairly."""
-        self._built: OrderedDict[tuple[str, int], Bot] = OrderedDict()
-        self._built_limit = BUILT_BOTS_PER_THREAD * settings.bot.threads
-        self._hosted_built: dict[tuple[str, int], Bot] = {}
-        self._checked: set[tuple[str, Hashable]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
-        self.hosted: HostedSeats | None = None
-        """The hosted bots, when the server hosts them (set by the app)."""
-        self._failed: set[tuple[str, int]] = set()
-
-    def _is_hosted(self, spec: str) -> bool:
-        return self.hosted is not None and self.hosted.claims(spec)
+        self.hosted = HostedPlayers()
+        """The hosted bots' seats (server.matches.hostedseats)."""
 
     async def seat(self, spec: str, game: Game) -> str:
         """Return the spec a seat asking for `spec` stores; BotSpecError unless it makes a
         bot for `game` within the server's search maxima (a hosted bot: one that can play)."""
-        if self.hosted is not None and self.hosted.claims(spec):
-            try:
-                return await self.hosted.resolve(spec, game)
-            except ValueError as error:
-                raise BotSpecError(str(error)) from None
-        self.check(spec, game)
+        if self.hosted.claims(spec):
+            return await self.hosted.seat(spec, game)
+        self.built.check(spec, game)
         return spec
-
-    def check(self, spec: str, game: Game) -> None:
-        """Raise BotSpecError unless `spec` makes a bot for `game` within the server's search
-        maxima (checked once per pair)."""
-        key = (spec, game.rules_key())
-        if key not in self._checked:
-            check_limits(parse_bot_spec(spec), self._limits)
-            create_bot(spec, game)
-            if len(self._checked) >= CHECKED_BOTS:
-                self._checked.clear()
-            self._checked.add(key)
 
     async def close(self) -> None:
         """Stop the pool's searches and every bot's task (set each match's `stop` first)."""
         self.pool.close()
-        for bot in self._hosted_built.values():
-            _close(bot)
-        self._hosted_built.clear()
+        await self.hosted.close()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def _bot(self, live: LiveMatch, seat: int) -> Bot | None:
-        """Return the house bot of `seat`, or None for a player's seat.
-
-        A bot keeps its table (8 MB and more for alphabeta and id; up to 38 MB, mapped as it
-        fills, for the compiled checkers engine) from move to move, so only
-        the most recently used few (BUILT_BOTS_PER_THREAD per search thread) are kept: a match
-        waiting for its human player holds none, and an evicted bot is built again (a fresh
-        table and random generator) when next needed. Memory stays bounded by the pool's size,
-        not by the number of matches. A hosted bot's program is kept for its whole match (it
-        is bounded by its sandbox, and their number by the hosted bots' seats).
-        """
-        spec = live.bot_specs[seat]
-        if spec is None:
-            return None
-        key = (live.id, seat)
-        if self.hosted is not None and self.hosted.claims(spec):
-            hosted = self._hosted_built.get(key)
-            if hosted is None:
-                hosted = self._hosted_built[key] = self.hosted.build(spec, live.referee.game)
-            return hosted
-        built = self._built.get(key)
-        if built is None:
-            built = self._built[key] = create_bot(spec, live.referee.game)
-            while len(self._built) > self._built_limit:
-                self._built.popitem(last=False)
-        else:
-            self._built.move_to_end(key)
-        return built
+        """Return the bot of `seat` (None for a player's seat): a hosted bot's, or a house
+        bot from the built bots."""
+        if self.hosted.claims(live.bot_specs[seat]):
+            return self.hosted.bot(live, seat)
+        return self.built.bot(live, seat)
 
     def stop(self, live: LiveMatch) -> None:
         """Stop the searches of a match that is over: its pool threads are free in moments."""
         live.stop.set()
-        for seat in (0, 1):
-            self._built.pop((live.id, seat), None)
-            _close(self._hosted_built.pop((live.id, seat), None))
-            spec = live.bot_specs[seat]
-            if spec is not None and self._is_hosted(spec):
-                failed = (live.id, seat) in self._failed
-                self._failed.discard((live.id, seat))
-                if not failed and live.referee.status is Status.FINISHED:
-                    self._spawn(self._tell_finished(spec))
+        self.built.forget(live.id)
+        self.hosted.stop(live)
         task = live.bot_task
         if task is not None and task is not asyncio.current_task():
             task.cancel()  # a played-ahead match's child process is ended by its task
@@ -246,7 +157,7 @@ class HouseBots:
         is played through `_play_pipelined` first)."""
         specs = live.bot_specs
         both_bots = specs[0] is not None and specs[1] is not None
-        hosted = any(spec is not None and self._is_hosted(spec) for spec in specs)
+        hosted = any(self.hosted.claims(spec) for spec in specs)
         if both_bots and not hosted and live.referee.config.time_control is None:
             await self._play_pipelined(live)
         await self._play_turns(live)
@@ -465,39 +376,11 @@ class HouseBots:
                 return
             spec = live.bot_specs[seat]
             assert spec is not None
-            if self.hosted is not None and self.hosted.claims(spec):
+            if self.hosted.claims(spec):
                 # Kept before the match ends: whoever reads the end can read why (its owner).
-                self._failed.add((live.id, seat))
-                await self._tell_failed(spec, live.id, why)
-                why = HOSTED_FAILED
+                why = await self.hosted.failed(live, seat, why)
             try:
                 reason = house_bot_loses(referee.game, seat, spec, why)
                 await self._host.run(live, referee.fail(seat, reason, self._host.now_ms()))
             except MatchError as error:
                 log.error("ending match %s after its house bot failed: %s", live.id, error)
-
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _tell_failed(self, spec: str, match_id: str, why: str) -> None:
-        assert self.hosted is not None
-        try:
-            await self.hosted.failed(spec, match_id, why)
-        except Exception:
-            log.exception("keeping the failure of hosted bot %s in match %s", spec, match_id)
-
-    async def _tell_finished(self, spec: str) -> None:
-        assert self.hosted is not None
-        try:
-            await self.hosted.finished(spec)
-        except Exception:
-            log.exception("counting a finished match of hosted bot %s", spec)
-
-
-def _close(bot: Bot | None) -> None:
-    """End a bot's program, if it runs one (a hosted bot's sandbox), off the event loop."""
-    close = getattr(bot, "close", None)
-    if close is not None:
-        threading.Thread(target=close, name="arena-hosted-close", daemon=True).start()

@@ -65,6 +65,12 @@ class Publisher:
                 challenge = translation.challenge(live, seat, self._now_ms())
                 await self.publish(Broadcast(live.id, players, (challenge,)))
 
+    async def publish_state(self, live: LiveMatch) -> None:
+        """Send the match's state as it stands to its seated players and its followers."""
+        state = translation.match_state(live, None, self._now_ms(), self._wall_ms())
+        seated = (live.players[0], live.players[1])  # not a challenged player: not seated yet
+        await self.publish(Broadcast(live.id, seated, (state,)))
+
     async def publish(self, broadcast: Broadcast) -> None:
         """Await every listener with `broadcast`; a failing listener is logged, not raised."""
         for listener in self.listeners:

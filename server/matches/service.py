@@ -1,59 +1,18 @@
 """The match service: every call on a match, under its lock: referee, commit, publish.
 
-`MatchService` adapts the pure referee (games.referee) to the server: one per application, built
-in the lifespan and kept on `app.state.service`. Every match being played has a `LiveMatch` in
-memory (server.matches.live; held by the store, server.matches.store) and one `asyncio.Lock`; every
-call on a match runs under that lock, in this order:
-
-1. take the time (a monotonic clock in milliseconds, passed in; games/ never reads a clock);
-2. let the referee handle the call (which first lets a fallen flag end the match);
-3. if the referee accepted an event, commit its `MatchEvent` row and the `Match` row's status,
-   result and seq in one transaction (commit before acknowledge);
-4. only then answer: the new state, or the protocol error of a rejected call.
-
-A failed commit evicts the match from memory (the next call reloads it from the database, where
-the event is absent) and answers INTERNAL_ERROR, so memory never runs ahead of the database.
-
-Restarts: `resume()` rebuilds every unfinished match with `Referee.restore` from its events.
-Downtime is charged to nobody: the side to move's clock resumes as it stood at its last stored
-event (`downtime_ms=0`); the server being down is not the player's fault, and the time a player
-spent thinking between its last event and the crash cannot be known. Counts of rejected moves
-are not events and restart from the stored forfeit, if any (see `Referee.restore`).
-
-Every call on an existing match is a value (server.matches.commands) that goes through
-`route`: by default `execute`, which runs it here. In a cluster (several processes on one
-PostgreSQL database; docs/SCALING.md) each unfinished match is held by one process, its owner,
-which alone plays it; the cluster routes each call from outside (server.cluster.routing): here
-or to the owner. The service itself has no mode: with an `ownership` given, loading an
-unfinished match claims it (server.matches.store) and raises NotOwnerError when another live
-process holds it, and `read_copy` reads a match held elsewhere from the database.
-
-Flag falls are noticed when the match is next touched: every call, a REST GET included, ticks
-the referee first, and the background ticker (server.matches.ticker, `start_ticker`) ticks every
-active timed match a few times a second, so an idle match (a disconnected player's, say) also ends
-on time.
-
-Broadcasting: after every commit of accepted events, each of `listeners` is awaited with a
-`Broadcast` (server.matches.publisher: the match id, its seats' player ids and the protocol messages
-of the events, in seq order) while the match lock is still held, so listeners see every match's
-events in order. A listener must not block (the WebSocket hub only queues the messages).
-
-The rest lives beside the service: the players (server.players), a new match's set-up and
-the seat policies (server.matches.setup), loading and committing (server.matches.store), the
-translation of the referee's effects into protocol messages and errors (server.matches.translation),
-publishing (server.matches.publisher), the house bots (server.matches.housebots), the clock ticker
-(server.matches.ticker) and the listings (server.matches.queries). The referee owns every rule of a
-match, its ply cap (`MatchConfig.max_plies`, stored with the match) and a house bot's failure
-(`Referee.fail`) included.
+`MatchService` adapts the pure referee (games.referee) to the server: one per application, kept
+on `app.state.service`. Each call on an existing match is a value (server.matches.commands) run
+by `route`: here by default (`execute`), or where a cluster sends it. The design (the order
+under the lock, commit before acknowledge, flag falls, listeners, restarts) is in
+docs/ARCHITECTURE.md, "The match service".
 """
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
 from collections.abc import Callable
-from typing import Protocol, TypeVar, cast
+from typing import TypeVar, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -64,12 +23,12 @@ from protocol.messages import (
     MatchCreate,
     MatchState,
     MoveMade,
-    SearchInfo,
 )
 from server.db.models import Player
 from server.db.writer import BatchWriter
 from server.errors import MatchError
 from server.matches import setup, translation
+from server.matches.calls import MatchCalls
 from server.matches.commands import (
     Accept,
     Act,
@@ -81,19 +40,20 @@ from server.matches.commands import (
     PendingChallenge,
     PlayMove,
     Read,
+    Route,
     ShowState,
 )
-from server.matches.housebots import HostedSeats, HouseBots
+from server.matches.hostedseats import HostedSeats
+from server.matches.housebots import HouseBots
+from server.matches.lifecycle import MatchLifecycle
 from server.matches.live import LiveMatch
-from server.matches.ownership import NotOwnerError, Ownership
-from server.matches.publisher import Broadcast, Publisher
+from server.matches.ownership import Ownership
+from server.matches.publisher import Publisher
 from server.matches.search_pool import SearchPool
-from server.matches.store import UNFINISHED, MatchStore
+from server.matches.store import MatchStore
 from server.matches.ticker import Ticker
 from server.players import PlayerRegistry
 from server.settings import Settings
-
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -101,21 +61,15 @@ Clock = Callable[[], float]
 """A clock in seconds: `time.monotonic` for the referee's time, `time.time` for epoch times."""
 
 
-class Route(Protocol):
-    """Runs a call on a match where the match is played; returns its result."""
-
-    async def __call__(self, call: MatchCall[T]) -> T:
-        """Run `call`; raise its MatchError when refused."""
-
-
-class MatchService:
-    """Hosts matches: creates, loads, plays and resumes them; one per application.
+class MatchService(MatchCalls):
+    """Hosts matches: creates, loads and plays them; one per application. The calls on a match
+    are `MatchCalls`' (server.matches.calls); its `lifecycle` resumes and drops matches.
 
     `clock` (seconds, monotonic) times the referee; `wall` (seconds since the epoch) stamps the
     `*_time_ms` fields and stored events. Every change of a match is stored through `writer`
     (group commit, server.db.writer; by default one on the session maker's engine). `players`
     is the player registry (by default one of its own on `sessions`). `ownership` (a cluster
-    only) claims each unfinished match before it is held here (see the module).
+    only) claims each unfinished match before it is held here (server.matches.store).
     """
 
     def __init__(
@@ -138,20 +92,19 @@ class MatchService:
         self.store = MatchStore(
             sessions, writer, settings.max_illegal_moves, self.now_ms, self.wall_ms, ownership
         )
-        """The matches in memory and in the database (server.matches.store)."""
         self.route: Route = self.execute
-        """Where each call on a match runs: here; a cluster routes it (see the module)."""
         self._closing = False
         self._bots = HouseBots(self, self.store, settings, pool)
         self._ticker = Ticker(self, self.store)
         self._publisher = Publisher(self.now_ms, self.wall_ms)
-        self.store.on_claim = self._announce_claim
         self.listeners = self._publisher.listeners
-        """Awaited with a `Broadcast` after every commit of accepted events (see the module)."""
+        """Awaited with a `Broadcast` after every commit of accepted events, under the lock."""
+        self.lifecycle = MatchLifecycle(self, self.store, self._bots, self._publisher)
+        """The matches held here: resumed, taken over, dropped (server.matches.lifecycle)."""
 
     def host(self, hosted: HostedSeats) -> None:
         """Seat hosted bots (server.hosted) in matches: their specs are theirs to resolve."""
-        self._bots.hosted = hosted
+        self._bots.hosted.source = hosted
 
     @property
     def settings(self) -> Settings:
@@ -171,72 +124,7 @@ class MatchService:
         """Return the time since the epoch, in milliseconds."""
         return int(self._wall() * 1000)
 
-    # -- life cycle ----------------------------------------------------------------------------
-
-    async def resume(self) -> int:
-        """Rebuild every unfinished match from its stored events; return how many were resumed.
-
-        For a single process: in a cluster the reaper (server.cluster.processes) shares the
-        matches without a live owner among the live processes, each taking its share over
-        (`take_over`).
-        """
-        ids = await self.store.unfinished_ids()
-        for match_id in ids:
-            live = await self.store.load(match_id)
-            async with live.lock:
-                await self.run(live, live.referee.tick(self.now_ms()))
-                self._bots.schedule(live)
-        return len(ids)
-
-    async def take_over(self, match_id: str) -> bool:
-        """Claim and resume a match without a live owner: rebuild it (charged the clock rule),
-        let a fallen flag end it, schedule its house bots. Return False when it was not taken
-        (another process owns it, it is over, or it is held here already)."""
-        if self.store.in_memory(match_id) is not None:
-            return False
-        try:
-            live = await self.store.load(match_id)
-        except (NotOwnerError, MatchError):
-            return False
-        if not self.store.is_live(live):
-            return False
-        async with live.lock:
-            try:
-                await self.run(live, live.referee.tick(self.now_ms()))
-            except MatchError as error:
-                log.error("taking over match %s: %s", match_id, error)
-                return False
-            self._bots.schedule(live)
-        return True
-
-    async def _announce_claim(self, live: LiveMatch) -> None:
-        """Send everyone following a match just claimed its state as stored.
-
-        Its previous owner may have stored events it never published (it died in between):
-        the state shows them to the players and spectators, on every process, so none waits
-        for a `move_made` that will never come (a connection drops a state it is ahead of).
-        A house bot to move plays (claimed on first touch, say a player's `state` read, the
-        match would otherwise wait for a move nobody makes).
-        """
-        state = self._match_state(live, None)
-        seated = (live.players[0], live.players[1])  # not a challenged player: not seated yet
-        await self._publisher.publish(Broadcast(live.id, seated, (state,)))
-        self._bots.schedule(live)  # its task starts once the match is held
-
-    def owned_ids(self) -> list[str]:
-        """Return the ids of the matches held in memory (in a cluster: owned here)."""
-        return [live.id for live in self.store.live_matches()]
-
-    def drop_all(self) -> int:
-        """Drop every match held from memory and stop its house bots; return how many.
-
-        For a process that lost its leases (server.cluster.processes): the owners now are
-        others, and a call reloads (or forwards) the match."""
-        held = self.store.live_matches()
-        for live in held:
-            self._bots.stop(live)
-            self.store.evict(live.id)
-        return len(held)
+    # -- the service's own life ----------------------------------------------------------------
 
     def start_ticker(self) -> None:
         """Start the background task that ends active timed matches whose flag has fallen."""
@@ -256,7 +144,7 @@ class MatchService:
         await self._bots.close()
         await self.store.close()
 
-    # -- matches: create and join --------------------------------------------------------------
+    # -- matches: create, and read a copy ------------------------------------------------------
 
     async def create_match(
         self,
@@ -309,128 +197,12 @@ class MatchService:
             self._bots.schedule(live)
             return self._match_state(live, None if creator is None else live.seat_of(creator.id))
 
-    async def join(self, match_id: str, player: Player, seat: int | None) -> MatchState:
-        """Seat `player` in an open seat (`seat` None: any); the match starts when full."""
-        return await self.route(Join(match_id, player, seat))
-
-    async def accept(self, match_id: str, player: Player) -> MatchState:
-        """Accept the challenge inviting `player` to this match: take the seat it offers.
-
-        The match starts when no seat is open or challenged any more. MatchError
-        NOT_CHALLENGED when no pending challenge of this match invites `player`.
-        """
-        return await self.route(Accept(match_id, player))
-
-    async def decline(self, match_id: str, player: Player) -> MatchState:
-        """Decline the challenge inviting `player` to this match: the match is aborted.
-
-        MatchError NOT_CHALLENGED when no pending challenge of this match invites `player`.
-        """
-        return await self.route(Decline(match_id, player))
-
-    async def challenges(self, player: Player) -> list[Challenge]:
-        """Return the challenges waiting for `player`'s answer, oldest first."""
-        pending = []
-        for match_id in await self.store.challenging_ids(player.id):
-            challenge = await self.route(PendingChallenge(match_id, player))
-            if challenge is not None:
-                pending.append(challenge)
-        return pending
-
-    # -- matches: play -------------------------------------------------------------------------
-
-    async def move(
-        self,
-        match_id: str,
-        player: Player,
-        text: str,
-        expected_seq: int | None,
-        search: SearchInfo | None = None,
-    ) -> MoveMade:
-        """Play `player`'s move; raise MatchError for a refused move (the match is unchanged).
-
-        `search` (the bot's search statistics, as it reported them) is stored with the move
-        and shown with it. A refused move counts toward the forfeit (`max_illegal_moves`).
-        """
-        made = await self.route(PlayMove(match_id, player, text, expected_seq, search, True))
-        assert made is not None
-        return made
-
-    async def play(
-        self,
-        match_id: str,
-        player: Player,
-        text: str,
-        expected_seq: int | None,
-        search: SearchInfo | None = None,
-    ) -> None:
-        """Play `player`'s move as `move` does, for a player who learns of it from the
-        broadcast (a WebSocket player): no `move_made` is built for the caller."""
-        await self.route(PlayMove(match_id, player, text, expected_seq, search, True, False))
-
-    async def move_by_hand(
-        self, match_id: str, player: Player, text: str, expected_seq: int | None
-    ) -> MoveMade:
-        """Play a move a person entered on a match page; as `move`, but a refused move is
-        only explained, never counted toward the forfeit.
-
-        The page offers only the legal moves; what it refuses is a person's slip in the text
-        box, not a bot's bug, and losing a match to three typos would be the server's fault.
-        """
-        made = await self.route(PlayMove(match_id, player, text, expected_seq, None, False))
-        assert made is not None
-        return made
-
-    async def act(self, match_id: str, player: Player, action: Action) -> MatchState:
-        """Run `action` (resign, offer or answer a draw, abort) for `player`."""
-        return await self.route(Act(match_id, player, action))
-
     async def rematch(self, match_id: str, player: Player) -> MatchState:
         """Create the rematch of a finished match for one of its players: the same match with
         the seats swapped (`setup.rematch_request`), created as `create_match` creates
         any, by `player`: a house bot is seated, another player challenged."""
         body = await self.read(match_id, lambda live: setup.rematch_request(live, player))
         return await self.create_match(body, creator=player)
-
-    async def adjudicate(self, match_id: str, winner: int | None, reason: str) -> MatchState:
-        """End an active match by the server's decision: `winner` wins (None: a draw).
-
-        For the server itself (a tournament stopped while its games are played), not for
-        players: stored and replayed as a referee event. Raises MatchError MATCH_OVER
-        (NOT_STARTED) when the match is over (still waiting) and UNKNOWN_MATCH for no such
-        match.
-        """
-        return await self.route(Adjudicate(match_id, winner, reason))
-
-    # -- matches: read -------------------------------------------------------------------------
-
-    async def exists(self, match_id: str) -> bool:
-        """Return True when a match has id `match_id`."""
-        return await self.store.exists(match_id)
-
-    async def live_states(self, player: Player) -> list[MatchState]:
-        """Return the state of every live (waiting or active) match `player` holds a seat in.
-
-        Each state is taken under its match's lock, after letting a fallen flag end it.
-        """
-        states = []
-        for match_id in await self.store.held_ids(player.id):
-            shown = await self.state(match_id, player)
-            if shown.status in UNFINISHED:
-                states.append(shown)
-        return states
-
-    async def state(self, match_id: str, viewer: Player | None = None) -> MatchState:
-        """Return the full state of a match (after letting a fallen flag end it)."""
-        return await self.route(ShowState(match_id, viewer))
-
-    async def read(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
-        """Return `reader` of the match, under its lock, after letting a fallen flag end it.
-
-        In a cluster, a match another live process owns is read from a copy rebuilt from the
-        database (`read_copy`), its clocks as they stand now.
-        """
-        return await self.route(Read(match_id, reader))
 
     async def read_copy(self, match_id: str, reader: Callable[[LiveMatch], T]) -> T:
         """Return `reader` of a copy of the match rebuilt from the database, held by nobody

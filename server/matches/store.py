@@ -247,7 +247,7 @@ class MatchStore:
     ) -> LiveMatch:
         """Return the live match of `row` and its events; `names` are the names of seat 0's
         and seat 1's players, their challenged players, and the creator. `downtime_ms` is
-        charged to the side to move (see server.matches.service)."""
+        charged to the side to move (the rules: docs/ARCHITECTURE.md, docs/SCALING.md)."""
         game = get_game(row.game, row.options)
         tc = None
         if row.base_ms is not None:
@@ -258,7 +258,8 @@ class MatchStore:
         events = [
             Event(e.seq, EventKind(e.kind), e.player, e.move, e.elapsed_ms or 0) for e in stored
         ]
-        # A restart charges nobody; a takeover or a read copy, see server.matches.service.
+        # A restart charges nobody, a takeover up to the dead owner's last heartbeat (docs/
+        # SCALING.md), a read copy the time since its last event.
         referee = Referee.restore(config, events, self._now_ms(), downtime_ms=downtime_ms)
         searches = {e.seq: e.search for e in stored if isinstance(e.search, dict)}
         return LiveMatch(

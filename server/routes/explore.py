@@ -1,7 +1,7 @@
 """The search-tree explorer: its page (`GET /explore`) and its two JSON routes.
 
 `POST /explore/trace` traces a search on a position and answers with every node in visit
-order (bots.trace.tree's `Trace.as_dict()`, the shape docs/BOTS.md documents); `POST
+order (bots.trace.model's `Trace.as_dict()`, the shape docs/BOTS.md documents); `POST
 /explore/position` plays moves into a position and answers with its legal moves. Both are
 public, for the page's script and for REST clients alike: no token, and a bearer token or a
 guest cookie changes nothing. What a trace may cost is bounded by the service

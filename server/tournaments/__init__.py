@@ -28,9 +28,9 @@ players is still played here. Every process's watchers hear of each game and of 
 the bus topic (server.tournaments.notices), and from the database should a notice be lost.
 
 Restarts: `resume()` restarts the task of every running tournament; call it before
-`MatchService.resume`, so the matches in flight are followed before their bots move again.
+`MatchLifecycle.resume`, so the matches in flight are followed before their bots move again.
 Games with a result are kept; a game whose match was created re-attaches to that match
-(resumed by `MatchService.resume`); the rest are scheduled. A crash between a match's creation
+(resumed by `MatchLifecycle.resume`); the rest are scheduled. A crash between a match's creation
 and the storing of its game row leaves that match orphaned, and the game is played again.
 """
 

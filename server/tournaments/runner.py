@@ -72,7 +72,7 @@ class TournamentRunner:
     async def launch(self, tournament: HostedTournament) -> None:
         """Start the tournament's task unless it runs; its matches in flight are followed first.
 
-        After a restart, call it before `MatchService.resume`, so the matches in flight are
+        After a restart, call it before `MatchLifecycle.resume`, so the matches in flight are
         followed before their bots move again.
         """
         if tournament.runner is not None and not tournament.runner.done():
@@ -83,7 +83,7 @@ class TournamentRunner:
         for task in tasks:
             game = tournament.games.get(task.index)
             if game is not None and game.result is None:
-                # Follow the matches in flight before MatchService.resume lets their bots move.
+                # Follow the matches in flight before MatchLifecycle.resume lets their bots move.
                 self._watches.watch(game.match_id)
         tournament.runner = self._spawn(self._run(tournament))
         self._running[tournament.id] = tournament

@@ -117,7 +117,7 @@ class TournamentService:
     async def resume(self) -> int:
         """Restart every running tournament's task; return how many were resumed.
 
-        Call it before `MatchService.resume`: it registers the matches in flight first.
+        Call it before `MatchLifecycle.resume`: it registers the matches in flight first.
         In a cluster none is resumed here: `reap` claims those without a live owner.
         """
         ids = await self._store.running_ids()

@@ -30,7 +30,8 @@ def test_every_player_class_is_registered_once() -> None:
     in_registry = {
         cls
         for cls in every_subclass(Player)
-        if cls.__module__ in ("bots.registry", "bots.programs.players") and "name" in vars(cls)
+        if cls.__module__ in ("bots.registry", "bots.engine.players", "bots.programs.players")
+        and "name" in vars(cls)
     }
     assert set(PLAYERS.values()) | set(LOCAL_PLAYERS.values()) == in_registry
     assert len(PLAYERS) + len(LOCAL_PLAYERS) == len(in_registry)

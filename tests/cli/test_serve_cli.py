@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.server.conftest import free_port
+from tests.ports import free_port
 
 
 def test_arena_serve_runs_a_server(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 from cli.tcp_proxy import TcpProxy, parse_address
-from tests.server.conftest import free_port
+from tests.ports import free_port
 from tests.wsclient import connect
 
 

@@ -4,7 +4,6 @@ and the messages a server sends."""
 from __future__ import annotations
 
 import contextlib
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -72,13 +71,6 @@ async def receive(ws: ServerConnection) -> Any:
         message = parse_client_message(await ws.recv())
         if message.type != "bot_available":
             return message
-
-
-def free_port() -> int:
-    """Return a TCP port of 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _server_fixture(tmp_path: Path) -> Any:

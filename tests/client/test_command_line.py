@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.client.servers import free_port
+from tests.ports import free_port
 
 
 def _bot_cli() -> Any:

@@ -23,7 +23,8 @@ from client.matches import view_from_state
 from client.session import BotClient
 from games import get_game
 from protocol.messages import MatchEnded, MatchResult, MatchState, Welcome, dump_server_message
-from tests.client.servers import _server_fixture, fake_server, free_port, match_state, receive
+from tests.client.servers import _server_fixture, fake_server, match_state, receive
+from tests.ports import free_port
 
 
 def test_backoff_doubles_with_jitter_and_is_seeded() -> None:

@@ -30,7 +30,7 @@ from websockets.exceptions import InvalidStatus, WebSocketException
 from websockets.sync.client import connect as ws_connect
 
 from cli.tcp_proxy import TcpProxy
-from tests.server.conftest import free_port
+from tests.ports import free_port
 
 DEADLINE_S = 30.0
 """How long a test waits for the server to do what it must (the machine may be loaded)."""

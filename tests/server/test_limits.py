@@ -20,7 +20,7 @@ from games import Game
 from games.nim import NimState
 from protocol.messages import BotList
 from server.limits.compute import oversize
-from server.matches import housebots
+from server.matches import builtbots
 from server.settings import Settings
 from server.tournaments import planning, played
 from tests.server.conftest import RunningServer, start_server
@@ -68,7 +68,7 @@ def work(monkeypatch: pytest.MonkeyPatch) -> Iterator[Work]:
         done.nim_positions.append(state)
         return listing(state)
 
-    monkeypatch.setattr(housebots, "create_bot", building(housebots.create_bot))
+    monkeypatch.setattr(builtbots, "create_bot", building(builtbots.create_bot))
     monkeypatch.setattr(played, "create_bot", building(played.create_bot))
     monkeypatch.setattr(planning, "schedule", planned(planning.schedule))
     monkeypatch.setattr(planning, "default_openings", planned(planning.default_openings))

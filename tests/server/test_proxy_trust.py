@@ -28,8 +28,9 @@ import pytest
 import yaml
 
 from cli.cluster import Cluster, ClusterSpec, has_worker_command
+from tests.ports import free_port
 from tests.server.cluster.test_cluster_launch import _empty_database
-from tests.server.conftest import cluster_on_free_ports, free_port
+from tests.server.conftest import cluster_on_free_ports
 from tests.server.test_connections import (
     DEADLINE_S,
     error_of,

@@ -32,7 +32,8 @@ from protocol.messages import ErrorResponse
 from server.connections import address_key
 from server.limits.rates import RateLimiter
 from server.settings import Settings, setting_named
-from tests.server.conftest import RunningServer, free_port, start_server
+from tests.ports import free_port
+from tests.server.conftest import RunningServer, start_server
 from tests.wsclient import ClientConnection, connect
 
 HELLO = {"type": "hello", "protocol_version": "1.0", "client": "test"}

@@ -2,7 +2,7 @@
 
 Alpha-beta on a tic-tac-toe position, traced by the page through `POST /explore/trace`: at
 each step the window on entry and the value returned the page shows must be the trace's own
-node (bots.trace.tree run here on the same position, formatted as bots.trace.draw writes them);
+node (bots.trace.tree run here on the same position, formatted as bots.trace.labels writes them);
 Back restores the previous node; Run reaches the last node; the children a cut-off never
 searched are drawn greyed and barred; keys step too; the page fits a phone's width.
 Screenshots of each go to the screenshots folder.
@@ -16,8 +16,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from bots.evaluation.knowledge import knowledge_for
-from bots.trace.draw import format_value, node_value
-from bots.trace.tree import Trace, trace
+from bots.trace.labels import format_value, node_value
+from bots.trace.model import Trace
+from bots.trace.tree import trace
 from games.registry import get_game
 from tests.web.conftest import DESKTOP, PHONE, Problems, settle
 from tests.web.test_every_page import (

@@ -15,11 +15,11 @@ from types import ModuleType
 import pytest
 
 from bots.engine.compiled import SearchFeatures, compiled_engine
+from bots.engine.players import AlphaBetaPlayer, IterativeDeepeningPlayer
 from bots.engine.search import AlphaBetaEngine
 from bots.engine.timing import SCORE_DROP, STABLE_ITERATIONS, start_iteration
 from bots.evaluation import checkers_endings
 from bots.evaluation.knowledge import knowledge_for
-from bots.registry import AlphaBetaPlayer, IterativeDeepeningPlayer
 from bots.scoring import WIN
 from bots.spec import BotSpecError, create_bot
 from games import get_game

@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots.spec import create_bot
+from bots.trace.model import Trace
 from bots.trace.tree import (
     DEFAULT_MAX_NODES,
     MAX_MAX_NODES,
     SEARCHES,
-    Trace,
     TraceError,
     TraceLimitError,
     TraceStopped,

@@ -11,18 +11,12 @@ from typing import Any
 
 import pytest
 
-from bots.trace.draw import (
-    DEFAULT_BUDGET,
-    MAX_BUDGET,
-    format_value,
-    principal_path,
-    render_svg,
-    render_text,
-    subtree_sizes,
-    unfolded,
-)
+from bots.trace.draw import DEFAULT_BUDGET, render_svg, render_text
+from bots.trace.labels import format_value
+from bots.trace.layout import MAX_BUDGET, principal_path, subtree_sizes, unfolded
+from bots.trace.model import Trace
 from bots.trace.page import compact_nodes, render_html
-from bots.trace.tree import Trace, trace
+from bots.trace.tree import trace
 from games import get_game
 from tests.bots.trace.test_trace import EXAMPLE_2A, LECTURE_22, trace_tree
 

@@ -28,7 +28,7 @@ from server.cluster.bus import Bus, BusUnavailable, MatchNotice, RemoteError
 from server.hub import Hub
 from server.matches.publisher import Broadcast
 from server.settings import Settings
-from tests.server.conftest import free_port
+from tests.ports import free_port
 
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
 DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL")

@@ -28,7 +28,8 @@ from typer.testing import CliRunner
 
 from cli.cluster import Cluster, ClusterError, ClusterSpec, check_services
 from cli.main import create_cli
-from tests.server.conftest import cluster_on_free_ports, free_port
+from tests.ports import free_port
+from tests.server.conftest import cluster_on_free_ports
 from tests.wsclient import connect
 
 DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL")

@@ -226,7 +226,7 @@ async def test_a_stale_owner_is_fenced_and_the_call_goes_to_the_new_owner() -> N
                     .where(ArenaProcess.id == "p1")
                     .values(heartbeat_at=datetime.now(UTC) - LONG_AGO)
                 )
-            assert await second.take_over(match_id)
+            assert await second.lifecycle.take_over(match_id)
             async with sessions() as session, session.begin():
                 await session.execute(
                     update(ArenaProcess)
@@ -275,7 +275,7 @@ async def test_a_live_owner_keeps_its_match_and_a_read_elsewhere_is_a_copy() -> 
             created = await first.create_match(MatchCreate.model_validate(body), creator=alice)
             with pytest.raises(NotOwnerError):
                 await second.store.load(created.match_id)
-            assert not await second.take_over(created.match_id)
+            assert not await second.lifecycle.take_over(created.match_id)
             seats = await second.read(created.match_id, lambda live: live.players)
             assert seats == [alice.id, None]
             assert second.store.in_memory(created.match_id) is None
@@ -520,7 +520,7 @@ async def test_matches_dropped_with_the_lease_are_resumed_once_it_is_back() -> N
         service = service_of(engine, sessions, "p1")
         leases = Leases(sessions, "p1", UNIT_TTL_MS)
         table = ProcessTable(sessions, "p1", "server", 400)
-        member = Membership(table, leases, service, lease_ttl_ms=400, heartbeat_ms=100)
+        member = Membership(table, leases, service.lifecycle, lease_ttl_ms=400, heartbeat_ms=100)
         await member.start()
         try:
             body = {"game": "connect4", "seats": ["alice", "bob"]}

@@ -33,8 +33,9 @@ from server.db.models import TournamentGame as GameRow
 from server.tournaments.owners import Owner, TournamentOwners
 from server.tournaments.store import FencedTournamentError, TournamentStore
 from server.tournaments.tournament import HostedTournament
+from tests.ports import free_port
 from tests.server.cluster.test_cluster_takeover import TestPlayer, add_player, add_process, database
-from tests.server.conftest import _reset_database, free_port
+from tests.server.conftest import _reset_database
 from tests.server.jobs.test_workers_tournaments import check_watched, watch
 
 DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL") or ""

@@ -2,7 +2,7 @@
 the rest 429 SUBMISSION_LIMIT, in one server process and across two on one database.
 
 The races are made certain, not likely: the test holds submissions between their check and
-their row (a gate on the grading service's file storing, which comes between them) and lets
+their row (a gate on the grading intake's file storing, which comes between them) and lets
 the next one in while they wait.
 """
 
@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from server.courses.store import CourseStore
-from server.grading.service import GradingService
+from server.grading.intake_files import FileIntake
 from server.settings import Settings
 from tests.server.conftest import start_server
 from tests.server.courses.test_courses import add_assignment, new_course, students, suite_of
@@ -50,17 +50,17 @@ class Gate:
         self._released = 0
         self._open = False
         self._changed = threading.Condition()
-        original = GradingService._store_files
+        original = FileIntake._store
 
-        async def held(service: GradingService, *args: Any) -> Any:
+        async def held(intake: FileIntake, *args: Any) -> Any:
             with self._changed:
                 self.entered += 1
                 number = self.entered
                 self._changed.notify_all()
             await asyncio.to_thread(self._wait_turn, number)
-            return await original(service, *args)
+            return await original(intake, *args)
 
-        monkeypatch.setattr(GradingService, "_store_files", held)
+        monkeypatch.setattr(FileIntake, "_store", held)
         read = CourseStore.assignment
 
         async def counted(store: CourseStore, *args: Any) -> Any:

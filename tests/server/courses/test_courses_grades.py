@@ -189,7 +189,7 @@ async def test_a_stale_grading_never_overwrites_a_regrade(tmp_path: Path) -> Non
     await migrate(engine)
     store = JobStore(session_factory(engine))
     try:
-        await store.add("j1", "endgame", ["checkers.py"], None)
+        await store.add(store.new_row("j1", "endgame", ["checkers.py"], None))
         first = await store.start_attempt("j1")
         assert first is not None and first.number == 1
         assert await store.start_attempt("j1") is None  # running: never started twice

@@ -32,7 +32,8 @@ from server.db.engine import create_engine
 from server.db.models import GradingJob as JobRow
 from server.settings import Settings
 from tests.autograder.processes import live_processes
-from tests.server.conftest import arena_serve, free_port
+from tests.ports import free_port
+from tests.server.conftest import arena_serve
 
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "autograder" / "reference" / "endgame_solver.py"

@@ -24,9 +24,8 @@ from typing import Any
 import httpx
 import pytest
 
-import server.grading.service as grading_service
 from protocol.errors import ErrorCode, ProtocolError
-from server.grading import Upload, UploadLimits, unpack
+from server.grading import Upload, UploadLimits, intake_files, unpack
 from server.grading.files import GraderFiles
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
@@ -83,8 +82,8 @@ class Held:
 def test_the_server_answers_others_while_an_upload_is_unpacked(
     server_settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    held = Held(grading_service.unpack)
-    monkeypatch.setattr(grading_service, "unpack", held)
+    held = Held(intake_files.unpack)
+    monkeypatch.setattr(intake_files, "unpack", held)
     running = start_server(grading_settings(server_settings))
     try:
         with (

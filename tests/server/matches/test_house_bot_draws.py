@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-import server.matches.housebots
+import server.matches.builtbots
 from bots.result import SearchResult, Stop
 from bots.spec import Bot, create_bot
 from games.base import Game, State
@@ -104,7 +104,7 @@ async def test_a_draw_offered_while_the_bot_thinks_is_answered_by_its_move_searc
 
         return Bot(bot.spec, game, choose)
 
-    monkeypatch.setattr(server.matches.housebots, "create_bot", held_bot)
+    monkeypatch.setattr(server.matches.builtbots, "create_bot", held_bot)
     token = await register(http, "alice")
     ws = await connect_player(live_server, token, "alice", PROTOCOL_VERSION, fresh=True)
     body = {"game": "tictactoe", "start_position": position, "seats": ["alice", {"bot": BOT}]}
@@ -139,7 +139,7 @@ async def test_a_bot_whose_search_fails_declines_the_offer_and_plays_on(
 
         return Bot(bot.spec, game, choose)
 
-    monkeypatch.setattr(server.matches.housebots, "create_bot", failing_bot)
+    monkeypatch.setattr(server.matches.builtbots, "create_bot", failing_bot)
     match_id, (_, answer) = await offer_to_the_bot(live_server, http, BOT, O_WINS)
     assert answer["type"] == "draw_declined" and answer["seat"] == 1
     state = await state_of(http, match_id)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import server.matches.housebots
+import server.matches.builtbots
 from bots.result import SearchResult, Stop
 from bots.spec import Bot, create_bot
 from games.base import Game, State
@@ -62,7 +62,7 @@ async def test_a_failing_house_bot_loses(
         bot = create_bot(spec, game)
         return Bot(bot.spec, game, chooser)
 
-    monkeypatch.setattr(server.matches.housebots, "create_bot", failing_bot)
+    monkeypatch.setattr(server.matches.builtbots, "create_bot", failing_bot)
     # Timed: played turn by turn in the server (untimed bot-vs-bot matches are played ahead
     # in a child process, where this test's failing bot does not exist).
     body = MatchCreate.model_validate(
