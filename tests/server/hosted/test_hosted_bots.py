@@ -52,6 +52,7 @@ def server(server_settings: Settings, tmp_path: Path) -> Iterator[RunningServer]
         hosted_bots_per_player=2,
         hosted_matches_per_bot=1,
         hosted_max_running=1,
+        hosted_versions_per_bot=3,
     )
     running = start_server(settings)
     try:
@@ -258,3 +259,16 @@ def test_hosted_bots_sit_in_a_bounded_number_of_matches_at_once(client: Client) 
     assert resigned.status_code == 200, resigned.text
     state = client.play("bob", [{"bot": "hosted:ada/busy"}, {"bot": "random"}])
     assert state["status"] == "finished"
+
+
+def test_a_bot_keeps_a_bounded_number_of_versions(client: Client) -> None:
+    assert client.create("ada", "many").status_code == 201
+    silent = {"bot.py": b"import sys\nsys.exit(4)\n"}
+    for number in (1, 2, 3):
+        version = client.upload("ada", "many", "engine", silent)
+        assert (version.status_code, version.json()["number"]) == (201, number), version.text
+    over = client.upload("ada", "many", "engine", silent)
+    assert (over.status_code, over.json()["code"]) == (403, "QUOTA_EXCEEDED")
+    assert "has 3 versions, the most a bot may have" in over.json()["message"]
+    assert len(client.http.get("/hosted-bots/ada/many").json()["versions"]) == 3
+
