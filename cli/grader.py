@@ -98,9 +98,9 @@ def grade_command(
     """
     from autograder.grade import GradeError, GradeOptions, grade
     from autograder.html import html_report
-    from autograder.sandbox import Mode, sandbox_support
     from autograder.visibility import OWNER, gradescope_json, view
     from cli.grade_report import print_report
+    from sandbox import Mode, sandbox_support
 
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")

