@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 def register(app: procrastinate.App, runtime: JobRuntime) -> None:
     """Add the grading task to a worker's `app`, and its upkeep to `runtime`.
 
-    Not on a worker that cannot sandbox student code (sandbox.run.sandbox_support says
+    Not on a worker that cannot sandbox student code (sandbox.support.sandbox_support says
     why) unless its operator allows unsandboxed grading: such a worker takes no grading job
     (it listens only to the queues of its tasks), which waits for a worker that can. A worker
     that grades first removes the sandbox working directories killed gradings left.

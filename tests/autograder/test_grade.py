@@ -354,7 +354,7 @@ def test_cli_says_plainly_when_it_grades_without_a_sandbox(
     why = "bubblewrap cannot make a sandbox here: No permissions to create a new namespace"
     # The command line asks the package; the run asks the module that runs it.
     monkeypatch.setattr("sandbox.sandbox_support", lambda: Support(Mode.NONE, why))
-    monkeypatch.setattr("sandbox.run.sandbox_support", lambda: Support(Mode.NONE, why))
+    monkeypatch.setattr("sandbox.support.sandbox_support", lambda: Support(Mode.NONE, why))
     results = tmp_path / "results.json"
 
     outcome = CliRunner().invoke(

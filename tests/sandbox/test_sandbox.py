@@ -225,7 +225,7 @@ def test_program_sees_its_own_processes_only_and_an_init_that_tells_nothing() ->
 def test_without_root_the_result_says_the_isolation_is_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("sandbox.run.can_isolate", lambda: False)
+    monkeypatch.setattr("sandbox.support.can_isolate", lambda: False)
 
     result = run_sandboxed(
         [PYTHON, "lister.py", "/"], files={"lister.py": LISTER.encode()}, limits=SMALL

@@ -92,7 +92,7 @@ def captured(
         raise OSError("not started in this test")
 
     monkeypatch.setattr(subprocess, "Popen", popen)
-    monkeypatch.setattr("sandbox.run.runtime_paths", lambda program: (binds, covers))
+    monkeypatch.setattr("sandbox.launch.runtime_paths", lambda program: (binds, covers))
     yield seen
 
 
@@ -111,7 +111,7 @@ def test_a_typical_run_hands_bwrap_exactly_these_arguments(
     tmp_path: Path,
 ) -> None:
     root, _, _ = host
-    monkeypatch.setattr("sandbox.run.sandbox_support", lambda: Support(mode, "", "/opt/bwrap"))
+    monkeypatch.setattr("sandbox.support.sandbox_support", lambda: Support(mode, "", "/opt/bwrap"))
     files = {"main.py": b"print(1)\n", "data/board.txt": b"xo\n", "run.sh": b"#!/bin/sh\n"}
     staged = tmp_path / "staged"
     staged.mkdir()
@@ -293,7 +293,7 @@ def test_without_a_sandbox_the_init_runs_on_the_host_with_the_same_limits(
         raise OSError("not started in this test")
 
     monkeypatch.setattr(subprocess, "Popen", popen)
-    monkeypatch.setattr("sandbox.run.can_isolate", lambda: False)
+    monkeypatch.setattr("sandbox.support.can_isolate", lambda: False)
 
     result = run_sandboxed([PYTHON, "main.py"], files={"main.py": b""}, limits=LIMITS)
 
@@ -331,7 +331,7 @@ def test_without_a_sandbox_the_init_runs_on_the_host_with_the_same_limits(
 
 @pytest.fixture
 def on_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sandbox.run.can_isolate", lambda: False)
+    monkeypatch.setattr("sandbox.support.can_isolate", lambda: False)
 
 
 def _run_code(code: str, limits: Limits = LIMITS) -> Any:
