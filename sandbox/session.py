@@ -57,6 +57,7 @@ class SandboxedProcess:
         self._staging = staging
         self._stderr_cap = stderr_bytes
         self._lock = threading.Lock()
+        self._finishing = threading.Lock()
         self._stderr = bytearray()
         self._stderr_truncated = False
         self._report = bytearray()
@@ -188,10 +189,12 @@ class SandboxedProcess:
 
     def _finish(self) -> None:
         """Once the sandbox has ended: read its last words, say how it ended, clean up."""
-        with self._lock:
-            if self._ended_at is not None:
-                return
-            self._ended_at = time.monotonic()
+        with self._finishing:
+            if self._result is None:
+                self._conclude()
+
+    def _conclude(self) -> None:
+        self._ended_at = time.monotonic()
         self._reader.join(GRACE_SECONDS)
         shutil.rmtree(self._staging, ignore_errors=True)
         with self._lock:
