@@ -22,6 +22,7 @@ the database or the web.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,7 +156,7 @@ def start_hosted_engine(
     game: Game,
     limits: HostedLimits | None = None,
     *,
-    clock: Clock,
+    clock: Clock = time.monotonic,
     isolation: Isolation | None = None,
     command: Sequence[str] | None = None,
     target: str | None = None,
@@ -164,7 +165,8 @@ def start_hosted_engine(
 
     `kind` "plugin": `files_dir/bot.py` holds a bots.plugin class (`target` names it, or the
     file's `select_move` is played). `kind` "engine": `command` (default `python3 bot.py`)
-    runs in the bot's directory and speaks the engine protocol. `clock` times the moves.
+    runs in the bot's directory and speaks the engine protocol. `clock` times the moves. The
+    sandbox ends with the thread that started it (bwrap's `--die-with-parent`).
     Raises EngineError when the bot cannot start, its handshake fails or it does not play
     `game`; ValueError for an unknown kind.
     """

@@ -144,10 +144,14 @@ def reporting(program: str, *args: str) -> str:
     )
 
 
-def failure(bot: HostedBot) -> str:
+def failure(bot: HostedBot, stderr_bytes: int = HostedLimits().stderr_bytes) -> str:
+    """The words of the EngineError its first move ends in; they and its stderr are bounded."""
     with pytest.raises(EngineError) as caught:
         bot.choose(CHECKERS.initial_state(), None, None)
-    return str(caught.value)
+    words = str(caught.value)
+    assert len(words) < 2000
+    assert len(bot.stderr_tail().encode()) <= stderr_bytes
+    return words
 
 
 # -- bots that play ---------------------------------------------------------------------------
@@ -216,10 +220,11 @@ def test_a_crash_names_the_exception_and_keeps_only_the_tail_of_stderr(
     go = 'sys.stderr.write("noise " * 200000 + "\\n"); runpy.run_path("crash.py")'
     hostile(bot_dir, go, "crash.py")
     bot = start(hosted, "engine", bot_dir, limits=HostedLimits(stderr_bytes=8192))
-    words = failure(bot)
+    words = failure(bot, stderr_bytes=8192)
     assert "ended: your program exited with code 1: ValueError: no legal move found" in words
-    assert len(words) < 2000
-    assert len(bot.stderr_tail()) <= 8192
+    tail = bot.stderr_tail()
+    assert "noise noise" in tail
+    assert tail.rstrip().endswith("ValueError: no legal move found")
 
 
 def test_a_hang_is_killed_at_its_move_s_wall_limit(hosted: list[HostedBot], bot_dir: Path) -> None:
