@@ -266,6 +266,12 @@ def test_a_memory_hog_is_stopped_at_its_memory_limit(
     assert "ended: your program used more than 128 MiB of memory" in failure(bot)
 
 
+def test_a_spinning_bot_is_stopped_at_its_cpu_limit(hosted: list[HostedBot], bot_dir: Path) -> None:
+    hostile(bot_dir, 'runpy.run_path("busy_loop.py")', "busy_loop.py")
+    bot = start(hosted, "engine", bot_dir, limits=HostedLimits(move_seconds=600.0, cpu_seconds=1))
+    assert "ended: your program used more than 1 s of CPU time and was stopped" in failure(bot)
+
+
 def test_a_fork_bomb_is_held_by_the_process_limit_and_killed_at_its_wall_limit(
     hosted: list[HostedBot], bot_dir: Path
 ) -> None:
