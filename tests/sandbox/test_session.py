@@ -21,7 +21,7 @@ from sandbox import (
     sandbox_support,
     start_sandboxed,
 )
-from tests.sandbox.processes import live_processes
+from tests.sandbox.processes import survivors
 
 PYTHON = "/usr/bin/python3"
 ROOTED = os.geteuid() == 0
@@ -49,7 +49,7 @@ def sessions() -> Iterator[list[SandboxedProcess]]:
     for session in started:
         session.kill()
     if ROOTED:
-        assert not live_processes(UID)
+        assert not survivors(UID)
 
 
 def start(
@@ -169,7 +169,7 @@ sys.stdin.readline()
     assert "stopped before it finished" in session.end_reason()
     assert not staging.exists()
     if ROOTED:
-        assert not live_processes(UID)
+        assert not survivors(UID)
 
 
 def test_the_memory_limit_is_named_when_the_program_dies_of_it(

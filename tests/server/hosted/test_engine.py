@@ -23,7 +23,7 @@ from games import get_game
 from games.checkers import CheckersState
 from sandbox import MIB, Isolation, can_isolate, sandbox_support
 from server.hosted.engine import ENTRY, HostedBot, HostedLimits, Kind, start_hosted_engine
-from tests.sandbox.processes import live_processes
+from tests.sandbox.processes import survivors
 
 ROOT = Path(__file__).resolve().parents[3]
 GALLERY = ROOT / "tests" / "sandbox" / "gallery"
@@ -96,7 +96,7 @@ def hosted() -> Iterator[list[HostedBot]]:
     for bot in bots:
         bot.close()
     if ROOTED:
-        assert not live_processes(UID)
+        assert not survivors(UID)
 
 
 def start(
