@@ -16,6 +16,7 @@ COPY client ./client
 COPY server ./server
 COPY competition ./competition
 COPY autograder ./autograder
+COPY sandbox ./sandbox
 COPY cli ./cli
 # Every compiled module of the core (the checkers rules and search, Connect Four) is compiled
 # here, once, into root's cache (~/.cache/arena/numba, bots/core/cache.py), so the container's

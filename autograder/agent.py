@@ -99,7 +99,7 @@ from autograder.agent_suite import AgentSuite
 from autograder.budget import Budget
 from autograder.profiles import DEFAULT_PYTHON
 from autograder.results import GradeReport, TestResult, sorted_reasons
-from autograder.sandbox import Isolation, Limits
+from sandbox import Isolation, Limits
 
 MODULE: Final = "agent.py"
 """The file every agent submission must hold (the module that defines select_move)."""

@@ -1,7 +1,7 @@
 """Run a student's `select_move` calls in sandbox sessions and read what they return.
 
 The grader never imports student code. `autograder/agent_harness.py` is copied next to agent.py and
-run in the sandbox (autograder.sandbox) with a batch of requests on stdin; it imports agent, calls
+run in the sandbox (sandbox.run) with a batch of requests on stdin; it imports agent, calls
 select_move for each request, and prints one JSON line per call (with the time the call took).
 A session's wall limit is one call's allowance (time_limit + slack + `startup_seconds`): a
 session killed while its first call runs charges that call (timeout, memory, crash); a session
@@ -31,8 +31,8 @@ from autograder.agent_suite import AgentSuite
 from autograder.budget import Budget
 from autograder.course import explain_illegal, format_coordinates, format_path, illegal_path
 from autograder.results import Reason, run_reason
-from autograder.sandbox import Isolation, Limits, SandboxResult, Status, run_sandboxed
 from games.checkers import CheckersMove, CheckersState, square_at
+from sandbox import Isolation, Limits, SandboxResult, Status, run_sandboxed
 
 HARNESS: Final = Path(__file__).with_name("agent_harness.py")
 """The in-sandbox half of the runner, copied next to the submission as HARNESS_NAME."""

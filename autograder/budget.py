@@ -1,6 +1,6 @@
 """A grading's wall-time budget: how long all the runs of one submission may take together.
 
-Each run has its own wall limit (autograder.sandbox.Limits), but a submission whose every test
+Each run has its own wall limit (sandbox.Limits), but a submission whose every test
 hangs would hold a grading worker for the number of tests times that limit. A profile given a
 `Budget` starts no run once the budget is spent (the test says it was not run, and why) and
 cuts each run at what is left of it.

@@ -25,10 +25,10 @@ from autograder.endgame_suite import Puzzle, PuzzleError
 from autograder.errors import GradeError
 from autograder.profiles import DEFAULT_PYTHON
 from autograder.results import GradeReport, Reason, TestResult, Visibility, run_reason
-from autograder.sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
 from autograder.visibility import run_order
-from autograder.workdirs import new_workdir
 from bots.solvers.solve import Solver
+from sandbox import MIB, Isolation, Limits, SandboxResult, Status, run_sandboxed
+from sandbox.workdirs import new_workdir
 
 PROGRAM: Final = "checkers.py"
 """The program an endgame submission must hold at its top level."""

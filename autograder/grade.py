@@ -27,8 +27,8 @@ from autograder.endgame_suite import PuzzleError, load_puzzles, save_puzzles
 from autograder.errors import GradeError
 from autograder.profiles import DEFAULT_PYTHON, PROFILES
 from autograder.results import GradeReport
-from autograder.sandbox import Isolation, Limits
 from bots.egdb.probe import Database
+from sandbox import Isolation, Limits
 
 __all__ = ["MAIN_FILES", "GradeError", "GradeOptions", "grade", "starter", "write_suite"]
 

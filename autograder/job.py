@@ -22,7 +22,7 @@ may quote the suite or what the submission wrote, go to stderr, the server's `gr
 JOB_DIR); 2 for a bad JOB_DIR or job.json; 143 when stopped by SIGTERM, after the running
 sandbox is killed and its working directory (holding the test's input) removed. A child
 killed outright leaves that directory behind: each child first removes those of children no
-longer alive (autograder.workdirs.sweep_runs).
+longer alive (sandbox.workdirs.sweep_runs).
 
 The private tests run in a fresh unpredictable order each time (autograder.grade.GradeOptions).
 """
@@ -44,8 +44,8 @@ from typing import Any
 from autograder.endgame_judge import built_database
 from autograder.grade import GradeError, GradeOptions, grade, write_suite
 from autograder.results import GradeReport, TestResult
-from autograder.sandbox import Isolation
-from autograder.workdirs import sweep_runs
+from sandbox import Isolation
+from sandbox.workdirs import sweep_runs
 
 JOB_FILE = "job.json"
 SUBMISSION_DIR = "submission"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from autograder.sandbox import Status
+from sandbox import Status
 
 Visibility = Literal["visible", "hidden", "after_due_date", "after_published"]
 """When students see a test (Gradescope's values); private-suite tests are `after_published`."""

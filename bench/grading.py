@@ -70,7 +70,7 @@ from local import free_port, wait_http  # noqa: E402 - bench/ is put on the path
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
 SUBMISSIONS = REPO_ROOT / "tests" / "autograder" / "submissions"
-GALLERY = REPO_ROOT / "tests" / "autograder" / "gallery"
+GALLERY = REPO_ROOT / "tests" / "sandbox" / "gallery"
 AGENTS = REPO_ROOT / "tests" / "autograder" / "agents"
 REFERENCE = REPO_ROOT / "autograder" / "reference"
 SUITES = {
@@ -608,7 +608,7 @@ def show(arena: dict[str, Any], peer: dict[str, Any] | None, workers: int) -> li
 
 def bench_sandbox(runs: int, python: str, uid: int) -> dict[str, Any]:
     """Time `runs` empty programs run bare and in the sandbox, in turn; return the figures."""
-    from autograder.sandbox import Isolation, run_sandboxed
+    from sandbox import Isolation, run_sandboxed
 
     argv = [python, "-c", "pass"]
     isolation = Isolation(uid=uid, gid=uid)

@@ -96,9 +96,9 @@ def grade_command(
     it grades anyway and says so on stderr.
     """
     from autograder.grade import GradeError, GradeOptions, grade
-    from autograder.sandbox import Mode, sandbox_support
     from autograder.visibility import OWNER, gradescope_json, view
     from cli.grade_report import show_results
+    from sandbox import Mode, sandbox_support
 
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")

@@ -127,7 +127,7 @@ def quick_start(settings: Settings, port: int | None = None) -> str:
 
 def grading_line(settings: Settings) -> str:
     """Return how this server grades student code: in which sandbox, or why not at all."""
-    from autograder.sandbox import Mode, sandbox_support
+    from sandbox import Mode, sandbox_support
 
     if settings.role == "server":
         return "student code is graded by `arena worker` processes, each in its own sandbox"

@@ -22,8 +22,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from autograder.sandbox import can_isolate
 from bots.engine.compiled import load_cores
+from sandbox import can_isolate
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.cluster.bridge import MatchBridge, OnePerPlayer
@@ -39,7 +39,7 @@ from server.db.writer import BatchWriter
 from server.explore import Explorer
 from server.grading import GradingService
 from server.hosted import HostedBots
-from server.hosted.launch import launch
+from server.hosted.launch import Launcher
 from server.hub import Hub
 from server.jobs import build_queue, ensure_schema
 from server.jobs.tournament_games import TournamentGameQueue
@@ -170,7 +170,8 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.grading = grading
         courses = CourseService(app.state.sessions, settings, grading)
         app.state.courses = courses
-        hosted = HostedBots(app.state.sessions, settings, launch, can_isolate)
+        launcher = Launcher(settings.hosted.uid_base, settings.hosted.max_running)
+        hosted = HostedBots(app.state.sessions, settings, launcher, can_isolate)
         app.state.hosted = hosted
         service.host(hosted)
         pools = PoolService(app.state.sessions, settings, service, hosted)

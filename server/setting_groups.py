@@ -532,6 +532,21 @@ class HostedSettings(SettingGroup):
         description="unfinished matches one hosted bot may sit in; a seat beyond it is refused "
         "(each match runs a sandboxed process of the bot's own)",
     )
+    cpu_seconds: int = Field(
+        600,
+        ge=1,
+        le=86_400,
+        description="CPU time a hosted bot's program may use over one match (its clock bounds "
+        "each move's wall time)",
+    )
+    uid_base: int = Field(
+        65000,
+        ge=1000,
+        le=2**31,
+        description="as root, the uid (and gid) of the first hosted program running at once; "
+        "the next max_running uids after it are the others'. They must belong to nothing else "
+        "(RLIMIT_NPROC counts per uid) and not overlap the grader's (four more try uploads)",
+    )
     max_running: int = Field(
         16,
         ge=1,

@@ -6,6 +6,10 @@ protocol (bots.programs.external, docs/ENGINES.md) and a Python plug-in hosted b
 bots/programs/pyhost.py. A child process gives each bot its own state, keeps a crash or a hang to
 the bot's own game, and keeps the program's printing apart from the caller's output.
 
+The process is started by a `Starter` the caller may inject (a program in a sandbox, say): any
+object with the parts of `subprocess.Popen` the channel uses (`Process`). One that keeps its
+own stderr and knows how it ended (`Explained`) has its words quoted when it fails.
+
 `ChildProcess.read_line` waits for the child's next line under the rules every such bot
 shares: a start-up limit; from a time (or once the caller's `stop` says so) the child is told
 to answer now, and after GRACE_SECONDS more it is killed. Each failure is an `EngineError`
@@ -24,7 +28,7 @@ import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Final
+from typing import IO, Final, Protocol, runtime_checkable
 
 from bots.result import Clock, Stop
 
@@ -43,11 +47,74 @@ class EngineError(Exception):
     """A program run as a bot that cannot start, dies, hangs, or answers what it should not."""
 
 
+class Process(Protocol):
+    """The parts of `subprocess.Popen[bytes]` a child process's channel uses."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def stdin(self) -> IO[bytes] | None: ...
+
+    @property
+    def stdout(self) -> IO[bytes] | None: ...
+
+    @property
+    def stderr(self) -> IO[bytes] | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+@runtime_checkable
+class Explained(Protocol):
+    """A process that keeps its own stderr and says how it ended (a sandboxed program)."""
+
+    def end_reason(self) -> str:
+        """How it ended, in words for its author; "" while it runs."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """The last of what it wrote on stderr."""
+        ...
+
+
+Starter = Callable[[], Process]
+"""Starts the child's process, its stdin and stdout on pipes; raises OSError if it cannot."""
+
+
+def popen_starter(
+    argv: Sequence[str],
+    *,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    keep_stderr: bool = False,
+) -> Starter:
+    """Return a Starter running `argv` on this machine, its stderr on a pipe if `keep_stderr`."""
+
+    def start() -> Process:
+        return subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if keep_stderr else None,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+        )
+
+    return start
+
+
 class ChildProcess:
     """One program run with pipes on its stdin and stdout, read and written in lines.
 
-    `what` names the program in messages ("engine './mybot'"). With `keep_stderr` its stderr
-    is read on a thread and its last lines quoted when it fails; otherwise it is inherited.
+    `command` is the program's arguments, or a Starter that starts it (`cwd`, `env` and
+    `keep_stderr` are then the starter's business). `what` names the program in messages
+    ("engine './mybot'"). With `keep_stderr` its stderr is read on a thread and its last lines
+    quoted when it fails; otherwise it is inherited.
     Raises EngineError when the program cannot be started. The child ends with `close()`, or
     when this object is collected: it is sent the `farewell` line if there is one (`quit`),
     its stdin is closed, and it is killed if it lingers.
@@ -55,7 +122,7 @@ class ChildProcess:
 
     def __init__(
         self,
-        argv: Sequence[str],
+        command: Sequence[str] | Starter,
         clock: Clock,
         *,
         what: str,
@@ -68,22 +135,19 @@ class ChildProcess:
         self._clock = clock
         self._buffer = b""
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        start = (
+            command
+            if callable(command)
+            else popen_starter(command, cwd=cwd, env=env, keep_stderr=keep_stderr)
+        )
         try:
-            self._process = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE if keep_stderr else None,
-                cwd=cwd,
-                env=None if env is None else dict(env),
-            )
+            self._process = start()
         except OSError as exc:
             raise EngineError(f"cannot start {what}: {exc.strerror or exc}") from None
         self._finalizer = weakref.finalize(self, _end, self._process, farewell)
         self._reader: threading.Thread | None = None
-        if keep_stderr:
-            stream = self._process.stderr
-            assert stream is not None
+        stream = self._process.stderr
+        if keep_stderr and stream is not None:
             self._reader = threading.Thread(target=self._keep, args=(stream,), daemon=True)
             self._reader.start()
 
@@ -188,7 +252,10 @@ class ChildProcess:
             # (unless a process it started holds the pipe open: then not for long).
             self._reader.join(timeout=1.0)
         self.close()
-        if code is not None and code < 0:
+        reason = process.end_reason() if isinstance(process, Explained) else ""
+        if reason:
+            words = f"{self.what} ended: {reason}"
+        elif code is not None and code < 0:
             words = f"{self.what} crashed (signal {-code})"
         else:
             words = f"{self.what}'s process ended (exit status {code})"
@@ -196,12 +263,16 @@ class ChildProcess:
 
     def last_words(self) -> str:
         """The child's last stderr lines as a clause for a message ('' when none are kept)."""
-        if not self._stderr:
+        lines = list(self._stderr)
+        if isinstance(self._process, Explained):
+            tail = [line.strip() for line in self._process.stderr_tail().splitlines()]
+            lines = [line[:200] for line in tail if line][-STDERR_LINES:]
+        if not lines:
             return ""
-        return "; it wrote on stderr: " + " / ".join(repr(line) for line in self._stderr)
+        return "; it wrote on stderr: " + " / ".join(repr(line) for line in lines)
 
 
-def _end(process: subprocess.Popen[bytes], farewell: str | None) -> None:
+def _end(process: Process, farewell: str | None) -> None:
     """Say `farewell`, close the child's input (it exits) and reap it; kill it if it lingers."""
     if farewell is not None and process.poll() is None and process.stdin is not None:
         with contextlib.suppress(OSError, ValueError):

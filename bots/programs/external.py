@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from bots.programs.child import ChildProcess, EngineError
+from bots.programs.child import ChildProcess, EngineError, Starter
 from bots.result import Clock, SearchResult, SearchStats, Stop
 from games import Game, GameError, State
 
@@ -151,14 +151,16 @@ class Info:
 class ProtocolEngine:
     """One engine process after its handshake: its identity and declared options.
 
-    `verbatim` (a host of Arena's own, bots/programs/pyhost.py): an `error` line before `arenaok` is
-    the whole message. Raises EngineError when the engine cannot be started or its handshake
-    fails. The process ends with `close()` (`quit`), or when this object is collected.
+    `command` is the engine's arguments, or a Starter (bots.programs.child) that starts it: a
+    program in a sandbox, say. `verbatim` (a host of Arena's own, bots/programs/pyhost.py): an
+    `error` line before `arenaok` is the whole message. Raises EngineError when the engine
+    cannot be started or its handshake fails. The process ends with `close()` (`quit`), or
+    when this object is collected.
     """
 
     def __init__(
         self,
-        argv: Sequence[str],
+        command: Sequence[str] | Starter,
         clock: Clock,
         *,
         what: str,
@@ -169,7 +171,7 @@ class ProtocolEngine:
         self.what = what
         self.clock = clock
         self._child = ChildProcess(
-            argv, clock, what=what, cwd=cwd, env=env, keep_stderr=True, farewell="quit"
+            command, clock, what=what, cwd=cwd, env=env, keep_stderr=True, farewell="quit"
         )
         self.identity = Identity()
         self._child.send(f"arena {PROTOCOL_VERSION}")

@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 
-from autograder.sandbox import SETPRIV
+from sandbox import SETPRIV
 from server.courses.store import CourseStore
 from server.db.models import Assignment as AssignmentRow
 from server.grading.files import GraderFiles

@@ -20,11 +20,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from autograder.grade import MAIN_FILES, GradeError, starter
 from autograder.results import GradeReport
-from autograder.sandbox import can_isolate, sandbox_support
 from autograder.visibility import UPLOADER, view
-from autograder.workdirs import sweep_runs
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
+from sandbox import can_isolate, sandbox_support
+from sandbox.workdirs import sweep_runs
 from server.db.models import GradingJob as JobRow
 from server.grading.access import finished_report, finished_row, readable_row, report_of
 from server.grading.files import GraderFiles

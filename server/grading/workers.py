@@ -31,8 +31,8 @@ from typing import Final
 
 from autograder.job import JOB_FILE, RESULTS_FILE, SUBMISSION_DIR, Job, failure_report
 from autograder.results import GradeReport
-from autograder.sandbox import SETPRIV
 from protocol.messages import JobStatus
+from sandbox import SETPRIV
 from server.grading.files import GraderFiles
 from server.grading.queue import FairQueue, Place
 from server.grading.store import JobStore

@@ -56,12 +56,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class RunLimits:
-    """What a hosted bot's process may use: memory (MiB), processes, and the longest it may
-    think over one move when its match has no clock."""
+    """What a hosted bot's process may use: memory (MiB), processes, the longest it may think
+    over one move when its match has no clock, and CPU over its whole match."""
 
     memory_mb: int
     processes: int
     move_seconds: float
+    cpu_seconds: int
 
 
 class Program(Protocol):
@@ -140,7 +141,10 @@ class HostedBots:
         self._launch = launcher
         self._can_sandbox = can_sandbox
         self._limits = RunLimits(
-            settings.hosted.memory_mb, settings.hosted.processes, settings.hosted.move_seconds
+            settings.hosted.memory_mb,
+            settings.hosted.processes,
+            settings.hosted.move_seconds,
+            settings.hosted.cpu_seconds,
         )
         self._uploads = UploadLimits(
             max_bytes=settings.hosted.max_upload_bytes,

@@ -12,8 +12,8 @@ import logging
 
 import procrastinate
 
-from autograder.sandbox import can_isolate, sandbox_support
-from autograder.workdirs import sweep_runs
+from sandbox import can_isolate, sandbox_support
+from sandbox.workdirs import sweep_runs
 from server.grading.files import GraderFiles
 from server.grading.shared import GRADE_TASK, GRADING_QUEUE, SharedQueue
 from server.grading.store import JobStore
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 def register(app: procrastinate.App, runtime: JobRuntime) -> None:
     """Add the grading task to a worker's `app`, and its upkeep to `runtime`.
 
-    Not on a worker that cannot sandbox student code (autograder.sandbox.sandbox_support says
+    Not on a worker that cannot sandbox student code (sandbox.support.sandbox_support says
     why) unless its operator allows unsandboxed grading: such a worker takes no grading job
     (it listens only to the queues of its tasks), which waits for a worker that can. A worker
     that grades first removes the sandbox working directories killed gradings left.

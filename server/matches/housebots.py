@@ -289,7 +289,11 @@ class HouseBots:
                 await self._bot_loses(live, seat, position, str(stopped))
                 return
             except Exception as error:
-                log.exception("house bot %s failed in match %s", bot.name, live.id)
+                if self.hosted.claims(live.bot_specs[seat]):
+                    # A stranger's program failing is its owner's news, not the server's.
+                    log.info("hosted bot %s failed in match %s: %s", bot.name, live.id, error)
+                else:
+                    log.exception("house bot %s failed in match %s", bot.name, live.id)
                 if not moving:
                     await self._decline_unjudged(live, seat, position, "crashed")
                     continue

@@ -13,8 +13,8 @@ from autograder.agent_checks import EXAMPLES_TEST, reference_values
 from autograder.agent_suite import LEGAL_SUITE, AgentSuite, Opponent
 from autograder.agent_suite_maker import make_agent_suite
 from autograder.results import TestResult
-from autograder.sandbox import can_isolate, sandbox_support
 from games.checkers import Checkers, parse_board
+from sandbox import can_isolate, sandbox_support
 
 AGENTS = Path(__file__).parent / "agents"
 REFERENCE = Path(__file__).parents[2] / "autograder" / "reference" / "agent_solution.py"

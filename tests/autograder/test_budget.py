@@ -13,8 +13,8 @@ from autograder.budget import Budget
 from autograder.endgame import grade_endgame
 from autograder.endgame_suite import load_puzzles
 from autograder.job import Job, read_job
-from autograder.sandbox import MIB, Limits
 from games.checkers import Checkers, format_board
+from sandbox import MIB, Limits
 
 REPO = Path(__file__).resolve().parents[2]
 PUBLIC_SUITE = REPO / "autograder" / "examples" / "endgame-puzzles.json"

@@ -24,8 +24,8 @@ from autograder.endgame_suite import Puzzle, load_puzzles, save_puzzles
 from autograder.grade import GradeError, GradeOptions, grade, write_suite
 from autograder.html import html_report, report_body
 from autograder.results import GradeReport, TestResult
-from autograder.sandbox import MIB, Limits, Mode, Support, can_isolate
 from cli.main import create_cli
+from sandbox import MIB, Limits, Mode, Support, can_isolate
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "autograder" / "reference" / "endgame_solver.py"
@@ -352,7 +352,9 @@ def test_cli_says_plainly_when_it_grades_without_a_sandbox(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     why = "bubblewrap cannot make a sandbox here: No permissions to create a new namespace"
-    monkeypatch.setattr("autograder.sandbox.sandbox_support", lambda: Support(Mode.NONE, why))
+    # The command line asks the package; the run asks the module that runs it.
+    monkeypatch.setattr("sandbox.sandbox_support", lambda: Support(Mode.NONE, why))
+    monkeypatch.setattr("sandbox.support.sandbox_support", lambda: Support(Mode.NONE, why))
     results = tmp_path / "results.json"
 
     outcome = CliRunner().invoke(

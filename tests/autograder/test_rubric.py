@@ -17,9 +17,9 @@ import pytest
 from autograder.endgame import grade_endgame
 from autograder.endgame_suite import Puzzle
 from autograder.results import GradeReport
-from autograder.sandbox import MIB, Limits
 from bots.solvers.solve import Solver
 from games.checkers import Checkers, format_board
+from sandbox import MIB, Limits
 
 REPO = Path(__file__).resolve().parents[2]
 STUDENTS = Path(__file__).parent / "students"

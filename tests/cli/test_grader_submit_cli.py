@@ -11,8 +11,8 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from autograder.sandbox import can_isolate
 from cli.main import create_cli
+from sandbox import can_isolate
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 

@@ -84,18 +84,18 @@ def test_every_page_the_banner_names_is_served(live_server: RunningServer) -> No
 
 def test_the_banner_says_how_student_code_is_graded(monkeypatch: pytest.MonkeyPatch) -> None:
     """A newcomer learns at start-up whether uploads are sandboxed, refused, or run bare."""
-    from autograder.sandbox import Mode, Support, sandbox_support
+    from sandbox import Mode, Support, sandbox_support
 
     assert "student code runs in bubblewrap's sandbox" in quick_start(Settings()) or (
         sandbox_support().mode is Mode.NONE
     )
     missing = Support(Mode.NONE, "the kernel refuses unprivileged user namespaces")
-    monkeypatch.setattr("autograder.sandbox.sandbox_support", lambda: missing)
+    monkeypatch.setattr("sandbox.sandbox_support", lambda: missing)
     banner = quick_start(Settings())
     assert "grading is off here: no sandbox (the kernel refuses unprivileged user" in banner
     banner = quick_start(Settings(grader_allow_unsandboxed=True))
     assert "WARNING: student code runs WITHOUT a sandbox here (the kernel refuses" in banner
-    monkeypatch.setattr("autograder.sandbox.sandbox_support", lambda: Support(Mode.USER, ""))
+    monkeypatch.setattr("sandbox.sandbox_support", lambda: Support(Mode.USER, ""))
     assert "bubblewrap's sandbox, in a user namespace" in quick_start(Settings())
-    monkeypatch.setattr("autograder.sandbox.sandbox_support", lambda: Support(Mode.ROOT, ""))
+    monkeypatch.setattr("sandbox.sandbox_support", lambda: Support(Mode.ROOT, ""))
     assert "bubblewrap's sandbox, as uids of its own" in quick_start(Settings())

@@ -24,14 +24,14 @@ import pytest
 from sqlalchemy import func, select
 
 import autograder
-from autograder.sandbox import Mode, Support, can_isolate
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GradingJob, GradingProfiles
+from sandbox import Mode, Support, can_isolate
 from server.db.engine import create_engine, migrate, session_factory
 from server.db.models import GradingJob as JobRow
 from server.grading import GradingService, Upload, UploadLimits, unpack
 from server.settings import Settings
-from tests.autograder.processes import live_processes
+from tests.sandbox.processes import live_processes
 from tests.server.conftest import RunningServer, start_server
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -832,7 +832,7 @@ def test_a_fork_bomb_costs_its_test_and_the_server_stays_responsive(tmp_path: Pa
         grader_endgame_suite=suite,
         grader_uid_base=64300,
     )
-    bomb = (ROOT / "tests" / "autograder" / "gallery" / "fork_bomb.py").read_bytes()
+    bomb = (ROOT / "tests" / "sandbox" / "gallery" / "fork_bomb.py").read_bytes()
     running = start_server(settings)
     try:
         # Every request below must be answered while the bomb runs (httpx raises otherwise).
@@ -849,7 +849,7 @@ def test_a_fork_bomb_costs_its_test_and_the_server_stays_responsive(tmp_path: Pa
     assert job.status == "done" and job.score == 0 and job.max_score == 1
     assert "more than 20 s of wall time and was stopped" in output
     # The sandbox's end kills every process of the bomb; a loaded kernel may take a moment to
-    # tear thousands of them down, so they are waited for (as tests/autograder/test_sandbox.py
+    # tear thousands of them down, so they are waited for (as tests/sandbox/test_sandbox.py
     # does).
     deadline = time.monotonic() + 30.0
     while (survivors := live_processes(64300)) and time.monotonic() < deadline:

@@ -27,19 +27,19 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from autograder.sandbox import can_isolate
+from sandbox import can_isolate
 from server.db.engine import create_engine
 from server.db.models import GradingJob as JobRow
 from server.settings import Settings
-from tests.autograder.processes import live_processes
 from tests.ports import free_port
+from tests.sandbox.processes import live_processes
 from tests.server.conftest import arena_serve
 
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "autograder" / "reference" / "endgame_solver.py"
 PUBLIC_SUITE = ROOT / "autograder" / "examples" / "endgame-puzzles.json"
 SUBMISSIONS = ROOT / "tests" / "autograder" / "submissions"
-GALLERY = ROOT / "tests" / "autograder" / "gallery"
+GALLERY = ROOT / "tests" / "sandbox" / "gallery"
 UID_BASE = 64600
 """Sandbox uids of this test's two worker slots (64600, 64601): no other test uses them."""
 MAX_QUEUED = 12

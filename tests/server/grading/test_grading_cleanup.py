@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import can_isolate, sandbox_support
-from autograder.workdirs import new_workdir, runs_dir
+from sandbox import can_isolate, sandbox_support
+from sandbox.workdirs import new_workdir, runs_dir
 from server.db.engine import create_engine, migrate, session_factory
 from server.grading import GradingService
 from server.settings import Settings
-from tests.autograder.processes import live_processes
+from tests.sandbox.processes import live_processes
 
 ROOT = Path(__file__).resolve().parents[3]
 PUBLIC_SUITE = ROOT / "autograder" / "examples" / "endgame-puzzles.json"
@@ -165,8 +165,8 @@ async def test_directories_of_a_killed_grading_are_removed_at_the_next_start(
 def test_a_runs_directory_is_removed_after_it_ends_well_or_badly(
     temp_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from autograder import sandbox
-    from autograder.sandbox import run_sandboxed
+    from sandbox import run as runner
+    from sandbox import run_sandboxed
 
     result = run_sandboxed([PYTHON, "-c", "pass"], files={"input.txt": b"private board"})
     assert result.is_ok, result.reason
@@ -174,7 +174,7 @@ def test_a_runs_directory_is_removed_after_it_ends_well_or_badly(
     def fail(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the grader's own bug")
 
-    monkeypatch.setattr(sandbox, "_run", fail)
+    monkeypatch.setattr(runner, "_run", fail)
     with pytest.raises(RuntimeError):
         run_sandboxed([PYTHON, "-c", "pass"], files={"input.txt": b"private board"})
 

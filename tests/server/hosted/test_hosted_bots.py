@@ -159,7 +159,7 @@ def test_an_upload_is_checked_before_it_is_kept(client: Client) -> None:
     silent = client.upload("ada", "checked", "engine", {"bot.py": b"import sys\nsys.exit(4)\n"})
     assert silent.status_code == 201, silent.text
     assert silent.json()["status"] == "refused"
-    assert "exit status 4" in silent.json()["note"]
+    assert "exited with code 4" in silent.json()["note"]
     bot = client.http.get("/hosted-bots/ada/checked").json()
     assert bot["active"] is None
     refused = client.http.patch(
@@ -210,7 +210,7 @@ def test_a_failing_bot_loses_tells_its_owner_why_and_is_paused(client: Client) -
     listed = failures.json()["failures"]
     assert len(listed) == 2
     assert SECRET in listed[0]["words"]
-    assert "exit status 3" in listed[0]["words"]
+    assert "exited with code 3" in listed[0]["words"]
     bot = client.http.get("/hosted-bots/ada/crash").json()
     assert bot["paused"] is not None and "2 failures in a row" in bot["paused"]
     again = client.http.post(
@@ -271,4 +271,3 @@ def test_a_bot_keeps_a_bounded_number_of_versions(client: Client) -> None:
     assert (over.status_code, over.json()["code"]) == (403, "QUOTA_EXCEEDED")
     assert "has 3 versions, the most a bot may have" in over.json()["message"]
     assert len(client.http.get("/hosted-bots/ada/many").json()["versions"]) == 3
-

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from autograder.sandbox_results import Output
+from sandbox.results import Output
 
 GRACE_SECONDS = 3.0
 """How long a run's processes are given to end, and its pipes to drain, once it is over."""

@@ -1,7 +1,7 @@
 """The resource limits of a sandboxed run, and who the student runs as.
 
-The grader's watch enforces the wall time and the output size (autograder/sandbox_process.py); the
-sandbox's init sets the others as rlimits (autograder/sandbox_init.py), from `init_limits`.
+The grader's watch enforces the wall time and the output size (sandbox/process.py); the
+sandbox's init sets the others as rlimits (sandbox/init.py), from `init_limits`.
 """
 
 from __future__ import annotations

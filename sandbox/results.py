@@ -10,8 +10,8 @@ import resource
 import signal
 from dataclasses import dataclass, field
 
-from autograder.sandbox_init import READY
-from autograder.sandbox_limits import MIB, Limits
+from sandbox.init import READY
+from sandbox.limits import MIB, Limits
 
 
 class Status(enum.StrEnum):
@@ -41,7 +41,7 @@ class IsolationReport:
     user_namespace: bool = False
     """A user namespace of its own, in which it could create no other."""
     seccomp: bool = False
-    """The seccomp filter of autograder/seccomp.py was loaded."""
+    """The seccomp filter of sandbox/seccomp.py was loaded."""
     no_new_privs: bool = False
     capabilities_dropped: bool = False
     """An empty capability set, bounding set included."""

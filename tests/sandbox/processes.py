@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 
@@ -19,3 +20,14 @@ def live_processes(uid: int) -> set[int]:
         if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith("Z"):
             found.add(int(entry.name))
     return found
+
+
+def survivors(uid: int, patience: float = 30.0) -> set[int]:
+    """Return the processes of `uid` still alive once they had `patience` seconds to die.
+
+    A killed PID namespace takes a moment to empty: its processes are dying, not yet gone.
+    """
+    deadline = time.monotonic() + patience
+    while (alive := live_processes(uid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive

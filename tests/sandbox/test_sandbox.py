@@ -1,4 +1,4 @@
-"""The sandbox against a gallery of broken and malicious programs (tests/autograder/gallery/).
+"""The sandbox against a gallery of broken and malicious programs (tests/sandbox/gallery/).
 
 Run as root the sandbox runs under the uid of `Isolation` (65534 here); run as another user it
 runs under that user's uid, in a user namespace. The tests that need the uid switch say so.
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import autograder
-from autograder.sandbox import (
+from sandbox import (
     MIB,
     Limits,
     SandboxError,
@@ -33,7 +33,7 @@ from autograder.sandbox import (
     run_sandboxed,
     sandbox_support,
 )
-from tests.autograder.processes import live_processes
+from tests.sandbox.processes import live_processes
 
 GALLERY = Path(__file__).parent / "gallery"
 ROOT = Path(__file__).resolve().parents[2]
@@ -225,7 +225,7 @@ def test_program_sees_its_own_processes_only_and_an_init_that_tells_nothing() ->
 def test_without_root_the_result_says_the_isolation_is_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("autograder.sandbox.can_isolate", lambda: False)
+    monkeypatch.setattr("sandbox.support.can_isolate", lambda: False)
 
     result = run_sandboxed(
         [PYTHON, "lister.py", "/"], files={"lister.py": LISTER.encode()}, limits=SMALL
@@ -594,7 +594,7 @@ def test_writing_many_files_stops_at_the_working_directorys_size() -> None:
 
 UNROOTED = """
 import dataclasses, json, sys
-from autograder.sandbox import run_sandboxed, sandbox_support
+from sandbox import run_sandboxed, sandbox_support
 support = sandbox_support()
 if support.mode.value == "none":
     print(json.dumps({"none": support.reason}))

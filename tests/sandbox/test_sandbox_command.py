@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-import autograder.sandbox_init
-from autograder.sandbox import MIB, Isolation, Limits, Mode, Status, Support, run_sandboxed
-from autograder.seccomp import SeccompUnavailableError, filter_fd
+import sandbox.init
+from sandbox import MIB, Isolation, Limits, Mode, Status, Support, run_sandboxed
+from sandbox.seccomp import SeccompUnavailableError, filter_fd
 
 PYTHON = "/usr/bin/python3"
 LIMITS = Limits(cpu_seconds=3, memory_bytes=96 * MIB, processes=5, open_files=40, disk_bytes=MIB)
@@ -92,7 +92,7 @@ def captured(
         raise OSError("not started in this test")
 
     monkeypatch.setattr(subprocess, "Popen", popen)
-    monkeypatch.setattr("autograder.sandbox.runtime_paths", lambda program: (binds, covers))
+    monkeypatch.setattr("sandbox.launch.runtime_paths", lambda program: (binds, covers))
     yield seen
 
 
@@ -111,9 +111,7 @@ def test_a_typical_run_hands_bwrap_exactly_these_arguments(
     tmp_path: Path,
 ) -> None:
     root, _, _ = host
-    monkeypatch.setattr(
-        "autograder.sandbox.sandbox_support", lambda: Support(mode, "", "/opt/bwrap")
-    )
+    monkeypatch.setattr("sandbox.support.sandbox_support", lambda: Support(mode, "", "/opt/bwrap"))
     files = {"main.py": b"print(1)\n", "data/board.txt": b"xo\n", "run.sh": b"#!/bin/sh\n"}
     staged = tmp_path / "staged"
     staged.mkdir()
@@ -168,7 +166,7 @@ def test_a_typical_run_hands_bwrap_exactly_these_arguments(
             "core": 0,
         },
     }
-    assert captured.init_source == Path(autograder.sandbox_init.__file__).read_bytes()
+    assert captured.init_source == Path(sandbox.init.__file__).read_bytes()
     switch = mode is Mode.ROOT
     assert captured.kwargs == {
         "executable": "/opt/bwrap",
@@ -295,7 +293,7 @@ def test_without_a_sandbox_the_init_runs_on_the_host_with_the_same_limits(
         raise OSError("not started in this test")
 
     monkeypatch.setattr(subprocess, "Popen", popen)
-    monkeypatch.setattr("autograder.sandbox.can_isolate", lambda: False)
+    monkeypatch.setattr("sandbox.support.can_isolate", lambda: False)
 
     result = run_sandboxed([PYTHON, "main.py"], files={"main.py": b""}, limits=LIMITS)
 
@@ -333,7 +331,7 @@ def test_without_a_sandbox_the_init_runs_on_the_host_with_the_same_limits(
 
 @pytest.fixture
 def on_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("autograder.sandbox.can_isolate", lambda: False)
+    monkeypatch.setattr("sandbox.support.can_isolate", lambda: False)
 
 
 def _run_code(code: str, limits: Limits = LIMITS) -> Any:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from autograder.workdirs import new_workdir
+from sandbox.workdirs import new_workdir
 
 LDD = "/usr/bin/ldd"
 LD_CACHE = "/etc/ld.so.cache"

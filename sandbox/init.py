@@ -1,6 +1,6 @@
 """Start a sandboxed program and report how it ended; runs INSIDE the sandbox (stdlib only).
 
-autograder/sandbox.py runs this file with the student's interpreter, `python -I -S /dev/fd/N
+sandbox/run.py runs this file with the student's interpreter, `python -I -S /dev/fd/N
 CONFIG`, as PID 1 of the sandbox bubblewrap builds (or on the host when no sandbox is
 available). It forks the program with its resource limits, reaps every process orphaned in
 the sandbox while the program runs, and once the program has exited writes on its report
