@@ -16,7 +16,8 @@ Redis server, not to one of its databases: the prefix keeps deployments and test
   back: its hub had them already). Messages travel as protocol JSON at the newest version
   (`dump_server_message` / `parse_server_message`). A broadcast that could not be published
   (Redis away) is not retried; once Redis answers again the owner publishes a `MatchNotice`
-  instead (the match, its seats' players and its newest seq), so followers fetch the state.
+  instead (the match, its seats' players and its newest seq), so followers fetch the state
+  (server.cluster.sender publishes both).
 - Requests to one process: `request(process_id, payload)` publishes on
   `...:bus:rpc:<process_id>`; that process's `serve` handler answers on
   `...:bus:reply:<asking process id>`, matched by the request's id. Payloads are JSON objects.
@@ -69,11 +70,9 @@ from server.cluster.envelopes import (
     RemoteError,
     RequestHandler,
     TopicCallback,
-    broadcast_seqs,
-    encode_broadcast,
-    encode_notice,
     seats_of,
 )
+from server.cluster.sender import BroadcastSender
 from server.matches.publisher import Broadcast
 from server.settings import Settings
 
@@ -84,13 +83,6 @@ BACKOFF_MIN_S = 0.05
 
 READ_POLL_S = 1.0
 """How long the reader waits for a message before looking again (it notices a close)."""
-
-CLOSE_TIMEOUT_S = 2.0
-"""How long `close` lets the sender publish what is queued before giving up on it."""
-
-MAX_QUEUED = 10_000
-"""The most broadcasts waiting for the sender; beyond, a broadcast is only noted, and its match
-announced by a `MatchNotice` (a Redis too slow to keep up must not grow memory forever)."""
 
 SUBSCRIPTIONS = 4
 """The reader's subscriptions: matches, its requests, its replies, the topics' pattern."""
@@ -132,11 +124,8 @@ class Bus:
         self._topics: dict[str, list[TopicCallback]] = {}
         self._server: RequestHandler | None = None
         self._pending: dict[str, asyncio.Future[JSON]] = {}
-        self._outbox: asyncio.Queue[Broadcast | None] = asyncio.Queue()
-        self._unpublished: dict[str, MatchNotice] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._reader: asyncio.Task[None] | None = None
-        self._sender: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
         self._down = False
         # Publishing retries a dropped connection (redis-py's default); the reader must not
@@ -150,6 +139,13 @@ class Bus:
             socket_keepalive=True,
             retry=Retry(NoBackoff(), 0),
         )
+        self._sender = BroadcastSender(
+            self._pub,
+            self._matches_channel,
+            self.process_id,
+            (BACKOFF_MIN_S, self._backoff_max_s),
+            self._lost,
+        )
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -159,7 +155,7 @@ class Bus:
         Redis being away is no error: the bus keeps trying, and serves once it is back.
         """
         self._reader = asyncio.create_task(self._read(), name="bus-reader")
-        self._sender = asyncio.create_task(self._send(), name="bus-sender")
+        self._sender.start()
         await self.wait_connected(self._rpc_timeout_s)
 
     @property
@@ -174,13 +170,10 @@ class Bus:
         return self.connected
 
     async def close(self) -> None:
-        """Publish what is queued (at most CLOSE_TIMEOUT_S), then stop and disconnect."""
-        if self._sender is not None:
-            self._outbox.put_nowait(None)
-            done, _ = await asyncio.wait({self._sender}, timeout=CLOSE_TIMEOUT_S)
-            if not done:
-                self._sender.cancel()
-        tasks = [t for t in (self._reader, self._sender, *self._tasks) if t is not None]
+        """Publish what is queued (at most server.cluster.sender.CLOSE_TIMEOUT_S), then stop
+        and disconnect."""
+        await self._sender.close()
+        tasks = [t for t in (self._reader, *self._tasks) if t is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -194,13 +187,10 @@ class Bus:
     async def publish_match(self, broadcast: Broadcast) -> None:
         """Queue `broadcast` for the other processes (a MatchService listener; never blocks).
 
-        Beyond MAX_QUEUED waiting, the broadcast is only noted: a `MatchNotice` of its match
-        goes out before the next broadcast the sender publishes.
+        Beyond server.cluster.sender.MAX_QUEUED waiting, the broadcast is only noted: a
+        `MatchNotice` of its match goes out before the next broadcast the sender publishes.
         """
-        if self._outbox.qsize() >= MAX_QUEUED:
-            self._note(broadcast)
-        else:
-            self._outbox.put_nowait(broadcast)
+        self._sender.put(broadcast)
 
     def on_match(self, handler: MatchHandler, wanted: MatchFilter | None = None) -> None:
         """Hand every other process's match broadcast (or notice) to `handler`, in order;
@@ -435,57 +425,3 @@ class Bus:
             answer.set_exception(RemoteError(reply["error"]))
         else:
             answer.set_result(reply["ok"])
-
-    async def _send(self) -> None:
-        """Publish queued broadcasts in order; while Redis is away, note them for notices."""
-        while True:
-            broadcast = await self._outbox.get()
-            if broadcast is None:
-                return
-            try:
-                if self._unpublished:
-                    await self._publish_notices()
-                await self._pub.publish(
-                    self._matches_channel, encode_broadcast(self.process_id, broadcast)
-                )
-            except (RedisError, OSError) as error:
-                self._lost(error)
-                self._note(broadcast)
-                if not await self._recover():
-                    return
-
-    async def _recover(self) -> bool:
-        """Note every queued broadcast until Redis answers, then publish the notices; return
-        False when the bus is closing meanwhile."""
-        delay = BACKOFF_MIN_S
-        while True:
-            while not self._outbox.empty():
-                queued = self._outbox.get_nowait()
-                if queued is None:
-                    return False
-                self._note(queued)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, self._backoff_max_s)
-            try:
-                await self._pub.ping()
-                await self._publish_notices()
-            except (RedisError, OSError):
-                continue
-            return True
-
-    def _note(self, broadcast: Broadcast) -> None:
-        """Remember that a broadcast of this match was lost (its newest seq)."""
-        seqs = broadcast_seqs(broadcast)
-        if seqs is None:
-            return  # a challenge: the challenged player sees it on connecting
-        known = self._unpublished.get(broadcast.match_id)
-        seq = seqs[1] if known is None else max(known.seq, seqs[1])
-        self._unpublished[broadcast.match_id] = MatchNotice(
-            broadcast.match_id, broadcast.players, seq
-        )
-
-    async def _publish_notices(self) -> None:
-        for match_id, notice in list(self._unpublished.items()):
-            await self._pub.publish(self._matches_channel, encode_notice(self.process_id, notice))
-            if self._unpublished.get(match_id) is notice:
-                del self._unpublished[match_id]

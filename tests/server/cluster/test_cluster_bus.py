@@ -98,9 +98,9 @@ async def _append(into: list[Any], item: Any) -> None:
 async def test_beyond_the_queue_bound_a_broadcast_is_announced_by_a_notice_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from server.cluster import bus as bus_module
+    from server.cluster import sender as sender_module
 
-    monkeypatch.setattr(bus_module, "MAX_QUEUED", 10)
+    monkeypatch.setattr(sender_module, "MAX_QUEUED", 10)
     async with buses(2) as (owner, follower):
         got: list[Broadcast | MatchNotice] = []
         follower.on_match(lambda item: _append(got, item))
