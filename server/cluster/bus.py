@@ -20,7 +20,8 @@ Redis server, not to one of its databases: the prefix keeps deployments and test
   (server.cluster.sender publishes both).
 - Requests to one process: `request(process_id, payload)` publishes on
   `...:bus:rpc:<process_id>`; that process's `serve` handler answers on
-  `...:bus:reply:<asking process id>`, matched by the request's id. Payloads are JSON objects.
+  `...:bus:reply:<asking process id>`, matched by the request's id (server.cluster.requests).
+  Payloads are JSON objects.
 - Topics: `publish(topic, payload)` on `...:bus:topic:<topic>`, handed to every `subscribe`r
   of the topic in every process, the publishing one included.
 
@@ -47,7 +48,6 @@ import logging
 import os
 import secrets
 import socket
-import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -61,17 +61,16 @@ from protocol.errors import ProtocolError
 from protocol.messages import parse_server_message
 from server.cluster.envelopes import (
     JSON,
-    BusError,
     BusUnavailable,
     MatchFilter,
     MatchHandler,
     MatchNotice,
     ReconnectHandler,
-    RemoteError,
     RequestHandler,
     TopicCallback,
     seats_of,
 )
+from server.cluster.requests import Requests
 from server.cluster.sender import BroadcastSender
 from server.matches.publisher import Broadcast
 from server.settings import Settings
@@ -116,14 +115,10 @@ class Bus:
         self._backoff_max_s = settings.bus.reconnect_max_s
         self._prefix = f"{settings.redis.key_prefix}:bus:"
         self._matches_channel = self._prefix + "matches"
-        self._rpc_channel = self._rpc_channel_of(self.process_id)
-        self._reply_channel = self._prefix + "reply:" + self.process_id
         self._topic_prefix = self._prefix + "topic:"
         self._match_handlers: list[tuple[MatchHandler, MatchFilter | None]] = []
         self._reconnect_handlers: list[ReconnectHandler] = []
         self._topics: dict[str, list[TopicCallback]] = {}
-        self._server: RequestHandler | None = None
-        self._pending: dict[str, asyncio.Future[JSON]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._reader: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
@@ -146,6 +141,7 @@ class Bus:
             (BACKOFF_MIN_S, self._backoff_max_s),
             self._lost,
         )
+        self._requests = Requests(self.process_id, self._prefix, self._publish, self._rpc_timeout_s)
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -177,7 +173,7 @@ class Bus:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self._fail_pending("the bus is closed")
+        self._requests.fail_pending("the bus is closed")
         for client in (self._pub, self._sub):
             with contextlib.suppress(Exception):
                 await client.aclose()
@@ -206,7 +202,7 @@ class Bus:
     def serve(self, handler: RequestHandler) -> None:
         """Answer the requests addressed to this process with `handler` (one at a time: the
         last one set)."""
-        self._server = handler
+        self._requests.serve(handler)
 
     async def request(self, process_id: str, payload: JSON, timeout_s: float | None = None) -> JSON:
         """Send `payload` to process `process_id` and return its handler's answer.
@@ -215,27 +211,9 @@ class Bus:
         be reached, no process `process_id` listens, or no answer comes in time (then the
         request may or may not have been carried out), and RemoteError when its handler raised.
         """
-        timeout = self._rpc_timeout_s if timeout_s is None else timeout_s
         if not self.connected:
             raise BusUnavailable("the bus is not connected to Redis")
-        request_id = uuid.uuid4().hex
-        answer: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = answer
-        envelope = {"id": request_id, "from": self.process_id, "payload": payload}
-        try:
-            async with asyncio.timeout(timeout):
-                receivers = await self._publish(
-                    self._rpc_channel_of(process_id), json.dumps(envelope)
-                )
-                if receivers == 0:
-                    raise BusUnavailable(f"no process {process_id} listens on the bus")
-                return await answer
-        except TimeoutError:
-            raise BusUnavailable(
-                f"process {process_id} did not answer within {timeout:g} s"
-            ) from None
-        finally:
-            self._pending.pop(request_id, None)
+        return await self._requests.request(process_id, payload, timeout_s)
 
     # -- topics --------------------------------------------------------------------------------
 
@@ -262,9 +240,6 @@ class Bus:
 
     # -- inside --------------------------------------------------------------------------------
 
-    def _rpc_channel_of(self, process_id: str) -> str:
-        return self._prefix + "rpc:" + process_id
-
     async def _publish(self, channel: str, text: str) -> int:
         """Publish `text`; return how many subscribers got it. BusUnavailable if Redis fails."""
         try:
@@ -290,11 +265,6 @@ class Bus:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _fail_pending(self, why: str) -> None:
-        for answer in self._pending.values():
-            if not answer.done():
-                answer.set_exception(BusUnavailable(why))
-
     async def _read(self) -> None:
         """Subscribe, hand out what arrives; on a lost Redis, wait and subscribe again."""
         delay = BACKOFF_MIN_S
@@ -303,7 +273,7 @@ class Bus:
             pubsub: PubSub = self._sub.pubsub()
             try:
                 await pubsub.subscribe(
-                    self._matches_channel, self._rpc_channel, self._reply_channel
+                    self._matches_channel, self._requests.channel, self._requests.reply_channel
                 )
                 await pubsub.psubscribe(_glob_escape(self._topic_prefix) + "*")
                 confirmed = 0
@@ -327,7 +297,7 @@ class Bus:
                 missed = True
             finally:
                 self._subscribed.clear()
-                self._fail_pending("the bus lost Redis")
+                self._requests.fail_pending("the bus lost Redis")
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
             await asyncio.sleep(delay)
@@ -350,10 +320,10 @@ class Bus:
                 await self._on_topic(channel.removeprefix(self._topic_prefix), data)
             elif channel == self._matches_channel:
                 await self._on_match(data)
-            elif channel == self._rpc_channel:
-                self._spawn(self._answer(data))
-            elif channel == self._reply_channel:
-                self._on_reply(data)
+            elif channel == self._requests.channel:
+                self._spawn(self._requests.answer(data))
+            elif channel == self._requests.reply_channel:
+                self._requests.on_reply(data)
         except Exception:
             log.exception("the bus failed on a message of %s", channel)
 
@@ -400,28 +370,3 @@ class Bus:
                 await handler(item)
             except Exception:
                 log.exception("a bus match handler failed on match %s", item.match_id)
-
-    async def _answer(self, data: bytes) -> None:
-        """Serve one request and publish the answer to the asking process."""
-        request = json.loads(data)
-        reply: JSON
-        try:
-            if self._server is None:
-                raise BusError(f"process {self.process_id} serves no requests")
-            reply = {"id": request["id"], "ok": await self._server(request["payload"])}
-            text = json.dumps(reply)
-        except Exception as error:
-            log.exception("a bus request failed")
-            text = json.dumps({"id": request["id"], "error": f"{type(error).__name__}: {error}"})
-        with contextlib.suppress(BusUnavailable):
-            await self._publish(self._prefix + "reply:" + request["from"], text)
-
-    def _on_reply(self, data: bytes) -> None:
-        reply = json.loads(data)
-        answer = self._pending.get(reply["id"])
-        if answer is None or answer.done():
-            return  # too late: the asker gave up
-        if "error" in reply:
-            answer.set_exception(RemoteError(reply["error"]))
-        else:
-            answer.set_result(reply["ok"])

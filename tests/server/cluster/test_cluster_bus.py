@@ -24,7 +24,8 @@ import pytest
 
 from protocol.messages import DrawDeclined, DrawOffered, MatchState, SeatInfo, ServerMessage
 from server.cluster.bridge import MatchBridge
-from server.cluster.bus import Bus, BusUnavailable, MatchNotice, RemoteError
+from server.cluster.bus import Bus
+from server.cluster.envelopes import BusUnavailable, MatchNotice, RemoteError
 from server.hub import Hub
 from server.matches.publisher import Broadcast
 from server.settings import Settings
