@@ -4,9 +4,9 @@
                           [--matches 200] [--seconds 10] [--rate 1500] [--workers 1,2,4]
                           [--kills 10] [--json]
 
-Every topology is started by `arena cluster`'s library (cli/cluster.py) on the database and
-Redis given (or ARENA_DATABASE_URL / ARENA_REDIS_URL; the bench says what it skips without
-them). Nothing is deleted: each run registers players with names of its own.
+Every topology is started by `arena cluster`'s library (cli/cluster_topology.py) on the
+database and Redis given (or ARENA_DATABASE_URL / ARENA_REDIS_URL; the bench says what it skips
+without them). Nothing is deleted: each run registers players with names of its own.
 
 1. Moves: the load of bench/server.py (N concurrent timed checkers matches of random movers on
    WebSockets, a finished match replaced at once), flat out (throughput) and paced at --rate
@@ -59,7 +59,9 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from machine import describe, machine_info  # noqa: E402 - bench/ is put on the path above
 
-from cli.cluster import Cluster, ClusterError, ClusterSpec, check_services  # noqa: E402
+from cli.cluster_member import ClusterError  # noqa: E402
+from cli.cluster_services import check_services  # noqa: E402
+from cli.cluster_topology import Cluster, ClusterSpec  # noqa: E402
 
 
 def _load_server_bench() -> Any:

@@ -17,7 +17,9 @@ Clustered (`Settings.clustered`: a Redis URL and a PostgreSQL database), each pr
   to every subscriber in every process (the publishing one too).
 
 Its errors (`BusError`, `BusUnavailable`, `RemoteError`), its handlers' types, `MatchNotice`
-and a match broadcast's envelope are server.cluster.envelopes'.
+and a match broadcast's envelope are server.cluster.envelopes'; the bus publishes this
+process's broadcasts with a `BroadcastSender` (server.cluster.sender) and carries requests with
+`Requests` (server.cluster.requests).
 
 `MatchBridge` (server.cluster.bridge) hands the other processes' broadcasts to the local hub in
 seq order per match (duplicates dropped; a gap, a lost broadcast's `MatchNotice` or a reconnect

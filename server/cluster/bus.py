@@ -16,10 +16,12 @@ Redis server, not to one of its databases: the prefix keeps deployments and test
   back: its hub had them already). Messages travel as protocol JSON at the newest version
   (`dump_server_message` / `parse_server_message`). A broadcast that could not be published
   (Redis away) is not retried; once Redis answers again the owner publishes a `MatchNotice`
-  instead (the match, its seats' players and its newest seq), so followers fetch the state.
+  instead (the match, its seats' players and its newest seq), so followers fetch the state
+  (server.cluster.sender publishes both).
 - Requests to one process: `request(process_id, payload)` publishes on
   `...:bus:rpc:<process_id>`; that process's `serve` handler answers on
-  `...:bus:reply:<asking process id>`, matched by the request's id. Payloads are JSON objects.
+  `...:bus:reply:<asking process id>`, matched by the request's id (server.cluster.requests).
+  Payloads are JSON objects.
 - Topics: `publish(topic, payload)` on `...:bus:topic:<topic>`, handed to every `subscribe`r
   of the topic in every process, the publishing one included.
 
@@ -46,7 +48,6 @@ import logging
 import os
 import secrets
 import socket
-import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -60,20 +61,17 @@ from protocol.errors import ProtocolError
 from protocol.messages import parse_server_message
 from server.cluster.envelopes import (
     JSON,
-    BusError,
     BusUnavailable,
     MatchFilter,
     MatchHandler,
     MatchNotice,
     ReconnectHandler,
-    RemoteError,
     RequestHandler,
     TopicCallback,
-    broadcast_seqs,
-    encode_broadcast,
-    encode_notice,
     seats_of,
 )
+from server.cluster.requests import Requests
+from server.cluster.sender import BroadcastSender
 from server.matches.publisher import Broadcast
 from server.settings import Settings
 
@@ -84,13 +82,6 @@ BACKOFF_MIN_S = 0.05
 
 READ_POLL_S = 1.0
 """How long the reader waits for a message before looking again (it notices a close)."""
-
-CLOSE_TIMEOUT_S = 2.0
-"""How long `close` lets the sender publish what is queued before giving up on it."""
-
-MAX_QUEUED = 10_000
-"""The most broadcasts waiting for the sender; beyond, a broadcast is only noted, and its match
-announced by a `MatchNotice` (a Redis too slow to keep up must not grow memory forever)."""
 
 SUBSCRIPTIONS = 4
 """The reader's subscriptions: matches, its requests, its replies, the topics' pattern."""
@@ -124,19 +115,12 @@ class Bus:
         self._backoff_max_s = settings.bus.reconnect_max_s
         self._prefix = f"{settings.redis.key_prefix}:bus:"
         self._matches_channel = self._prefix + "matches"
-        self._rpc_channel = self._rpc_channel_of(self.process_id)
-        self._reply_channel = self._prefix + "reply:" + self.process_id
         self._topic_prefix = self._prefix + "topic:"
         self._match_handlers: list[tuple[MatchHandler, MatchFilter | None]] = []
         self._reconnect_handlers: list[ReconnectHandler] = []
         self._topics: dict[str, list[TopicCallback]] = {}
-        self._server: RequestHandler | None = None
-        self._pending: dict[str, asyncio.Future[JSON]] = {}
-        self._outbox: asyncio.Queue[Broadcast | None] = asyncio.Queue()
-        self._unpublished: dict[str, MatchNotice] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._reader: asyncio.Task[None] | None = None
-        self._sender: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
         self._down = False
         # Publishing retries a dropped connection (redis-py's default); the reader must not
@@ -150,6 +134,14 @@ class Bus:
             socket_keepalive=True,
             retry=Retry(NoBackoff(), 0),
         )
+        self._sender = BroadcastSender(
+            self._pub,
+            self._matches_channel,
+            self.process_id,
+            (BACKOFF_MIN_S, self._backoff_max_s),
+            self._lost,
+        )
+        self._requests = Requests(self.process_id, self._prefix, self._publish, self._rpc_timeout_s)
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -159,7 +151,7 @@ class Bus:
         Redis being away is no error: the bus keeps trying, and serves once it is back.
         """
         self._reader = asyncio.create_task(self._read(), name="bus-reader")
-        self._sender = asyncio.create_task(self._send(), name="bus-sender")
+        self._sender.start()
         await self.wait_connected(self._rpc_timeout_s)
 
     @property
@@ -174,17 +166,14 @@ class Bus:
         return self.connected
 
     async def close(self) -> None:
-        """Publish what is queued (at most CLOSE_TIMEOUT_S), then stop and disconnect."""
-        if self._sender is not None:
-            self._outbox.put_nowait(None)
-            done, _ = await asyncio.wait({self._sender}, timeout=CLOSE_TIMEOUT_S)
-            if not done:
-                self._sender.cancel()
-        tasks = [t for t in (self._reader, self._sender, *self._tasks) if t is not None]
+        """Publish what is queued (at most server.cluster.sender.CLOSE_TIMEOUT_S), then stop
+        and disconnect."""
+        await self._sender.close()
+        tasks = [t for t in (self._reader, *self._tasks) if t is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self._fail_pending("the bus is closed")
+        self._requests.fail_pending("the bus is closed")
         for client in (self._pub, self._sub):
             with contextlib.suppress(Exception):
                 await client.aclose()
@@ -194,13 +183,10 @@ class Bus:
     async def publish_match(self, broadcast: Broadcast) -> None:
         """Queue `broadcast` for the other processes (a MatchService listener; never blocks).
 
-        Beyond MAX_QUEUED waiting, the broadcast is only noted: a `MatchNotice` of its match
-        goes out before the next broadcast the sender publishes.
+        Beyond server.cluster.sender.MAX_QUEUED waiting, the broadcast is only noted: a
+        `MatchNotice` of its match goes out before the next broadcast the sender publishes.
         """
-        if self._outbox.qsize() >= MAX_QUEUED:
-            self._note(broadcast)
-        else:
-            self._outbox.put_nowait(broadcast)
+        self._sender.put(broadcast)
 
     def on_match(self, handler: MatchHandler, wanted: MatchFilter | None = None) -> None:
         """Hand every other process's match broadcast (or notice) to `handler`, in order;
@@ -216,7 +202,7 @@ class Bus:
     def serve(self, handler: RequestHandler) -> None:
         """Answer the requests addressed to this process with `handler` (one at a time: the
         last one set)."""
-        self._server = handler
+        self._requests.serve(handler)
 
     async def request(self, process_id: str, payload: JSON, timeout_s: float | None = None) -> JSON:
         """Send `payload` to process `process_id` and return its handler's answer.
@@ -225,27 +211,9 @@ class Bus:
         be reached, no process `process_id` listens, or no answer comes in time (then the
         request may or may not have been carried out), and RemoteError when its handler raised.
         """
-        timeout = self._rpc_timeout_s if timeout_s is None else timeout_s
         if not self.connected:
             raise BusUnavailable("the bus is not connected to Redis")
-        request_id = uuid.uuid4().hex
-        answer: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = answer
-        envelope = {"id": request_id, "from": self.process_id, "payload": payload}
-        try:
-            async with asyncio.timeout(timeout):
-                receivers = await self._publish(
-                    self._rpc_channel_of(process_id), json.dumps(envelope)
-                )
-                if receivers == 0:
-                    raise BusUnavailable(f"no process {process_id} listens on the bus")
-                return await answer
-        except TimeoutError:
-            raise BusUnavailable(
-                f"process {process_id} did not answer within {timeout:g} s"
-            ) from None
-        finally:
-            self._pending.pop(request_id, None)
+        return await self._requests.request(process_id, payload, timeout_s)
 
     # -- topics --------------------------------------------------------------------------------
 
@@ -272,9 +240,6 @@ class Bus:
 
     # -- inside --------------------------------------------------------------------------------
 
-    def _rpc_channel_of(self, process_id: str) -> str:
-        return self._prefix + "rpc:" + process_id
-
     async def _publish(self, channel: str, text: str) -> int:
         """Publish `text`; return how many subscribers got it. BusUnavailable if Redis fails."""
         try:
@@ -300,11 +265,6 @@ class Bus:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _fail_pending(self, why: str) -> None:
-        for answer in self._pending.values():
-            if not answer.done():
-                answer.set_exception(BusUnavailable(why))
-
     async def _read(self) -> None:
         """Subscribe, hand out what arrives; on a lost Redis, wait and subscribe again."""
         delay = BACKOFF_MIN_S
@@ -313,7 +273,7 @@ class Bus:
             pubsub: PubSub = self._sub.pubsub()
             try:
                 await pubsub.subscribe(
-                    self._matches_channel, self._rpc_channel, self._reply_channel
+                    self._matches_channel, self._requests.channel, self._requests.reply_channel
                 )
                 await pubsub.psubscribe(_glob_escape(self._topic_prefix) + "*")
                 confirmed = 0
@@ -337,7 +297,7 @@ class Bus:
                 missed = True
             finally:
                 self._subscribed.clear()
-                self._fail_pending("the bus lost Redis")
+                self._requests.fail_pending("the bus lost Redis")
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
             await asyncio.sleep(delay)
@@ -360,10 +320,10 @@ class Bus:
                 await self._on_topic(channel.removeprefix(self._topic_prefix), data)
             elif channel == self._matches_channel:
                 await self._on_match(data)
-            elif channel == self._rpc_channel:
-                self._spawn(self._answer(data))
-            elif channel == self._reply_channel:
-                self._on_reply(data)
+            elif channel == self._requests.channel:
+                self._spawn(self._requests.answer(data))
+            elif channel == self._requests.reply_channel:
+                self._requests.on_reply(data)
         except Exception:
             log.exception("the bus failed on a message of %s", channel)
 
@@ -410,82 +370,3 @@ class Bus:
                 await handler(item)
             except Exception:
                 log.exception("a bus match handler failed on match %s", item.match_id)
-
-    async def _answer(self, data: bytes) -> None:
-        """Serve one request and publish the answer to the asking process."""
-        request = json.loads(data)
-        reply: JSON
-        try:
-            if self._server is None:
-                raise BusError(f"process {self.process_id} serves no requests")
-            reply = {"id": request["id"], "ok": await self._server(request["payload"])}
-            text = json.dumps(reply)
-        except Exception as error:
-            log.exception("a bus request failed")
-            text = json.dumps({"id": request["id"], "error": f"{type(error).__name__}: {error}"})
-        with contextlib.suppress(BusUnavailable):
-            await self._publish(self._prefix + "reply:" + request["from"], text)
-
-    def _on_reply(self, data: bytes) -> None:
-        reply = json.loads(data)
-        answer = self._pending.get(reply["id"])
-        if answer is None or answer.done():
-            return  # too late: the asker gave up
-        if "error" in reply:
-            answer.set_exception(RemoteError(reply["error"]))
-        else:
-            answer.set_result(reply["ok"])
-
-    async def _send(self) -> None:
-        """Publish queued broadcasts in order; while Redis is away, note them for notices."""
-        while True:
-            broadcast = await self._outbox.get()
-            if broadcast is None:
-                return
-            try:
-                if self._unpublished:
-                    await self._publish_notices()
-                await self._pub.publish(
-                    self._matches_channel, encode_broadcast(self.process_id, broadcast)
-                )
-            except (RedisError, OSError) as error:
-                self._lost(error)
-                self._note(broadcast)
-                if not await self._recover():
-                    return
-
-    async def _recover(self) -> bool:
-        """Note every queued broadcast until Redis answers, then publish the notices; return
-        False when the bus is closing meanwhile."""
-        delay = BACKOFF_MIN_S
-        while True:
-            while not self._outbox.empty():
-                queued = self._outbox.get_nowait()
-                if queued is None:
-                    return False
-                self._note(queued)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, self._backoff_max_s)
-            try:
-                await self._pub.ping()
-                await self._publish_notices()
-            except (RedisError, OSError):
-                continue
-            return True
-
-    def _note(self, broadcast: Broadcast) -> None:
-        """Remember that a broadcast of this match was lost (its newest seq)."""
-        seqs = broadcast_seqs(broadcast)
-        if seqs is None:
-            return  # a challenge: the challenged player sees it on connecting
-        known = self._unpublished.get(broadcast.match_id)
-        seq = seqs[1] if known is None else max(known.seq, seqs[1])
-        self._unpublished[broadcast.match_id] = MatchNotice(
-            broadcast.match_id, broadcast.players, seq
-        )
-
-    async def _publish_notices(self) -> None:
-        for match_id, notice in list(self._unpublished.items()):
-            await self._pub.publish(self._matches_channel, encode_notice(self.process_id, notice))
-            if self._unpublished.get(match_id) is notice:
-                del self._unpublished[match_id]

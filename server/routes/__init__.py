@@ -42,6 +42,7 @@ from server.routes import (
     web_grader,
     web_play,
     ws,
+    ws_watch,
 )
 from server.routes.api_docs import install_api_docs
 
@@ -187,6 +188,7 @@ def install(app: FastAPI) -> None:
     app.include_router(hosted_bots.router)
     app.include_router(pools.router)
     app.include_router(ws.router)
+    app.include_router(ws_watch.router)
     install_api_docs(app)
     app.mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static")
     app.add_exception_handler(ProtocolError, _protocol_error)

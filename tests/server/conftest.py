@@ -20,7 +20,9 @@ import pytest
 import uvicorn
 from sqlalchemy import text
 
-from cli.cluster import Cluster, ClusterError, ClusterSpec, check_services
+from cli.cluster_member import ClusterError
+from cli.cluster_services import check_services
+from cli.cluster_topology import Cluster, ClusterSpec
 from cli.uvicorn_server import server_config
 from server.app import create_app
 from server.db.engine import create_engine

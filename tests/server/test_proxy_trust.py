@@ -27,7 +27,8 @@ import httpx
 import pytest
 import yaml
 
-from cli.cluster import Cluster, ClusterSpec, has_worker_command
+from cli.cluster_member import has_worker_command
+from cli.cluster_topology import Cluster, ClusterSpec
 from tests.ports import free_port
 from tests.server.cluster.test_cluster_launch import _empty_database
 from tests.server.conftest import cluster_on_free_ports

@@ -24,7 +24,8 @@ import pytest
 
 from protocol.messages import DrawDeclined, DrawOffered, MatchState, SeatInfo, ServerMessage
 from server.cluster.bridge import MatchBridge
-from server.cluster.bus import Bus, BusUnavailable, MatchNotice, RemoteError
+from server.cluster.bus import Bus
+from server.cluster.envelopes import BusUnavailable, MatchNotice, RemoteError
 from server.hub import Hub
 from server.matches.publisher import Broadcast
 from server.settings import Settings
@@ -98,9 +99,9 @@ async def _append(into: list[Any], item: Any) -> None:
 async def test_beyond_the_queue_bound_a_broadcast_is_announced_by_a_notice_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from server.cluster import bus as bus_module
+    from server.cluster import sender as sender_module
 
-    monkeypatch.setattr(bus_module, "MAX_QUEUED", 10)
+    monkeypatch.setattr(sender_module, "MAX_QUEUED", 10)
     async with buses(2) as (owner, follower):
         got: list[Broadcast | MatchNotice] = []
         follower.on_match(lambda item: _append(got, item))

@@ -1,5 +1,5 @@
-"""`arena cluster`'s topology (cli/cluster.py) on real PostgreSQL and Redis: every server
-answers through the proxy, a WebSocket passes through it, and stopping leaves no process.
+"""`arena cluster`'s topology (cli/cluster_topology.py) on real PostgreSQL and Redis: every
+server answers through the proxy, a WebSocket passes through it, and stopping leaves no process.
 
 Needs ARENA_TEST_DATABASE_URL and ARENA_TEST_REDIS_URL (skipped without them); the Redis keys
 and channels of each run carry a prefix of their own.
@@ -26,7 +26,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 from typer.testing import CliRunner
 
-from cli.cluster import Cluster, ClusterError, ClusterSpec, check_services
+from cli.cluster_member import ClusterError
+from cli.cluster_services import check_services
+from cli.cluster_topology import Cluster, ClusterSpec
 from cli.main import create_cli
 from tests.ports import free_port
 from tests.server.conftest import cluster_on_free_ports
