@@ -23,6 +23,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from bots.engine.compiled import load_cores
+from sandbox import can_isolate
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
 from server.cluster.bridge import MatchBridge, OnePerPlayer
@@ -37,6 +38,8 @@ from server.db.engine import create_engine, migrate, session_factory
 from server.db.writer import BatchWriter
 from server.explore import Explorer
 from server.grading import GradingService
+from server.hosted import HostedBots
+from server.hosted.launch import Launcher
 from server.hub import Hub
 from server.jobs import build_queue, ensure_schema
 from server.jobs.tournament_games import TournamentGameQueue
@@ -46,6 +49,7 @@ from server.matches.queries import MatchQueries
 from server.matches.service import MatchService
 from server.openapi import install_openapi
 from server.players import PlayerRegistry
+from server.pool import PoolService
 from server.presence import Presence
 from server.ratings import RatingService
 from server.routes import install
@@ -166,6 +170,12 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.grading = grading
         courses = CourseService(app.state.sessions, settings, grading)
         app.state.courses = courses
+        launcher = Launcher(settings.hosted.uid_base, settings.hosted.max_running)
+        hosted = HostedBots(app.state.sessions, settings, launcher, can_isolate)
+        app.state.hosted = hosted
+        service.host(hosted)
+        pools = PoolService(app.state.sessions, settings, service, hosted)
+        app.state.pools = pools
         app.state.rate_limiter = RateLimiter(settings)
         app.state.explorer = Explorer(settings)
         try:
@@ -183,8 +193,12 @@ def create_app(settings: Settings) -> FastAPI:
             service.start_ticker()
             await grading.start()
             await courses.start()
+            if membership is None:
+                # One process pairs the pools; a cluster's pairing is not shared yet.
+                pools.start()
             yield
         finally:
+            await pools.close()
             await courses.close()
             await grading.close()
             if queue is not None:

@@ -29,12 +29,14 @@ from server.db.models import Player
 from server.errors import MatchError
 from server.explore import Explorer
 from server.grading import GradingService
+from server.hosted import HostedBots
 from server.hub import Connection, Hub
 from server.limits.rates import Action, RateLimiter
 from server.matches.queries import MatchQueries
 from server.matches.service import MatchService
 from server.openapi import OPTIONAL_BEARER
 from server.players import PlayerRegistry
+from server.pool import PoolService
 from server.presence import Presence
 from server.ratings import RatingService
 from server.settings import Settings
@@ -102,6 +104,18 @@ async def get_courses(connection: HTTPConnection) -> CourseService:
     return service
 
 
+async def get_hosted(connection: HTTPConnection) -> HostedBots:
+    """The hosted bots (server.hosted)."""
+    hosted: HostedBots = connection.app.state.hosted
+    return hosted
+
+
+async def get_pools(connection: HTTPConnection) -> PoolService:
+    """The rated pools (server.pool)."""
+    pools: PoolService = connection.app.state.pools
+    return pools
+
+
 async def get_ratings(connection: HTTPConnection) -> RatingService:
     """Return the application's rating service."""
     service: RatingService = connection.app.state.ratings
@@ -147,6 +161,8 @@ TournamentsDep = Annotated[TournamentService, Depends(get_tournaments)]
 GradingDep = Annotated[GradingService, Depends(get_grading)]
 CoursesDep = Annotated[CourseService, Depends(get_courses)]
 RatingsDep = Annotated[RatingService, Depends(get_ratings)]
+HostedDep = Annotated[HostedBots, Depends(get_hosted)]
+PoolsDep = Annotated[PoolService, Depends(get_pools)]
 HubDep = Annotated[Hub, Depends(get_hub)]
 PresenceDep = Annotated[Presence, Depends(get_presence)]
 ExplorerDep = Annotated[Explorer, Depends(get_explorer)]

@@ -13,6 +13,7 @@ from limits import parse_many
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from autograder.profiles import DEFAULT_PYTHON
+from games import game_names
 
 
 class SettingGroup(BaseModel):
@@ -490,6 +491,132 @@ class RedisSettings(SettingGroup):
         return value or None
 
 
+class HostedSettings(SettingGroup):
+    """Hosted bots: the bots players upload for the server to run in the sandbox
+    (`ARENA_HOSTED_*`)."""
+
+    AREA = "hosted"
+    dir: Path = Field(
+        Path("arena-hosted"),
+        description="the hosted bots' private directory (made mode 0700): every version's files",
+    )
+    bots_per_player: int = Field(
+        5, ge=0, le=1000, description="hosted bots one player may own (0: no hosted bots)"
+    )
+    versions_per_bot: int = Field(
+        50, ge=1, le=10_000, description="versions one hosted bot may have; more get QUOTA_EXCEEDED"
+    )
+    max_upload_bytes: int = Field(
+        256 * 1024,
+        ge=1024,
+        le=64 * 1024 * 1024,
+        description="largest upload of one version (its files, or the .zip's unpacked files)",
+    )
+    memory_mb: int = Field(
+        256, ge=32, le=65_536, description="address space of a hosted bot's process (MiB)"
+    )
+    processes: int = Field(
+        8, ge=1, le=256, description="processes and threads a hosted bot may run at once"
+    )
+    move_seconds: float = Field(
+        5.0,
+        gt=0,
+        le=600,
+        description="longest a hosted bot may think over one move when its match has no clock "
+        "(with a clock, what is left on it; never more than bot_max_seconds)",
+    )
+    matches_per_bot: int = Field(
+        4,
+        ge=1,
+        le=1000,
+        description="unfinished matches one hosted bot may sit in; a seat beyond it is refused "
+        "(each match runs a sandboxed process of the bot's own)",
+    )
+    cpu_seconds: int = Field(
+        600,
+        ge=1,
+        le=86_400,
+        description="CPU time a hosted bot's program may use over one match (its clock bounds "
+        "each move's wall time)",
+    )
+    uid_base: int = Field(
+        65000,
+        ge=1000,
+        le=2**31,
+        description="as root, the uid (and gid) of the first hosted program running at once; "
+        "the next max_running uids after it are the others'. They must belong to nothing else "
+        "(RLIMIT_NPROC counts per uid) and not overlap the grader's (four more try uploads)",
+    )
+    max_running: int = Field(
+        16,
+        ge=1,
+        le=10_000,
+        description="hosted bots' seats in unfinished matches on this server at once, each a "
+        "sandboxed process; a seat beyond it is refused until a match ends",
+    )
+    failures_to_pause: int = Field(
+        5,
+        ge=1,
+        le=1000,
+        description="failures in a row (crash, hang, illegal output) after which a hosted bot "
+        "is paused until its owner resumes it or uploads a new version",
+    )
+    allow_unsandboxed: bool = Field(
+        False,
+        description="run hosted bots even where no sandbox can be made (rlimits only): for "
+        "trials on a machine of your own, never for a public server",
+    )
+
+
+class PoolDefinition(BaseModel):
+    """One rated pool: its name (in URLs), game and clock."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    game: str = Field(min_length=1, max_length=32)
+    base_ms: int = Field(ge=1000, le=86_400_000)
+    increment_ms: int = Field(0, ge=0, le=600_000)
+
+
+class PoolSettings(SettingGroup):
+    """The rated pools of hosted bots: which there are and how they pair (`ARENA_POOL_*`)."""
+
+    AREA = "pool"
+    pools: list[PoolDefinition] = Field(
+        default_factory=lambda: [
+            PoolDefinition(name="checkers", game="checkers", base_ms=60_000, increment_ms=1000),
+            PoolDefinition(name="connect4", game="connect4", base_ms=30_000, increment_ms=500),
+        ],
+        description="the pools: JSON objects with name, game, base_ms and increment_ms",
+    )
+
+    @field_validator("pools")
+    @classmethod
+    def _check_pools(cls, pools: list[PoolDefinition]) -> list[PoolDefinition]:
+        names = [pool.name for pool in pools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two pools share a name: {names}")
+        for pool in pools:
+            if pool.game not in game_names():
+                raise ValueError(f"pool {pool.name}: no game is called {pool.game!r}")
+        return pools
+
+    pair_every_s: float = Field(
+        5.0, gt=0, le=3600, description="seconds between two pairings of a pool's waiting bots"
+    )
+    owner_cap: int = Field(
+        2, ge=1, le=100, description="pool games one owner's bots may play at once"
+    )
+    spread: float = Field(
+        50.0,
+        ge=0,
+        le=1000,
+        description="rating points of random jitter in pairing (near ratings meet, not always "
+        "the same pairs)",
+    )
+
+
 GROUPS: tuple[type[SettingGroup], ...] = (
     GraderSettings,
     WebSocketSettings,
@@ -497,6 +624,8 @@ GROUPS: tuple[type[SettingGroup], ...] = (
     WorkerSettings,
     RateSettings,
     BotSettings,
+    HostedSettings,
+    PoolSettings,
     NimSettings,
     ExploreSettings,
     BusSettings,

@@ -17,6 +17,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic.fields import FieldInfo
+from pydantic_core import to_jsonable_python
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -32,8 +33,10 @@ from server.setting_groups import (
     CourseSettings,
     ExploreSettings,
     GraderSettings,
+    HostedSettings,
     HttpSettings,
     NimSettings,
+    PoolSettings,
     RateSettings,
     RedisSettings,
     WebSocketSettings,
@@ -167,6 +170,8 @@ class Settings(BaseSettings):
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     rate: RateSettings = Field(default_factory=RateSettings)
     bot: BotSettings = Field(default_factory=BotSettings)
+    hosted: HostedSettings = Field(default_factory=HostedSettings)
+    pool: PoolSettings = Field(default_factory=PoolSettings)
     nim: NimSettings = Field(default_factory=NimSettings)
     explore: ExploreSettings = Field(default_factory=ExploreSettings)
     bus: BusSettings = Field(default_factory=BusSettings)
@@ -315,6 +320,8 @@ AREA_TITLES = {
     "worker": "Workers",
     "rate": "Rate limits",
     "bot": "Bots' searches",
+    "hosted": "Hosted bots",
+    "pool": "Rated pools",
     "nim": "Nim games",
     "explore": "The explorer",
     "bus": "The cluster's bus",
@@ -345,7 +352,7 @@ def settings_markdown() -> str:
             code = "`settings`" if area is None else f"`settings.{area}`"
             lines += ["", f"## {AREA_TITLES[area]} ({code})", ""]
             lines += ["| variable | default | meaning |", "|---|---|---|"]
-        default = setting.field.get_default(call_default_factory=True)
+        default = to_jsonable_python(setting.field.get_default(call_default_factory=True))
         shown = "none" if default is None else json.dumps(default, default=str)
         meaning = (setting.field.description or "").replace("|", "\\|")
         lines.append(f"| `{setting.variable}` | `{shown}` | {meaning} |")

@@ -5,7 +5,8 @@ plays it as it plays any engine (docs/ENGINES.md). TARGET is `path/to/file.py:Cl
 `package.module:Class` or the NAME of an entry point in the group `arena.bots`. The object found may
 be:
 
-- a plug-in class: a class with a `choose(state, limits)` method (bots.plugin);
+- a plug-in class: a class with a `choose(state, limits)` method (bots.plugin); a file that
+  defines exactly one such class (and no `select_move`) needs no `:CLASS`;
 - the course's agent function, `select_move(board, player, depth_limit, time_limit)`
   returning `(move, value)` or `move` (autograder/agent.py has the contract; checkers only):
   `py:./agent.py` finds it by its name, `py:./agent.py:my_function` by another.
@@ -63,13 +64,29 @@ def load_target(target: str) -> Any:
     if not attribute:
         if hasattr(module, COURSE_FUNCTION):
             return getattr(module, COURSE_FUNCTION)
+        own = _own_plugin_classes(module)
+        if len(own) == 1:
+            return own[0]
+        listed = f" (it defines {', '.join(c.__name__ for c in own)})" if own else ""
         raise LoadError(
-            f"{where} has no {COURSE_FUNCTION} function: name the class, py:{source}:CLASS"
+            f"{where} has no {COURSE_FUNCTION} function and not one plug-in class{listed}: "
+            f"name the class, py:{source}:CLASS"
         )
     found = getattr(module, attribute, None)
     if found is None:
         raise LoadError(f"{where} has no {attribute!r}")
     return found
+
+
+def _own_plugin_classes(module: Any) -> list[type]:
+    """The classes `module` itself defines that have a `choose` method: its plug-ins."""
+    return [
+        value
+        for value in vars(module).values()
+        if inspect.isclass(value)
+        and value.__module__ == module.__name__
+        and callable(getattr(value, "choose", None))
+    ]
 
 
 def _load_file(path: Path) -> Any:

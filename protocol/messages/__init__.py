@@ -10,9 +10,9 @@ Times are integers in milliseconds; `*_time_ms` fields are Unix epoch millisecon
 
 The models are grouped by family, one module each: `base` (limits, field types, the base
 models), `matches`, `search`, `client_frames` and `server_frames` (the WebSocket messages and
-their unions), `errors`, `tournaments` and `sprt`, `players`, `bots`, `grading`, `versioning`
-(fields newer than a client's version) and `codec` (reading and writing messages). Import
-them from here.
+their unions), `errors`, `tournaments` and `sprt`, `players`, `bots`, `grading`, `hosted`,
+`versioning` (fields newer than a client's version) and `codec` (reading and writing
+messages). Import them from here.
 """
 
 from __future__ import annotations
@@ -96,6 +96,24 @@ from protocol.messages.grading import (
     JobId,
     JobStatus,
     QueueWait,
+)
+from protocol.messages.hosted import (
+    HostedBot,
+    HostedBotCreate,
+    HostedBotFailure,
+    HostedBotFailures,
+    HostedBotKind,
+    HostedBotList,
+    HostedBotName,
+    HostedBotUpdate,
+    HostedBotVersion,
+    Pool,
+    PoolEntry,
+    PoolGameSummary,
+    PoolJoin,
+    PoolList,
+    PoolName,
+    PoolSummary,
 )
 from protocol.messages.matches import (
     MAX_PLIES,
@@ -277,6 +295,15 @@ __all__ = [
     "GradingProfiles",
     "HeadToHead",
     "Hello",
+    "HostedBot",
+    "HostedBotCreate",
+    "HostedBotFailure",
+    "HostedBotFailures",
+    "HostedBotKind",
+    "HostedBotList",
+    "HostedBotName",
+    "HostedBotUpdate",
+    "HostedBotVersion",
     "HouseBot",
     "InvitationStatus",
     "JobId",
@@ -315,6 +342,13 @@ __all__ = [
     "PlayerProfile",
     "PlayerRating",
     "Pong",
+    "Pool",
+    "PoolEntry",
+    "PoolGameSummary",
+    "PoolJoin",
+    "PoolList",
+    "PoolName",
+    "PoolSummary",
     "PositionText",
     "QueueWait",
     "RatingValue",

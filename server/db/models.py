@@ -408,3 +408,94 @@ def is_arena_schema(name: str | None, type_: str, parent_names: object = None) -
     the same database. For alembic's `include_name`, so that comparing the models with the
     database (and autogenerating a migration) leaves them alone."""
     return not (type_ == "table" and name is not None and name.startswith("procrastinate_"))
+
+
+class HostedBot(Base):
+    """A bot a player uploaded for the server to run (server.hosted): its name, game and the
+    version that plays. Its versions' files live in the hosted bots' private directory."""
+
+    __tablename__ = "hosted_bots"
+    __table_args__ = (UniqueConstraint("owner_id", "name", name="uq_hosted_bots_owner_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", name="fk_hosted_bots_owner"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(32))
+    game: Mapped[str] = mapped_column(String(32))
+    description: Mapped[str] = mapped_column(String(200), default="")
+    active: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The number of the version that plays; None until the owner makes one active."""
+    paused: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    """Why it plays no new match, when it failed too often in a row; None: it plays."""
+    failures_in_row: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class HostedBotVersion(Base):
+    """One uploaded program of a hosted bot, kept for good: its seat spec names it
+    (`hosted:OWNER/NAME@N`), so its matches and rating are its own."""
+
+    __tablename__ = "hosted_bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "number", name="uq_hosted_bot_versions"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_hosted_bot_versions_bot", ondelete="CASCADE"),
+        index=True,
+    )
+    number: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))
+    entry: Mapped[str] = mapped_column(String(128))
+    size: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))
+    note: Mapped[str] = mapped_column(String(2000), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class HostedBotFailure(Base):
+    """How a hosted bot's version failed in a match, for its owner's eyes only (bounded)."""
+
+    __tablename__ = "hosted_bot_failures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_hosted_bot_failures_bot", ondelete="CASCADE"),
+        index=True,
+    )
+    version: Mapped[int] = mapped_column(Integer)
+    match_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    words: Mapped[str] = mapped_column(String(2000))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PoolMember(Base):
+    """A hosted bot in a rated pool (server.pool): the pool pairs it while it stays."""
+
+    __tablename__ = "pool_members"
+    __table_args__ = (UniqueConstraint("pool", "bot_id", name="uq_pool_members"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pool: Mapped[str] = mapped_column(String(32), index=True)
+    bot_id: Mapped[int] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_pool_members_bot", ondelete="CASCADE"), index=True
+    )
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PoolGame(Base):
+    """A match the pool made: which bots it paired (the match row has the rest)."""
+
+    __tablename__ = "pool_games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pool: Mapped[str] = mapped_column(String(32), index=True)
+    match_id: Mapped[str] = mapped_column(String(36), unique=True)
+    first_bot_id: Mapped[int] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_pool_games_first", ondelete="CASCADE"), index=True
+    )
+    second_bot_id: Mapped[int] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_pool_games_second", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -160,11 +160,13 @@ def start_hosted_engine(
     isolation: Isolation | None = None,
     command: Sequence[str] | None = None,
     target: str | None = None,
+    entry: str = ENTRY,
 ) -> HostedBot:
     """Start the bot in `files_dir` in a sandbox of its own and its first game of `game`.
 
-    `kind` "plugin": `files_dir/bot.py` holds a bots.plugin class (`target` names it, or the
-    file's `select_move` is played). `kind` "engine": `command` (default `python3 bot.py`)
+    `kind` "plugin": `files_dir/ENTRY` (`bot.py`) holds a bots.plugin class (`target` names
+    it, or the file's `select_move` or only plug-in class is played). `kind` "engine":
+    `command` (default `python3 ENTRY`)
     runs in the bot's directory and speaks the engine protocol. `clock` times the moves. The
     sandbox ends with the thread that started it (bwrap's `--die-with-parent`).
     Raises EngineError when the bot cannot start, its handshake fails or it does not play
@@ -173,11 +175,16 @@ def start_hosted_engine(
     limits = limits or HostedLimits()
     files = Path(files_dir)
     if kind == "plugin":
-        entry = f"./{ENTRY}" + (f":{target}" if target else "")
-        argv = [PYTHON, "-S", "-m", "bots.programs.pyhost", entry]
-        what = f"plug-in {(target or ENTRY)!r}"
+        argv = [
+            PYTHON,
+            "-S",
+            "-m",
+            "bots.programs.pyhost",
+            f"./{entry}" + (f":{target}" if target else ""),
+        ]
+        what = f"plug-in {(target or entry)!r}"
     elif kind == "engine":
-        argv = list(command or [PYTHON, "-S", ENTRY])
+        argv = list(command or [PYTHON, "-S", entry])
         what = f"engine {' '.join(Path(arg).name if '/' in arg else arg for arg in argv)!r}"
     else:
         raise ValueError(f"a hosted bot is one of {', '.join(KINDS)}, not {kind!r}")

@@ -13,6 +13,9 @@ Two ways to play: turn by turn (`_play_turns`: each search runs on a pool thread
 seats are house bots the reply's search starts while the move is committed), and, for a match
 between two untimed house bots, played ahead in a child process (`_play_pipelined`,
 server.matches.playahead) while the pool can lend it a thread.
+
+A hosted bot (server.hosted) sits in a seat as a house bot played by its program
+(server.matches.hostedseats): never played ahead, its failures told to its owner alone.
 """
 
 from __future__ import annotations
@@ -25,12 +28,13 @@ from bots.result import SearchResult, SearchStopped
 from bots.spec import Bot
 from bots.turns import NO_MOVE, crashed, describe, house_bot_loses, played_illegal, seat_budget
 from bots.wire import search_info
-from games.base import State
+from games.base import Game, State
 from games.match import Effect, MoveAccepted, Status
 from protocol.errors import ErrorCode
 from server.errors import MatchError
 from server.matches import translation
 from server.matches.builtbots import BuiltBots
+from server.matches.hostedseats import HostedPlayers
 from server.matches.live import LiveMatch
 from server.matches.playahead import Item, PlayAhead
 from server.matches.search_pool import SearchPool
@@ -75,19 +79,38 @@ class HouseBots:
         """Where house bots search (server.matches.search_pool): threads of their own, shared
         fairly."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self.hosted = HostedPlayers()
+        """The hosted bots' seats (server.matches.hostedseats)."""
+
+    async def seat(self, spec: str, game: Game) -> str:
+        """Return the spec a seat asking for `spec` stores; BotSpecError unless it makes a
+        bot for `game` within the server's search maxima (a hosted bot: one that can play)."""
+        if self.hosted.claims(spec):
+            return await self.hosted.seat(spec, game)
+        self.built.check(spec, game)
+        return spec
 
     async def close(self) -> None:
         """Stop the pool's searches and every bot's task (set each match's `stop` first)."""
         self.pool.close()
+        await self.hosted.close()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
+    def _bot(self, live: LiveMatch, seat: int) -> Bot | None:
+        """Return the bot of `seat` (None for a player's seat): a hosted bot's, or a house
+        bot from the built bots."""
+        if self.hosted.claims(live.bot_specs[seat]):
+            return self.hosted.bot(live, seat)
+        return self.built.bot(live, seat)
+
     def stop(self, live: LiveMatch) -> None:
         """Stop the searches of a match that is over: its pool threads are free in moments."""
         live.stop.set()
         self.built.forget(live.id)
+        self.hosted.stop(live)
         task = live.bot_task
         if task is not None and task is not asyncio.current_task():
             task.cancel()  # a played-ahead match's child process is ended by its task
@@ -132,8 +155,10 @@ class HouseBots:
     async def _play(self, live: LiveMatch) -> None:
         """Play house-bot moves while a bot is to move (a match between two untimed house bots
         is played through `_play_pipelined` first)."""
-        both_bots = live.bot_specs[0] is not None and live.bot_specs[1] is not None
-        if both_bots and live.referee.config.time_control is None:
+        specs = live.bot_specs
+        both_bots = specs[0] is not None and specs[1] is not None
+        hosted = any(self.hosted.claims(spec) for spec in specs)
+        if both_bots and not hosted and live.referee.config.time_control is None:
             await self._play_pipelined(live)
         await self._play_turns(live)
 
@@ -244,7 +269,7 @@ class HouseBots:
                 seat = self._bot_seat(live) if self._store.is_live(live) else None
                 if seat is None:
                     return
-                bot = self.built.bot(live, seat)
+                bot = self._bot(live, seat)
                 assert bot is not None
                 position, seq = referee.state, referee.seq
                 moving = position.to_move == seat
@@ -264,7 +289,11 @@ class HouseBots:
                 await self._bot_loses(live, seat, position, str(stopped))
                 return
             except Exception as error:
-                log.exception("house bot %s failed in match %s", bot.name, live.id)
+                if self.hosted.claims(live.bot_specs[seat]):
+                    # A stranger's program failing is its owner's news, not the server's.
+                    log.info("hosted bot %s failed in match %s: %s", bot.name, live.id, error)
+                else:
+                    log.exception("house bot %s failed in match %s", bot.name, live.id)
                 if not moving:
                     await self._decline_unjudged(live, seat, position, "crashed")
                     continue
@@ -284,7 +313,7 @@ class HouseBots:
                     live.note_search(played, translation.search_record(search_info(result)))
                     effects += played
                     if any(isinstance(effect, MoveAccepted) for effect in played):
-                        after = self.built.bot(live, referee.state.to_move)
+                        after = self._bot(live, referee.state.to_move)
                         if referee.status is Status.ACTIVE and after is not None:
                             ahead = (referee.seq, self._search(live, after, referee.state.to_move))
                 try:
@@ -351,6 +380,9 @@ class HouseBots:
                 return
             spec = live.bot_specs[seat]
             assert spec is not None
+            if self.hosted.claims(spec):
+                # Kept before the match ends: whoever reads the end can read why (its owner).
+                why = await self.hosted.failed(live, seat, why)
             try:
                 reason = house_bot_loses(referee.game, seat, spec, why)
                 await self._host.run(live, referee.fail(seat, reason, self._host.now_ms()))

@@ -43,6 +43,7 @@ from server.matches.commands import (
     Route,
     ShowState,
 )
+from server.matches.hostedseats import HostedSeats
 from server.matches.housebots import HouseBots
 from server.matches.lifecycle import MatchLifecycle
 from server.matches.live import LiveMatch
@@ -100,6 +101,10 @@ class MatchService(MatchCalls):
         """Awaited with a `Broadcast` after every commit of accepted events, under the lock."""
         self.lifecycle = MatchLifecycle(self, self.store, self._bots, self._publisher)
         """The matches held here: resumed, taken over, dropped (server.matches.lifecycle)."""
+
+    def host(self, hosted: HostedSeats) -> None:
+        """Seat hosted bots (server.hosted) in matches: their specs are theirs to resolve."""
+        self._bots.hosted.source = hosted
 
     @property
     def settings(self) -> Settings:
@@ -176,9 +181,7 @@ class MatchService(MatchCalls):
             owner=owner,
         )
         async with self.store.sessions() as session:
-            await setup.seat_requested(
-                live, body, creator, self.players, session, self._bots.built.check
-            )
+            await setup.seat_requested(live, body, creator, self.players, session, self._bots.seat)
         effects: list[Effect] = []
         if live.is_ready():
             effects = live.referee.start(self.now_ms())

@@ -10,7 +10,7 @@ under the match's lock.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -82,22 +82,22 @@ async def seat_requested(
     creator: Player | None,
     players: PlayerRegistry,
     session: AsyncSession,
-    check_bot: Callable[[str, Game], None],
+    seat_bot: Callable[[str, Game], Awaitable[str]],
 ) -> None:
     """Seat the house bots and the creator `body` names; challenge the other players named.
 
-    `creator` None (the server itself) seats every player named. `check_bot` raises
-    BotSpecError for a bad bot spec. Raises MatchError VALIDATION_ERROR naming the seat for a
-    bad bot spec, an unknown player, or one player in both seats.
+    `creator` None (the server itself) seats every player named. `seat_bot` returns the spec a
+    bot's seat stores, or raises BotSpecError for a bad bot spec. Raises MatchError
+    VALIDATION_ERROR naming the seat for a bad bot spec, an unknown player, or one player in
+    both seats.
     """
     game = live.referee.game
     for seat, request in enumerate(body.seats):
         if isinstance(request, HouseBot):
             try:
-                check_bot(request.bot, game)
+                live.bot_specs[seat] = await seat_bot(request.bot, game)
             except BotSpecError as error:
                 raise invalid(f"seats.{seat}.bot", str(error)) from None
-            live.bot_specs[seat] = request.bot
         elif request.lower() != "open":
             player = await players.named(request, session)
             if player is None:

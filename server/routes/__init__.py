@@ -30,10 +30,12 @@ from server.routes import (
     courses,
     explore,
     grader,
+    hosted_bots,
     index,
     leaderboard,
     matches,
     players,
+    pools,
     tournaments,
     web,
     web_courses,
@@ -183,6 +185,8 @@ def install(app: FastAPI) -> None:
     app.include_router(grader.router)
     app.include_router(courses.router)
     app.include_router(courses.uploads)
+    app.include_router(hosted_bots.router)
+    app.include_router(pools.router)
     app.include_router(ws.router)
     app.include_router(ws_watch.router)
     install_api_docs(app)

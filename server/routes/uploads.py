@@ -18,6 +18,7 @@ from starlette.types import Message, Receive
 from protocol.errors import ErrorCode, ProtocolError
 from server.deps import GUEST_COOKIE, app_settings
 from server.grading import Upload
+from server.settings import Settings
 
 _MULTIPART_OVERHEAD = 64 * 1024
 """Room for multipart headers and form fields on top of the files' bytes."""
@@ -60,6 +61,14 @@ class UploadLimitRoute(APIRoute):
 
     requires_token: ClassVar[bool] = True
 
+    def allows_anonymous(self, settings: Settings) -> bool:
+        """Whether an upload may come without a credential."""
+        return settings.grader.allow_anonymous
+
+    def upload_limit(self, settings: Settings) -> int:
+        """The most bytes of files one upload may hold."""
+        return settings.grader.max_upload_bytes
+
     async def refuse(self, request: Request, error: ProtocolError) -> Response:
         """Answer an upload refused before its handler ran: here, raise `error` (its JSON)."""
         raise error
@@ -72,12 +81,12 @@ class UploadLimitRoute(APIRoute):
             if (
                 self.requires_token
                 and request.method == "POST"
-                and not settings.grader.allow_anonymous
+                and not self.allows_anonymous(settings)
                 and "authorization" not in request.headers
                 and GUEST_COOKIE not in request.cookies
             ):
                 raise anonymous_upload()  # before reading a byte of the body
-            allowed = settings.grader.max_upload_bytes
+            allowed = self.upload_limit(settings)
             body = _LimitedBody(request.receive, allowed + _MULTIPART_OVERHEAD)
             declared = request.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > body.limit:

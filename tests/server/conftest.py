@@ -35,7 +35,11 @@ from tests.ports import free_port
 def sqlite_server(root: Path) -> Iterator[RunningServer]:
     """Run the app in-process on a fresh SQLite file and grader directory under `root`."""
     running = start_server(
-        Settings(database_url=f"sqlite+aiosqlite:///{root / 'arena.db'}", grader_dir=root / "g")
+        Settings(
+            database_url=f"sqlite+aiosqlite:///{root / 'arena.db'}",
+            grader_dir=root / "g",
+            hosted_dir=root / "h",
+        )
     )
     try:
         yield running
@@ -148,10 +152,13 @@ def server_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
         if not url:
             pytest.skip("ARENA_TEST_DATABASE_URL is not set")
         asyncio.run(_reset_database(url))
-        return Settings(database_url=url, grader_dir=tmp_path / "grader")
+        return Settings(
+            database_url=url, grader_dir=tmp_path / "grader", hosted_dir=tmp_path / "hosted"
+        )
     return Settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
         grader_dir=tmp_path / "grader",
+        hosted_dir=tmp_path / "hosted",
     )
 
 

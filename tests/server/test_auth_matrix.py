@@ -92,6 +92,7 @@ class World:
     http: httpx.Client
     ws_url: str
     tokens: dict[str, str] = field(default_factory=dict)
+    checkers: str | None = None
 
     def auth(self, name: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[name]}"}
@@ -131,6 +132,26 @@ class World:
         )
         assert response.status_code == 202, response.text
         return str(response.json()["job_id"])
+
+    def hosted_bot(self) -> dict[str, str]:
+        """A hosted bot of owner's, with no version."""
+        name = f"bot{next(_names)}"
+        self.post("/hosted-bots", "owner", {"name": name, "game": "tictactoe"})
+        return {"owner": "owner", "name": name}
+
+    def checkers_bot(self) -> str:
+        """A hosted checkers bot of owner's (with no version: a pool never pairs it), the same
+        one each time."""
+        if self.checkers is None:
+            self.checkers = f"bot{next(_names)}"
+            self.post("/hosted-bots", "owner", {"name": self.checkers, "game": "checkers"})
+        return self.checkers
+
+    def pooled_bot(self) -> dict[str, str]:
+        """Owner's checkers bot, in the checkers pool."""
+        name = self.checkers_bot()
+        self.post("/pools/checkers/members", "owner", {"bot": f"owner/{name}"})
+        return {"pool": "checkers", "owner": "owner", "name": name}
 
     def tournament(self, *bots: str) -> str:
         body = {"game": "tictactoe", "bots": list(bots or ("random", "greedy"))}
@@ -385,6 +406,48 @@ ROWS = [
             ("POST", "/web/courses/{course_id}/members/{member_id}/drop"),
         )
     ),
+    # Hosted bots: any player creates their own; anyone reads them; only the owner changes
+    # one, uploads its versions (a file that does not compile: 422) or reads its failures.
+    Row(
+        "POST",
+        "/hosted-bots",
+        (401, 401, 201, 201),
+        body=lambda w: {"name": f"bot{next(_names)}", "game": "nim"},
+    ),
+    # Reading takes an optional credential (the owner reads why a version was refused): a
+    # malformed one is refused.
+    Row("GET", "/hosted-bots", (200, 401, 200, 200)),
+    Row("GET", "/hosted-bots/{owner}/{name}", (200, 401, 200, 200), lambda w: w.hosted_bot()),
+    Row(
+        "PATCH",
+        "/hosted-bots/{owner}/{name}",
+        OWN_MATCH,
+        lambda w: w.hosted_bot(),
+        body=lambda w: {"description": "changed"},
+    ),
+    Row(
+        "POST",
+        "/hosted-bots/{owner}/{name}/versions",
+        (401, 401, 403, 422),
+        lambda w: w.hosted_bot(),
+    ),
+    Row("GET", "/hosted-bots/{owner}/{name}/failures", OWN_MATCH, lambda w: w.hosted_bot()),
+    # Rated pools: anyone reads them; an owner enters or takes out their own bot only.
+    Row("GET", "/pools", PUBLIC),
+    Row("GET", "/pools/{pool}", PUBLIC, lambda w: {"pool": "checkers"}),
+    Row(
+        "POST",
+        "/pools/{pool}/members",
+        (401, 401, 403, 201),
+        lambda w: {"pool": "checkers"},
+        body=lambda w: {"bot": f"owner/{w.checkers_bot()}"},
+    ),
+    Row(
+        "DELETE",
+        "/pools/{pool}/members/{owner}/{name}",
+        (401, 401, 403, 204),
+        lambda w: w.pooled_bot(),
+    ),
     # WebSockets: the answer is the first message, or the close code.
     Row("WS", "/ws", (4001, 4001, "welcome", "welcome")),
     Row("WS", "/ws/matches/{match_id}", ("welcome",) * 4, lambda w: {"match_id": w.match()}),
@@ -437,6 +500,9 @@ def _ask(http: httpx.Client, world: World, row: Row, path: str, headers: dict[st
         return http.post(
             path, data={"profile": "endgame"}, files=files, headers=headers
         ).status_code
+    if row.path == "/hosted-bots/{owner}/{name}/versions":
+        files = {"files": ("bot.py", b"def broken(:\n")}
+        return http.post(path, data={"kind": "engine"}, files=files, headers=headers).status_code
     response = http.request(
         row.method, path, json=row.body(world), headers=headers, params=row.query
     )

@@ -251,7 +251,12 @@ def test_a_plugin_s_options_and_limits(tmp_path: Path) -> None:
         ("{tmp}/missing.py:Bot", r"^py: no file '.*missing\.py'$"),
         ("{tmp}/deep.py:Shallow", r"^py: '.*deep\.py' has no 'Shallow'$"),
         ("{tmp}/deep.py:NoChoose", r"NoChoose is not an Arena bot: a plug-in is a class with a "),
-        ("{tmp}/deep.py", r"has no select_move function: name the class, py:.*deep\.py:CLASS$"),
+        (
+            "{tmp}/two.py",
+            r"has no select_move function and not one plug-in class \(it defines One, Two\): "
+            r"name the class, py:.*two\.py:CLASS$",
+        ),
+        ("{tmp}/none.py", r"has no select_move function and not one plug-in class: name the"),
         ("{tmp}/broken.py:Bot", r"^py: cannot load '.*broken\.py': NameError: name 'oops'"),
         ("no_such_module:Bot", r"^py: cannot import module 'no_such_module'"),
     ],
@@ -261,9 +266,19 @@ def test_a_plugin_that_cannot_be_loaded_is_refused_in_one_line(
 ) -> None:
     write(tmp_path, "deep.py", PLUGIN_OPTIONS)
     write(tmp_path, "broken.py", "oops\n")
+    two = "class One:\n    def choose(self, state, limits): ...\n"
+    write(tmp_path, "two.py", two + "class Two(One):\n    pass\n")
+    write(tmp_path, "none.py", "class Helper:\n    pass\n")
     with pytest.raises(BotSpecError, match=words) as caught:
         create_bot(f"py:{target.format(tmp=tmp_path)}", get_game("connect4"))
     assert "\n" not in str(caught.value)
+
+
+def test_a_file_with_one_plugin_class_needs_no_class_name(tmp_path: Path) -> None:
+    path = write(tmp_path, "deep.py", PLUGIN_OPTIONS)
+    game = get_game("connect4")
+    result = create_bot(f"py:{path}:width=4,loud=on,depth=3", game).choose(game.initial_state())
+    assert (result.stats.nodes, result.stats.depth) == (14, 3)
 
 
 def test_a_plugin_for_one_game_refuses_another(tmp_path: Path) -> None:

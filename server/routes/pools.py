@@ -1,0 +1,55 @@
+"""Rated pools: list them, read a pool's ladder and games, enter or take out a hosted bot of
+yours (docs/PROTOCOL.md, "Rated pools")."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Response, status
+
+from protocol.messages import ErrorResponse, Pool, PoolJoin, PoolList
+from server.deps import PlayerDep, PoolsDep
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse} for code in (401, 403, 404, 422)
+}
+
+router = APIRouter(prefix="/pools", tags=["pools"], responses=ERRORS)
+
+PoolPath = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
+OwnerPath = Annotated[
+    str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+]
+NamePath = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
+
+
+@router.get("")
+async def list_pools(pools: PoolsDep) -> PoolList:
+    """The server's pools: each one's game, clock and how many bots are in it."""
+    return await pools.pools()
+
+
+@router.get("/{pool}")
+async def get_pool(pool: PoolPath, pools: PoolsDep) -> Pool:
+    """A pool's ladder (highest rating first), its games being played and its latest games."""
+    return await pools.pool(pool)
+
+
+@router.post("/{pool}/members", status_code=status.HTTP_201_CREATED)
+async def join_pool(
+    pool: PoolPath, body: PoolJoin, pools: PoolsDep, player: PlayerDep, response: Response
+) -> Pool:
+    """Enter a hosted bot of yours (`{"bot": "OWNER/NAME"}`): the pool pairs it from now on,
+    playing its active version. Joining twice changes nothing."""
+    answer = await pools.join(pool, player, body)
+    response.headers["Location"] = f"/pools/{pool}"
+    return answer
+
+
+@router.delete("/{pool}/members/{owner}/{name}", status_code=status.HTTP_204_NO_CONTENT)
+async def leave_pool(
+    pool: PoolPath, owner: OwnerPath, name: NamePath, pools: PoolsDep, player: PlayerDep
+) -> Response:
+    """Take a bot of yours out of the pool; its games being played end as usual."""
+    await pools.leave(pool, owner, name, player)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
