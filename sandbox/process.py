@@ -159,7 +159,7 @@ def kill_sandbox(shim_pid: int) -> float:
     The CPU time is read from /proc just before the kill, summed over the process tree, because
     processes killed this way are never waited for by anyone who could report their rusage.
     """
-    tree = _descendants(shim_pid)
+    tree = descendants(shim_pid)
     cpu = sum(_cpu_of(pid) for pid in tree)
     for pid in tree[:1]:
         _signal(pid)
@@ -167,7 +167,8 @@ def kill_sandbox(shim_pid: int) -> float:
     return cpu
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
+    """Return the ids of `pid`'s children, theirs, and so on (read from /proc)."""
     found: list[int] = []
     frontier = [pid]
     while frontier:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import can_isolate, sandbox_support
+from sandbox.process import descendants
 from sandbox.workdirs import new_workdir, runs_dir
 from server.db.engine import create_engine, migrate, session_factory
 from server.grading import GradingService
@@ -71,20 +72,6 @@ def working_dirs(temp_dir: Path) -> list[Path]:
         for path in temp_dir.rglob("arena-*")
         if path.is_dir() and not path.name.startswith("arena-runs-")
     )
-
-
-def descendants(pid: int) -> list[int]:
-    found: list[int] = []
-    frontier = [pid]
-    while frontier:
-        parent = frontier.pop()
-        try:
-            children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
-        except OSError:
-            continue
-        found.extend(int(child) for child in children)
-        frontier.extend(int(child) for child in children)
-    return found
 
 
 def wait_until_sandboxed(child: subprocess.Popen[bytes], temp_dir: Path) -> None:
