@@ -37,6 +37,7 @@ def register(app: typer.Typer) -> None:
 
 def settings_help() -> str:
     """Return every server setting as help paragraphs: variable, default and meaning."""
+    from pydantic_core import to_jsonable_python
     from rich.markup import escape
 
     from server.settings import all_settings
@@ -44,12 +45,14 @@ def settings_help() -> str:
     lines = ["Every setting is an environment variable (ARENA_<NAME>, default in brackets):"]
     for setting in all_settings():
         field = setting.field
-        default = field.get_default(call_default_factory=True)
+        default = to_jsonable_python(field.get_default(call_default_factory=True))
         shown = (
             "none"
             if default is None
-            else ",".join(default)
-            if isinstance(default, list)
+            else ",".join(str(item) for item in default)
+            if isinstance(default, list) and all(isinstance(item, str) for item in default)
+            else json.dumps(default)
+            if isinstance(default, list | dict)
             else default
         )
         lines.append(escape(f"{setting.variable} [{shown}]: {field.description}"))

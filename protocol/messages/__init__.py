@@ -114,6 +114,7 @@ from protocol.messages.hosted import (
     PoolList,
     PoolName,
     PoolSummary,
+    VersionStatus,
 )
 from protocol.messages.matches import (
     MAX_PLIES,
@@ -229,6 +230,14 @@ REST_MODELS: tuple[type[WireModel], ...] = (
     OnlineBots,
     Leaderboard,
     PlayerProfile,
+    HostedBotCreate,
+    HostedBotUpdate,
+    HostedBot,
+    HostedBotList,
+    HostedBotFailures,
+    PoolJoin,
+    Pool,
+    PoolList,
     ErrorResponse,
 )
 """Every REST body model (a match's full state over REST is a `MatchState`)."""
@@ -387,6 +396,7 @@ __all__ = [
     "TournamentState",
     "TournamentStatus",
     "TournamentSummary",
+    "VersionStatus",
     "VersionText",
     "Welcome",
     "WireMessage",

@@ -112,6 +112,19 @@ from protocol.messages import (
     MAX_SPRT_PAIRS,
     MAX_TOURNAMENT_OPENINGS,
     RESULT_REASONS,
+    HostedBot,
+    HostedBotCreate,
+    HostedBotFailure,
+    HostedBotFailures,
+    HostedBotList,
+    HostedBotUpdate,
+    HostedBotVersion,
+    Pool,
+    PoolEntry,
+    PoolGameSummary,
+    PoolJoin,
+    PoolList,
+    PoolSummary,
     ResultCodeText,
     SearchInfo,
     json_for_version,
@@ -389,6 +402,74 @@ REST_EXAMPLES: list[BaseModel] = [
                 games=3,
             ),
         ),
+    ),
+    HostedBotCreate(name="rnd", game="checkers"),
+    HostedBotUpdate(active=2),
+    HostedBot(
+        owner="ada",
+        name="rnd",
+        game="checkers",
+        description="",
+        spec="hosted:ada/rnd",
+        active=1,
+        paused=None,
+        versions=(
+            HostedBotVersion(
+                number=1,
+                kind="engine",
+                entry="bot.py",
+                size=10_452,
+                sha256="9c" * 32,
+                status="ready",
+                note="Random (Python) 1.0",
+                spec="hosted:ada/rnd@1",
+                created_ms=1,
+            ),
+        ),
+        created_ms=1,
+    ),
+    HostedBotList(bots=()),
+    HostedBotFailures(
+        failures=(
+            HostedBotFailure(version=1, match_id="m1", words="crashed: exit 3", created_ms=1),
+        )
+    ),
+    PoolJoin(bot="ada/rnd"),
+    Pool(
+        name="checkers",
+        game="checkers",
+        base_ms=60_000,
+        increment_ms=1000,
+        ladder=(
+            PoolEntry(
+                bot="ada/rnd",
+                spec="hosted:ada/rnd@1",
+                rating=1500.0,
+                deviation=350.0,
+                games=0,
+                paused=None,
+                playing=False,
+                joined_ms=1,
+            ),
+        ),
+        live=(),
+        recent=(
+            PoolGameSummary(
+                match_id="m1",
+                first="hosted:ada/rnd@1",
+                second="hosted:bob/c4@2",
+                status="finished",
+                winner=0,
+                created_ms=1,
+            ),
+        ),
+    ),
+    PoolList(
+        pools=(
+            PoolSummary(
+                name="checkers", game="checkers", base_ms=60_000, increment_ms=0, members=2
+            ),
+        )
     ),
     ErrorResponse(code=ErrorCode.UNKNOWN_MATCH, message="no match has id 'm9'", match_id="m9"),
 ]
