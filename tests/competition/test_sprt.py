@@ -155,7 +155,12 @@ hypotheses = st.tuples(st.integers(-20, 10), st.integers(1, 30)).map(lambda h: (
 def test_a_better_result_raises_the_llr(
     model: str, counts: list[int], hyp: tuple[int, int], data: st.DataObject
 ) -> None:
-    """Turning one loss into a win (or one pair's score up a step) never lowers the LLR."""
+    """Turning one loss into a win (or one pair's score up a step) never lowers the LLR.
+
+    Up to the regularization of empty cells (REGULARIZE stands in for a zero count, as
+    fishtest's does): filling an empty cell drops its stand-in, which can move a tiny LLR by
+    some 1e-8 the other way ([0, 0, 2, 0, 2] with one pair moved up, logistic, H0 -1, H1 0).
+    """
     elo0, elo1 = hyp
     movable = [i for i in range(len(counts) - 1) if counts[i]]
     if not movable:
@@ -167,7 +172,7 @@ def test_a_better_result_raises_the_llr(
     better[i + step] += 1
     before = llr(model, elo0, elo1, counts)  # type: ignore[arg-type]
     after = llr(model, elo0, elo1, better)  # type: ignore[arg-type]
-    assert after > before - 1e-9
+    assert after > before - 1e-6
 
 
 @settings(max_examples=100, deadline=None)
