@@ -311,10 +311,12 @@ async def test_a_tournament_played_here_tells_the_other_processes_too(world: Wor
         body = TournamentCreate.model_validate(TICTACTOE)
         tournament_id = (await service.create(body, owner)).tournament_id
         await service.start(tournament_id, owner)
+        # The end is told after the status is stored and shown: wait for the notice itself.
         deadline = time.monotonic() + TIMEOUT
-        while (await service.state(tournament_id)).status != "finished":
+        while not any(n["kind"] == "ended" for n in notices):
             assert time.monotonic() < deadline
             await asyncio.sleep(0.02)
+        assert (await service.state(tournament_id)).status == "finished"
         games = [n["game"]["index"] for n in notices if n["kind"] == "game"]
         assert sorted(games) == list(range(6))
         assert notices[-1] == ended_notice(tournament_id)
