@@ -53,10 +53,12 @@ def test_a_killed_tournament_resumes_without_replaying(tmp_path: Path) -> None:
         command(exe, journal, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        deadline = time.monotonic() + 60
+        # A liveness bound only (the first games wait for the engine's compiled code, slower
+        # on a loaded machine): it keeps a broken runner from hanging the run.
+        deadline = time.monotonic() + 300
         while len(game_lines(journal)) < 4:
             assert process.poll() is None, "the tournament ended before it could be killed"
-            assert time.monotonic() < deadline, "no game finished within 60 s"
+            assert time.monotonic() < deadline, "no game finished within 300 s"
             time.sleep(0.05)
         os.kill(process.pid, signal.SIGKILL)
         process.wait(10)
