@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import case, delete, func, literal, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from protocol.messages import (
@@ -21,6 +21,8 @@ from server.db.models import HostedBotFailure as FailureRow
 from server.db.models import HostedBotVersion as VersionRow
 from server.db.models import Match, Player, epoch_ms
 from server.hosted.specs import HostedSpec
+
+SEAT_BOTS = (Match.seat0_bot, Match.seat1_bot)
 
 FAILURES_KEPT = 50
 """A bot's failures kept for its owner (the oldest go first)."""
@@ -72,17 +74,21 @@ class HostedStore:
         return int(found or 0)
 
     async def running(self) -> int:
-        """How many seats of unfinished matches hosted bots hold, all bots together."""
-        total = 0
+        """How many seats of unfinished matches hosted bots hold, all bots together.
+
+        One read over the unfinished matches (`status` is indexed, so finished ones are never
+        scanned), each counting its hosted seats."""
+        seats = sum(
+            (case((column.startswith("hosted:"), 1), else_=0) for column in SEAT_BOTS),
+            start=literal(0),
+        )
         async with self._sessions() as session:
-            for column in (Match.seat0_bot, Match.seat1_bot):
-                found = await session.scalar(
-                    select(func.count())
-                    .select_from(Match)
-                    .where(Match.status.in_(("waiting", "active")), column.startswith("hosted:"))
+            found = await session.scalar(
+                select(func.coalesce(func.sum(seats), 0)).where(
+                    Match.status.in_(("waiting", "active"))
                 )
-                total += int(found or 0)
-        return total
+            )
+        return int(found or 0)
 
     async def count_owned(self, owner_id: int) -> int:
         async with self._sessions() as session:
