@@ -9,7 +9,7 @@ from typing import Any
 import uvicorn
 
 from cli.http_protocol import ArenaH11Protocol
-from server.connections import ConnectionGate
+from server.connections import ConnectionGate, TrustedProxies, parse_trusted_proxies
 from server.settings import Settings
 
 GC_THRESHOLDS = (20_000, 20, 20)
@@ -40,6 +40,18 @@ class TunedServer(uvicorn.Server):
         tune_garbage_collector()
 
 
+def connection_gate(settings: Settings) -> ConnectionGate:
+    """Return the limits the settings hold every connection of one server process to."""
+    return ConnectionGate(
+        max_per_address=settings.max_connections_per_address,
+        idle_timeout_s=settings.http.idle_timeout_s,
+        header_timeout_s=settings.http.header_timeout_s,
+        body_timeout_s=settings.http.body_timeout_s,
+        max_header_bytes=settings.max_header_bytes,
+        trusted=TrustedProxies(parse_trusted_proxies(settings.trusted_proxies)),
+    )
+
+
 def server_config(
     app: Any, settings: Settings, *, port: int, log_level: str = "info"
 ) -> uvicorn.Config:
@@ -58,7 +70,7 @@ def server_config(
         ws_per_message_deflate=settings.ws.compression,
         # uvicorn refuses a larger frame from its header, before buffering it (default 16 MiB).
         ws_max_size=settings.max_message_bytes,
-        http=ArenaH11Protocol.bound(ConnectionGate.from_settings(settings)),
+        http=ArenaH11Protocol.bound(connection_gate(settings)),
         h11_max_incomplete_event_size=settings.max_header_bytes,
         proxy_headers=False,
     )

@@ -2,8 +2,8 @@
 "Connections"): its client's address, the proxies whose word on that address is trusted,
 how many connections one address may hold open, and how long a request may take to arrive.
 
-Pure policy and parsing, no server here: `cli.http_protocol` applies it to each connection of
-`arena serve`.
+Pure policy and parsing, no server and no settings here: `cli.uvicorn_server` makes the gate of
+the settings, and `cli.http_protocol` applies it to each connection of `arena serve`.
 
 A client's address is the TCP peer's, IPv6 counted by its /64 (`address_key`). A peer listed
 in `trusted_proxies` may name another: at the start of the connection with a PROXY protocol
@@ -18,15 +18,11 @@ from __future__ import annotations
 import ipaddress
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from proxyprotocol import ProxyProtocolIncompleteError
 from proxyprotocol.result import is_ipv4, is_ipv6
 from proxyprotocol.v1 import ProxyProtocolV1
 from proxyprotocol.v2 import ProxyProtocolV2
-
-if TYPE_CHECKING:
-    from server.settings import Settings
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -177,18 +173,6 @@ class ConnectionGate:
     trusted: TrustedProxies
     open: Counter[str] = field(default_factory=Counter)
     """Open connections per address key."""
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ConnectionGate:
-        """Return the gate of `settings`."""
-        return cls(
-            max_per_address=settings.max_connections_per_address,
-            idle_timeout_s=settings.http.idle_timeout_s,
-            header_timeout_s=settings.http.header_timeout_s,
-            body_timeout_s=settings.http.body_timeout_s,
-            max_header_bytes=settings.max_header_bytes,
-            trusted=TrustedProxies(parse_trusted_proxies(settings.trusted_proxies)),
-        )
 
     def admit(self, key: str) -> bool:
         """Count one more connection from address `key`; False (nothing counted) if it already

@@ -8,8 +8,8 @@ import ipaddress
 import pytest
 from pydantic import ValidationError
 
+from cli.uvicorn_server import connection_gate
 from server.connections import (
-    ConnectionGate,
     ProxyHeader,
     ProxyHeaderError,
     TrustedProxies,
@@ -59,7 +59,7 @@ def test_a_proxy_header_is_read_whole_or_refused() -> None:
 
 
 def test_connections_are_counted_per_address_and_ipv6_per_64() -> None:
-    gate = ConnectionGate.from_settings(Settings(max_connections_per_address=2))
+    gate = connection_gate(Settings(max_connections_per_address=2))
     first, second = address_key("2001:db8:1:2::1"), address_key("2001:db8:1:2:ffff::9")
     assert first == second
     assert gate.admit(first) and gate.admit(second) and not gate.admit(first)
