@@ -28,6 +28,11 @@ PLAYER_PREFIX = "player:"
 (a bot connected to the server with `arena bot`, say): only tournaments on a server have them."""
 
 
+HOSTED_PREFIX = "hosted:"
+"""A participant written `hosted:OWNER/NAME[@N]` is a bot a player uploaded to a server, which
+runs it in its sandbox: only tournaments on a server have them, and the server checks them."""
+
+
 def player_name(participant: str) -> str | None:
     """Return NAME for a `player:NAME` participant, None for a bot spec."""
     if participant.startswith(PLAYER_PREFIX):
@@ -63,7 +68,8 @@ class TournamentSpec:
     def validate(self, *, players: bool = False) -> None:
         """Raise TournamentError naming what is wrong (bots are parsed, the game is built).
 
-        `players`: `player:NAME` participants are allowed (a tournament on a server).
+        `players`: `player:NAME` participants and hosted bots are allowed (a tournament on a
+        server, which checks them itself).
         """
         if self.format not in FORMATS:
             raise TournamentError(f"unknown format {self.format!r} (formats: {', '.join(FORMATS)})")
@@ -99,6 +105,13 @@ class TournamentSpec:
                     )
                 if not name:
                     raise TournamentError(f"{spec!r}: the player's name is missing")
+                continue
+            if spec.startswith(HOSTED_PREFIX):
+                if not players:
+                    raise TournamentError(
+                        f"{spec!r} is a bot hosted by a server: it plays only in tournaments "
+                        "on that server (POST /tournaments)"
+                    )
                 continue
             try:
                 create_bot(parse_bot_spec(spec), game)

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from protocol.class_tournaments import CLASS_TOURNAMENT_MODELS
 from protocol.courses import COURSE_MODELS
 from protocol.messages import CLIENT_MESSAGES, REST_MODELS, SERVER_MESSAGES, MatchState
 from protocol.version import PROTOCOL_VERSION
@@ -26,6 +27,7 @@ def json_schema() -> dict[str, Any]:
         *SERVER_MESSAGES,
         *REST_MODELS,
         *COURSE_MODELS,
+        *CLASS_TOURNAMENT_MODELS,
     ]
     if MatchState not in models:
         models.append(MatchState)

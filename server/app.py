@@ -26,6 +26,7 @@ from bots.engine.compiled import load_cores
 from sandbox import can_isolate
 from server.access_log import install_redaction
 from server.asgi import ArenaApp
+from server.classes import ClassTournaments
 from server.cluster.bridge import MatchBridge, OnePerPlayer
 from server.cluster.bus import Bus, new_process_id
 from server.cluster.forwarding import BusRemote
@@ -176,6 +177,9 @@ def create_app(settings: Settings) -> FastAPI:
         service.host(hosted)
         pools = PoolService(app.state.sessions, settings, service, hosted)
         app.state.pools = pools
+        app.state.classes = ClassTournaments(
+            app.state.sessions, settings, courses, hosted, tournaments
+        )
         app.state.rate_limiter = RateLimiter(settings)
         app.state.explorer = Explorer(settings)
         try:

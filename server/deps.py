@@ -23,6 +23,7 @@ from starlette.requests import HTTPConnection
 
 from protocol.errors import ErrorCode, ProtocolError
 from server.auth import hash_token
+from server.classes import ClassTournaments
 from server.connections import address_key
 from server.courses import CourseService
 from server.db.models import Player
@@ -104,6 +105,12 @@ async def get_courses(connection: HTTPConnection) -> CourseService:
     return service
 
 
+async def get_classes(connection: HTTPConnection) -> ClassTournaments:
+    """The class tournaments (server.classes)."""
+    classes: ClassTournaments = connection.app.state.classes
+    return classes
+
+
 async def get_hosted(connection: HTTPConnection) -> HostedBots:
     """The hosted bots (server.hosted)."""
     hosted: HostedBots = connection.app.state.hosted
@@ -162,6 +169,7 @@ GradingDep = Annotated[GradingService, Depends(get_grading)]
 CoursesDep = Annotated[CourseService, Depends(get_courses)]
 RatingsDep = Annotated[RatingService, Depends(get_ratings)]
 HostedDep = Annotated[HostedBots, Depends(get_hosted)]
+ClassesDep = Annotated[ClassTournaments, Depends(get_classes)]
 PoolsDep = Annotated[PoolService, Depends(get_pools)]
 HubDep = Annotated[Hub, Depends(get_hub)]
 PresenceDep = Annotated[Presence, Depends(get_presence)]

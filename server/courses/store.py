@@ -280,6 +280,14 @@ class CourseStore:
         async with self._sessions() as session:
             return list(await session.scalars(query))
 
+    async def players(self, player_ids: Sequence[int]) -> dict[int, Player]:
+        """Return the players of `player_ids` by id (those that exist)."""
+        if not player_ids:
+            return {}
+        async with self._sessions() as session:
+            rows = await session.scalars(select(Player).where(Player.id.in_(player_ids)))
+            return {row.id: row for row in rows}
+
     async def job(self, job_id: str) -> JobRow | None:
         """Return a course submission's row, or None (also for a job of no course)."""
         async with self._sessions() as session:

@@ -21,11 +21,33 @@ from server.courses import admission, grades
 from server.courses.access import STAFF, CourseAccess, now
 from server.courses.wire import submission_model
 from server.db.models import Assignment as AssignmentRow
+from server.db.models import CourseMember, Player
 from server.db.models import GradingJob as JobRow
-from server.db.models import Player
 from server.grading import Upload
 
 _FILENAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A student's submission entering a class tournament: who, which job, and its files."""
+
+    member: CourseMember
+    player: Player
+    job_id: str
+    files: dict[str, bytes]
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who reads a course's class tournaments: their membership, and every member by id."""
+
+    me: CourseMember
+    members: dict[int, CourseMember]
+
+    @property
+    def is_staff(self) -> bool:
+        return self.me.role in STAFF
 
 
 @dataclass(frozen=True)
@@ -174,6 +196,48 @@ class Submissions(CourseAccess):
         stem = _FILENAME_UNSAFE.sub("_", view.student_id)[:40] or "submission"
         return SubmissionFiles(filename=f"{stem}-{submission_id}.zip", data=data)
 
+    async def entries(
+        self, player: Player, course_id: int, assignment_id: int, pick: str
+    ) -> list[Entry]:
+        """Return each enrolled student's graded submission to an agent assignment, the
+        latest or the best (`pick`; the newest of equal scores), with its files: staff only
+        (FORBIDDEN), UNKNOWN_ASSIGNMENT, VALIDATION_ERROR for an assignment of another
+        profile."""
+        _, me = await self._staff(player, course_id)
+        row = await self._assignment_row(me, assignment_id, now())
+        if row.profile != "agent":
+            raise ProtocolError(
+                ErrorCode.VALIDATION_ERROR,
+                f"assignment {row.name!r} grades {row.profile} programs; only an agent "
+                "assignment's submissions can play a tournament",
+                {"assignment_id": assignment_id},
+            )
+        students = {
+            m.id: m
+            for m in await self._store.members(course_id)
+            if m.role == "student" and m.dropped_at is None
+        }
+        chosen: dict[int, JobRow] = {}
+        for job in await self._store.jobs([row.id]):  # newest first
+            if job.status != "done" or job.member_id not in students:
+                continue
+            kept = chosen.get(job.member_id)
+            if kept is None or (pick == "best" and _fraction(job) > _fraction(kept)):
+                chosen[job.member_id] = job
+        players = await self._store.players([students[m].player_id for m in chosen])
+        entries = []
+        for member_id, job in sorted(chosen.items(), key=lambda item: students[item[0]].student_id):
+            member = students[member_id]
+            files = await self._grading.uploaded_files(job.id)
+            entries.append(Entry(member, players[member.player_id], job.id, files))
+        return entries
+
+    async def reader(self, player: Player, course_id: int) -> Reader:
+        """Return who `player` is in the course (UNKNOWN_COURSE for a non-member) and its
+        members."""
+        _, me = await self._member(player, course_id)
+        return Reader(me, await self._members_by_id(course_id))
+
     async def _readable(
         self, player: Player, course_id: int, submission_id: str
     ) -> tuple[Submission, JobRow, AssignmentRow]:
@@ -201,6 +265,11 @@ def _report_as_seen(job: JobRow, row: AssignmentRow, filtered: bool) -> GradeRep
     if not filtered:
         return report
     return grades.filtered_report(report, row.before_due, grades.aware(row.due_at))
+
+
+def _fraction(job: JobRow) -> float:
+    """A graded job's score as a fraction of its maximum (0 when it has none)."""
+    return (job.score or 0.0) / job.max_score if job.max_score else 0.0
 
 
 def _zip(files: dict[str, bytes]) -> bytes:

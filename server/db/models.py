@@ -499,3 +499,31 @@ class PoolGame(Base):
         ForeignKey("hosted_bots.id", name="fk_pool_games_second", ondelete="CASCADE"), index=True
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ClassTournament(Base):
+    """A tournament among a course assignment's agents (server.classes): which tournament
+    plays it, which submissions entered as whose bot, and the share of the grade it counts."""
+
+    __tablename__ = "class_tournaments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(
+        ForeignKey("courses.id", name="fk_class_tournaments_course"), index=True
+    )
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", name="fk_class_tournaments_assignment")
+    )
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", name="fk_class_tournaments_tournament"), unique=True
+    )
+    pick: Mapped[str] = mapped_column(String(8))
+    """Which submission of each student entered: `latest` or `best`."""
+    grade_share: Mapped[int] = mapped_column(Integer, default=0)
+    """Percent of the assignment's grade the tournament counts for (docs/COURSE.md's rule)."""
+    entrants: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    """One object per entrant: member_id, submission_id, spec, refused (None: it plays)."""
+    created_by: Mapped[int] = mapped_column(
+        ForeignKey("players.id", name="fk_class_tournaments_created_by")
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -53,6 +53,9 @@ from server.settings import Settings
 
 log = logging.getLogger(__name__)
 
+CLASS_PREFIX = "class-"
+"""The names of the bots class tournaments host for students (`HostedBots.adopt`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class RunLimits:
@@ -171,6 +174,12 @@ class HostedBots:
                 f"no game is called {body.game!r}: {', '.join(game_names())}",
                 {"game": body.game},
             )
+        if body.name.startswith(CLASS_PREFIX):
+            raise ProtocolError(
+                ErrorCode.VALIDATION_ERROR,
+                f"names starting {CLASS_PREFIX!r} are the class tournaments' own: choose another",
+                {"name": body.name},
+            )
         quota = self._settings.bots_per_player
         if await self._store.count_owned(owner.id) >= quota:
             raise ProtocolError(
@@ -234,13 +243,60 @@ class HostedBots:
     ) -> HostedBotVersion:
         """Check, store and try a new version of a bot (see the module); return it."""
         found = await self.owned(owner, name, caller)
+        self._check_available()
+        unpacked = await asyncio.to_thread(_checked, uploads, self._uploads)
+        row = await self._add_version(found, kind, unpacked)
+        return version_wire(found.spec, row, owner_view=True)
+
+    async def adopt(
+        self, owner: Player, name: str, game: str, files_: dict[str, bytes], description: str
+    ) -> tuple[str, str | None]:
+        """Host `files_` (a plug-in, as a course's agent submission is) as `owner`'s bot `name`
+        (which starts with CLASS_PREFIX: players cannot make such bots) for a class tournament:
+        the bot is made if it is missing, and the files become a version unless one with the
+        same bytes exists already. Its failures are kept for its owner but never pause it.
+
+        Return the version's seat spec and None, or its spec and why it was refused (it did not
+        start in the sandbox). Not counted in the player's own quota of bots; the versions'
+        bound holds (QUOTA_EXCEEDED). BAD_SUBMISSION for Python that does not compile.
+        """
+        if not name.startswith(CLASS_PREFIX):
+            raise ValueError(f"a class tournament's bot is named {CLASS_PREFIX}...: {name!r}")
+        self._check_available()
+        found = await self._store.find(owner.name, name)
+        if found is None:
+            try:
+                row = await self._store.add(owner.id, name, game, description)
+            except IntegrityError:  # made meanwhile by another request
+                row = None
+            found = (
+                await self._store.find(owner.name, name) if row is None else Found(row, owner.name)
+            )
+            assert found is not None
+        if found.row.game != game:
+            raise ProtocolError(
+                ErrorCode.NAME_TAKEN,
+                f"{owner.name} has a hosted bot named {name!r} for {found.row.game}, not {game}",
+            )
+        await asyncio.to_thread(files.check_python, files_)
+        digest = files.digest(files_)
+        kept = next(
+            (v for v in await self._store.versions(found.row.id) if v.sha256 == digest), None
+        )
+        version = kept if kept is not None else await self._add_version(found, "plugin", files_)
+        spec = str(found.spec.at(version.number))
+        return spec, None if version.status == "ready" else version.note
+
+    def _check_available(self) -> None:
         if not self.available():
             raise ProtocolError(
                 ErrorCode.UNAVAILABLE,
                 "hosted bots need the sandbox (bubblewrap and libseccomp), which this server "
                 "cannot make",
             )
-        unpacked = await asyncio.to_thread(_checked, uploads, self._uploads)
+
+    async def _add_version(self, found: Found, kind: str, unpacked: dict[str, bytes]) -> VersionRow:
+        """Write, try and store a new version of `found` from checked files."""
         entry = files.choose_entry(unpacked)
         async with self._versions_lock:
             number = await self._store.next_number(found.row.id)
@@ -272,7 +328,7 @@ class HostedBots:
                 note=note[:2000],
             )
             await self._store.add_version(row, activate=status == "ready")
-        return version_wire(found.spec, row, owner_view=True)
+        return row
 
     def _try(self, version: VersionFiles) -> tuple[str, str]:
         """Start a version once in the sandbox: ("ready", its name) or ("refused", why)."""
@@ -353,8 +409,13 @@ class HostedBots:
         found = await self._store.find(spec.owner, spec.name)
         if found is None or spec.version is None:
             return
+        # A class tournament's bot plays its games out: its failures lose them, and pausing it
+        # would stop the whole tournament at its next game.
+        pause_after = (
+            None if spec.name.startswith(CLASS_PREFIX) else self._settings.failures_to_pause
+        )
         paused = await self._store.record_failure(
-            found.row.id, spec.version, match_id, words, self._settings.failures_to_pause
+            found.row.id, spec.version, match_id, words, pause_after
         )
         if paused is not None:
             log.warning("hosted bot %s: %s", found.spec, paused)

@@ -186,10 +186,15 @@ class HostedStore:
         return found
 
     async def record_failure(
-        self, bot_id: int, version: int, match_id: str | None, words: str, pause_after: int
+        self,
+        bot_id: int,
+        version: int,
+        match_id: str | None,
+        words: str,
+        pause_after: int | None,
     ) -> str | None:
         """Keep a failure for the owner, count it, and pause the bot once `pause_after` fail in
-        a row; return the pause's reason when this failure paused it."""
+        a row (None: never); return the pause's reason when this failure paused it."""
         async with self._sessions() as session, session.begin():
             session.add(
                 FailureRow(bot_id=bot_id, version=version, match_id=match_id, words=words[:2000])
@@ -199,7 +204,11 @@ class HostedStore:
                 return None
             row.failures_in_row += 1
             paused = None
-            if row.paused is None and row.failures_in_row >= pause_after:
+            if (
+                row.paused is None
+                and pause_after is not None
+                and row.failures_in_row >= pause_after
+            ):
                 paused = f"paused after {row.failures_in_row} failures in a row; the last: {words}"
                 row.paused = paused[:500]
             stale = (

@@ -17,6 +17,7 @@ from competition.sequential import SPRT_OPENINGS, pair_tasks
 from games import Game, GameError, game_names, get_game
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import TournamentCreate
+from server.hosted.specs import HostedSpecError, is_hosted, parse_hosted
 from server.limits.compute import oversize, search_limits
 from server.settings import Settings
 
@@ -39,7 +40,13 @@ def check_maxima(body: TournamentCreate, settings: Settings) -> Game:
     check_sprt(body)
     limits = search_limits(settings)
     for bot in body.bots:
-        if player_name(bot) is None:
+        if is_hosted(bot):
+            # Which hosted bots exist is the match service's to say, when a game seats one.
+            try:
+                parse_hosted(bot)
+            except HostedSpecError as error:
+                raise validation_error("bots", str(error)) from None
+        elif player_name(bot) is None:
             try:
                 check_limits(parse_bot_spec(bot), limits)
             except BotSpecError as error:

@@ -36,6 +36,7 @@ from bots.wire import search_info
 from competition.runner import GameTask, player_name
 from games.match import Effect, Event, Rejected
 from protocol.messages import HouseBot, MatchCreate, TournamentCreate, TournamentGame
+from server.hosted.specs import is_hosted
 from server.limits.compute import search_limits
 from server.matches import setup, store, translation
 from server.matches.live import LiveMatch
@@ -244,6 +245,11 @@ def is_house_bot_only(body: TournamentCreate) -> bool:
 
 
 def is_for_workers(body: TournamentCreate) -> bool:
-    """Return True when workers may play `body`'s games: house bots only, and no SPRT (its
-    test decides which games are played at all, so a server's runner plays them)."""
-    return body.sprt is None and is_house_bot_only(body)
+    """Return True when workers may play `body`'s games: built-in house bots only (a hosted
+    bot's seat is the match service's to take), and no SPRT (its test decides which games are
+    played at all, so a server's runner plays them)."""
+    return (
+        body.sprt is None
+        and is_house_bot_only(body)
+        and not any(is_hosted(participant) for participant in body.bots)
+    )

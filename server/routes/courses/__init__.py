@@ -11,14 +11,15 @@ the submission's upload under the grader's (`UploadLimitRoute`), so both are exe
 general body limit (server.app).
 
 Its modules, by resource: `course` (courses and assignments), `roster` (members and invite
-links), `submissions` (submissions, regrades and gradebooks); what they share is `common`.
+links), `submissions` (submissions, regrades and gradebooks), `tournaments` (class
+tournaments); what they share is `common`.
 """
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
-from server.routes.courses import course, roster, submissions
+from server.routes.courses import course, roster, submissions, tournaments
 
 BODY_LIMIT_EXEMPT = (("POST", roster.ROSTER_PATH), ("POST", submissions.SUBMISSIONS_PATH))
 """The course routes that read their bodies under their own limits."""
@@ -27,5 +28,6 @@ router = APIRouter()
 router.include_router(course.router)
 router.include_router(roster.router)
 router.include_router(submissions.router)
+router.include_router(tournaments.router)
 uploads = submissions.uploads
 """The submission's upload route, read under the grader's limit (`UploadLimitRoute`)."""

@@ -149,6 +149,28 @@ class World:
         )
         return int(imported["created"][0]["member"]["member_id"])
 
+    def class_tournament(self) -> int:
+        """A class tournament of a new agent assignment, its references only (no student has
+        submitted to it)."""
+        cid = self.ids["course_id"]
+        due = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+        aid = self.call(
+            "POST",
+            f"/courses/{cid}/assignments",
+            "instructor",
+            201,
+            json={"name": "agent", "profile": "agent", "due_at": due, "private_count": 8},
+        )["assignment_id"]
+        return int(
+            self.call(
+                "POST",
+                f"/courses/{cid}/assignments/{aid}/tournaments",
+                "instructor",
+                201,
+                json={"house_bots": ["random", "greedy"], "ply_cap": 10},
+            )["class_tournament_id"]
+        )
+
     def regrade(self) -> int:
         cid, aid = self.ids["course_id"], self.ids["assignment_id"]
         return int(
@@ -178,6 +200,10 @@ OWNER = (401, 200, 404, 404, 200, 200)
 
 def _submission(world: World) -> dict[str, Any]:
     return {"submission_id": world.submission()}
+
+
+def _class_tournament(world: World) -> dict[str, Any]:
+    return {"class_id": world.class_tournament()}
 
 
 def _member(world: World) -> dict[str, Any]:
@@ -253,6 +279,17 @@ ROWS = [
         STAFF,
         lambda w: {"regrade_id": w.regrade()},
     ),
+    # The world's assignment grades endgame programs: staff pass the check of who may start
+    # a class tournament and are told only an agent assignment's can.
+    Row(
+        "POST",
+        "/courses/{course_id}/assignments/{assignment_id}/tournaments",
+        (401, 403, 403, 404, 422, 422),
+        body=lambda w: {"json": {"house_bots": ["random", "greedy"]}},
+    ),
+    Row("GET", "/courses/{course_id}/assignments/{assignment_id}/tournaments", MEMBER),
+    Row("GET", "/courses/{course_id}/tournaments/{class_id}", MEMBER, _class_tournament),
+    Row("GET", "/courses/{course_id}/tournaments/{class_id}.csv", STAFF, _class_tournament),
     Row("GET", "/courses/{course_id}/assignments/{assignment_id}/gradebook", STAFF),
     Row("GET", "/courses/{course_id}/assignments/{assignment_id}/gradebook.csv", STAFF),
 ]

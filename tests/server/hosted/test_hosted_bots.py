@@ -271,3 +271,9 @@ def test_a_bot_keeps_a_bounded_number_of_versions(client: Client) -> None:
     assert (over.status_code, over.json()["code"]) == (403, "QUOTA_EXCEEDED")
     assert "has 3 versions, the most a bot may have" in over.json()["message"]
     assert len(client.http.get("/hosted-bots/ada/many").json()["versions"]) == 3
+
+
+def test_the_class_tournaments_names_are_not_a_players_to_take(client: Client) -> None:
+    refused = client.create("ada", "class-7", game="checkers")
+    assert refused.status_code == 422, refused.text
+    assert "the class tournaments' own" in refused.json()["message"]
