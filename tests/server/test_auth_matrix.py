@@ -401,6 +401,7 @@ ROWS = [
         for method, path in (
             ("POST", "/web/courses/{course_id}/assignments/{assignment_id}/submissions"),
             ("POST", "/web/courses/{course_id}/assignments/{assignment_id}/regrade"),
+            ("POST", "/web/courses/{course_id}/assignments/{assignment_id}/tournaments"),
             ("POST", "/web/courses/{course_id}/members"),
             ("POST", "/web/courses/{course_id}/members/{member_id}/invite"),
             ("POST", "/web/courses/{course_id}/members/{member_id}/drop"),

@@ -5,12 +5,22 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Response, status
+from fastapi import APIRouter, Depends, Path, Request, Response, status
+from fastapi.responses import HTMLResponse
 
 from protocol.class_tournaments import ClassTournament, ClassTournamentCreate, ClassTournamentList
-from server.deps import ClassesDep, PlayerDep, limit_tournament_creation
+from server.deps import (
+    ClassesDep,
+    CoursesDep,
+    OptionalPlayerDep,
+    PagesDep,
+    PlayerDep,
+    limit_tournament_creation,
+)
 from server.routes.course_common import NO_STORE, AssignmentIdPath, CourseIdPath
-from server.routes.courses.common import ERRORS
+from server.routes.courses.common import ERRORS, HTML_PAGE, signed_in
+from server.routes.web_courses.tournaments import class_tournament_page
+from server.web.pages import wants_html
 
 router = APIRouter(prefix="/courses", tags=["courses"], responses=ERRORS)
 
@@ -70,10 +80,23 @@ async def export_class_tournament(
 
 
 # After the CSV's route: `{class_id}` would take `1.csv` and refuse it.
-@router.get("/{course_id}/tournaments/{class_id}")
+@router.get(
+    "/{course_id}/tournaments/{class_id}", response_model=ClassTournament, responses=HTML_PAGE
+)
 async def get_class_tournament(
-    course_id: CourseIdPath, class_id: ClassIdPath, classes: ClassesDep, player: PlayerDep
-) -> ClassTournament:
+    request: Request,
+    course_id: CourseIdPath,
+    class_id: ClassIdPath,
+    classes: ClassesDep,
+    courses: CoursesDep,
+    pages: PagesDep,
+    viewer: OptionalPlayerDep,
+) -> ClassTournament | HTMLResponse:
     """Return a class tournament: staff see every entrant by name and every game; a student
-    sees themself as `you`, the others as `student N`, and only their own games."""
-    return await classes.get(player, course_id, class_id)
+    sees themself as `you`, the others as `student N`, and only their own games. A browser
+    gets its page."""
+    if wants_html(request):
+        return await class_tournament_page(
+            request, pages, courses, classes, viewer, course_id, class_id
+        )
+    return await classes.get(signed_in(viewer), course_id, class_id)

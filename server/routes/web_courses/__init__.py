@@ -15,14 +15,15 @@ origin-checked (`check_origin`); the scripts and links read the course routes th
 
 Its modules, by page family: `join` (signing in), `pages` (the courses, a course, an
 assignment, a submission, a student), `submissions` (the assignment page's forms), `roster`
-(the roster and its forms); what they share is `common`.
+(the roster and its forms), `tournaments` (class tournaments: the staff's form and a class
+tournament's page); what they share is `common`.
 """
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
-from server.routes.web_courses import join, pages, roster, submissions
+from server.routes.web_courses import join, pages, roster, submissions, tournaments
 
 BODY_LIMIT_EXEMPT = (("POST", submissions.SUBMISSIONS_FORM), ("POST", roster.ROSTER_FORM))
 """The forms that read their bodies under their own limit (the grader's upload limit)."""
@@ -33,4 +34,5 @@ router.include_router(pages.router)
 router.include_router(roster.router)
 router.include_router(submissions.router)
 router.include_router(submissions.uploads_router)
+router.include_router(tournaments.router)
 router.include_router(roster.roster_router)

@@ -21,7 +21,7 @@ from protocol.courses import Assignment, Regrade, Submission
 from protocol.errors import ErrorCode, ProtocolError
 from server.courses import CourseService
 from server.db.models import Player
-from server.deps import CoursesDep, PagesDep, ViewerDep
+from server.deps import CoursesDep, PagesDep, ViewerDep, get_classes
 from server.grading import GradingService
 from server.routes.course_common import CourseIdPath, MemberIdPath
 from server.routes.web_courses.common import (
@@ -38,6 +38,9 @@ from server.routes.web_courses.common import (
 from server.web.pages import Pages
 
 router = APIRouter(tags=["web pages"], include_in_schema=False)
+
+REFERENCE_BOTS = ("random", "greedy", "alphabeta:depth=2", "alphabeta:depth=4")
+"""The house bots the class tournament form offers as references, weakest first."""
 """The pages only browsers ask for."""
 
 
@@ -82,10 +85,13 @@ async def assignment_page(
     course_id: int,
     assignment_id: int,
     error: ProtocolError | None = None,
+    tournament_error: ProtocolError | None = None,
 ) -> HTMLResponse:
     """Render an assignment's page: its facts, the submission form (with `error`, the refusal
     of an upload, and its status), the reader's own submissions; for staff the gradebook
-    with its regrade and export (and the progress of the regrade `?regrade=` names)."""
+    with its regrade and export (and the progress of the regrade `?regrade=` names). An agent
+    assignment lists its class tournaments, with the staff's form to start one (and
+    `tournament_error`, why one was not started)."""
     try:
         player = signed_in(viewer)
         course = await courses.course(player, course_id)
@@ -97,6 +103,11 @@ async def assignment_page(
             player, course_id, assignment_id, course.member_id if staff else None
         )
         regrade = await _regrade_asked(request, courses, player, course_id) if staff else None
+        classes = (
+            (await (await get_classes(request)).of_assignment(player, course_id, assignment_id))
+            if assignment.profile == "agent"
+            else None
+        )
     except ProtocolError as refusal:
         return refused_page(request, pages, viewer, refusal)
     profile = next((p for p in grading.profiles().profiles if p.name == assignment.profile), None)
@@ -116,10 +127,15 @@ async def assignment_page(
         regrade_finished=regrade is not None and regrade_finished(regrade),
         regrade_text="" if regrade is None else regrade_text(regrade),
         error=error,
+        class_tournaments=None if classes is None else classes.tournaments,
+        tournament_error=tournament_error,
+        reference_bots=REFERENCE_BOTS,
         profile_text="" if profile is None else profile.description,
         main_file="checkers.py" if profile is None else profile.main_file,
         until=lambda time_ms: until(time_ms, now),
     )
+    if tournament_error is not None:
+        response.status_code = HTTP_STATUS.get(tournament_error.code, 422)
     if error is not None and error.code is ErrorCode.SUBMISSION_LIMIT:
         retry = error.details.get("retry_after_s")
         if isinstance(retry, int | float):

@@ -230,10 +230,12 @@ def test_who_may_open_what(course_server: RunningServer) -> None:
         assert zipped.headers["content-type"] == "application/zip"
         assert zipped.content[:2] == b"PK"
 
-        # The forms: a student may not regrade, import or drop; nobody may from another site.
+        # The forms: a student may not regrade, start a class tournament, import or drop;
+        # nobody may from another site.
         origin = {"Origin": course_server.url, **HTML}
         for path, body in (
             (f"/web/courses/{cid}/assignments/{aid}/regrade", {}),
+            (f"/web/courses/{cid}/assignments/{aid}/tournaments", {"house_bots": "random"}),
             (f"/web/courses/{cid}/members", {"text": "student_id,name,email\nx,X,x@x.edu\n"}),
             (f"/web/courses/{cid}/members/{course.members['s2']}/drop", {}),
             (f"/web/courses/{cid}/members/{course.members['s2']}/invite", {}),
@@ -249,6 +251,15 @@ def test_who_may_open_what(course_server: RunningServer) -> None:
                 headers={"Origin": "https://evil.example", **cookie(course.tokens["instructor"])},
             )
             assert foreign.status_code == 403 and foreign.json()["code"] == "FORBIDDEN"
+        # Staff asking a class tournament of an endgame assignment are told why on its page.
+        refused = client.post(
+            f"/web/courses/{cid}/assignments/{aid}/tournaments",
+            data={"house_bots": ["random", "greedy"]},
+            headers={**origin, **cookie(course.tokens["instructor"])},
+        )
+        assert refused.status_code == 422
+        assert "Not started:" in refused.text
+        assert "only an agent assignment" in refused.text
         ta_import = client.post(
             f"/web/courses/{cid}/members",
             data={"text": "student_id,name,email\nx,X,x@x.edu\n"},
