@@ -278,9 +278,11 @@ async def bot_page(
     owner: str,
     name: str,
     error: ProtocolError | str | None = None,
+    kind: str = "plugin",
 ) -> HTMLResponse:
     """Render a hosted bot: its versions and pools, and for its owner the forms and its
-    failures (the page again with `error` when a form was refused, at the REST status)."""
+    failures (the page again with `error` when a form was refused, at the REST status, the
+    upload form keeping the `kind` chosen)."""
     try:
         bot = await hosted.get(owner, name, viewer)
     except ProtocolError as refused:
@@ -308,6 +310,7 @@ async def bot_page(
             failures=failures,
             memberships=memberships,
             kinds=KINDS,
+            chosen_kind=kind,
             error=error,
             available=hosted.available(),
             max_upload_bytes=settings.hosted.max_upload_bytes,
@@ -441,6 +444,7 @@ async def upload_from_form(
     tried as `POST /hosted-bots/{owner}/{name}/versions` does; go to the bot's page, which says
     whether it is ready or why it was refused."""
     player = _signed_in(viewer)
+    kind: object = "plugin"
     try:
         await hosted.owned(owner, name, player)
         received = await request.form()
@@ -460,7 +464,10 @@ async def upload_from_form(
         uploads = await read_uploads(files, settings.hosted.max_upload_bytes)
         version = await hosted.upload(owner, name, player, kind, uploads)
     except ProtocolError as error:
-        return await bot_page(request, pages, hosted, pools, settings, player, owner, name, error)
+        chosen = kind if kind in ("plugin", "engine") else "plugin"
+        return await bot_page(
+            request, pages, hosted, pools, settings, player, owner, name, error, str(chosen)
+        )
     return RedirectResponse(
         _bot_url(owner, name, f"version-{version.number}"), status.HTTP_303_SEE_OTHER
     )

@@ -221,6 +221,10 @@ def test_the_create_form_says_what_is_wrong(ada: Browser) -> None:
     unknown = ada.create("odd", game="chess")
     assert unknown.status_code == 422
     assert "no game is called 'chess'" in section(unknown.text, "form-errors")
+    broken = ada.upload("twin", "engine", {"bot.py": b"def move(:\n"})
+    assert broken.status_code == 422
+    assert "bot.py, line 1" in section(broken.text, "form-errors")
+    assert 'value="engine" checked' in broken.text  # the kind chosen is kept
     empty = ada.upload("twin", "engine", {})
     assert empty.status_code == 422
     assert "choose your bot's files" in section(empty.text, "form-errors")
