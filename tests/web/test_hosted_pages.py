@@ -17,6 +17,14 @@ from sandbox import can_isolate, sandbox_support
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 from tests.web.conftest import PHONE, Problems, settle
+from tests.web.test_every_page import (
+    HEADER,
+    check_document,
+    in_order,
+    screenshots_at_both_widths,
+    visit,
+    walk,
+)
 
 pytestmark = [
     pytest.mark.web,
@@ -172,3 +180,49 @@ def test_a_newcomer_enters_a_bot_and_watches_it_play_a_rated_game(
     assert width <= PHONE["width"], width
     page.screenshot(path=screenshots / "hosted-7-bot-phone.png", full_page=True)
     settle(page)
+
+
+def test_the_pages_by_keyboard_and_at_a_phones_width(page: Page, screenshots: Path) -> None:
+    """Each page of hosted bots and pools: the pages' policy, no inline script or style, Tab
+    through the header to the page's own controls in reading order with a visible focus, and
+    no sideways scrolling at a phone's width."""
+    page.goto("/hosted-bots")
+    page.get_by_role("button", name="Sign in as a guest").click()
+    me = page.locator("#signed-in a").inner_text()
+    page.locator("#bot-game").select_option("tictactoe")
+    page.locator("#bot-name").fill("keys")
+    page.keyboard.press("Enter")  # submits the create form
+    expect(page).to_have_url(re.compile(rf"/hosted-bots/{me}/keys$"))
+
+    visits = [
+        ("pools", "/pools", [{"href": "/hosted-bots"}, {"href": "/pools/ttt"}]),
+        (
+            "pool",
+            "/pools/ttt?bot=sparring/rnd",
+            [{"href": "/pools"}, {"id": "refresh"}, {"href": "/hosted-bots/sparring/rnd"}],
+        ),
+        (
+            "hosted-bots",
+            "/hosted-bots",
+            [{"href": f"/hosted-bots/{me}/keys"}, {"id": "bot-name"}, {"id": "create-bot"}],
+        ),
+        (
+            "hosted-bot-owner",
+            f"/hosted-bots/{me}/keys",
+            [{"name": "kind"}, {"id": "files"}, {"id": "upload-version"}, {"id": "join-ttt"}],
+        ),
+        (
+            "hosted-bot-other",
+            "/hosted-bots/sparring/rnd",
+            [{"href": "/pools/ttt?bot=sparring/rnd#history"}],
+        ),
+    ]
+    for label, url, own in visits:
+        visit(page, url)
+        check_document(page)
+        in_order(walk(page), [*HEADER, *own])
+        screenshots_at_both_widths(page, screenshots, label)
+    # Another owner's bot shows no form at all.
+    page.goto("/hosted-bots/sparring/rnd")
+    expect(page.locator("form[action^='/web/hosted-bots/sparring']")).to_have_count(0)
+    expect(page.locator("#owner-only")).to_be_visible()
