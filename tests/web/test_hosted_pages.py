@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 from sandbox import can_isolate, sandbox_support
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
+from tests.server.hosted.test_hosted_bots import CRASHER, SECRET
 from tests.web.conftest import PHONE, Problems, settle
 from tests.web.test_every_page import (
     HEADER,
@@ -42,12 +43,14 @@ WAIT_S = 90.0
 @pytest.fixture
 def web_server(database_url: str, tmp_path: Path) -> Iterator[RunningServer]:
     """The app with a tic-tac-toe pool paired every half second, its hosted bots in the
-    sandbox, and an opponent waiting in the pool: another player's hosted engine."""
+    sandbox (paused at their first failure), and an opponent waiting in the pool: another
+    player's hosted engine."""
     running = start_server(
         Settings(
             database_url=database_url,
             grader_dir=tmp_path / "grader",
             hosted_dir=tmp_path / "hosted",
+            hosted_failures_to_pause=1,
             pool_pools=[POOL],
             pool_pair_every_s=0.5,
         )
@@ -226,3 +229,44 @@ def test_the_pages_by_keyboard_and_at_a_phones_width(page: Page, screenshots: Pa
     page.goto("/hosted-bots/sparring/rnd")
     expect(page.locator("form[action^='/web/hosted-bots/sparring']")).to_have_count(0)
     expect(page.locator("#owner-only")).to_be_visible()
+
+
+def test_the_owner_reads_why_the_bot_failed_and_resumes_it(
+    page: Page, web_server: RunningServer, screenshots: Path, tmp_path: Path
+) -> None:
+    page.goto("/hosted-bots")
+    page.get_by_role("button", name="Sign in as a guest").click()
+    me = page.locator("#signed-in a").inner_text()
+    page.locator("#bot-game").select_option("tictactoe")
+    page.locator("#bot-name").fill("crash")
+    page.get_by_role("button", name="Create the bot").click()
+    crasher = tmp_path / "bot.py"
+    crasher.write_bytes(CRASHER)
+    page.get_by_label("Engine").check()
+    page.locator("#files").set_input_files(crasher)
+    page.get_by_role("button", name="Upload and try it").click()
+    expect(page.locator("#version-1 .state.ready")).to_be_visible(timeout=WAIT_S * 1000)
+
+    # Another player's program seats the bot; it crashes at its first move and is paused.
+    with httpx.Client(base_url=web_server.url, timeout=WAIT_S) as http:
+        token = http.post("/players", json={"name": "host"}).json()["token"]
+        seats = [{"bot": f"hosted:{me}/crash"}, "host"]
+        made = http.post(
+            "/matches",
+            json={"game": "tictactoe", "seats": seats},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert made.status_code == 201, made.text
+    reload_until(page, lambda: page.locator("#resume").count() > 0)
+    expect(page.locator("#paused .state.paused")).to_have_text("paused")
+    expect(page.locator("#paused")).to_contain_text("after 1 failure in a row")
+    expect(page.locator("#paused")).not_to_contain_text(SECRET)
+    failure = page.locator("#failure-list li").first
+    expect(failure.locator("pre.words")).to_contain_text(SECRET)
+    expect(failure.get_by_role("link", name="this match")).to_have_attribute(
+        "href", f"/matches/{made.json()['match_id']}"
+    )
+    page.screenshot(path=screenshots / "hosted-8-failures.png", full_page=True)
+    page.locator("#resume").click()
+    expect(page.locator("#paused .state.ready")).to_have_text("playing when paired")
+    expect(page.locator("#resume")).to_have_count(0)

@@ -5,8 +5,10 @@ a browser signed in to nobody, a form from another site), and what only the owne
 from __future__ import annotations
 
 import html
+import io
 import re
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -207,6 +209,20 @@ def test_the_owner_creates_uploads_chooses_and_enters_a_pool_by_the_forms(
     again = ada.post(f"/web/hosted-bots/{ada.name}/rnd/leave", {"pool": "ttt"})
     assert again.status_code == 404
     assert "is not in pool ttt" in section(again.text, "form-errors")
+
+
+def test_a_version_uploads_as_one_zip_by_the_form(ada: Browser) -> None:
+    assert ada.create("zipped").status_code == 303
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w") as archive:
+        archive.writestr("bot.py", RANDOM_ENGINE)
+    sent = ada.upload("zipped", "engine", {"bot.zip": packed.getvalue()})
+    assert (sent.status_code, sent.headers["location"]) == (
+        303,
+        f"/hosted-bots/{ada.name}/zipped#version-1",
+    )
+    version = section(ada.get(f"/hosted-bots/{ada.name}/zipped").text, "version-1")
+    assert "ready" in version and "<code>bot.py</code>" in version
 
 
 def test_the_create_form_says_what_is_wrong(ada: Browser) -> None:
