@@ -246,6 +246,17 @@ def test_the_create_form_says_what_is_wrong(ada: Browser) -> None:
     assert "choose your bot's files" in section(empty.text, "form-errors")
 
 
+@pytest.mark.parametrize("wanted", ["//evil.example/x", "https://evil.example/", "/a?b", ""])
+def test_signing_in_goes_back_to_a_page_of_this_server_only(
+    server: RunningServer, wanted: str
+) -> None:
+    browser = Browser(server)
+    with browser.http:
+        answer = browser.post("/web/guest", {"next": wanted})
+        assert (answer.status_code, answer.headers["location"]) == (303, "/tournaments#create")
+        assert "arena_guest" in browser.http.cookies
+
+
 def test_a_browser_without_a_guest_gets_one_by_creating_a_bot(server: RunningServer) -> None:
     browser = Browser(server)
     with browser.http:
