@@ -56,6 +56,7 @@ from server.ratings import RatingService
 from server.routes import install
 from server.routes.courses import BODY_LIMIT_EXEMPT as COURSE_BODY_LIMIT_EXEMPT
 from server.routes.web_courses import BODY_LIMIT_EXEMPT as COURSE_FORMS_BODY_LIMIT_EXEMPT
+from server.routes.web_hosted import UPLOAD_FORM as HOSTED_UPLOAD_FORM
 from server.settings import Settings
 from server.tournaments import TournamentService
 from server.tournaments.notices import TOPIC as TOURNAMENT_TOPIC
@@ -70,10 +71,12 @@ BODY_LIMIT_EXEMPT = (
     ("POST", "/web/grader/jobs"),
     *COURSE_BODY_LIMIT_EXEMPT,
     *COURSE_FORMS_BODY_LIMIT_EXEMPT,
+    ("POST", "/hosted-bots/{owner}/{name}/versions"),
+    ("POST", HOSTED_UPLOAD_FORM),
 )
 """The routes that take bodies over `max_body_bytes`: the grader's uploads (REST and the page's
-form) and the course routes' uploads and roster imports (REST and the pages' forms), with their
-own limits."""
+form), the course routes' uploads and roster imports (REST and the pages' forms), and a hosted
+bot's versions (REST and the bot page's form), with their own limits."""
 
 
 def create_app(settings: Settings) -> FastAPI:

@@ -209,7 +209,13 @@ class HostedStore:
                 and pause_after is not None
                 and row.failures_in_row >= pause_after
             ):
-                paused = f"paused after {row.failures_in_row} failures in a row; the last: {words}"
+                # Read by anyone (the bot, the ladder, a refused seat): the words, which may
+                # quote the program's stderr, are the owner's alone (`failures`).
+                count = row.failures_in_row
+                paused = (
+                    f"paused after {count} failure{'' if count == 1 else 's'} in a row "
+                    "(its owner reads why among its failures)"
+                )
                 row.paused = paused[:500]
             stale = (
                 select(FailureRow.id)

@@ -40,6 +40,7 @@ from server.routes import (
     web,
     web_courses,
     web_grader,
+    web_hosted,
     web_play,
     ws,
     ws_watch,
@@ -182,6 +183,8 @@ def install(app: FastAPI) -> None:
     app.include_router(web_play.router)
     app.include_router(explore.router)
     app.include_router(web_courses.router)
+    app.include_router(web_hosted.router)
+    app.include_router(web_hosted.uploads_router)
     app.include_router(grader.router)
     app.include_router(courses.router)
     app.include_router(courses.uploads)

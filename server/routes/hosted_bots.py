@@ -6,7 +6,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Path, Query, Response, UploadFile, status
+from fastapi import (
+    APIRouter,
+    Depends,
+    File,
+    Form,
+    Path,
+    Query,
+    Request,
+    Response,
+    UploadFile,
+    status,
+)
+from fastapi.responses import HTMLResponse
 
 from protocol.messages import (
     ErrorResponse,
@@ -20,14 +32,18 @@ from protocol.messages import (
 from server.deps import (
     HostedDep,
     OptionalPlayerDep,
+    PagesDep,
     PlayerDep,
+    PoolsDep,
     SettingsDep,
     limit_upload,
 )
 from server.limits.rates import RATE_LIMITED_RESPONSE
 from server.routes.params import GameFilter, PageLimit, PageOffset
 from server.routes.uploads import UploadLimitRoute, read_uploads
+from server.routes.web_hosted import bot_page, bots_page
 from server.settings import Settings
+from server.web.pages import wants_html
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 409, 413, 422, 503)
@@ -53,6 +69,11 @@ OwnerPath = Annotated[
 ]
 NamePath = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
 
+HTML_PAGE: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/html": {"schema": {"type": "string"}}}}
+}
+"""A route whose resource a browser gets as its page."""
+
 
 @router.post(
     "",
@@ -73,24 +94,40 @@ async def create_bot(
     return bot
 
 
-@router.get("")
+@router.get("", response_model=HostedBotList, responses=HTML_PAGE)
 async def list_bots(
+    request: Request,
     hosted: HostedDep,
     viewer: OptionalPlayerDep,
+    pages: PagesDep,
+    settings: SettingsDep,
     limit: PageLimit = 50,
     offset: PageOffset = 0,
     owner: Annotated[str | None, Query(max_length=32)] = None,
     game: GameFilter = None,
-) -> HostedBotList:
-    """List hosted bots (optionally one owner's, or one game's), oldest first."""
+) -> HostedBotList | HTMLResponse:
+    """List hosted bots (optionally one owner's, or one game's), oldest first. A browser gets
+    the hosted bots' page: the reader's own, the create form, everyone's."""
+    if wants_html(request):
+        return await bots_page(request, pages, hosted, settings, viewer, offset)
     return await hosted.page(owner, game, limit, offset, viewer)
 
 
-@router.get("/{owner}/{name}")
+@router.get("/{owner}/{name}", response_model=HostedBot, responses=HTML_PAGE)
 async def get_bot(
-    owner: OwnerPath, name: NamePath, hosted: HostedDep, viewer: OptionalPlayerDep
-) -> HostedBot:
-    """A hosted bot and its versions (why a version was refused: to its owner only)."""
+    request: Request,
+    owner: OwnerPath,
+    name: NamePath,
+    hosted: HostedDep,
+    viewer: OptionalPlayerDep,
+    pages: PagesDep,
+    pools: PoolsDep,
+    settings: SettingsDep,
+) -> HostedBot | HTMLResponse:
+    """A hosted bot and its versions (why a version was refused: to its owner only). A browser
+    gets its page (to its owner: the forms and the failures too)."""
+    if wants_html(request):
+        return await bot_page(request, pages, hosted, pools, settings, viewer, owner, name)
     return await hosted.get(owner, name, viewer)
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Response, status
+from fastapi import APIRouter, Path, Request, Response, status
+from fastapi.responses import HTMLResponse
 
 from protocol.messages import ErrorResponse, Pool, PoolJoin, PoolList
-from server.deps import PlayerDep, PoolsDep
+from server.deps import PagesDep, PlayerDep, PoolsDep, request_viewer
+from server.routes.web_hosted import pool_page, pools_page
+from server.web.pages import wants_html
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 422)
@@ -23,15 +26,29 @@ OwnerPath = Annotated[
 NamePath = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
 
 
-@router.get("")
-async def list_pools(pools: PoolsDep) -> PoolList:
-    """The server's pools: each one's game, clock and how many bots are in it."""
+HTML_PAGE: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/html": {"schema": {"type": "string"}}}}
+}
+"""A route whose resource a browser gets as its page."""
+
+
+@router.get("", response_model=PoolList, responses=HTML_PAGE)
+async def list_pools(request: Request, pools: PoolsDep, pages: PagesDep) -> PoolList | HTMLResponse:
+    """The server's pools: each one's game, clock and how many bots are in it. A browser gets
+    the pools' page (who leads each)."""
+    if wants_html(request):
+        return await pools_page(request, pages, pools, await request_viewer(request))
     return await pools.pools()
 
 
-@router.get("/{pool}")
-async def get_pool(pool: PoolPath, pools: PoolsDep) -> Pool:
-    """A pool's ladder (highest rating first), its games being played and its latest games."""
+@router.get("/{pool}", response_model=Pool, responses=HTML_PAGE)
+async def get_pool(
+    request: Request, pool: PoolPath, pools: PoolsDep, pages: PagesDep
+) -> Pool | HTMLResponse:
+    """A pool's ladder (highest rating first), its games being played and its latest games. A
+    browser gets its page (the games to watch; `?bot=OWNER/NAME`: that bot's history)."""
+    if wants_html(request):
+        return await pool_page(request, pages, pools, await request_viewer(request), pool)
     return await pools.pool(pool)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
+from starlette.datastructures import FormData
 
 from competition.decks import DECKS
 from competition.sequential import SprtError, SprtTest
@@ -105,7 +106,10 @@ def tournaments_page(
     status_code=status.HTTP_303_SEE_OTHER,
     response_class=RedirectResponse,
     responses={
-        303: {"description": "See Other: the tournaments page, the guest's cookie set"},
+        303: {
+            "description": "See Other: the page named by `next` (else the tournaments page), "
+            "the guest's cookie set"
+        },
         429: RATE_LIMITED_RESPONSE,
         **ERRORS,
     },
@@ -113,9 +117,11 @@ def tournaments_page(
 )
 async def create_guest(request: Request, players: PlayersDep) -> Response:
     """Register a guest player for this browser, its token in an HttpOnly SameSite=Strict
-    cookie, and go back to the tournaments page (counted as a registration)."""
+    cookie, and go to the form's `next` path, else back to the tournaments page (counted as a
+    registration)."""
+    target = next_path(await request.form(), "/tournaments#create")
     _, token = await new_guest(players)
-    response = RedirectResponse("/tournaments#create", status_code=status.HTTP_303_SEE_OTHER)
+    response = RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
     set_guest_cookie(response, request, token)
     return response
 
@@ -155,8 +161,18 @@ def set_guest_cookie(response: Response, request: Request, token: str) -> None:
     )
 
 
-FORGET_NEXT = re.compile(r"/[A-Za-z0-9_\-/]*")
-"""Where `POST /web/guest/forget` may send the browser next: a path of this server."""
+NEXT_PATH = re.compile(r"/[A-Za-z0-9_\-/]*")
+"""Where `POST /web/guest` and `POST /web/guest/forget` may send the browser next: a path of
+this server."""
+
+
+def next_path(form: FormData, default: str) -> str:
+    """Return the form's `next` when it is a path of this server, else `default`."""
+    wanted = form.get("next")
+    # A path of this server only ("//host" is another site's), never a URL.
+    if isinstance(wanted, str) and NEXT_PATH.fullmatch(wanted) and not wanted.startswith("//"):
+        return wanted
+    return default
 
 
 @router.post(
@@ -172,12 +188,7 @@ FORGET_NEXT = re.compile(r"/[A-Za-z0-9_\-/]*")
 async def forget_guest(request: Request) -> Response:
     """Forget this browser's guest player: its cookie is cleared (the player and what it did
     stay, under its name); go to the form's `next` path, else the tournaments page."""
-    received = await request.form()
-    wanted = received.get("next")
-    # A path of this server only ("//host" is another site's), never a URL.
-    target = "/tournaments"
-    if isinstance(wanted, str) and FORGET_NEXT.fullmatch(wanted) and not wanted.startswith("//"):
-        target = wanted
+    target = next_path(await request.form(), "/tournaments")
     response = RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
     response.delete_cookie(
         GUEST_COOKIE,

@@ -449,6 +449,27 @@ ROWS = [
         (401, 401, 403, 204),
         lambda w: w.pooled_bot(),
     ),
+    # The hosted bots' pages' forms (tests/server/web/test_hosted_pages.py has them filled
+    # in): creating acts as the credential's player, made a guest for a browser without one
+    # once the form is read (this body is no form: 422, a wrong token 401); the bot's own
+    # forms are its owner's alone (another player 403), and this empty body names no
+    # version, kind or pool (422) except resume's, which needs none.
+    Row("POST", "/web/hosted-bots", (422, 401, 422, 422)),
+    *(
+        Row(
+            "POST",
+            f"/web/hosted-bots/{{owner}}/{{name}}/{form}",
+            (401, 401, 403, answer),
+            lambda w: w.hosted_bot(),
+        )
+        for form, answer in (
+            ("versions", 422),
+            ("active", 422),
+            ("resume", 303),
+            ("join", 422),
+            ("leave", 422),
+        )
+    ),
     # WebSockets: the answer is the first message, or the close code.
     Row("WS", "/ws", (4001, 4001, "welcome", "welcome")),
     Row("WS", "/ws/matches/{match_id}", ("welcome",) * 4, lambda w: {"match_id": w.match()}),

@@ -173,6 +173,7 @@ HEADER = [
     {"href": "/"},
     {"href": "/"},
     {"href": "/tournaments"},
+    {"href": "/pools"},
     {"href": "/grader"},
     {"href": "/docs"},
 ]

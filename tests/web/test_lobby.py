@@ -138,11 +138,11 @@ def test_the_lobby_is_usable_by_keyboard(page: Page, api: httpx.Client) -> None:
     match_id = start_match(api, "ann", "bob", tokens)
     page.goto("/")
     reached = []
-    for _ in range(14):
+    for _ in range(15):
         page.keyboard.press("Tab")
         reached.append(page.evaluate("() => document.activeElement.getAttribute('href')"))
     assert reached[0] == "#main", "the first Tab reaches the skip link"
-    assert reached[1:7] == ["/", "/", "/tournaments", "/grader", "/explore", "/courses"]
+    assert reached[1:8] == ["/", "/", "/tournaments", "/pools", "/grader", "/explore", "/courses"]
     assert f"/matches/{match_id}" in reached
     # The focused link is visibly outlined, and Enter follows it.
     page.keyboard.press("Shift+Tab")

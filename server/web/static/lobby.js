@@ -8,7 +8,7 @@ const REFRESH_MS = 3000;
 
 function seatName(seat) {
   if (seat.player) return seat.player;
-  if (seat.bot) return `${seat.bot} (house bot)`;
+  if (seat.bot) return `${seat.bot} (${seat.bot.startsWith("hosted:") ? "hosted" : "house"} bot)`;
   if (seat.challenged) return `${seat.challenged} (invited)`;
   return "open seat";
 }

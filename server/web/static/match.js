@@ -29,7 +29,7 @@ const yourSeat = article.dataset.yourSeat === undefined ? null : Number(article.
 function seatLabel(seat) {
   // As the template's seat_name: a player, a house bot, an invited player, or an open seat.
   if (seat.player) return seat.player;
-  if (seat.bot) return `${seat.bot} (house bot)`;
+  if (seat.bot) return `${seat.bot} (${seat.bot.startsWith("hosted:") ? "hosted" : "house"} bot)`;
   if (seat.challenged) return `${seat.challenged} (invited)`;
   return "open seat";
 }

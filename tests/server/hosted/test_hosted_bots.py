@@ -213,6 +213,7 @@ def test_a_failing_bot_loses_tells_its_owner_why_and_is_paused(client: Client) -
     assert "exited with code 3" in listed[0]["words"]
     bot = client.http.get("/hosted-bots/ada/crash").json()
     assert bot["paused"] is not None and "2 failures in a row" in bot["paused"]
+    assert SECRET not in str(bot)
     again = client.http.post(
         "/matches",
         json={"game": "tictactoe", "seats": [{"bot": "hosted:ada/crash"}, "bob"]},
@@ -220,6 +221,7 @@ def test_a_failing_bot_loses_tells_its_owner_why_and_is_paused(client: Client) -
     )
     assert again.status_code == 422
     assert "is paused" in again.json()["message"]
+    assert SECRET not in again.text
     resumed = client.http.patch(
         "/hosted-bots/ada/crash", json={"resume": True}, headers=client.auth("ada")
     )
