@@ -159,6 +159,8 @@ class GameTask:
     second: str
     opening: Opening
     pairing: int = 0
+    round: int | None = None
+    """A Swiss tournament's round (from 0; competition.swiss_schedule); None in other formats."""
 
 
 def pairings(spec: TournamentSpec) -> list[tuple[str, str]]:

@@ -4,9 +4,9 @@ their REST lists.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import Discriminator, Field, Strict, Tag
+from pydantic import Discriminator, Field, Strict, Tag, model_validator
 
 from protocol.messages.base import (
     MAX_POSITION_LENGTH,
@@ -43,6 +43,9 @@ InvitationStatus = Literal["pending", "accepted", "declined"]
 """A player's answer to a tournament's invitation."""
 MAX_TOURNAMENT_BOTS = 16
 MAX_TOURNAMENT_CONCURRENCY = 16
+MAX_SWISS_BOTS = 1000
+"""The most bots a Swiss tournament may pair (a round robin or gauntlet: MAX_TOURNAMENT_BOTS)."""
+MAX_SWISS_ROUNDS = 30
 MAX_TOURNAMENT_OPENINGS = 1000
 """The most openings a tournament may list (a pairing plays at most 500 of them)."""
 MAX_OPENING_LENGTH = MAX_POSITION_LENGTH + 16
@@ -100,6 +103,11 @@ class TournamentGame(WireModel):
     match_id: MatchId
     result: Score | None = None
     reason: Text | None = None
+    round: Count | None = Field(
+        default=None,
+        json_schema_extra={SINCE: "1.4"},
+        description="A Swiss tournament's round, from 0 (since 1.4; None in other formats).",
+    )
 
 
 class BotPoints(WireModel):
@@ -135,6 +143,19 @@ class BotRating(WireModel):
     score: Annotated[float, Field(ge=0, le=1)]
 
 
+class SwissStandingRow(WireModel):
+    """One bot's place in a Swiss tournament (since 1.4): its score with its byes', then the
+    tie-breaks Buchholz and Sonneborn-Berger (docs/TOURNAMENTS.md, "Swiss tournaments")."""
+
+    rank: Annotated[int, Field(ge=1)]
+    bot: BotSpecText
+    score: Annotated[float, Field(ge=0)]
+    buchholz: Annotated[float, Field(ge=0)]
+    sonneborn_berger: Annotated[float, Field(ge=0)]
+    boards: Count
+    byes: Count
+
+
 class TournamentStandings(WireModel):
     """Points (best first), ratings, the crosstable and the likelihood of superiority.
 
@@ -151,6 +172,19 @@ class TournamentStandings(WireModel):
         default_factory=dict
     )
     rating_note: Text | None = None
+    swiss: tuple[SwissStandingRow, ...] = Field(
+        default=(),
+        json_schema_extra={SINCE: "1.4"},
+        description="A Swiss tournament's standings, first place first (since 1.4).",
+    )
+
+
+class SwissSettings(WireModel):
+    """Play a Swiss tournament (since 1.4): `rounds` rounds, each pairing bots of like scores
+    who have not met, colours balanced, each board one opening played twice with colours
+    swapped (docs/TOURNAMENTS.md, "Swiss tournaments")."""
+
+    rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_SWISS_ROUNDS)]
 
 
 class TournamentCreate(WireModel):
@@ -170,12 +204,19 @@ class TournamentCreate(WireModel):
     With `sprt` (since 1.3) the tournament is a match between exactly two bots played in
     colour-swapped pairs (one opening each, dealt in turn; `format` and `games_per_pairing` do
     not apply) until the test decides or `sprt.max_pairs` pairs are counted.
+    With `swiss` (since 1.4) the bots (up to MAX_SWISS_BOTS) play `swiss.rounds` rounds of
+    Swiss pairing instead (`format` does not apply; `games_per_pairing` must be 2: a board is a
+    colour-swapped pair), each round paired when the one before it is over.
     """
 
     type: Literal["tournament_create"] = "tournament_create"
     game: GameName
     options: Options = Field(default_factory=dict)
-    bots: tuple[BotSpecText, ...] = Field(min_length=2, max_length=MAX_TOURNAMENT_BOTS)
+    bots: tuple[BotSpecText, ...] = Field(
+        min_length=2,
+        max_length=MAX_SWISS_BOTS,
+        description=f"At most {MAX_TOURNAMENT_BOTS}, or {MAX_SWISS_BOTS} in a Swiss tournament.",
+    )
     format: TournamentFormat = "round-robin"
     games_per_pairing: Annotated[int, Strict(), Field(ge=2, le=1000, multiple_of=2)] = 2
     seed: Annotated[int, Strict(), Field(ge=0, le=2**63 - 1)] = 0
@@ -188,6 +229,33 @@ class TournamentCreate(WireModel):
         json_schema_extra={SINCE: "1.3"},
         description="Play two bots' colour-swapped pairs until this SPRT decides (since 1.3).",
     )
+    swiss: SwissSettings | None = Field(
+        default=None,
+        json_schema_extra={SINCE: "1.4"},
+        description="Play this many rounds of Swiss pairing (since 1.4).",
+    )
+
+    @model_validator(mode="after")
+    def _fits_its_format(self) -> Self:
+        if self.swiss is None:
+            if len(self.bots) > MAX_TOURNAMENT_BOTS:
+                raise ValueError(
+                    f"a round robin or gauntlet takes at most {MAX_TOURNAMENT_BOTS} bots, not "
+                    f"{len(self.bots)}: a Swiss tournament (`swiss`) takes {MAX_SWISS_BOTS}"
+                )
+            return self
+        if self.sprt is not None:
+            raise ValueError("a tournament is a Swiss tournament or an SPRT, not both")
+        if self.games_per_pairing != 2:
+            raise ValueError(
+                "a Swiss tournament's board is one colour-swapped pair: games_per_pairing is 2"
+            )
+        if self.swiss.rounds >= len(self.bots):
+            raise ValueError(
+                f"{len(self.bots)} bots meet each other in {len(self.bots) - 1} rounds: "
+                f"{self.swiss.rounds} rounds would pair some twice"
+            )
+        return self
 
 
 class TournamentState(WireMessage):

@@ -9,11 +9,13 @@ Every refusal is a ProtocolError VALIDATION_ERROR naming the field of the `Tourn
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 from bots.spec import BotSpecError, check_limits, parse_bot_spec
 from competition.openings import Opening, OpeningError, deck, default_openings, parse_opening
 from competition.runner import GameTask, TournamentError, TournamentSpec, player_name, schedule
 from competition.sequential import SPRT_OPENINGS, pair_tasks
+from competition.swiss_schedule import swiss_round
 from games import Game, GameError, game_names, get_game
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import TournamentCreate
@@ -113,7 +115,9 @@ def plan(
                 too_large = oversize(opening.start_state(game), settings)
                 if too_large is not None:
                     raise OpeningError(_which(index, len(openings), opening.name, too_large))
-        if body.sprt is None:
+        if body.swiss is not None:
+            tasks = swiss_round(spec.bots, openings, spec.seed, [], {})
+        elif body.sprt is None:
             tasks = schedule(spec, openings)
         else:
             tasks = list(pair_tasks(spec, openings, body.sprt.max_pairs))
@@ -124,11 +128,34 @@ def plan(
     return spec, tasks
 
 
+def games_total(body: TournamentCreate, first: Sequence[GameTask]) -> int:
+    """Return how many games the tournament plays, its schedule (a Swiss tournament's first
+    round) `first`: every round of a Swiss tournament has as many games as its first."""
+    if body.swiss is not None:
+        return body.swiss.rounds * len(first)
+    return len(first)
+
+
+def next_swiss_round(
+    body: TournamentCreate, earlier: Sequence[Sequence[GameTask]], results: Mapping[int, float]
+) -> list[GameTask]:
+    """Return the games of a Swiss tournament's round after `earlier` (every game of which
+    has its first bot's score in `results`); run it in a thread (it pairs up to a thousand
+    bots)."""
+    assert body.swiss is not None
+    spec = tournament_spec(body)
+    game = spec.build_game()
+    openings = _openings(body, game, spec)
+    return swiss_round(spec.bots, openings, spec.seed, earlier, results)
+
+
 def _openings(body: TournamentCreate, game: Game, spec: TournamentSpec) -> list[Opening]:
     """Return the body's deck or list of openings, or the game's default ones."""
     if body.openings is None:
         # An SPRT tournament deals as many as `arena match --sprt` does, in turn.
         needed = SPRT_OPENINGS if body.sprt is not None else spec.games_per_pairing // 2
+        if body.swiss is not None:
+            needed = body.swiss.rounds  # one a round
         return default_openings(game, needed, spec.seed)
     if isinstance(body.openings, str):
         return deck(body.openings, game)

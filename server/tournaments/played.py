@@ -90,6 +90,7 @@ def scheduled_game(task: GameTask, match_id: str) -> TournamentGame:
         second=task.second,
         opening=task.opening.name,
         match_id=match_id,
+        round=task.round,
     )
 
 
@@ -250,6 +251,7 @@ def is_for_workers(body: TournamentCreate) -> bool:
     played at all, so a server's runner plays them)."""
     return (
         body.sprt is None
+        and body.swiss is None  # a round is paired from the results of the one before it
         and is_house_bot_only(body)
         and not any(is_hosted(participant) for participant in body.bots)
     )

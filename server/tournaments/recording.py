@@ -157,9 +157,11 @@ def stored_game(row: GameRow | None) -> TournamentGame | None:
     return None if row is None else wire_game(row)
 
 
-def wire_game(row: GameRow) -> TournamentGame:
-    """Return a game row as the wire's game."""
+def wire_game(row: GameRow, per_round: int | None = None) -> TournamentGame:
+    """Return a game row as the wire's game (of a Swiss tournament: `per_round` games a
+    round, which its index says)."""
     return TournamentGame(
+        round=None if per_round is None else row.game_index // per_round,
         index=row.game_index,
         pair=row.pair,
         first=row.first,

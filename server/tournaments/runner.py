@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from competition.runner import GameTask
@@ -37,7 +37,7 @@ from protocol.messages import TournamentFinished
 from server.matches.publisher import Broadcast
 from server.matches.service import MatchService, new_match_id
 from server.tournaments.notices import Notify, ended_notice, game_notice, tell
-from server.tournaments.planning import plan
+from server.tournaments.planning import next_swiss_round, plan
 from server.tournaments.played import match_body, match_owner, scheduled_game
 from server.tournaments.store import FencedTournamentError, TournamentStore
 from server.tournaments.tournament import HostedTournament
@@ -79,11 +79,10 @@ class TournamentRunner:
             return
         if tournament.tasks is None:
             tournament.tasks = (await asyncio.to_thread(plan, tournament.body))[1]
-        tasks: list[GameTask] = tournament.tasks
-        for task in tasks:
-            game = tournament.games.get(task.index)
-            if game is not None and game.result is None:
-                # Follow the matches in flight before MatchLifecycle.resume lets their bots move.
+        for game in tournament.games.values():
+            if game.result is None:
+                # Follow the matches in flight before MatchLifecycle.resume lets their bots move
+                # (a Swiss tournament's later rounds included, paired again as it goes on).
                 self._watches.watch(game.match_id)
         tournament.runner = self._spawn(self._run(tournament))
         self._running[tournament.id] = tournament
@@ -164,23 +163,14 @@ class TournamentRunner:
         return task
 
     async def _run(self, tournament: HostedTournament) -> None:
-        """Play every game not finished, `concurrency` at a time; then finish the tournament."""
+        """Play every game not finished, `concurrency` at a time (a Swiss tournament round by
+        round); then finish the tournament."""
         assert tournament.tasks is not None
-        slots = asyncio.Semaphore(tournament.body.concurrency)
         try:
-            async with asyncio.TaskGroup() as group:
-                for task in tournament.tasks:
-                    game = tournament.games.get(task.index)
-                    if game is not None and game.result is not None:
-                        continue
-                    if game is None and tournament.decided:
-                        break  # a decided test starts no game; those begun are followed
-                    await slots.acquire()
-                    if game is None and tournament.decided:
-                        slots.release()
-                        break
-                    match_id = None if game is None else game.match_id
-                    group.create_task(self._play(tournament, task, match_id, slots))
+            if tournament.body.swiss is None:
+                await self._play_all(tournament, tournament.tasks)
+            else:
+                await self._play_rounds(tournament)
             await self._finish(tournament)
         except asyncio.CancelledError:
             raise
@@ -199,6 +189,48 @@ class TournamentRunner:
             while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
                 cause = cause.exceptions[0]
             await self._fail(tournament, f"{type(cause).__name__}: {cause}")
+
+    async def _play_all(self, tournament: HostedTournament, tasks: Sequence[GameTask]) -> None:
+        """Play the games of `tasks` not finished, `concurrency` at a time, to their ends."""
+        slots = asyncio.Semaphore(tournament.body.concurrency)
+        async with asyncio.TaskGroup() as group:
+            for task in tasks:
+                game = tournament.games.get(task.index)
+                if game is not None and (game.first, game.second) != (task.first, task.second):
+                    raise RuntimeError(
+                        f"game {task.index} was stored as {game.first} v {game.second}, but "
+                        f"its schedule says {task.first} v {task.second}"
+                    )
+                if game is not None and game.result is not None:
+                    continue
+                if game is None and tournament.decided:
+                    break  # a decided test starts no game; those begun are followed
+                await slots.acquire()
+                if game is None and tournament.decided:
+                    slots.release()
+                    break
+                match_id = None if game is None else game.match_id
+                group.create_task(self._play(tournament, task, match_id, slots))
+
+    async def _play_rounds(self, tournament: HostedTournament) -> None:
+        """Play a Swiss tournament's rounds in turn, each paired once the one before it is
+        over (server.tournaments.planning.next_swiss_round: after a restart the rounds played
+        are paired again from their stored results, the same pairings)."""
+        assert tournament.tasks is not None and tournament.body.swiss is not None
+        earlier: list[list[GameTask]] = []
+        current = list(tournament.tasks)
+        while True:
+            await self._play_all(tournament, current)
+            earlier.append(current)
+            if len(earlier) >= tournament.body.swiss.rounds:
+                return
+            results = {
+                index: game.result
+                for index, game in tournament.games.items()
+                if game.result is not None
+            }
+            current = await asyncio.to_thread(next_swiss_round, tournament.body, earlier, results)
+            tournament.tasks = [task for played in earlier for task in played] + current
 
     async def _fail(self, tournament: HostedTournament, why: str) -> None:
         """End a tournament whose task crashed: status failed, with the reason, stored."""

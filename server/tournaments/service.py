@@ -61,6 +61,7 @@ from server.tournaments.invitations import check_accepted, check_invited, check_
 from server.tournaments.notices import Notify, ended_notice
 from server.tournaments.owners import TournamentOwners
 from server.tournaments.planning import check_maxima, plan
+from server.tournaments.planning import games_total as planned_total
 from server.tournaments.played import is_for_workers
 from server.tournaments.runner import TournamentRunner
 from server.tournaments.store import TournamentStore
@@ -219,7 +220,7 @@ class TournamentService:
         check_maxima(body, settings)  # cheap, on the loop: a tournament too large fails at once
         # Planned to check the openings and count the games; the schedule is planned again when
         # the tournament starts (up to 16 MB at the maxima: a waiting tournament holds none).
-        games_total = len((await asyncio.to_thread(plan, body, settings))[1])
+        games_total = planned_total(body, (await asyncio.to_thread(plan, body, settings))[1])
         invitations = await invited(body, creator, self._matches.players)
         tournament = HostedTournament(
             id="t_" + uuid.uuid4().hex[:16],

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from competition.swiss_schedule import games_per_round
 from protocol.messages import (
     SprtState,
     TournamentCreate,
@@ -94,9 +95,11 @@ class TournamentStore:
                 if row.created_by is None
                 else await session.scalar(select(Player.name).where(Player.id == row.created_by))
             )
+        body = TournamentCreate.model_validate(row.spec)
+        per_round = None if body.swiss is None else games_per_round(len(body.bots))
         tournament = HostedTournament(
             id=row.id,
-            body=TournamentCreate.model_validate(row.spec),
+            body=body,
             status=row.status,
             games_total=row.games_total,
             created_ms=epoch_ms(row.created_at),
@@ -104,7 +107,7 @@ class TournamentStore:
             owner_name=owner,
             invitations=dict(row.invitations or {}),
             reason=row.reason,
-            games={g.game_index: wire_game(g) for g in games},
+            games={g.game_index: wire_game(g, per_round) for g in games},
         )
         if tournament.body.sprt is not None:
             # Counted from the games (a test at its cap takes a few seconds): off the loop,

@@ -147,7 +147,10 @@ class HostedTournament:
         """
         while self.standings is None:
             seen = self.results_seen
-            fitted = await asyncio.to_thread(wire.standings, self.body.bots, self.ordered_games())
+            swiss_seed = None if self.body.swiss is None else self.body.seed
+            fitted = await asyncio.to_thread(
+                wire.standings, self.body.bots, self.ordered_games(), swiss_seed=swiss_seed
+            )
             if seen == self.results_seen:
                 self.standings = fitted
         return self.standings

@@ -18,7 +18,9 @@ from competition.standings import (
     rating_dict,
     tally_points,
 )
+from competition.swiss_schedule import games_per_round, swiss_table
 from protocol.messages import (
+    MAX_TOURNAMENT_BOTS,
     BotPoints,
     BotRating,
     HeadToHead,
@@ -26,6 +28,7 @@ from protocol.messages import (
     SprtEloEstimate,
     SprtSettings,
     SprtState,
+    SwissStandingRow,
     TournamentGame,
     TournamentStandings,
 )
@@ -38,22 +41,38 @@ def score_of_first(result: MatchResult) -> float:
     return 1.0 if result.winner == 0 else 0.0
 
 
-def standings(bots: Sequence[str], games: Sequence[TournamentGame]) -> TournamentStandings:
-    """Return points (best first, ties in `bots` order), ratings, crosstable and LOS.
+def standings(
+    bots: Sequence[str], games: Sequence[TournamentGame], *, swiss_seed: int | None = None
+) -> TournamentStandings:
+    """Return points (best first, ties in `bots` order), ratings, crosstable and LOS; with
+    `swiss_seed`, a Swiss tournament's table too (score with byes and its tie-breaks).
 
     competition.standings computes them from the finished games (Davidson Elo with its default
     prior); this maps them to the wire model. When no game is finished or the fit fails, only
-    the points are given, and `rating_note` says why.
+    the points are given, and `rating_note` says why. A tournament of more than
+    MAX_TOURNAMENT_BOTS bots (a large Swiss) gets no Elo fit, crosstable or LOS: each grows with
+    the square of the bots (seconds to fit, megabytes to send).
     """
     results = _results(games)
+    swiss = () if swiss_seed is None else _swiss_rows(bots, games, swiss_seed)
+    if len(bots) > MAX_TOURNAMENT_BOTS:
+        return TournamentStandings(
+            points=points(bots, games),
+            rating_note=f"no Elo fit, crosstable or LOS past {MAX_TOURNAMENT_BOTS} bots: the "
+            "Swiss table ranks them",
+            swiss=swiss,
+        )
     table = compute_standings(bots, results)
-    points = _wire_points(table.points)
+    points_ = _wire_points(table.points)
     if not results:
-        return TournamentStandings(points=points, rating_note="no game is finished yet")
+        return TournamentStandings(
+            points=points_, rating_note="no game is finished yet", swiss=swiss
+        )
     if table.fit is None or table.los is None:
-        return TournamentStandings(points=points, rating_note=table.elo_error)
+        return TournamentStandings(points=points_, rating_note=table.elo_error, swiss=swiss)
     return TournamentStandings(
-        points=points,
+        points=points_,
+        swiss=swiss,
         ratings=tuple(BotRating(**rating_dict(rating)) for rating in table.fit.ratings),
         first_move_advantage=table.fit.first_move_advantage,
         crosstable={
@@ -67,6 +86,32 @@ def standings(bots: Sequence[str], games: Sequence[TournamentGame]) -> Tournamen
 def points(bots: Sequence[str], games: Iterable[TournamentGame]) -> tuple[BotPoints, ...]:
     """Return the points table of the finished `games` (cheap: no rating fit)."""
     return _wire_points(tally_points(bots, _results(games)))
+
+
+def _swiss_rows(
+    bots: Sequence[str], games: Sequence[TournamentGame], seed: int
+) -> tuple[SwissStandingRow, ...]:
+    """Return a Swiss tournament's table from its games so far (each knows its round)."""
+    rounds: list[list[TournamentGame]] = []
+    per_round = games_per_round(len(bots))
+    for game in games:
+        number = game.index // per_round
+        while len(rounds) <= number:
+            rounds.append([])
+        rounds[number].append(game)
+    results = {game.index: game.result for game in games if game.result is not None}
+    return tuple(
+        SwissStandingRow(
+            rank=row.rank,
+            bot=row.player,
+            score=row.score,
+            buchholz=row.buchholz,
+            sonneborn_berger=row.sonneborn_berger,
+            boards=row.boards,
+            byes=row.byes,
+        )
+        for row in swiss_table(bots, rounds, results, seed)
+    )
 
 
 def _results(games: Iterable[TournamentGame]) -> list[GameResult]:

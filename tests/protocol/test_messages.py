@@ -888,7 +888,7 @@ def test_close_codes_are_the_documented_numbers() -> None:
 
 
 def test_version_compatibility_follows_the_major_version() -> None:
-    assert PROTOCOL_VERSION == "1.3"
+    assert PROTOCOL_VERSION == "1.4"
     assert parse_version("1.12") == (1, 12)
     assert is_compatible("1.9")
     assert not is_compatible("2.0")
@@ -902,7 +902,7 @@ def test_version_compatibility_follows_the_major_version() -> None:
         "1.1",
         "1.2",
         "1.3",
-        "1.3",
+        "1.4",
     ]
 
 
@@ -1335,9 +1335,37 @@ def test_a_client_older_than_1_3_gets_no_sprt_fields() -> None:
     now = json.loads(dump_server_message(finished))
     assert now["sprt"]["pentanomial"] == [0, 0, 1, 1, 1] and now["sprt"]["verdict"] is None
     older = json.loads(dump_server_message(finished, "1.2"))
-    assert "sprt" not in older and older == {k: v for k, v in now.items() if k != "sprt"}
-    assert newer_fields(TournamentState, (1, 2)) == {"spec": {"sprt": True}, "sprt": True}
-    assert newer_fields(TournamentState, (1, 3)) is None
+    game_then = {k: v for k, v in now["game"].items() if k != "round"}
+    assert "sprt" not in older
+    assert older == {k: v for k, v in now.items() if k != "sprt"} | {"game": game_then}
+    assert newer_fields(TournamentState, (1, 2)) == {
+        "spec": {"sprt": True, "swiss": True},
+        "standings": {"swiss": True},
+        "games": {"__all__": {"round": True}},
+        "sprt": True,
+    }
     defs = json_schema()["$defs"]
     for model in ("TournamentState", "TournamentSummary", "TournamentCreate"):
         assert defs[model]["properties"]["sprt"]["x-since"] == "1.3", model
+
+
+def test_a_client_older_than_1_4_gets_no_swiss_fields() -> None:
+    game = TournamentGame(
+        index=3, pair=1, first="a", second="b", opening="o", match_id="m", result=0.5, round=0
+    )
+    finished = TournamentGameFinished(
+        tournament_id="t_1", game=game, games_done=4, games_total=8, points=()
+    )
+    now = json.loads(dump_server_message(finished))
+    assert now["game"]["round"] == 0
+    older = json.loads(dump_server_message(finished, "1.3"))
+    assert older == now | {"game": {k: v for k, v in now["game"].items() if k != "round"}}
+    assert newer_fields(TournamentState, (1, 3)) == {
+        "spec": {"swiss": True},
+        "standings": {"swiss": True},
+        "games": {"__all__": {"round": True}},
+    }
+    assert newer_fields(TournamentState, (1, 4)) is None
+    defs = json_schema()["$defs"]
+    assert defs["TournamentCreate"]["properties"]["swiss"]["x-since"] == "1.4"
+    assert defs["TournamentStandings"]["properties"]["swiss"]["x-since"] == "1.4"

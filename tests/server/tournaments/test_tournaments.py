@@ -466,11 +466,11 @@ async def test_standings_are_fitted_off_the_event_loop_and_match_the_games(
     gate = threading.Event()
     real = wire.standings
 
-    def slow(bots: Any, games: Any) -> Any:
+    def slow(bots: Any, games: Any, **options: Any) -> Any:
         fitted.append(sum(g.result is not None for g in games))
         if len(fitted) == 1:
             assert gate.wait(10)
-        return real(bots, games)
+        return real(bots, games, **options)
 
     monkeypatch.setattr(wire, "standings", slow)
     pending = asyncio.create_task(held.fresh_standings())
