@@ -140,7 +140,8 @@ def test_an_sprt_tournament_stops_on_its_verdict_and_publishes_each_llr(
                 while not received or received[-1]["type"] != "tournament_finished":
                     text = await asyncio.wait_for(ws.recv(), TIMEOUT)
                     message = json.loads(text)
-                    again = dump_server_message(parse_server_message(text), HELLO["protocol_version"])
+                    spoken = HELLO["protocol_version"]
+                    again = dump_server_message(parse_server_message(text), spoken)
                     assert json.loads(again) == message
                     received.append(message)
                     if message["type"] == "tournament_state":
