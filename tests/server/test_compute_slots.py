@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from server.jobs.worker import check_uids
 from server.limits.slots import ComputeSlots, SlotsBusyError, Split
 from server.setting_groups import cpu_count
 from server.settings import Settings
@@ -234,3 +235,15 @@ def test_overlapping_sandbox_uids_are_refused_at_start() -> None:
     ) in str(refused.value)
     # Side by side is fine: the hosted range ends where the grader's begins.
     settings(grader_uid_base=70000, grader_workers=2, hosted_uid_base=69988, hosted_max_running=8)
+
+
+def test_a_worker_whose_uids_overlap_the_hosted_bots_is_refused() -> None:
+    configured = settings(grader_uid_base=64000, hosted_uid_base=65000, hosted_max_running=16)
+    assert check_uids(configured, 64000 + 124 * 8, 8) == range(64992, 65000)  # slot 124
+    with pytest.raises(ValueError) as refused:
+        check_uids(configured, 64000 + 125 * 8, 8)  # the worker of slot 125
+    assert str(refused.value) == (
+        "this worker's sandbox uids (65000-65007) overlap the hosted bots' (65000-65019: "
+        "hosted_uid_base and hosted_max_running + 4 after it): move hosted_uid_base, "
+        "grader_uid_base or --uid-base apart"
+    )
