@@ -253,7 +253,8 @@ class ComputeSettings(SettingGroup):
         le=100_000,
         description="sandboxed programs this process runs at once: grading jobs (one slot each "
         "while graded) and hosted bots' programs (one each from its start to its match's end). "
-        "Default: 8 per CPU. A hosted program mostly waits for its turn; a grading computes",
+        "Default: 8 per CPU, and at least grading's reserve beside hosted_max_running + 4 "
+        "programs. A hosted program mostly waits for its turn; a grading computes",
     )
     grading_reserved: int | None = Field(
         None,
@@ -286,28 +287,24 @@ class ComputeSettings(SettingGroup):
         "slots are busy",
     )
 
-    def slots_for(self) -> int:
-        """The slots, given or derived."""
-        return self.slots if self.slots is not None else max(8, 8 * cpu_count())
-
-    def grading_reserved_for(self, workers: int) -> int:
-        """Grading's reserve, given or derived, with `workers` grading workers."""
-        if self.grading_reserved is not None:
-            return self.grading_reserved
-        return min(workers, max(1, cpu_count() // 2), self.slots_for())
-
-    def hosted_reserved_for(self, workers: int) -> int:
-        """Hosted bots' reserve, given or derived."""
-        if self.hosted_reserved is not None:
-            return self.hosted_reserved
-        left = self.slots_for() - self.grading_reserved_for(workers)
-        return min(left, max(1, self.slots_for() // 4))
-
-    def hosted_max_for(self, workers: int) -> int:
-        """The most slots hosted bots hold, given or derived."""
-        if self.hosted_max is not None:
-            return self.hosted_max
-        return self.slots_for() - self.grading_reserved_for(workers)
+    def derived(self, workers: int, hosted_programs: int) -> tuple[int, int, int, int]:
+        """Return the slots, grading's reserve, hosted bots' reserve and hosted bots' cap, as
+        given or derived from the CPUs, `workers` grading workers and `hosted_programs` hosted
+        programs that may run at once (their seats and the uploads tried)."""
+        cpus = cpu_count()
+        grading = self.grading_reserved
+        if grading is None:
+            grading = min(workers, max(1, cpus // 2))
+        slots = self.slots
+        if slots is None:
+            slots = max(8 * cpus, grading + hosted_programs)
+        if self.grading_reserved is None:
+            grading = min(grading, slots)
+        hosted = self.hosted_reserved
+        if hosted is None:
+            hosted = min(slots - grading, max(1, slots // 4))
+        hosted_max = self.hosted_max if self.hosted_max is not None else slots - grading
+        return slots, grading, hosted, hosted_max
 
 
 class RateSettings(SettingGroup):

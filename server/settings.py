@@ -239,11 +239,8 @@ class Settings(BaseSettings):
     def _check_compute(self) -> Self:
         """Refuse a split of the slots that cannot hold: reserves beyond the slots, a cap below
         its reserve or into the other's, a reserve grading's workers cannot use."""
-        compute, workers = self.compute, self.grader.workers
-        slots = compute.slots_for()
-        grading = compute.grading_reserved_for(workers)
-        hosted = compute.hosted_reserved_for(workers)
-        hosted_max = compute.hosted_max_for(workers)
+        workers = self.grader.workers
+        slots, grading, hosted, hosted_max = self.compute.derived(workers, len(hosted_uids(self)))
         if grading > workers:
             raise ValueError(
                 f"compute_grading_reserved ({grading}) is more than grader_workers ({workers}) "

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from server.settings import Settings
+from server.settings import Settings, hosted_uids
 
 Kind = Literal["grading", "hosted"]
 KINDS: Final[tuple[Kind, Kind]] = ("grading", "hosted")
@@ -63,16 +63,16 @@ class Split:
     @classmethod
     def of(cls, settings: Settings) -> Split:
         """The split the settings give (`compute_*`, defaults from the CPU count)."""
-        compute, workers = settings.compute, settings.grader.workers
-        grading_reserved = compute.grading_reserved_for(workers)
-        hosted_reserved = compute.hosted_reserved_for(workers)
-        slots = compute.slots_for()
+        workers = settings.grader.workers
+        slots, grading, hosted, hosted_max = settings.compute.derived(
+            workers, len(hosted_uids(settings))
+        )
         return cls(
             slots=slots,
-            grading_reserved=grading_reserved,
-            hosted_reserved=hosted_reserved,
-            grading_max=min(workers, slots - hosted_reserved),
-            hosted_max=compute.hosted_max_for(workers),
+            grading_reserved=grading,
+            hosted_reserved=hosted,
+            grading_max=min(workers, slots - hosted),
+            hosted_max=hosted_max,
         )
 
 
