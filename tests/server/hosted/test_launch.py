@@ -89,3 +89,21 @@ def test_a_program_that_does_not_start_gives_its_slot_back(tmp_path: Path) -> No
             launcher(VersionFiles(files, "engine", "bot.py", "tictactoe"), TICTACTOE, LIMITS)
         assert "no compute slot" not in str(failed.value)
         assert slots.held("hosted") == 0
+
+
+def test_a_flood_of_grading_leaves_hosted_bots_their_reserve(version: VersionFiles) -> None:
+    split = Split(slots=4, grading_reserved=1, hosted_reserved=1, grading_max=3, hosted_max=3)
+    slots = ComputeSlots(split)
+    gradings = 0
+    while slots.try_take("grading"):  # every grading worker busy
+        gradings += 1
+    assert gradings == 3  # every slot but hosted bots' reserve
+    launcher = Launcher(settings(), slots)
+    bot = launcher(version, TICTACTOE, LIMITS)  # starts at once, in the reserve
+    try:
+        assert bot.choose(TICTACTOE.initial_state(), None, None).move is not None
+        with pytest.raises(EngineError, match="hosted holds 1 and grading 3 of the 4 slots"):
+            launcher(version, TICTACTOE, LIMITS)
+    finally:
+        bot.close()
+    assert slots.held("hosted") == 0
