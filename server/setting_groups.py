@@ -261,7 +261,8 @@ class ComputeSettings(SettingGroup):
         ge=1,
         le=100_000,
         description="slots grading always finds free: hosted bots never take them. At most "
-        "grader_workers. Default: half the CPUs (at least 1), at most grader_workers",
+        "grader_workers. Default: half the CPUs (at least 1), at most grader_workers. A "
+        "cluster's server (role server) grades nothing itself and keeps none",
     )
     hosted_reserved: int | None = Field(
         None,
@@ -290,15 +291,16 @@ class ComputeSettings(SettingGroup):
     def derived(self, workers: int, hosted_programs: int) -> tuple[int, int, int, int]:
         """Return the slots, grading's reserve, hosted bots' reserve and hosted bots' cap, as
         given or derived from the CPUs, `workers` grading workers and `hosted_programs` hosted
-        programs that may run at once (their seats and the uploads tried)."""
+        programs that may run at once (their seats and the uploads tried). No workers (a
+        cluster's server, whose gradings run on `arena worker`): no grading reserve."""
         cpus = cpu_count()
-        grading = self.grading_reserved
+        grading = self.grading_reserved if workers else 0
         if grading is None:
             grading = min(workers, max(1, cpus // 2))
         slots = self.slots
         if slots is None:
             slots = max(8 * cpus, grading + hosted_programs)
-        if self.grading_reserved is None:
+        if self.grading_reserved is None or not workers:
             grading = min(grading, slots)
         hosted = self.hosted_reserved
         if hosted is None:

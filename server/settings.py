@@ -239,7 +239,7 @@ class Settings(BaseSettings):
     def _check_compute(self) -> Self:
         """Refuse a split of the slots that cannot hold: reserves beyond the slots, a cap below
         its reserve or into the other's, a reserve grading's workers cannot use."""
-        workers = self.grader.workers
+        workers = in_process_graders(self)
         slots, grading, hosted, hosted_max = self.compute.derived(workers, len(hosted_uids(self)))
         if grading > workers:
             raise ValueError(
@@ -330,6 +330,12 @@ class _GroupVariables(PydanticBaseSettingsSource):
                 if value is not None:
                     found[setting.name] = value
         return found
+
+
+def in_process_graders(settings: Settings) -> int:
+    """The grading workers this process runs: none on a cluster's server or worker role (a
+    worker's gradings are procrastinate's, `--concurrency` of them)."""
+    return settings.grader.workers if settings.role == "all" else 0
 
 
 def hosted_uids(settings: Settings) -> range:

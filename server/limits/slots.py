@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from server.settings import Settings, hosted_uids
+from server.settings import Settings, hosted_uids, in_process_graders
 
 Kind = Literal["grading", "hosted"]
 KINDS: Final[tuple[Kind, Kind]] = ("grading", "hosted")
@@ -63,7 +63,7 @@ class Split:
     @classmethod
     def of(cls, settings: Settings) -> Split:
         """The split the settings give (`compute_*`, defaults from the CPU count)."""
-        workers = settings.grader.workers
+        workers = in_process_graders(settings)
         slots, grading, hosted, hosted_max = settings.compute.derived(
             workers, len(hosted_uids(settings))
         )

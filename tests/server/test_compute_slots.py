@@ -191,6 +191,20 @@ def test_the_default_split_follows_the_cpus_and_grader_workers() -> None:
     )
 
 
+def test_a_cluster_s_server_keeps_no_grading_reserve() -> None:
+    server = Settings(
+        database_url="postgresql+asyncpg://arena@db/arena",
+        role="server",
+        grader_workers=4,
+        compute_slots=10,
+        compute_grading_reserved=2,
+    )
+    # Its gradings run on `arena worker`: every slot serves hosted bots.
+    assert Split.of(server) == Split(
+        slots=10, grading_reserved=0, hosted_reserved=2, grading_max=0, hosted_max=10
+    )
+
+
 @pytest.mark.parametrize(
     ("values", "words"),
     [
