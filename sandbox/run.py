@@ -53,10 +53,10 @@ SETPRIV = "/usr/bin/setpriv"
 
 
 def private_dir(path: str | os.PathLike[str]) -> Path:
-    """Create (or tighten) a directory only the grader's user can enter: mode 0700.
+    """Create (or tighten) a directory only the server's user can enter: mode 0700.
 
-    Keep the private suite, other submissions and results under such directories (and files
-    0600): the sandbox's unprivileged uid then cannot read them.
+    Keep private suites, submissions, hosted bots' files and results under such directories
+    (and files 0600): a sandbox's unprivileged uid then cannot read them.
     """
     directory = Path(path)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)

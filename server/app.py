@@ -46,6 +46,7 @@ from server.jobs import build_queue, ensure_schema
 from server.jobs.tournament_games import TournamentGameQueue
 from server.limits.bodies import BodyLimit
 from server.limits.rates import RateLimitedError, RateLimiter, rate_limited_response
+from server.limits.slots import ComputeSlots, Split
 from server.matches.queries import MatchQueries
 from server.matches.service import MatchService
 from server.openapi import install_openapi
@@ -170,11 +171,12 @@ def create_app(settings: Settings) -> FastAPI:
         ratings = RatingService(app.state.sessions)
         app.state.ratings = ratings
         service.listeners.append(ratings.on_broadcast)
-        grading = GradingService(app.state.sessions, settings, queue)
+        slots = ComputeSlots(Split.of(settings))  # grading's and hosted bots' sandboxes
+        grading = GradingService(app.state.sessions, settings, queue, slots=slots)
         app.state.grading = grading
         courses = CourseService(app.state.sessions, settings, grading)
         app.state.courses = courses
-        launcher = Launcher(settings.hosted.uid_base, settings.hosted.max_running)
+        launcher = Launcher(settings, slots)
         hosted = HostedBots(app.state.sessions, settings, launcher, can_isolate)
         app.state.hosted = hosted
         service.host(hosted)

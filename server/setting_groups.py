@@ -6,8 +6,9 @@ ARENA_GRADER_WORKERS); server.settings.Settings holds one of each and the settin
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from limits import parse_many
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -231,6 +232,81 @@ class WorkerSettings(SettingGroup):
         description="seconds between a worker's looks for queued jobs when no notification "
         "wakes it (a job put back by the stalled-job check wakes no one)",
     )
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (its affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class ComputeSettings(SettingGroup):
+    """One process's slots for sandboxed programs, shared by grading jobs and hosted bots'
+    programs (`ARENA_COMPUTE_*`, docs/SCALING.md). Unset, each is derived from the CPUs."""
+
+    AREA = "compute"
+    slots: int | None = Field(
+        None,
+        ge=1,
+        le=100_000,
+        description="sandboxed programs this process runs at once: grading jobs (one slot each "
+        "while graded) and hosted bots' programs (one each from its start to its match's end). "
+        "Default: 8 per CPU, and at least grading's reserve beside hosted_max_running + 4 "
+        "programs. A hosted program mostly waits for its turn; a grading computes",
+    )
+    grading_reserved: int | None = Field(
+        None,
+        ge=1,
+        le=100_000,
+        description="slots grading always finds free: hosted bots never take them. At most "
+        "grader_workers. Default: half the CPUs (at least 1), at most grader_workers. A "
+        "cluster's server (role server) grades nothing itself and keeps none",
+    )
+    hosted_reserved: int | None = Field(
+        None,
+        ge=0,
+        le=100_000,
+        description="slots hosted bots always find free: grading never takes them. Default: a "
+        "quarter of compute_slots (at least 1)",
+    )
+    hosted_max: int | None = Field(
+        None,
+        ge=0,
+        le=100_000,
+        description="most slots hosted bots' programs hold at once (they borrow the slots "
+        "beyond both reserves that grading leaves idle). Default: compute_slots less "
+        "compute_grading_reserved",
+    )
+    hosted_wait_s: float = Field(
+        10.0,
+        ge=0,
+        le=3600,
+        description="longest a hosted bot's program waits for a slot when it starts, on its "
+        "first move's time; then it does not start and its seat fails, saying the server's "
+        "slots are busy",
+    )
+
+    def derived(self, workers: int, hosted_programs: int) -> tuple[int, int, int, int]:
+        """Return the slots, grading's reserve, hosted bots' reserve and hosted bots' cap, as
+        given or derived from the CPUs, `workers` grading workers and `hosted_programs` hosted
+        programs that may run at once (their seats and the uploads tried). No workers (a
+        cluster's server, whose gradings run on `arena worker`): no grading reserve."""
+        cpus = cpu_count()
+        grading = self.grading_reserved if workers else 0
+        if grading is None:
+            grading = min(workers, max(1, cpus // 2))
+        slots = self.slots
+        if slots is None:
+            slots = max(8 * cpus, grading + hosted_programs)
+        if self.grading_reserved is None or not workers:
+            grading = min(grading, slots)
+        hosted = self.hosted_reserved
+        if hosted is None:
+            hosted = min(slots - grading, max(1, slots // 4))
+        hosted_max = self.hosted_max if self.hosted_max is not None else slots - grading
+        return slots, grading, hosted, hosted_max
 
 
 class RateSettings(SettingGroup):
@@ -491,6 +567,11 @@ class RedisSettings(SettingGroup):
         return value or None
 
 
+HOSTED_TRIAL_UIDS: Final = 4
+"""Uids beyond hosted_max_running's for the uploads tried at once (each new version is started
+once)."""
+
+
 class HostedSettings(SettingGroup):
     """Hosted bots: the bots players upload for the server to run in the sandbox
     (`ARENA_HOSTED_*`)."""
@@ -544,8 +625,9 @@ class HostedSettings(SettingGroup):
         ge=1000,
         le=2**31,
         description="as root, the uid (and gid) of the first hosted program running at once; "
-        "the next max_running uids after it are the others'. They must belong to nothing else "
-        "(RLIMIT_NPROC counts per uid) and not overlap the grader's (four more try uploads)",
+        "the next hosted_max_running + 3 uids after it are the others' (four try uploads). "
+        "They must belong to nothing else (RLIMIT_NPROC counts per uid); a range overlapping "
+        "the grader's (grader_uid_base, grader_workers of them) is refused at start",
     )
     max_running: int = Field(
         16,
@@ -622,6 +704,7 @@ GROUPS: tuple[type[SettingGroup], ...] = (
     WebSocketSettings,
     CourseSettings,
     WorkerSettings,
+    ComputeSettings,
     RateSettings,
     BotSettings,
     HostedSettings,

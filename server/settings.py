@@ -28,8 +28,10 @@ from protocol.messages import MAX_MESSAGE_BYTES
 from server.connections import parse_trusted_proxies
 from server.setting_groups import (
     GROUPS,
+    HOSTED_TRIAL_UIDS,
     BotSettings,
     BusSettings,
+    ComputeSettings,
     CourseSettings,
     ExploreSettings,
     GraderSettings,
@@ -168,6 +170,7 @@ class Settings(BaseSettings):
     ws: WebSocketSettings = Field(default_factory=WebSocketSettings)
     course: CourseSettings = Field(default_factory=CourseSettings)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
+    compute: ComputeSettings = Field(default_factory=ComputeSettings)
     rate: RateSettings = Field(default_factory=RateSettings)
     bot: BotSettings = Field(default_factory=BotSettings)
     hosted: HostedSettings = Field(default_factory=HostedSettings)
@@ -232,6 +235,44 @@ class Settings(BaseSettings):
             )
         return self
 
+    @model_validator(mode="after")
+    def _check_compute(self) -> Self:
+        """Refuse a split of the slots that cannot hold: reserves beyond the slots, a cap below
+        its reserve or into the other's, a reserve grading's workers cannot use."""
+        workers = in_process_graders(self)
+        slots, grading, hosted, hosted_max = self.compute.derived(workers, len(hosted_uids(self)))
+        if grading > workers:
+            raise ValueError(
+                f"compute_grading_reserved ({grading}) is more than grader_workers ({workers}) "
+                "can use: lower it or add workers"
+            )
+        if grading + hosted > slots:
+            raise ValueError(
+                f"the reserves (compute_grading_reserved {grading}, compute_hosted_reserved "
+                f"{hosted}) add up to more than compute_slots ({slots})"
+            )
+        if not hosted <= hosted_max <= slots - grading:
+            raise ValueError(
+                f"compute_hosted_max ({hosted_max}) must lie between compute_hosted_reserved "
+                f"({hosted}) and compute_slots less compute_grading_reserved ({slots - grading})"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _check_uids(self) -> Self:
+        """Refuse hosted programs' sandbox uids that overlap the grader's: RLIMIT_NPROC counts
+        per uid, so a grading and a hosted bot sharing one would count each other's processes."""
+        grader = range(self.grader.uid_base, self.grader.uid_base + self.grader.workers)
+        hosted = hosted_uids(self)
+        if grader.start < hosted.stop and hosted.start < grader.stop:
+            raise ValueError(
+                f"the hosted bots' sandbox uids ({hosted.start}-{hosted.stop - 1}: "
+                f"hosted_uid_base and hosted_max_running + {HOSTED_TRIAL_UIDS} after it) overlap "
+                f"the grader's ({grader.start}-{grader.stop - 1}: grader_uid_base and "
+                "grader_workers after it): move hosted_uid_base or grader_uid_base apart"
+            )
+        return self
+
     @field_validator("public_url")
     @classmethod
     def _check_public_url(cls, value: str | None) -> str | None:
@@ -291,6 +332,18 @@ class _GroupVariables(PydanticBaseSettingsSource):
         return found
 
 
+def in_process_graders(settings: Settings) -> int:
+    """The grading workers this process runs: none on a cluster's server or worker role (a
+    worker's gradings are procrastinate's, `--concurrency` of them)."""
+    return settings.grader.workers if settings.role == "all" else 0
+
+
+def hosted_uids(settings: Settings) -> range:
+    """The sandbox uids hosted programs run as (as root): one per seat, and the uploads' tries."""
+    base = settings.hosted.uid_base
+    return range(base, base + settings.hosted.max_running + HOSTED_TRIAL_UIDS)
+
+
 def all_settings() -> Iterator[Setting]:
     """Yield every setting: first those of no area, then each group's, in declaration order."""
     for name, field in Settings.model_fields.items():
@@ -318,6 +371,7 @@ AREA_TITLES = {
     "ws": "WebSockets",
     "course": "Courses",
     "worker": "Workers",
+    "compute": "Sandboxed work's slots",
     "rate": "Rate limits",
     "bot": "Bots' searches",
     "hosted": "Hosted bots",

@@ -37,6 +37,7 @@ from server.grading.store import Admission, JobStore
 from server.grading.uploads import Upload
 from server.grading.wire import describe_job, describe_profiles
 from server.grading.workers import GradingWorkers
+from server.limits.slots import ComputeSlots
 from server.settings import Settings
 
 if TYPE_CHECKING:
@@ -53,14 +54,17 @@ class GradingService:
         sessions: async_sessionmaker[AsyncSession],
         settings: Settings,
         queue: procrastinate.App | None = None,
+        *,
+        slots: ComputeSlots | None = None,
     ) -> None:
         """Grade in-process, or with `queue` (an open server.jobs App: `ARENA_ROLE=server`)
         send each job to the shared queue for `arena worker` processes to grade
-        (server.grading.shared)."""
+        (server.grading.shared). In-process, each grading holds a slot of `slots`, shared
+        with hosted bots (default: slots of its own)."""
         self._settings = settings
         self._store = JobStore(sessions)
         self._files = GraderFiles(settings)
-        self._workers = GradingWorkers(settings, self._store, self._files)
+        self._workers = GradingWorkers(settings, self._store, self._files, slots)
         self._shared = None if queue is None else SharedQueue(queue, sessions)
         self._admitting = Admitting()
         self._intake = FileIntake(settings, self._files)

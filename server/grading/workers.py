@@ -4,12 +4,15 @@
 addresses in turn, then their players, fresh uploads before regrades); a course submission is graded
 with its assignment's suite, any other job with its profile's; worker slot i runs its sandboxes as
 uid `grader_uid_base + i` (RLIMIT_NPROC counts per uid, so concurrent gradings must not share
-one). Each grading runs in a child process, `python -m autograder.job JOB_DIR` (see
-autograder/job.py), under `grader_job_timeout_s`; the child writes results.json, which is then
-stored in the job's row with the HTML report made from it. A child that fails, is killed or
-overruns still ends its job: status `error` with a report saying the grader failed (never a job
-stuck `running`). A child dies with the server, even one killed outright: the next start grades
-its job again.
+one). A worker holds a grading slot of the process's `ComputeSlots` (server.limits.slots,
+shared with hosted bots' programs) while it grades: it waits for one after taking its job,
+and grading's reserve is never taken by hosted bots, so a flood of hosted matches delays no
+grading that fits in it. Each grading runs in a child process,
+`python -m autograder.job JOB_DIR` (see autograder/job.py), under `grader_job_timeout_s`; the
+child writes results.json, which is then stored in the job's row with the HTML report made
+from it. A child that fails, is killed or overruns still ends its job: status `error` with a
+report saying the grader failed (never a job stuck `running`). A child dies with the server,
+even one killed outright: the next start grades its job again.
 
 `Grader` grades one job; `GradingWorkers` feeds it in-process, and `arena worker` processes
 feed it from the shared queue (server.jobs.grading, server.grading.shared).
@@ -36,6 +39,7 @@ from sandbox import SETPRIV
 from server.grading.files import GraderFiles
 from server.grading.queue import FairQueue, Place
 from server.grading.store import JobStore
+from server.limits.slots import ComputeSlots, Split
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -203,9 +207,17 @@ class _SupersededError(Exception):
 class GradingWorkers:
     """The jobs waiting to be graded, in their order, and the worker tasks that grade them."""
 
-    def __init__(self, settings: Settings, store: JobStore, files: GraderFiles) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: JobStore,
+        files: GraderFiles,
+        slots: ComputeSlots | None = None,
+    ) -> None:
+        """`slots` are the process's, shared with hosted bots (default: slots of their own)."""
         self._settings = settings
         self._grader = Grader(settings, store, files)
+        self._slots = slots if slots is not None else ComputeSlots(Split.of(settings))
         self._queue = FairQueue()
         self._ready = asyncio.Event()
         """Set when a job was queued; a worker that finds the queue empty clears it and waits."""
@@ -278,7 +290,11 @@ class GradingWorkers:
                 await self._ready.wait()
                 continue
             try:
-                await self._grader.grade(job_id, self._settings.grader.uid_base + slot)
+                await self._slots.take("grading")
+                try:
+                    await self._grader.grade(job_id, self._settings.grader.uid_base + slot)
+                finally:
+                    self._slots.give_back("grading")
             except asyncio.CancelledError:
                 raise
             except Exception:  # a worker must outlive any one job

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -100,16 +100,32 @@ def arena_binds() -> dict[str, str]:
     return {f"{ARENA_INSIDE}/{name}": str(_ROOT / name) for name in ARENA_MODULES}
 
 
+LONGEST_MOVE_SECONDS: Final = 86_400.0
+"""The most wall time a move is given whatever its clock says (an untimed match's budget)."""
+
+
 class HostedBot:
     """A user's bot playing one game from its sandbox: `choose` a move, `close` at the end.
 
     `sandboxed` is False where the host cannot make a sandbox (sandbox.can_isolate): the
-    program then runs as the server's user with rlimits only, and `what` says so.
+    program then runs as the server's user with rlimits only, and `what` says so. `release`
+    is called once when it closes (its uid and compute slot given back).
     """
 
-    def __init__(self, bot: ExternalBot, process: SandboxedProcess) -> None:
+    def __init__(
+        self,
+        bot: ExternalBot,
+        process: SandboxedProcess,
+        release: Callable[[], None] | None = None,
+    ) -> None:
         self.bot = bot
         self.process = process
+        self._release = release
+        identity = bot.engine.identity
+        self.engine_name: str | None = (
+            " ".join(part for part in (identity.name, identity.version) if part) or None
+        )
+        """What the program called itself in the handshake: its name and version."""
 
     @property
     def identity(self) -> Identity:
@@ -127,8 +143,10 @@ class HostedBot:
         return self.process.sandboxed
 
     def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
-        """Return the bot's move for `state`; EngineError naming what went wrong."""
-        return self.bot.choose(state, budget, stop)
+        """Return the bot's move for `state` within `budget` seconds (None: its limits'
+        `move_seconds`); EngineError naming what went wrong."""
+        seconds = None if budget is None else min(budget, LONGEST_MOVE_SECONDS)
+        return self.bot.choose(state, seconds, stop)
 
     def stderr_tail(self) -> str:
         """The last of what the program wrote on stderr."""
@@ -140,8 +158,13 @@ class HostedBot:
 
     def close(self) -> None:
         """Say `quit`, then end its sandbox (killed if it lingers) and remove its files."""
-        self.bot.engine.close()
-        self.process.kill()
+        try:
+            self.bot.engine.close()
+            self.process.kill()
+        finally:
+            release, self._release = self._release, None
+            if release is not None:
+                release()
 
     def __enter__(self) -> HostedBot:
         return self
@@ -161,6 +184,7 @@ def start_hosted_engine(
     command: Sequence[str] | None = None,
     target: str | None = None,
     entry: str = ENTRY,
+    release: Callable[[], None] | None = None,
 ) -> HostedBot:
     """Start the bot in `files_dir` in a sandbox of its own and its first game of `game`.
 
@@ -168,7 +192,9 @@ def start_hosted_engine(
     it, or the file's `select_move` or only plug-in class is played). `kind` "engine":
     `command` (default `python3 ENTRY`)
     runs in the bot's directory and speaks the engine protocol. `clock` times the moves. The
-    sandbox ends with the thread that started it (bwrap's `--die-with-parent`).
+    sandbox ends with the thread that started it (bwrap's `--die-with-parent`). `release`
+    is called when the bot closes; not when this raises (the caller still holds what it
+    took).
     Raises EngineError when the bot cannot start, its handshake fails or it does not play
     `game`; ValueError for an unknown kind.
     """
@@ -203,7 +229,7 @@ def start_hosted_engine(
         engine.close()
         started[0].kill()
         raise
-    return HostedBot(bot, started[0])
+    return HostedBot(bot, started[0], release)
 
 
 def _start(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Final
 
+from sandbox import private_dir
 from server.grading.uploads import bad_submission
 from server.hosted.specs import HostedSpec
 
@@ -32,13 +33,6 @@ class VersionFiles:
     kind: str
     entry: str
     game: str
-
-
-def private_dir(path: Path) -> Path:
-    """Create (or tighten) a directory only the server's user can enter: mode 0700."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path.chmod(0o700)
-    return path
 
 
 def version_dir(root: Path, spec: HostedSpec) -> Path:

@@ -1,5 +1,11 @@
 """Start a hosted bot's version for a match: its program in the sandbox (server.hosted.engine),
-under a uid of its own when the server runs as root.
+in one of the process's compute slots, under a uid of its own when the server runs as root.
+
+Every program running holds a hosted slot of the process's `ComputeSlots` (server.limits.slots:
+grading keeps its reserve, hosted bots keep theirs) from its start to its close. A start waits
+for a slot at most `compute_hosted_wait_s` on the launcher's clock, then fails with an
+EngineError saying the server's slots are busy: the seat's first move fails, as a program
+that does not start fails (docs/SCALING.md).
 
 As root, each sandbox runs as an unprivileged uid, and RLIMIT_NPROC counts a uid's processes
 across sandboxes: every program running at once gets its own uid from `UidSlots`, given back
@@ -11,15 +17,16 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
 
 from bots.programs.child import EngineError
-from bots.result import SearchResult, Stop
-from games.base import Game, State
+from games.base import Game
 from sandbox import MIB, Isolation
 from server.hosted.engine import HostedBot, HostedLimits, start_hosted_engine
 from server.hosted.files import VersionFiles
-from server.hosted.service import Program, RunLimits
+from server.hosted.service import RunLimits
+from server.limits.slots import ComputeSlots, SlotsBusyError
+from server.settings import Settings, hosted_uids
 
 
 class UidSlots:
@@ -41,66 +48,62 @@ class UidSlots:
             self._free.append(uid)
 
 
-class Running:
-    """A version's program playing one match: a hosted engine whose uid is given back when it
-    ends."""
-
-    def __init__(self, bot: HostedBot, limits: RunLimits, release: Any) -> None:
-        self._bot = bot
-        self._limits = limits
-        self._release = release
-        identity = bot.identity
-        self.engine_name: str | None = (
-            " ".join(part for part in (identity.name, identity.version) if part) or None
-        )
-
-    def choose(self, state: State[Any], budget: float | None, stop: Stop | None) -> SearchResult:
-        seconds = self._limits.move_seconds if budget is None else min(budget, 86_400.0)
-        return self._bot.choose(state, seconds, stop)
-
-    def close(self) -> None:
-        try:
-            self._bot.close()
-        finally:
-            release, self._release = self._release, None
-            if release is not None:
-                release()
-
-
-TRIALS = 4
-"""Uids beyond the matches' for uploads tried at once (each new version is started once)."""
-
-
 class Launcher:
-    """Starts versions' programs, each under its own uid when the server is root: one for each
-    of `running` programs of matches, and TRIALS more for the uploads being tried."""
+    """Starts versions' programs, each in a hosted slot of `slots` and, when the server is
+    root, under its own uid: one for each of `hosted_max_running` programs of matches, and
+    HOSTED_TRIAL_UIDS more for the uploads being tried."""
 
-    def __init__(self, uid_base: int, running: int) -> None:
-        self._uids = UidSlots(uid_base, running + TRIALS) if os.geteuid() == 0 else None
+    def __init__(
+        self,
+        settings: Settings,
+        slots: ComputeSlots,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        as_root: bool | None = None,
+    ) -> None:
+        uids = hosted_uids(settings)
+        root = os.geteuid() == 0 if as_root is None else as_root
+        self._uids = UidSlots(uids.start, len(uids)) if root else None
+        self._slots = slots
+        self._wait_s = settings.compute.hosted_wait_s
+        self._clock = clock
 
-    def __call__(self, version: VersionFiles, game: Game, limits: RunLimits) -> Program:
-        """Start `version` for `game`; EngineError when it does not start or answer."""
-        uid = self._uids.take() if self._uids is not None else None
-        hosted_limits = HostedLimits(
-            move_seconds=limits.move_seconds,
-            memory_bytes=limits.memory_mb * MIB,
-            processes=limits.processes,
-            cpu_seconds=limits.cpu_seconds,
-        )
+    def __call__(self, version: VersionFiles, game: Game, limits: RunLimits) -> HostedBot:
+        """Start `version` for `game`; EngineError when no slot frees in time, or when it does
+        not start or answer."""
         try:
-            bot = start_hosted_engine(
+            self._slots.take_waiting("hosted", self._wait_s, self._clock)
+        except SlotsBusyError as busy:
+            raise EngineError(f"the bot was not started: {busy}") from None
+        uid: int | None = None
+        try:
+            uid = self._uids.take() if self._uids is not None else None
+            return start_hosted_engine(
                 "plugin" if version.kind == "plugin" else "engine",
                 version.directory,
                 game,
-                hosted_limits,
+                HostedLimits(
+                    move_seconds=limits.move_seconds,
+                    memory_bytes=limits.memory_mb * MIB,
+                    processes=limits.processes,
+                    cpu_seconds=limits.cpu_seconds,
+                ),
                 clock=time.monotonic,
                 isolation=None if uid is None else Isolation(uid, uid),
                 entry=version.entry,
+                release=self._releaser(uid),
             )
         except BaseException:
-            if uid is not None and self._uids is not None:
-                self._uids.give_back(uid)
+            self._releaser(uid)()
             raise
-        uids = self._uids
-        release = None if uid is None or uids is None else (lambda: uids.give_back(uid))
-        return Running(bot, limits, release)
+
+    def _releaser(self, uid: int | None) -> Callable[[], None]:
+        """Return what gives back the slot and `uid` of one program."""
+        uids, slots = self._uids, self._slots
+
+        def release() -> None:
+            if uid is not None and uids is not None:
+                uids.give_back(uid)
+            slots.give_back("hosted")
+
+        return release

@@ -14,7 +14,8 @@ PostgreSQL advisory lock of `_SLOT_LOCK`, held on a connection for the worker's 
 when it dies) and runs its sandboxes as `grader_uid_base + n * concurrency + i`, i < its
 concurrency: two workers on one host never share a uid (RLIMIT_NPROC counts per uid),
 without per-worker settings. `--uid-base` sets the base instead (then the operator keeps
-them apart).
+them apart). A worker whose uids would overlap the hosted bots' (hosted_uid_base...) refuses
+to start: a server on the same host runs its hosted programs under those.
 
 SIGTERM or SIGINT: no new job is taken; running ones get `grace_s` to finish, then are
 cancelled (a grading is killed and its job queued again for another worker).
@@ -36,7 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from server.db.engine import create_engine, migrate, session_factory
 from server.jobs.queue import build_queue, ensure_schema
 from server.jobs.registry import JobRuntime, register_tasks
-from server.settings import Settings
+from server.settings import Settings, hosted_uids
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,20 @@ async def claim_slot(engine: AsyncEngine) -> tuple[AsyncConnection, int]:
         raise
     await connection.close()
     raise RuntimeError(f"{MAX_SLOTS} workers hold every slot on this database")
+
+
+def check_uids(settings: Settings, uid_base: int, concurrency: int) -> range:
+    """Return this worker's sandbox uids; ValueError when they overlap the hosted bots' (a
+    server on the same host runs its hosted programs under those)."""
+    mine = range(uid_base, uid_base + concurrency)
+    hosted = hosted_uids(settings)
+    if mine.start < hosted.stop and hosted.start < mine.stop:
+        raise ValueError(
+            f"this worker's sandbox uids ({mine.start}-{mine.stop - 1}) overlap the hosted "
+            f"bots' ({hosted.start}-{hosted.stop - 1}: hosted_uid_base and hosted_max_running "
+            "+ 4 after it): move hosted_uid_base, grader_uid_base or --uid-base apart"
+        )
+    return mine
 
 
 async def requeue_stalled(app: procrastinate.App, settings: Settings) -> int:
@@ -114,6 +129,7 @@ async def run_worker(
         if uid_base is None:
             slot_connection, slot = await claim_slot(engine)
             uid_base = settings.grader.uid_base + slot * concurrency
+        check_uids(settings, uid_base, concurrency)
         runtime = JobRuntime(
             settings=settings,
             engine=engine,
