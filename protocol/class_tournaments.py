@@ -17,6 +17,8 @@ from pydantic import Field, Strict
 from protocol.courses import AssignmentId, CourseId, MemberId
 from protocol.messages import (
     MAX_PLIES,
+    MAX_SWISS_BOTS,
+    MAX_SWISS_ROUNDS,
     MAX_TOURNAMENT_BOTS,
     BotSpecText,
     Count,
@@ -49,6 +51,11 @@ class ClassTournamentCreate(WireModel):
     pick: ClassPick = "latest"
     house_bots: tuple[BotSpecText, ...] = Field(default=(), max_length=MAX_CLASS_HOUSE_BOTS)
     format: TournamentFormat = "round-robin"
+    swiss_rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_SWISS_ROUNDS)] | None = Field(
+        default=None,
+        description="Play this many Swiss rounds instead of a round robin (a class of more than "
+        f"{MAX_TOURNAMENT_BOTS} entrants must).",
+    )
     games_per_pairing: Annotated[int, Strict(), Field(ge=2, le=20, multiple_of=2)] = 2
     seed: Annotated[int, Strict(), Field(ge=0, le=2**63 - 1)] = 0
     ply_cap: Annotated[int, Strict(), Field(ge=1, le=MAX_PLIES)] = 200
@@ -104,7 +111,7 @@ class ClassTournament(WireModel):
     grade_share: GradeShare
     games_done: Count
     games_total: Count
-    entrants: tuple[ClassEntrant, ...] = Field(max_length=MAX_TOURNAMENT_BOTS + 10_000)
+    entrants: tuple[ClassEntrant, ...] = Field(max_length=MAX_SWISS_BOTS + 10_000)
     games: tuple[ClassGame, ...] = ()
     created_time_ms: EpochMs
 

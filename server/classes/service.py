@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from protocol.class_tournaments import (
@@ -22,7 +23,7 @@ from protocol.class_tournaments import (
     ClassTournamentList,
 )
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import MAX_TOURNAMENT_BOTS, TournamentCreate
+from protocol.messages import MAX_SWISS_BOTS, MAX_TOURNAMENT_BOTS, SwissSettings, TournamentCreate
 from server.classes import wire
 from server.classes.store import ClassStore
 from server.courses import CourseService
@@ -100,18 +101,26 @@ class ClassTournaments:
                 "house bots as references)",
                 {"entrants": len(playing)},
             )
-        created = await self._tournaments.create(
-            TournamentCreate(
+        rounds = body.swiss_rounds
+        try:
+            tournament = TournamentCreate(
                 game=GAME,
                 bots=tuple(playing),
                 format=body.format,
+                swiss=None if rounds is None else SwissSettings(rounds=rounds),
                 games_per_pairing=body.games_per_pairing,
                 seed=body.seed,
                 ply_cap=body.ply_cap,
                 concurrency=body.concurrency,
-            ),
-            player,
-        )
+            )
+        except ValidationError as error:
+            words = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())
+            raise ProtocolError(
+                ErrorCode.VALIDATION_ERROR,
+                f"this class tournament cannot be played: {words}",
+                {"entrants": len(playing)},
+            ) from None
+        created = await self._tournaments.create(tournament, player)
         row = await self._store.add(
             course_id=course_id,
             assignment_id=assignment_id,
@@ -128,11 +137,13 @@ class ClassTournaments:
         """Refuse a tournament the server cannot seat: too many entrants, or more sandboxed
         seats at once than a hosted bot or the server may hold."""
         entrants = students + len(body.house_bots)
-        if entrants > MAX_TOURNAMENT_BOTS:
+        most = MAX_TOURNAMENT_BOTS if body.swiss_rounds is None else MAX_SWISS_BOTS
+        if entrants > most:
+            hint = "; a Swiss tournament (swiss_rounds) takes more" if most < MAX_SWISS_BOTS else ""
             raise ProtocolError(
                 ErrorCode.VALIDATION_ERROR,
                 f"{students} students and {len(body.house_bots)} house bots are {entrants} "
-                f"entrants; a tournament takes at most {MAX_TOURNAMENT_BOTS}",
+                f"entrants; this tournament takes at most {most}{hint}",
                 {"entrants": entrants},
             )
         hosted = self._settings.hosted

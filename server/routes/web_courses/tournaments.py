@@ -57,6 +57,7 @@ async def start_from_form(
                 {
                     "pick": form.get("pick") or "latest",
                     "house_bots": [b for b in bots if b in REFERENCE_BOTS][:MAX_CLASS_HOUSE_BOTS],
+                    "swiss_rounds": _number(form.get("swiss_rounds"), None),
                     "games_per_pairing": _number(form.get("games_per_pairing"), 2),
                     "grade_share": _number(form.get("grade_share"), 0),
                     "concurrency": _number(form.get("concurrency"), 2),
@@ -92,7 +93,7 @@ async def start_from_form(
     )
 
 
-def _number(value: object, default: int) -> object:
+def _number(value: object, default: int | None) -> object:
     """A form's number as an int when it reads as one (else as sent, for pydantic to refuse)."""
     if value is None or value == "":
         return default

@@ -175,3 +175,36 @@ def test_staff_run_a_class_tournament_and_each_reader_sees_their_part(
 
     listed = people["s3"].call("GET", path, 200)["tournaments"]
     assert [t["class_tournament_id"] for t in listed] == [started.class_tournament_id]
+
+
+@sandboxed
+def test_a_class_too_large_for_a_round_robin_plays_a_swiss(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    url = server.url
+    prof, cid = new_course(url)
+    aid = add_assignment(prof, cid, profile="agent", suite=small_private_suite(tmp_path))[
+        "assignment_id"
+    ]
+    people = students(prof, url, cid, "s1", "s2", "s3")
+    for student in people.values():
+        submit(student, cid, aid, REFERENCE)
+    path = f"/courses/{cid}/assignments/{aid}/tournaments"
+    body: dict[str, Any] = {"house_bots": ["random", "greedy"], "ply_cap": 30}
+    # Five entrants cannot play five Swiss rounds without meeting twice: refused in words.
+    refused = prof.error(
+        "POST", path, 422, ErrorCode.VALIDATION_ERROR, json=body | {"swiss_rounds": 5}
+    )
+    assert "5 bots meet each other in 4 rounds" in refused["message"]
+    started = ClassTournament.model_validate(
+        prof.call("POST", path, 201, json=body | {"swiss_rounds": 2})
+    )
+    assert started.games_total == 2 * 2 * 2  # two rounds of two boards (one bye), two games each
+    done = finished(prof, cid, started.class_tournament_id)
+    assert done.status == "finished" and done.games_done == 8
+    plain = prof.call(
+        "GET", f"/tournaments/{done.tournament_id}", 200, headers={"Arena-Protocol-Version": "1.4"}
+    )
+    table = plain["standings"]["swiss"]
+    assert len(table) == 5 and sum(row["byes"] for row in table) == 2
+    assert {g["round"] for g in plain["games"]} == {0, 1}
