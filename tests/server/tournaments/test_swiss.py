@@ -126,7 +126,7 @@ def test_a_swiss_tournament_pairs_each_round_from_the_results_before_it(
         ).text
         assert "Swiss standings" in page and "Round 3:" in page
         assert "a Swiss of 3 rounds, 7 players" in page
-        assert page.count('<tr><td>') == len(BOTS)  # a row per bot in the Swiss table
+        assert page.count("<tr><td>") == len(BOTS)  # a row per bot in the Swiss table
         # An older client is not shown what it does not know.
         old = http.get(f"/tournaments/{created['tournament_id']}").json()
         assert "swiss" not in old["spec"] and "round" not in old["games"][0]
