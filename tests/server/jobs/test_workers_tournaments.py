@@ -495,9 +495,13 @@ def test_a_tournament_on_two_workers_survives_a_killed_worker(tmp_path: Path, no
 
 
 async def _play_and_kill(first_url: str, second_url: str, doomed: subprocess.Popen[bytes]) -> None:
+    # A connection per request: the clients idle for longer than the servers keep an idle
+    # connection (ARENA_HTTP_IDLE_TIMEOUT_S), and a request sent on one the server is closing at
+    # that moment is lost with "Server disconnected" (HTTP's keep-alive race, not the servers').
+    fresh = httpx.Limits(max_keepalive_connections=0)
     async with (
-        httpx.AsyncClient(base_url=first_url, timeout=30) as first,
-        httpx.AsyncClient(base_url=second_url, timeout=30) as second,
+        httpx.AsyncClient(base_url=first_url, timeout=30, limits=fresh) as first,
+        httpx.AsyncClient(base_url=second_url, timeout=30, limits=fresh) as second,
     ):
         token = (await first.post("/players", json={"name": "organiser"})).json()["token"]
         headers = {"Authorization": f"Bearer {token}"}
