@@ -6,7 +6,8 @@ The rule, each time the pool pairs its waiting bots:
    standard deviation `hypot(spread, deviation / 2)`, so near ratings usually meet, and a bot
    whose rating is still uncertain (large Glicko deviation) meets a wider range.
 2. Going up the keys from the lowest, each bot not yet paired plays the next bot up the list it
-   may play: not the last opponent of either bot (never the same pair twice in a row), not a bot
+   may play: not the last opponent of either bot (never the same pair twice in a row, unless
+   the pool holds those two bots alone: `pool_size` 2, else they would never play again), not a bot
    of the same owner (unless `same_owner`), within `max_gap` rating points if set, and with
    room under `owner_cap` for each owner: the games an owner's bots play at once, counting
    those already `playing` and each pairing made here once per owner.
@@ -72,11 +73,12 @@ def _last_opponent(bot: PoolBot) -> str | None:
     return bot.recent_opponents[-1] if bot.recent_opponents else None
 
 
-def may_meet(one: PoolBot, other: PoolBot, rules: PoolRules) -> bool:
-    """Return whether the rule lets `one` and `other` play now (owner caps aside)."""
+def may_meet(one: PoolBot, other: PoolBot, rules: PoolRules, *, again: bool = False) -> bool:
+    """Return whether the rule lets `one` and `other` play now (owner caps aside); `again`
+    lets them meet though they met last."""
     if one.id == other.id:
         return False
-    if _last_opponent(one) == other.id or _last_opponent(other) == one.id:
+    if not again and (_last_opponent(one) == other.id or _last_opponent(other) == one.id):
         return False
     if one.owner == other.owner and not rules.same_owner:
         return False
@@ -89,11 +91,13 @@ def pool_pairings(
     playing: Mapping[str, int] | None = None,
     rules: PoolRules | None = None,
     seed: int = 0,
+    pool_size: int | None = None,
 ) -> tuple[Pairing, ...]:
     """Pair the `waiting` bots by the rule of this module's docstring.
 
-    `playing` maps an owner to the games its bots play now. Returns the pairings, `first`
-    playing first; bots in none of them stay waiting.
+    `playing` maps an owner to the games its bots play now; `pool_size` is how many bots the
+    pool holds that may play, waiting or playing (None: more than two). Returns the pairings,
+    `first` playing first; bots in none of them stay waiting.
     """
     rules = rules or PoolRules()
     rules.validate()
@@ -123,7 +127,7 @@ def pool_pairings(
                 other
                 for other in order[position + 1 :]
                 if not paired[other]
-                and may_meet(one, waiting[other], rules)
+                and may_meet(one, waiting[other], rules, again=pool_size == 2)
                 and room(one.owner, waiting[other].owner)
             ),
             None,

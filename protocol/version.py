@@ -9,7 +9,7 @@ not speak (error UNSUPPORTED_VERSION, then close code 4003).
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = "1.4"
+PROTOCOL_VERSION = "1.5"
 """The version of the wire protocol this package describes.
 
 1.1 added `MatchResult.code` and `max_plies` (`MatchCreate`, `MatchState`, `MatchRecord`); 1.2
@@ -17,7 +17,8 @@ added a move's `search` (`SearchInfo` on `move`, `MoveRequest`, `move_made`, `Re
 1.3 added `bot_available` (a bot open to challenges, listed by `GET /bots/online`) and SPRT
 tournaments (`TournamentCreate.sprt`, and `sprt` of `TournamentState`, `TournamentSummary`,
 `tournament_game_finished` and `tournament_finished`); 1.4 added Swiss tournaments
-(`TournamentCreate.swiss`, a game's `round`, the standings' `swiss`)."""
+(`TournamentCreate.swiss`, a game's `round`, the standings' `swiss`); 1.5 added connected bots
+in rated pools (a pool entry's `connected`)."""
 
 
 VERSION_HEADER = "Arena-Protocol-Version"

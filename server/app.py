@@ -36,6 +36,7 @@ from server.cluster.processes import Membership, ProcessTable
 from server.cluster.routing import MatchRouter
 from server.courses import CourseService
 from server.db.engine import create_engine, migrate, session_factory
+from server.db.leader import Leadership
 from server.db.writer import BatchWriter
 from server.explore import Explorer
 from server.grading import GradingService
@@ -51,7 +52,7 @@ from server.matches.queries import MatchQueries
 from server.matches.service import MatchService
 from server.openapi import install_openapi
 from server.players import PlayerRegistry
-from server.pool import PoolService
+from server.pool import POOL_LEADER_LOCK, PoolService
 from server.presence import Presence
 from server.ratings import RatingService
 from server.routes import install
@@ -180,7 +181,15 @@ def create_app(settings: Settings) -> FastAPI:
         hosted = HostedBots(app.state.sessions, settings, launcher, can_isolate)
         app.state.hosted = hosted
         service.host(hosted)
-        pools = PoolService(app.state.sessions, settings, service, hosted)
+        # One process pairs the pools: with PostgreSQL, the holder of the pools' lock.
+        pools = PoolService(
+            app.state.sessions,
+            settings,
+            service,
+            hosted,
+            presence,
+            Leadership(engine, *POOL_LEADER_LOCK, "the rated pools' pairing"),
+        )
         app.state.pools = pools
         app.state.classes = ClassTournaments(
             app.state.sessions, settings, courses, hosted, tournaments
@@ -202,9 +211,7 @@ def create_app(settings: Settings) -> FastAPI:
             service.start_ticker()
             await grading.start()
             await courses.start()
-            if membership is None:
-                # One process pairs the pools; a cluster's pairing is not shared yet.
-                pools.start()
+            pools.start()
             yield
         finally:
             await pools.close()

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from protocol.messages.base import Count, EpochMs, GameName, PlayerName, WireModel
+from protocol.messages.versioning import SINCE
 
 HostedBotName = Annotated[
     str,
@@ -116,33 +117,43 @@ PoolName = Annotated[
 
 
 class PoolJoin(WireModel):
-    """A hosted bot of the caller's to enter a pool: `OWNER/NAME`."""
+    """A member for a pool: `OWNER/NAME`, a hosted bot of the caller's, or the caller's own
+    player name, a bot the caller plays with its own client (`arena bot`, connected and open to
+    challenges)."""
 
     type: Literal["pool_join"] = "pool_join"
     bot: Annotated[
         str,
         Field(
-            min_length=3,
+            min_length=1,
             max_length=65,
-            pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*/[a-z0-9][a-z0-9_\-]*$",
+            pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*(/[a-z0-9][a-z0-9_\-]*)?$",
         ),
     ]
 
 
 class PoolEntry(WireModel):
-    """A bot of a pool's ladder: the rating of the version that plays now."""
+    """A member of a pool's ladder: the rating of the version that plays now (a hosted bot), or
+    of the player (a connected bot, `connected`)."""
 
     type: Literal["pool_entry"] = "pool_entry"
     bot: Annotated[str, Field(max_length=65)]
-    """`OWNER/NAME`."""
+    """`OWNER/NAME` of a hosted bot; a connected bot's player name."""
     spec: Annotated[str, Field(max_length=256)] | None
-    """The version that plays (`hosted:OWNER/NAME@N`); None while it has none."""
+    """The version that plays (`hosted:OWNER/NAME@N`); None while it has none, and for a
+    connected bot."""
     rating: float
     deviation: float
     games: Count
     paused: Annotated[str, Field(max_length=500)] | None
     playing: bool
     joined_ms: EpochMs
+    connected: bool = Field(
+        default=False,
+        json_schema_extra={SINCE: "1.5"},
+        description="A bot its player's own client plays (`arena bot`): paired while it is "
+        "online and open to challenges.",
+    )
 
 
 class PoolGameSummary(WireModel):

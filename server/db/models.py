@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    CheckConstraint,
     DateTime,
     Float,
     ForeignKey,
@@ -471,33 +472,76 @@ class HostedBotFailure(Base):
 
 
 class PoolMember(Base):
-    """A hosted bot in a rated pool (server.pool): the pool pairs it while it stays."""
+    """A member of a rated pool (server.pool): a hosted bot (`bot_id`) or a player whose own
+    connected client plays it (`player_id`); exactly one is set. The pool pairs it while it
+    stays; `paused` is why the pool stopped pairing a connected member (a hosted bot's pause is
+    the bot's own)."""
 
     __tablename__ = "pool_members"
-    __table_args__ = (UniqueConstraint("pool", "bot_id", name="uq_pool_members"),)
+    __table_args__ = (
+        UniqueConstraint("pool", "bot_id", name="uq_pool_members"),
+        UniqueConstraint("pool", "player_id", name="uq_pool_members_player"),
+        CheckConstraint("(bot_id IS NULL) <> (player_id IS NULL)", name="ck_pool_members_one"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     pool: Mapped[str] = mapped_column(String(32), index=True)
-    bot_id: Mapped[int] = mapped_column(
-        ForeignKey("hosted_bots.id", name="fk_pool_members_bot", ondelete="CASCADE"), index=True
+    bot_id: Mapped[int | None] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_pool_members_bot", ondelete="CASCADE"),
+        index=True,
+        nullable=True,
     )
+    player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", name="fk_pool_members_player", ondelete="CASCADE"),
+        index=True,
+        nullable=True,
+    )
+    paused: Mapped[str | None] = mapped_column(String(500), nullable=True)
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class PoolGame(Base):
-    """A match the pool made: which bots it paired (the match row has the rest)."""
+    """A match the pool made: which members it paired, each a hosted bot or a connected
+    player (the match row has the rest)."""
 
     __tablename__ = "pool_games"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     pool: Mapped[str] = mapped_column(String(32), index=True)
     match_id: Mapped[str] = mapped_column(String(36), unique=True)
-    first_bot_id: Mapped[int] = mapped_column(
-        ForeignKey("hosted_bots.id", name="fk_pool_games_first", ondelete="CASCADE"), index=True
+    first_bot_id: Mapped[int | None] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_pool_games_first", ondelete="CASCADE"),
+        index=True,
+        nullable=True,
     )
-    second_bot_id: Mapped[int] = mapped_column(
-        ForeignKey("hosted_bots.id", name="fk_pool_games_second", ondelete="CASCADE"), index=True
+    second_bot_id: Mapped[int | None] = mapped_column(
+        ForeignKey("hosted_bots.id", name="fk_pool_games_second", ondelete="CASCADE"),
+        index=True,
+        nullable=True,
     )
+    first_player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", name="fk_pool_games_first_player", ondelete="CASCADE"),
+        index=True,
+        nullable=True,
+    )
+    second_player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", name="fk_pool_games_second_player", ondelete="CASCADE"),
+        index=True,
+        nullable=True,
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PoolSeat(Base):
+    """A pool member booked into the one pool game it plays (server.pool): the member's key
+    (`bot:ID` or `player:ID`) is the primary key, so no two pairings, on any server, book a
+    member twice. Dropped once the game has ended."""
+
+    __tablename__ = "pool_seats"
+
+    member: Mapped[str] = mapped_column(String(40), primary_key=True)
+    pool: Mapped[str] = mapped_column(String(32))
+    match_id: Mapped[str] = mapped_column(String(36), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

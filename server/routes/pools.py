@@ -1,5 +1,5 @@
 """Rated pools: list them, read a pool's ladder and games, enter or take out a hosted bot of
-yours (docs/PROTOCOL.md, "Rated pools")."""
+yours, or yourself as a connected bot (docs/PROTOCOL.md, "Rated pools")."""
 
 from __future__ import annotations
 
@@ -57,7 +57,9 @@ async def join_pool(
     pool: PoolPath, body: PoolJoin, pools: PoolsDep, player: PlayerDep, response: Response
 ) -> Pool:
     """Enter a hosted bot of yours (`{"bot": "OWNER/NAME"}`): the pool pairs it from now on,
-    playing its active version. Joining twice changes nothing."""
+    playing its active version; or yourself (`{"bot": "YOUR_NAME"}`), a bot your own client
+    plays (`arena bot`), paired while it is connected and open to challenges. Joining twice
+    changes nothing, but resumes a connected bot the pool paused."""
     answer = await pools.join(pool, player, body)
     response.headers["Location"] = f"/pools/{pool}"
     return answer
@@ -69,4 +71,13 @@ async def leave_pool(
 ) -> Response:
     """Take a bot of yours out of the pool; its games being played end as usual."""
     await pools.leave(pool, owner, name, player)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.delete("/{pool}/members/{player}", status_code=status.HTTP_204_NO_CONTENT)
+async def leave_pool_connected(
+    pool: PoolPath, player: OwnerPath, pools: PoolsDep, caller: PlayerDep
+) -> Response:
+    """Take yourself, a connected bot, out of the pool; your game being played ends as usual."""
+    await pools.leave_connected(pool, player, caller)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -143,6 +143,18 @@ def test_the_last_opponent_is_skipped_for_the_next_nearest() -> None:
     assert len(pool_pairings([a_later, b_later], rules=rules)) == 1
 
 
+def test_a_pool_of_two_bots_lets_them_meet_again_and_again() -> None:
+    a = PoolBot("a", "x", 1500.0, recent_opponents=("b",), colours=(FIRST,))
+    b = PoolBot("b", "y", 1501.0, recent_opponents=("a",), colours=(SECOND,))
+    rules = PoolRules(spread=0.0)
+    # With a third bot in the pool (playing elsewhere now) they wait for it...
+    assert pool_pairings([a, b], rules=rules, pool_size=3) == ()
+    assert pool_pairings([a, b], rules=rules) == ()
+    # ...but two bots alone would never play again: they meet, colours swapped.
+    (pairing,) = pool_pairings([a, b], rules=rules, pool_size=2)
+    assert (pairing.first, pairing.second) == ("b", "a")
+
+
 def test_an_owner_at_its_cap_waits() -> None:
     bots = [PoolBot(f"b{i}", "crowd" if i < 4 else f"o{i}", 1500.0 + i) for i in range(8)]
     pairings = pool_pairings(bots, playing={"crowd": 1}, rules=PoolRules(owner_cap=2, spread=0.0))

@@ -888,7 +888,7 @@ def test_close_codes_are_the_documented_numbers() -> None:
 
 
 def test_version_compatibility_follows_the_major_version() -> None:
-    assert PROTOCOL_VERSION == "1.4"
+    assert PROTOCOL_VERSION == "1.5"
     assert parse_version("1.12") == (1, 12)
     assert is_compatible("1.9")
     assert not is_compatible("2.0")
@@ -896,13 +896,14 @@ def test_version_compatibility_follows_the_major_version() -> None:
         parse_version("1")
     assert "protocol_version" in reject_client({"type": "hello", "protocol_version": "v1"}).details
     # The server speaks the older of the two versions with a compatible client.
-    assert [spoken_version(v) for v in ("1.0", "001.00", "1.1", "1.2", "1.3", "1.9")] == [
+    assert [spoken_version(v) for v in ("1.0", "001.00", "1.1", "1.2", "1.3", "1.4", "1.9")] == [
         "1.0",
         "1.0",
         "1.1",
         "1.2",
         "1.3",
         "1.4",
+        "1.5",
     ]
 
 

@@ -153,6 +153,11 @@ class World:
         self.post("/pools/checkers/members", "owner", {"bot": f"owner/{name}"})
         return {"pool": "checkers", "owner": "owner", "name": name}
 
+    def pooled_player(self) -> dict[str, str]:
+        """Owner itself, a connected bot, in the checkers pool."""
+        self.post("/pools/checkers/members", "owner", {"bot": "owner"})
+        return {"pool": "checkers", "player": "owner"}
+
     def tournament(self, *bots: str) -> str:
         body = {"game": "tictactoe", "bots": list(bots or ("random", "greedy"))}
         return str(self.post("/tournaments", "owner", body)["tournament_id"])
@@ -448,6 +453,20 @@ ROWS = [
         "/pools/{pool}/members/{owner}/{name}",
         (401, 401, 403, 204),
         lambda w: w.pooled_bot(),
+    ),
+    # A player enters and takes out only itself as a connected bot.
+    Row(
+        "POST",
+        "/pools/{pool}/members",
+        (401, 401, 403, 201),
+        lambda w: {"pool": "checkers"},
+        body=lambda w: {"bot": "owner"},
+    ),
+    Row(
+        "DELETE",
+        "/pools/{pool}/members/{player}",
+        (401, 401, 403, 204),
+        lambda w: w.pooled_player(),
     ),
     # The hosted bots' pages' forms (tests/server/web/test_hosted_pages.py has them filled
     # in): creating acts as the credential's player, made a guest for a browser without one
