@@ -11,6 +11,7 @@ protocol version not supported), and cleanly on Ctrl-C.
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -19,6 +20,8 @@ from cli.common import fail
 
 if TYPE_CHECKING:
     from protocol.messages import TimeControl
+
+_POOL_NAME = re.compile(r"[a-z0-9][a-z0-9_\-]{0,31}")
 
 DEFAULT_WAIT_S = 60.0
 """How long `arena bot` waits for a server that does not answer (a restart takes seconds)."""
@@ -145,6 +148,15 @@ def bot(
             help="Seconds to wait for an answer to a challenge before aborting it.",
         ),
     ] = 60.0,
+    pools: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pool",
+            help="Enter this player into the rated pool of that name at each connection "
+            "(repeat for several; `GET /pools` lists them). The pool pairs the bot while it is "
+            "connected, and seats it in rated matches by itself.",
+        ),
+    ] = None,
     wait: Annotated[
         float,
         typer.Option(
@@ -162,7 +174,8 @@ def bot(
     search statistics, and reconnects with backoff when the connection drops. A server that does
     not answer is retried for --wait seconds, each retry logged, then given up (exit status 2).
     Challenges are accepted by the filter options (each declined one is logged with its reason).
-    With --challenge-every the bot also challenges other online bots by itself.
+    With --challenge-every the bot also challenges other online bots by itself; with --pool it
+    plays the rated games a pool pairs it into.
     """
     import asyncio
 
@@ -178,6 +191,12 @@ def bot(
 
     if min_base is not None and max_base is not None and min_base > max_base:
         fail(f"--min-base {min_base:g} is above --max-base {max_base:g}")
+    for pool in pools or ():
+        if not _POOL_NAME.fullmatch(pool):
+            fail(
+                f"--pool {pool!r} is no pool name (lower-case letters, digits, `_` and `-`, at "
+                "most 32): `GET /pools` lists the server's pools"
+            )
     wanted = _names(games)
     if wanted is not None:
         unknown = sorted(wanted - set(game_names()))
@@ -217,6 +236,7 @@ def bot(
             challenges=challenges,
             give_up_after=wait or None,
             challenge_plan=plan,
+            pools=tuple(dict.fromkeys(pools or ())),
         )
     except BotSpecError as exc:
         fail(f"bad bot spec {spec!r}: {exc} (`arena bots` lists the bots and their options)")

@@ -8,6 +8,8 @@ every new connection (docs/PROTOCOL.md). A match that ended while the client was
 `welcome` the client asks the REST API (`GET /matches/{id}`) about every match it was tracking
 and treats one that is over as if its `match_ended` had arrived. It answers challenges by its
 `ChallengeFilter` and, given a `ChallengePlan`, challenges other bots itself (`client.challenges`).
+Given `pools`, it enters its player into those rated pools after each `welcome` (the pool pairs
+it while it is connected: docs/PROTOCOL.md, "Rated pools").
 """
 
 from __future__ import annotations
@@ -29,7 +31,14 @@ from client.connection import Link, Patience, backoff_delays
 from client.errors import describe_exception, fatal_error
 from client.matches import OVER, MatchView, ended_from_state
 from client.play import MatchPlayer
-from client.rest import FetchState, fetch_match_state, http_base_url, websocket_url
+from client.rest import (
+    FetchState,
+    error_text,
+    fetch_match_state,
+    http_base_url,
+    rest_client,
+    websocket_url,
+)
 from games import GameError
 from protocol.messages import (
     AcceptChallenge,
@@ -74,7 +83,9 @@ class BotClient:
     reconnection (default: `fetch_match_state`; tests inject their own). A challenge (a match
     someone else created with this player in a seat) is accepted when `challenges` lets it
     through and the bot can play its game, and declined with the reason logged otherwise, or
-    always when `accept_challenges` is False.
+    always when `accept_challenges` is False. `pools` are the rated pools its player enters after
+    each `welcome` (joining again resumes a pool's pause); the bot then announces itself open to
+    challenges even when it declines them all, since a pool pairs only the bots online.
     Raises BotSpecError at construction for a bad spec and ValueError for a bad URL.
     """
 
@@ -96,6 +107,7 @@ class BotClient:
         give_up_after: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         challenge_plan: ChallengePlan | None = None,
+        pools: tuple[str, ...] = (),
     ) -> None:
         self.url = websocket_url(server_url)
         self.http_base = http_base_url(self.url)
@@ -110,6 +122,9 @@ class BotClient:
         self.accept_challenges = accept_challenges
         self.challenges = challenges
         self.challenge_plan = challenge_plan
+        self.pools = pools
+        self.pools_joined: dict[str, str] = {}
+        """The pools entered at the last `welcome`, each with its game."""
         self.player: str | None = None
         """The player this client plays as (from the server's `welcome`)."""
         self.link = Link()
@@ -254,16 +269,54 @@ class BotClient:
         self.link.server_version = message.protocol_version
         self.player = message.player
         self._announce()
+        if self.pools:
+            self.link.start(self._join_pools(message.player))
         if self.matches:
             self.link.start(self._check_tracked(sorted(self.matches), self.link.connection))
 
     def _announce(self) -> None:
         """Tell a server of 1.3 or later that this bot is open to challenges (to the games of
-        its filter), so other bots find it in `GET /bots/online`."""
-        if not self.accept_challenges or parse_version(self.server_version) < (1, 3):
+        its filter), so other bots, and the pools it joins, find it in `GET /bots/online`."""
+        open_to_challenges = self.accept_challenges or bool(self.pools)
+        if not open_to_challenges or parse_version(self.server_version) < (1, 3):
             return
         games = self.challenges.games
         self.link.send(BotAvailable(games=None if games is None else tuple(sorted(games))))
+
+    async def _join_pools(self, player: str | None) -> None:
+        """Enter this player into each of `pools`; log each answer (a refusal says why, and
+        playing goes on)."""
+        if player is None:
+            return
+        if parse_version(self.server_version) < (1, 5):
+            self.log.error(
+                "the server speaks protocol %s: connected bots join pools from 1.5",
+                self.server_version,
+            )
+            return
+        async with rest_client(self.token) as http:
+            for pool in self.pools:
+                try:
+                    response = await http.post(
+                        f"{self.http_base}/pools/{pool}/members", json={"bot": player}
+                    )
+                except httpx.HTTPError as error:
+                    self.log.error("could not enter pool %s: %s", pool, describe_exception(error))
+                    continue
+                if response.status_code != 201:
+                    self.log.error("pool %s refused %s: %s", pool, player, error_text(response))
+                    continue
+                game = str(response.json().get("game", "?"))
+                self.pools_joined[pool] = game
+                if self.challenges.games is not None and game not in self.challenges.games:
+                    self.log.warning(
+                        "pool %s plays %s, which this bot's --games leaves out: the pool "
+                        "pairs it only when it is open to %s",
+                        pool,
+                        game,
+                        game,
+                    )
+                self.log.info("entered pool %s (%s) as %s", pool, game, player)
 
     def _on_challenge(self, message: Challenge) -> None:
         """Answer a challenge: accept it when the filter lets it through and the bot can play

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse
 
 from protocol.messages import ErrorResponse, Pool, PoolJoin, PoolList
 from server.deps import PagesDep, PlayerDep, PoolsDep, request_viewer
+from server.routes.versions import VersionedRoute
 from server.routes.web_hosted import pool_page, pools_page
 from server.web.pages import wants_html
 
@@ -17,7 +18,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 422)
 }
 
-router = APIRouter(prefix="/pools", tags=["pools"], responses=ERRORS)
+router = APIRouter(
+    prefix="/pools", tags=["pools"], responses=ERRORS, route_class=VersionedRoute
+)
 
 PoolPath = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
 OwnerPath = Annotated[
