@@ -18,9 +18,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (401, 403, 404, 422)
 }
 
-router = APIRouter(
-    prefix="/pools", tags=["pools"], responses=ERRORS, route_class=VersionedRoute
-)
+router = APIRouter(prefix="/pools", tags=["pools"], responses=ERRORS, route_class=VersionedRoute)
 
 PoolPath = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
 OwnerPath = Annotated[
