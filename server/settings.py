@@ -328,8 +328,18 @@ class _GroupVariables(PydanticBaseSettingsSource):
             if setting.group is not None:
                 value = environment.get(setting.variable.lower())
                 if value is not None:
-                    found[setting.name] = value
+                    found[setting.name] = self._decoded(setting.field, value)
         return found
+
+    def _decoded(self, field: FieldInfo, value: str) -> Any:
+        """A list or object setting is JSON in its variable (as pydantic-settings reads the
+        ungrouped ones); text that is not JSON is left for validation to refuse by name."""
+        if not self.field_is_complex(field):
+            return value
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
 
 
 def in_process_graders(settings: Settings) -> int:

@@ -3,6 +3,7 @@ copy, and docs/SETTINGS.md is what the code generates."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -57,6 +58,21 @@ def test_each_group_setting_reads_its_flat_variable(monkeypatch: pytest.MonkeyPa
     assert settings.rate.limits_enabled is False
     assert settings.port == 8123
     assert Settings(grader_workers=5).grader.workers == 5  # given beats the environment
+
+
+def test_a_list_setting_of_a_group_is_json_in_its_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pools = [{"name": "ttt", "game": "tictactoe", "base_ms": 5000}]
+    monkeypatch.setenv("ARENA_POOL_POOLS", json.dumps(pools))
+    (pool,) = Settings().pool.pools
+    assert (pool.name, pool.game, pool.base_ms, pool.increment_ms) == ("ttt", "tictactoe", 5000, 0)
+    monkeypatch.setenv("ARENA_POOL_POOLS", "ttt")  # not JSON: refused by name
+    with pytest.raises(ValidationError, match=r"pool\.pools"):
+        Settings()
+    monkeypatch.setenv("ARENA_POOL_POOLS", json.dumps([{**pools[0], "game": "chess"}]))
+    with pytest.raises(ValidationError, match="no game is called 'chess'"):
+        Settings()
 
 
 def test_flat_names_construct_and_copy_with_checks() -> None:
