@@ -5,6 +5,9 @@ in the browser, with the server running the bot in the real sandbox."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -270,3 +273,50 @@ def test_the_owner_reads_why_the_bot_failed_and_resumes_it(
     page.locator("#resume").click()
     expect(page.locator("#paused .state.ready")).to_have_text("playing when paired")
     expect(page.locator("#resume")).to_have_count(0)
+
+
+def test_a_connected_bot_plays_in_the_pool_and_its_page_says_so(
+    page: Page, web_server: RunningServer, screenshots: Path
+) -> None:
+    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("the arena console script is not installed in this environment")
+    with httpx.Client(base_url=web_server.url, timeout=WAIT_S) as http:
+        token = http.post("/players", json={"name": "dan"}).json()["token"]
+    # A player's own program: `arena bot --pool`, two games against the sparring bot.
+    bot = subprocess.run(
+        [
+            exe,
+            "bot",
+            "--server",
+            web_server.url,
+            "--token",
+            token,
+            "--engine",
+            "greedy",
+            "--pool",
+            "ttt",
+            "--matches",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3 * WAIT_S,
+        check=False,
+    )
+    assert bot.returncode == 0, bot.stdout + bot.stderr
+    page.goto("/pools/ttt")
+    row = page.locator("#ladder tr[data-bot='dan']")
+    expect(row).to_contain_text("connected")
+    expect(row).to_contain_text("when online")
+    expect(row.get_by_role("link", name="dan")).to_have_attribute("href", "/players/dan")
+    # Colours balanced: one game each way round.
+    expect(page.locator("#recent")).to_contain_text("dan vs sparring/rnd v1")
+    expect(page.locator("#recent")).to_contain_text("sparring/rnd v1 vs dan")
+    page.screenshot(path=screenshots / "pool-connected.png", full_page=True)
+    row.get_by_role("link", name="its games").click()
+    expect(page.locator("#history-heading")).to_have_text("dan in this pool")
+    expect(page.locator("#history-summary")).to_contain_text("after 2 rated games")
+    expect(page.locator("#history-summary")).to_contain_text("paired while online")
+    expect(page.locator("#history-games li")).to_have_count(2)
+    page.screenshot(path=screenshots / "pool-connected-history.png", full_page=True)
