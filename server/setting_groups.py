@@ -232,6 +232,13 @@ class WorkerSettings(SettingGroup):
         description="seconds between a worker's looks for queued jobs when no notification "
         "wakes it (a job put back by the stalled-job check wakes no one)",
     )
+    hosted: bool = Field(
+        True,
+        description="role server: the games of tournaments with hosted bots (class tournaments "
+        "too, but not Swiss or SPRT ones) are played by `arena worker`s, which run the hosted "
+        "programs in their own sandboxes and need the servers' hosted_dir; false: by the "
+        "servers",
+    )
 
 
 def cpu_count() -> int:

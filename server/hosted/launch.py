@@ -51,7 +51,7 @@ class UidSlots:
 class Launcher:
     """Starts versions' programs, each in a hosted slot of `slots` and, when the server is
     root, under its own uid: one for each of `hosted_max_running` programs of matches, and
-    HOSTED_TRIAL_UIDS more for the uploads being tried."""
+    HOSTED_TRIAL_UIDS more for the uploads being tried (a worker gives its own `uids`)."""
 
     def __init__(
         self,
@@ -60,8 +60,9 @@ class Launcher:
         *,
         clock: Callable[[], float] = time.monotonic,
         as_root: bool | None = None,
+        uids: range | None = None,
     ) -> None:
-        uids = hosted_uids(settings)
+        uids = hosted_uids(settings) if uids is None else uids
         root = os.geteuid() == 0 if as_root is None else as_root
         self._uids = UidSlots(uids.start, len(uids)) if root else None
         self._slots = slots

@@ -350,11 +350,13 @@ class HostedBots:
 
     # The seats of matches.
 
-    async def resolve(self, text: str, game: Game) -> str:
+    async def resolve(self, text: str, game: Game, *, live: bool = True) -> str:
         """Return the spec a seat stores for `text`: the version it names, or the active one.
 
         Raises ValueError in words a seat's refusal quotes: an unknown bot or version, another
-        game's bot, a paused bot, a bot with no ready version, or no sandbox here.
+        game's bot, a paused bot, a bot with no ready version, or no sandbox here; for a seat
+        of a `live` match (not a worker's tournament game), a bot or a server at its cap of
+        matches at once.
         """
         spec = parse_hosted(text)
         found = await self._store.find(spec.owner, spec.name)
@@ -367,11 +369,11 @@ class HostedBots:
         if not self.available():
             raise HostedSpecError("this server cannot run hosted bots (no sandbox)")
         cap = self._settings.matches_per_bot
-        if await self._store.playing(found.spec) >= cap:
+        if live and await self._store.playing(found.spec) >= cap:
             raise HostedSpecError(
                 f"{found.spec} plays {cap} matches already, the most it may at once: try later"
             )
-        if await self._store.running() >= self._settings.max_running:
+        if live and await self._store.running() >= self._settings.max_running:
             raise HostedSpecError(
                 f"this server runs {self._settings.max_running} hosted bots' seats already, "
                 "the most it may at once: try again when a match ends"

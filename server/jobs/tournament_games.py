@@ -44,13 +44,19 @@ from procrastinate.exceptions import AlreadyEnqueued
 from sqlalchemy import text
 
 from competition.runner import GameTask
+from games import get_game
 from protocol.messages import TournamentCreate
+from sandbox import can_isolate, sandbox_support
 from server.cluster.bus import Bus
-from server.jobs.registry import JobRuntime
+from server.hosted import HostedBots
+from server.hosted.launch import Launcher
+from server.hosted.specs import is_hosted
+from server.jobs.registry import HOSTED_PER_JOB, JobRuntime
+from server.limits.slots import ComputeSlots, Split
 from server.matches.service import new_match_id
 from server.tournaments.notices import ENDED, TOPIC, Notify, ended_notice, game_notice, tell
 from server.tournaments.planning import plan
-from server.tournaments.played import is_for_workers, play_game
+from server.tournaments.played import HostedSeat, PlayedGame, is_for_workers, play_game
 from server.tournaments.store import TournamentStore
 
 log = logging.getLogger(__name__)
@@ -64,6 +70,8 @@ PRIORITY: Final = -10_000_000
 RETRIES: Final = 3
 """Times a job that raised is tried again (1, 2, 3 s later); after the last, the tournament
 fails, as one whose game raised in the server's runner does."""
+BOT_FAILURE: Final = "bot_failure"
+"""The result code of a game its hosted program lost by failing (games.match.ResultCode)."""
 PLANS_KEPT: Final = 16
 """Tournament schedules a worker keeps planned (a schedule plays every opening once)."""
 
@@ -139,8 +147,11 @@ _ORPHANS = text(
 class GamePlayer:
     """A worker's side of tournament games: plays, records and announces them."""
 
-    def __init__(self, runtime: JobRuntime, notify: Notify | None) -> None:
+    def __init__(
+        self, runtime: JobRuntime, notify: Notify | None, hosted: HostedBots | None = None
+    ) -> None:
         self._runtime = runtime
+        self._hosted = hosted
         self._store = TournamentStore(runtime.sessions)
         self._notify = notify
         self._plans: OrderedDict[str, list[GameTask]] = OrderedDict()
@@ -163,17 +174,20 @@ class GamePlayer:
             return
         body, owner_id = found
         tasks = await self._tasks(tournament_id, body)
+        task = tasks[game_index]
+        seats = await self._hosted_seats(body, task)
         stop = threading.Event()
         playing = asyncio.ensure_future(
             asyncio.to_thread(
                 play_game,
                 tournament_id,
                 body,
-                tasks[game_index],
+                task,
                 self._runtime.settings,
                 match_id=new_match_id(),
                 owner_id=owner_id,
                 stop=stop,
+                hosted=seats,
             )
         )
         try:
@@ -183,7 +197,12 @@ class GamePlayer:
             with contextlib.suppress(BaseException):
                 await playing
             raise
+        finally:
+            for seat in seats.values():
+                await asyncio.to_thread(seat.bot.close)  # the program and its sandbox end
         recorded = await self._store.record_game(played)
+        if recorded.recorded:
+            await self._tell_owners(played, task)
         if recorded.game is not None and recorded.game.result is not None:
             await self._tell(game_notice(tournament_id, recorded.game))
         if recorded.status in ENDED:
@@ -195,6 +214,37 @@ class GamePlayer:
             played.game.result,
             "recorded" if recorded.recorded else "not recorded: " + str(recorded.status),
         )
+
+    async def _hosted_seats(self, body: TournamentCreate, task: GameTask) -> dict[str, HostedSeat]:
+        """The hosted participants of a game, each with the version it plays and its bot (its
+        program starts at its first move, in this worker's sandbox)."""
+        wanted = [p for p in dict.fromkeys((task.first, task.second)) if is_hosted(p)]
+        if not wanted:
+            return {}
+        if self._hosted is None:
+            raise RuntimeError("this worker cannot run hosted bots: no sandbox here")
+        game = get_game(body.game, body.options)
+        seats = {}
+        for participant in wanted:
+            version = await self._hosted.resolve(participant, game, live=False)
+            seats[participant] = HostedSeat(version, self._hosted.build(version, game))
+        return seats
+
+    async def _tell_owners(self, played: PlayedGame, task: GameTask) -> None:
+        """Tell each hosted bot's owner how its game went: a failure, with its words, or a
+        game played to its end (as the match service tells them of a live match)."""
+        if self._hosted is None:
+            return
+        match = played.match
+        for seat, participant in enumerate((task.first, task.second)):
+            if not is_hosted(participant):
+                continue
+            version = match[f"seat{seat}_bot"] or participant
+            if match.get("result_reason") == BOT_FAILURE and match.get("result_winner") == 1 - seat:
+                words = str(match.get("result_detail") or "it failed")
+                await self._hosted.failed(version, played.game.match_id, words)
+            else:
+                await self._hosted.finished(version)
 
     async def fail(self, tournament_id: str, game_index: int, error: BaseException) -> None:
         """End the tournament as failed after its game's job raised on its last try."""
@@ -211,7 +261,10 @@ class GamePlayer:
         on_workers: dict[str, bool] = {}
         for tournament_id, spec, _total, index in rows:
             if tournament_id not in on_workers:
-                on_workers[tournament_id] = is_for_workers(TournamentCreate.model_validate(spec))
+                on_workers[tournament_id] = is_for_workers(
+                    TournamentCreate.model_validate(spec),
+                    hosted=self._runtime.settings.worker.hosted,
+                )
             if on_workers[tournament_id]:
                 missing.setdefault(tournament_id, []).append(index)
         queued = 0
@@ -248,7 +301,7 @@ def register(app: procrastinate.App, runtime: JobRuntime) -> None:
         bus = Bus(runtime.settings)  # publishing only: nothing to start
         notify = functools.partial(bus.publish, TOPIC)
         runtime.closing.append(bus.close)
-    player = GamePlayer(runtime, notify)
+    player = GamePlayer(runtime, notify, _hosted_bots(runtime))
 
     @app.task(
         name=TASK,
@@ -270,3 +323,25 @@ def register(app: procrastinate.App, runtime: JobRuntime) -> None:
         await player.requeue_orphans(app)
 
     runtime.periodic.append(requeue)
+
+
+def _hosted_bots(runtime: JobRuntime) -> HostedBots | None:
+    """The hosted bots as this worker runs them: their files from the servers' `hosted_dir`,
+    their programs in this worker's sandboxes under its own hosted uids, at most two a job
+    (None when they cannot run here: no sandbox, and running without one not allowed)."""
+    settings = runtime.settings
+    if not (can_isolate() or settings.hosted.allow_unsandboxed):
+        log.warning("this worker cannot run hosted bots: %s", sandbox_support().reason)
+        return None
+    programs = HOSTED_PER_JOB * runtime.concurrency
+    slots = ComputeSlots(
+        Split(
+            slots=programs,
+            grading_reserved=0,
+            hosted_reserved=programs,
+            grading_max=0,
+            hosted_max=programs,
+        )
+    )
+    launcher = Launcher(settings, slots, uids=runtime.hosted_uids)
+    return HostedBots(runtime.sessions, settings, launcher, can_isolate)

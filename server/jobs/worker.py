@@ -11,8 +11,9 @@ harmless (grading: the job row's attempt number fences the dead run's result).
 
 Sandbox uids: each worker claims a slot number n on the database (the lowest free
 PostgreSQL advisory lock of `_SLOT_LOCK`, held on a connection for the worker's life, freed
-when it dies) and runs its sandboxes as `grader_uid_base + n * concurrency + i`, i < its
-concurrency: two workers on one host never share a uid (RLIMIT_NPROC counts per uid),
+when it dies) and runs its gradings' sandboxes as `grader_uid_base + n * 3 * concurrency + i`,
+i < its concurrency, and its hosted programs (a tournament game's seats) under the 2 x concurrency
+uids after those: two workers on one host never share a uid (RLIMIT_NPROC counts per uid),
 without per-worker settings. `--uid-base` sets the base instead (then the operator keeps
 them apart). A worker whose uids would overlap the hosted bots' (hosted_uid_base...) refuses
 to start: a server on the same host runs its hosted programs under those.
@@ -36,7 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from server.db.engine import create_engine, migrate, session_factory
 from server.jobs.queue import build_queue, ensure_schema
-from server.jobs.registry import JobRuntime, register_tasks
+from server.jobs.registry import UIDS_PER_JOB, JobRuntime, register_tasks
 from server.settings import Settings, hosted_uids
 
 log = logging.getLogger(__name__)
@@ -70,9 +71,10 @@ async def claim_slot(engine: AsyncEngine) -> tuple[AsyncConnection, int]:
 
 
 def check_uids(settings: Settings, uid_base: int, concurrency: int) -> range:
-    """Return this worker's sandbox uids; ValueError when they overlap the hosted bots' (a
-    server on the same host runs its hosted programs under those)."""
-    mine = range(uid_base, uid_base + concurrency)
+    """Return this worker's sandbox uids, its gradings' and its hosted programs'; ValueError
+    when they overlap the hosted bots' of a server (a server on the same host runs its hosted
+    programs under those)."""
+    mine = range(uid_base, uid_base + UIDS_PER_JOB * concurrency)
     hosted = hosted_uids(settings)
     if mine.start < hosted.stop and hosted.start < mine.stop:
         raise ValueError(
@@ -128,8 +130,8 @@ async def run_worker(
         await ensure_schema(settings)
         if uid_base is None:
             slot_connection, slot = await claim_slot(engine)
-            uid_base = settings.grader.uid_base + slot * concurrency
-        check_uids(settings, uid_base, concurrency)
+            uid_base = settings.grader.uid_base + slot * UIDS_PER_JOB * concurrency
+        uids = check_uids(settings, uid_base, concurrency)
         runtime = JobRuntime(
             settings=settings,
             engine=engine,
@@ -147,8 +149,8 @@ async def run_worker(
             name,
             concurrency,
             ", ".join(queues),
-            uid_base,
-            uid_base + concurrency - 1,
+            uids.start,
+            uids.stop - 1,
         )
         async with app.open_async():
             maintenance = asyncio.create_task(_maintain(app, runtime), name="worker-maintenance")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,12 +36,22 @@ from bots.wire import search_info
 from competition.runner import GameTask, player_name
 from games.match import Effect, Event, Rejected
 from protocol.messages import HouseBot, MatchCreate, TournamentCreate, TournamentGame
+from server.hosted.service import HostedPlayer
 from server.hosted.specs import is_hosted
 from server.limits.compute import search_limits
 from server.matches import setup, store, translation
 from server.matches.live import LiveMatch
 from server.settings import Settings
 from server.tournaments.wire import score_of_first
+
+
+@dataclass(frozen=True)
+class HostedSeat:
+    """A hosted participant as a worker seats it: the version it plays (`hosted:OWNER/NAME@N`,
+    what its match seat stores) and the bot running that version's program."""
+
+    version: str
+    bot: HostedPlayer
 
 
 class GameStopped(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -110,17 +120,24 @@ def play_game(
     stop: threading.Event | None = None,
     clock: Callable[[], float] = time.monotonic,
     wall: Callable[[], float] = time.time,
+    hosted: Mapping[str, HostedSeat] | None = None,
 ) -> PlayedGame:
     """Play the tournament game `task` of `body` between its house bots; return what to store.
 
     `clock` (seconds, monotonic) times the referee and the searches, `wall` (seconds since the
     epoch) stamps the match and its events. Setting `stop` ends the game within milliseconds
-    with GameStopped (nothing to store). ValueError for a participant that is a registered
-    player: such games are played as live matches (server.tournaments.runner).
+    with GameStopped (nothing to store). A hosted participant is played by its `hosted` seat:
+    the version it plays (the spec its match seat stores) and the bot that runs its program;
+    the caller closes those bots. ValueError for a participant that is a registered player
+    (such games are played as live matches, server.tournaments.runner), or a hosted one
+    without its seat.
     """
+    hosted = hosted or {}
     for participant in (task.first, task.second):
         if player_name(participant) is not None:
             raise ValueError(f"{participant!r} is a registered player, not a house bot")
+        if is_hosted(participant) and participant not in hosted:
+            raise ValueError(f"{participant!r} is a hosted bot, and its seat was not given")
     stop = stop or threading.Event()
     create = match_body(body, task)
 
@@ -142,6 +159,10 @@ def play_game(
     game = live.referee.game
     bots: list[Bot] = []
     for seat, spec in enumerate((task.first, task.second)):
+        if is_hosted(spec):
+            bots.append(hosted[spec].bot)
+            live.bot_specs[seat] = hosted[spec].version
+            continue
         check_limits(parse_bot_spec(spec), limits)
         bots.append(create_bot(spec, game))
         live.bot_specs[seat] = spec
@@ -245,13 +266,14 @@ def is_house_bot_only(body: TournamentCreate) -> bool:
     return all(player_name(participant) is None for participant in body.bots)
 
 
-def is_for_workers(body: TournamentCreate) -> bool:
-    """Return True when workers may play `body`'s games: built-in house bots only (a hosted
-    bot's seat is the match service's to take), and no SPRT (its test decides which games are
-    played at all, so a server's runner plays them)."""
+def is_for_workers(body: TournamentCreate, *, hosted: bool = True) -> bool:
+    """Return True when workers may play `body`'s games: house bots only, hosted bots among
+    them when `hosted` (the setting `worker_hosted`), and neither SPRT (its test decides which
+    games are played at all) nor Swiss (a round is paired from the results of the one before
+    it): a server's runner plays those."""
     return (
         body.sprt is None
-        and body.swiss is None  # a round is paired from the results of the one before it
+        and body.swiss is None
         and is_house_bot_only(body)
-        and not any(is_hosted(participant) for participant in body.bots)
+        and (hosted or not any(is_hosted(participant) for participant in body.bots))
     )

@@ -370,7 +370,9 @@ class TournamentService:
 
     def _on_workers(self, tournament: HostedTournament) -> bool:
         """Return True when workers play the tournament's games (`is_for_workers`)."""
-        return self._games is not None and is_for_workers(tournament.body)
+        return self._games is not None and is_for_workers(
+            tournament.body, hosted=self._matches.settings.worker.hosted
+        )
 
     async def _defer_unplayed(self, tournament: HostedTournament) -> None:
         """Queue a job for every game of the tournament that has no result yet."""

@@ -254,11 +254,13 @@ def test_overlapping_sandbox_uids_are_refused_at_start() -> None:
 
 def test_a_worker_whose_uids_overlap_the_hosted_bots_is_refused() -> None:
     configured = settings(grader_uid_base=64000, hosted_uid_base=65000, hosted_max_running=16)
-    assert check_uids(configured, 64000 + 124 * 8, 8) == range(64992, 65000)  # slot 124
+    # Each job at once takes 3 uids: its grading's, then two hosted programs' (a game's seats).
+    assert check_uids(configured, 64000 + 40 * 24, 8) == range(64960, 64984)  # slot 40
+    assert check_uids(configured, 64976, 8) == range(64976, 65000)  # up to the hosted range
     with pytest.raises(ValueError) as refused:
-        check_uids(configured, 64000 + 125 * 8, 8)  # the worker of slot 125
+        check_uids(configured, 64000 + 41 * 24, 8)  # the worker of slot 41
     assert str(refused.value) == (
-        "this worker's sandbox uids (65000-65007) overlap the hosted bots' (65000-65019: "
+        "this worker's sandbox uids (64984-65007) overlap the hosted bots' (65000-65019: "
         "hosted_uid_base and hosted_max_running + 4 after it): move hosted_uid_base, "
         "grader_uid_base or --uid-base apart"
     )

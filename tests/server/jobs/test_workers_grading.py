@@ -170,7 +170,9 @@ def test_a_burst_on_two_workers_survives_killing_one_mid_grading(tmp_path: Path)
             json.loads((grader_dir / "jobs" / job_id / "job.json").read_text())["uid"]
             for job_id in graders
         }
-        assert uids == {UID_BASE, UID_BASE + 1}, "two workers grade under one sandbox uid"
+        # Slot n's block is 3 uids a job (a grading's, then two hosted programs'): slot 1's
+        # grading uid is UID_BASE + 3.
+        assert uids == {UID_BASE, UID_BASE + 3}, "two workers grade under one sandbox uid"
 
         # Both workers are busy: what follows waits in the shared queue, uploaders in turn.
         for attempt in flood:
