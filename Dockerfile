@@ -22,11 +22,14 @@ COPY cli ./cli
 # here, once, into root's cache (~/.cache/arena/numba, bots/core/cache.py), so the container's
 # first search, count or solve starts at once.
 RUN pip install --no-cache-dir . \
-    && mkdir -p /var/lib/arena/grader && chmod 0700 /var/lib/arena/grader \
+    && mkdir -p /var/lib/arena/grader /var/lib/arena/hosted \
+    && chmod 0700 /var/lib/arena/grader /var/lib/arena/hosted \
     && python -c "from bots.core import MODULES, load; [load(name, print) for name in MODULES]"
 # Students' programs run with the image's interpreter (readable by every uid).
+# Hosted bots' files: the servers keep the uploads, the workers run them in tournaments.
 ENV ARENA_GRADER_PYTHON=/usr/local/bin/python3 \
-    ARENA_GRADER_DIR=/var/lib/arena/grader
-VOLUME /var/lib/arena/grader
+    ARENA_GRADER_DIR=/var/lib/arena/grader \
+    ARENA_HOSTED_DIR=/var/lib/arena/hosted
+VOLUME /var/lib/arena/grader /var/lib/arena/hosted
 EXPOSE 8000
 CMD ["arena", "serve", "--host", "0.0.0.0", "--port", "8000"]
