@@ -1,8 +1,12 @@
-"""The tournament-game task: a worker plays one game of a house-bot tournament and records it.
+"""The tournament-game task: a worker plays one game of a tournament and records it.
 
-With `ARENA_ROLE=server`, starting a tournament whose participants are all house bots defers
-one job per game (`TournamentGameQueue.defer`, server.tournaments.service) instead of playing
-its games as live matches in the server process. A worker's job:
+With `ARENA_ROLE=server`, starting a tournament whose participants are all house bots (hosted
+bots among them, unless `worker_hosted` is off) defers one job per game
+(`TournamentGameQueue.defer`, server.tournaments.service) instead of playing its games as live
+matches in the server process; of a Swiss tournament, the first round's games, and the worker
+that records a round's last result pairs the next round (server.tournaments.planning) and queues
+its games. A hosted bot's program runs in this worker's sandbox, from the servers' hosted files,
+and its owner is told how its game went, as the match service tells them. A worker's job:
 
 1. reads the tournament's status and the game's row: a game with a result is not played again
    (its notice is published again, in case the first was lost), nor is a game of a tournament
@@ -35,7 +39,7 @@ import functools
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 import procrastinate
@@ -55,7 +59,7 @@ from server.jobs.registry import HOSTED_PER_JOB, JobRuntime
 from server.limits.slots import ComputeSlots, Split
 from server.matches.service import new_match_id
 from server.tournaments.notices import ENDED, TOPIC, Notify, ended_notice, game_notice, tell
-from server.tournaments.planning import plan
+from server.tournaments.planning import current_round, plan, swiss_rounds_known
 from server.tournaments.played import HostedSeat, PlayedGame, is_for_workers, play_game
 from server.tournaments.store import TournamentStore
 
@@ -72,6 +76,8 @@ RETRIES: Final = 3
 fails, as one whose game raised in the server's runner does."""
 BOT_FAILURE: Final = "bot_failure"
 """The result code of a game its hosted program lost by failing (games.match.ResultCode)."""
+Defer = Callable[[str, Sequence[int]], Awaitable[int]]
+"""Queue the jobs of a tournament's games (`defer_games` on a worker's App)."""
 PLANS_KEPT: Final = 16
 """Tournament schedules a worker keeps planned (a schedule plays every opening once)."""
 
@@ -148,10 +154,16 @@ class GamePlayer:
     """A worker's side of tournament games: plays, records and announces them."""
 
     def __init__(
-        self, runtime: JobRuntime, notify: Notify | None, hosted: HostedBots | None = None
+        self,
+        runtime: JobRuntime,
+        notify: Notify | None,
+        hosted: HostedBots | None = None,
+        defer: Defer | None = None,
     ) -> None:
         self._runtime = runtime
         self._hosted = hosted
+        self._defer = defer
+        self._rounds: OrderedDict[str, list[list[GameTask]]] = OrderedDict()
         self._store = TournamentStore(runtime.sessions)
         self._notify = notify
         self._plans: OrderedDict[str, list[GameTask]] = OrderedDict()
@@ -173,8 +185,15 @@ class GamePlayer:
         if found is None:
             return
         body, owner_id = found
-        tasks = await self._tasks(tournament_id, body)
-        task = tasks[game_index]
+        task = await self._task(tournament_id, body, game_index)
+        if task is None:
+            log.warning(
+                "tournament %s game %d: its round is not paired yet (the round before it is "
+                "being played); it is queued when that round ends",
+                tournament_id,
+                game_index,
+            )
+            return
         seats = await self._hosted_seats(body, task)
         stop = threading.Event()
         playing = asyncio.ensure_future(
@@ -203,6 +222,8 @@ class GamePlayer:
         recorded = await self._store.record_game(played)
         if recorded.recorded:
             await self._tell_owners(played, task)
+        if body.swiss is not None and recorded.status == "running":
+            await self._queue_next_round(tournament_id, body, game_index)
         if recorded.game is not None and recorded.game.result is not None:
             await self._tell(game_notice(tournament_id, recorded.game))
         if recorded.status in ENDED:
@@ -214,6 +235,65 @@ class GamePlayer:
             played.game.result,
             "recorded" if recorded.recorded else "not recorded: " + str(recorded.status),
         )
+
+    async def _task(
+        self, tournament_id: str, body: TournamentCreate, game_index: int
+    ) -> GameTask | None:
+        """Return game `game_index` of the tournament's schedule; of a Swiss tournament, None
+        while its round cannot be paired (a game of the round before it has no result)."""
+        if body.swiss is None:
+            return (await self._tasks(tournament_id, body))[game_index]
+        rounds = await self._swiss_rounds(tournament_id, body, game_index)
+        per_round = len(rounds[0])
+        if game_index // per_round >= len(rounds):
+            return None
+        return rounds[game_index // per_round][game_index % per_round]
+
+    async def _swiss_rounds(
+        self, tournament_id: str, body: TournamentCreate, upto: int
+    ) -> list[list[GameTask]]:
+        """Return a Swiss tournament's rounds paired so far, up to the one holding game `upto`
+        when the results allow (the rounds paired are kept: results never change)."""
+        known = self._rounds.get(tournament_id, [])
+        if known and len(known) * len(known[0]) > upto:
+            self._rounds.move_to_end(tournament_id)
+            return known
+        results = await self._results(tournament_id)
+        rounds = await asyncio.to_thread(swiss_rounds_known, body, known, results, upto)
+        self._rounds[tournament_id] = rounds
+        while len(self._rounds) > PLANS_KEPT:
+            self._rounds.popitem(last=False)
+        return rounds
+
+    async def _results(self, tournament_id: str) -> dict[int, float]:
+        loaded = await self._store.load(tournament_id)
+        if loaded is None:
+            return {}
+        return {i: g.result for i, g in loaded.games.items() if g.result is not None}
+
+    async def _queue_next_round(
+        self, tournament_id: str, body: TournamentCreate, game_index: int
+    ) -> None:
+        """Once every game of this game's Swiss round has its result, pair the next round and
+        queue its games (several workers may find the round over at once: a game waits in the
+        queue once, and a played one is not played again)."""
+        assert body.swiss is not None
+        rounds = await self._swiss_rounds(tournament_id, body, game_index)
+        per_round = len(rounds[0])
+        next_round = game_index // per_round + 1
+        if next_round >= body.swiss.rounds:
+            return
+        rounds = await self._swiss_rounds(tournament_id, body, next_round * per_round)
+        if len(rounds) <= next_round or self._defer is None:
+            return  # a game of this round is still being played
+        queued = await self._defer(tournament_id, [task.index for task in rounds[next_round]])
+        if queued:
+            log.info(
+                "tournament %s: round %d paired, %d games queued",
+                tournament_id,
+                next_round + 1,
+                queued,
+            )
 
     async def _hosted_seats(self, body: TournamentCreate, task: GameTask) -> dict[str, HostedSeat]:
         """The hosted participants of a game, each with the version it plays and its bot (its
@@ -258,17 +338,28 @@ class GamePlayer:
         async with self._runtime.sessions() as session:
             rows = (await session.execute(_ORPHANS)).all()
         missing: dict[str, list[int]] = {}
+        bodies: dict[str, tuple[TournamentCreate, int]] = {}
         on_workers: dict[str, bool] = {}
-        for tournament_id, spec, _total, index in rows:
+        for tournament_id, spec, total, index in rows:
             if tournament_id not in on_workers:
+                body = TournamentCreate.model_validate(spec)
+                bodies[tournament_id] = (body, total)
                 on_workers[tournament_id] = is_for_workers(
-                    TournamentCreate.model_validate(spec),
-                    hosted=self._runtime.settings.worker.hosted,
+                    body, hosted=self._runtime.settings.worker.hosted
                 )
             if on_workers[tournament_id]:
                 missing.setdefault(tournament_id, []).append(index)
         queued = 0
-        for tournament_id, indexes in missing.items():
+        for tournament_id, unqueued in missing.items():
+            body, total = bodies[tournament_id]
+            indexes = unqueued
+            if body.swiss is not None:
+                # Only the current round's: the earliest round with a game unplayed, whether
+                # that game has a job or not (the next round is paired from its results).
+                results = await self._results(tournament_id)
+                unplayed = [index for index in range(total) if index not in results]
+                now = set(current_round(body, total, unplayed))
+                indexes = [index for index in unqueued if index in now]
             count = await defer_games(app, tournament_id, indexes)
             if count:
                 log.warning(
@@ -301,7 +392,7 @@ def register(app: procrastinate.App, runtime: JobRuntime) -> None:
         bus = Bus(runtime.settings)  # publishing only: nothing to start
         notify = functools.partial(bus.publish, TOPIC)
         runtime.closing.append(bus.close)
-    player = GamePlayer(runtime, notify, _hosted_bots(runtime))
+    player = GamePlayer(runtime, notify, _hosted_bots(runtime), functools.partial(defer_games, app))
 
     @app.task(
         name=TASK,

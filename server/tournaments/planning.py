@@ -149,6 +149,38 @@ def next_swiss_round(
     return swiss_round(spec.bots, openings, spec.seed, earlier, results)
 
 
+def swiss_rounds_known(
+    body: TournamentCreate,
+    known: Sequence[Sequence[GameTask]],
+    results: Mapping[int, float],
+    upto: int,
+) -> list[list[GameTask]]:
+    """Return a Swiss tournament's rounds, `known` ones first, paired on from `results` until
+    the round holding game `upto` (or the last round whose predecessors are all played); run
+    it in a thread. Each round is paired only once every game of the rounds before it has its
+    result, so the rounds returned are those any process would pair from the same results."""
+    assert body.swiss is not None
+    rounds = [list(games) for games in known]
+    if not rounds:
+        rounds.append(plan(body)[1])
+    per_round = len(rounds[0])
+    while len(rounds) * per_round <= upto and len(rounds) < body.swiss.rounds:
+        if any(task.index not in results for task in rounds[-1]):
+            break
+        rounds.append(next_swiss_round(body, rounds, results))
+    return rounds
+
+
+def current_round(body: TournamentCreate, games_total: int, unplayed: Sequence[int]) -> list[int]:
+    """Return those of the `unplayed` game indexes that may be played now: all of them, but of
+    a Swiss tournament only the earliest round's (the next is paired from its results)."""
+    if body.swiss is None or not unplayed:
+        return list(unplayed)
+    per_round = games_total // body.swiss.rounds
+    round_now = min(unplayed) // per_round
+    return [index for index in unplayed if index // per_round == round_now]
+
+
 def _openings(body: TournamentCreate, game: Game, spec: TournamentSpec) -> list[Opening]:
     """Return the body's deck or list of openings, or the game's default ones."""
     if body.openings is None:

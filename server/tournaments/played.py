@@ -268,12 +268,12 @@ def is_house_bot_only(body: TournamentCreate) -> bool:
 
 def is_for_workers(body: TournamentCreate, *, hosted: bool = True) -> bool:
     """Return True when workers may play `body`'s games: house bots only, hosted bots among
-    them when `hosted` (the setting `worker_hosted`), and neither SPRT (its test decides which
-    games are played at all) nor Swiss (a round is paired from the results of the one before
-    it): a server's runner plays those."""
+    them when `hosted` (the setting `worker_hosted`), and no SPRT (its test decides which games
+    are played at all: a server's runner plays those). A Swiss tournament's rounds are queued
+    one after the other, each once the one before it is played (server.jobs.tournament_games).
+    """
     return (
         body.sprt is None
-        and body.swiss is None
         and is_house_bot_only(body)
         and (hosted or not any(is_hosted(participant) for participant in body.bots))
     )

@@ -60,7 +60,7 @@ from server.tournaments.held import HeldTournaments, runs_here
 from server.tournaments.invitations import check_accepted, check_invited, check_owner, invited
 from server.tournaments.notices import Notify, ended_notice
 from server.tournaments.owners import TournamentOwners
-from server.tournaments.planning import check_maxima, plan
+from server.tournaments.planning import check_maxima, current_round, plan
 from server.tournaments.planning import games_total as planned_total
 from server.tournaments.played import is_for_workers
 from server.tournaments.runner import TournamentRunner
@@ -375,14 +375,17 @@ class TournamentService:
         )
 
     async def _defer_unplayed(self, tournament: HostedTournament) -> None:
-        """Queue a job for every game of the tournament that has no result yet."""
+        """Queue a job for every game of the tournament that has no result yet (of a Swiss
+        tournament, those of its current round: the workers queue each next one)."""
         assert self._games is not None
         unplayed = [
             index
             for index in range(tournament.games_total)
             if (game := tournament.games.get(index)) is None or game.result is None
         ]
-        await self._games.defer(tournament.id, unplayed)
+        await self._games.defer(
+            tournament.id, current_round(tournament.body, tournament.games_total, unplayed)
+        )
 
     async def on_notice(self, payload: dict[str, Any]) -> None:
         """Take a notice from another process (or this one): a game recorded, an end

@@ -1,37 +1,38 @@
-"""Hosted bots' tournament games on a worker (server.jobs.tournament_games): the worker runs
-each seat's program in its own sandbox from the servers' hosted files, stores the game as the
-match of the version that played, and tells the owners what the match service tells them: a
-failure with its words (a crasher), or a game played to its end."""
+"""Tournament games on workers (server.jobs.tournament_games): hosted bots, each seat's program
+in the worker's own sandbox from the servers' hosted files, the game stored as the match of the
+version that played, the owners told what the match service tells them (a failure with its
+words, or a game played to its end); and a Swiss tournament queued a round at a time."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from competition.runner import GameTask
 from protocol.messages import TournamentCreate
 from server.db.engine import create_engine, session_factory
-from server.db.models import HostedBot
+from server.db.models import HostedBot, Match
 from server.jobs import JobRuntime
 from server.jobs.tournament_games import GamePlayer
 from server.matches.service import MatchService
 from server.settings import Settings
-from server.tournaments.planning import plan
+from server.tournaments.planning import current_round, next_swiss_round, plan
 from server.tournaments.played import is_for_workers
 from server.tournaments.store import TournamentStore
 from server.tournaments.tournament import HostedTournament
 from tests.server.conftest import RunningServer, _reset_database, arena_serve, start_server
 from tests.server.hosted.test_hosted_bots import CRASHER, RANDOM_ENGINE, SECRET, TIMEOUT, Client
-from tests.server.jobs.test_workers_tournaments import WORKER_ENV, arena_worker
+from tests.server.jobs.test_workers_tournaments import WORKER_ENV, arena_worker, doing_jobs
 
 BOTS = ["hosted:ada/rnd", "hosted:bob/crash", "greedy"]
 
@@ -223,3 +224,155 @@ def test_a_servers_hosted_tournament_is_played_by_a_worker_process(tmp_path: Pat
         assert len(failures["failures"]) == 4
     worked = log.read_text()
     assert worked.count(f"tournament {tournament_id} game") == 6, worked
+
+
+# -- a Swiss tournament on workers: a round at a time ---------------------------------------------
+
+
+def test_workers_play_a_swiss_round_by_round_as_a_servers_runner_pairs_it(
+    server: tuple[RunningServer, Settings],
+) -> None:
+    _running, settings = server
+    asyncio.run(_swiss_on_a_worker(settings))
+
+
+async def _swiss_on_a_worker(settings: Settings) -> None:
+    engine = create_engine(settings.database_url)
+    sessions = session_factory(engine)
+    store = TournamentStore(sessions)
+    try:
+        bots = ["random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2", "mcts:simulations=20"]
+        body = TournamentCreate.model_validate(
+            {"game": "tictactoe", "bots": bots, "seed": 11, "ply_cap": 9, "swiss": {"rounds": 3}}
+        )
+        assert is_for_workers(body)
+        first = plan(body, settings)[1]
+        per_round = len(first)
+        assert per_round == 4  # five bots: two boards of two games, one bye
+        tournament = HostedTournament(
+            id="t_" + uuid.uuid4().hex[:16],
+            body=body,
+            status="running",
+            games_total=3 * per_round,
+            created_ms=0,
+        )
+        await store.add(tournament)
+        # What a server queues at the start: the first round alone.
+        assert current_round(body, 12, list(range(12))) == [0, 1, 2, 3]
+        queued: list[list[int]] = []
+
+        async def defer(tournament_id: str, indexes: Sequence[int]) -> int:
+            assert tournament_id == tournament.id
+            queued.append(list(indexes))
+            return len(indexes)
+
+        runtime = JobRuntime(settings, engine, sessions, 1, 64000)
+        player = GamePlayer(runtime, None, None, defer)
+        # A job of the second round come early (a queue's accident) plays nothing.
+        await player.play(tournament.id, per_round)
+        assert (await store.game(tournament.id, per_round)) == ("running", None)
+        round_games = [task.index for task in first]
+        for number in range(3):
+            for index in round_games:
+                await player.play(tournament.id, index)
+            if number < 2:
+                # The last game of the round queued the next round, once.
+                assert queued[-1] == [i + per_round for i in round_games]
+                round_games = queued[-1]
+        assert len(queued) == 2
+        loaded = await store.load(tournament.id)
+        assert loaded is not None and loaded.status == "finished"
+        results = {i: g.result for i, g in loaded.games.items() if g.result is not None}
+        assert sorted(results) == list(range(12))
+        # Each round is the pairing the server's runner makes from the results before it.
+        earlier = [first]
+        for _round in (2, 3):
+            expected = next_swiss_round(body, earlier, results)
+            stored = [loaded.games[task.index] for task in expected]
+            assert [(g.first, g.second, g.round) for g in stored] == [
+                (t.first, t.second, t.round) for t in expected
+            ]
+            earlier.append(expected)
+    finally:
+        await engine.dispose()
+
+
+def test_a_swiss_of_hosted_bots_on_two_workers_survives_a_killed_worker(tmp_path: Path) -> None:
+    """A role-server process, two workers, a Swiss of hosted and house bots; a worker is
+    SIGKILLed mid-tournament: every game is played once, each round paired from the last."""
+    url = os.environ.get("ARENA_TEST_DATABASE_URL") or ""
+    if not url.startswith("postgresql"):
+        pytest.skip("ARENA_TEST_DATABASE_URL (PostgreSQL) is not set")
+    asyncio.run(_reset_database(url))
+    env = {
+        "ARENA_ROLE": "server",
+        "ARENA_GRADER_DIR": str(tmp_path / "grader"),
+        "ARENA_HOSTED_DIR": str(tmp_path / "hosted"),
+        "ARENA_HOSTED_ALLOW_UNSANDBOXED": "true",
+        "ARENA_TOURNAMENT_FOLLOW_S": "0.5",
+        **WORKER_ENV,
+    }
+    with (
+        arena_serve(url, **env) as (_server, base),
+        arena_worker(url, tmp_path / "doomed.log", **env) as doomed,
+        arena_worker(url, tmp_path / "survivor.log", **env),
+        httpx.Client(
+            base_url=base,
+            timeout=60,
+            limits=httpx.Limits(max_keepalive_connections=0),
+            headers={"Arena-Protocol-Version": "1.5"},  # a game's round
+        ) as http,
+    ):
+        token = http.post("/players", json={"name": "ada"}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        for name in ("one", "two"):
+            assert http.post(
+                "/hosted-bots", json={"name": name, "game": "tictactoe"}, headers=auth
+            ).is_success
+            version = http.post(
+                f"/hosted-bots/ada/{name}/versions",
+                data={"kind": "engine"},
+                files=[("files", ("bot.py", RANDOM_ENGINE))],
+                headers=auth,
+            )
+            assert version.json()["status"] == "ready", version.text
+        bots = ["hosted:ada/one", "hosted:ada/two", "random", "greedy", "alphabeta:depth=1"]
+        body = {"game": "tictactoe", "bots": bots, "seed": 4, "swiss": {"rounds": 3}}
+        created = http.post("/tournaments", json=body, headers=auth)
+        assert created.status_code == 201, created.text
+        tournament_id, total = created.json()["tournament_id"], created.json()["games_total"]
+        assert total == 12
+        assert http.post(f"/tournaments/{tournament_id}/start", headers=auth).is_success
+        deadline = time.monotonic() + 3 * TIMEOUT  # liveness bounds, not speed claims
+        while asyncio.run(doing_jobs(url)) < 1 or _done(http, tournament_id) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        doomed.send_signal(signal.SIGKILL)
+        while (state := http.get(f"/tournaments/{tournament_id}").json())["status"] == "running":
+            assert time.monotonic() < deadline, (
+                [(g["index"], g["result"]) for g in state["games"]],
+                (tmp_path / "survivor.log").read_text()[-4000:],
+            )
+            time.sleep(0.2)
+        assert state["status"] == "finished", state
+    assert sorted(g["index"] for g in state["games"]) == list(range(12))
+    assert all(g["result"] is not None for g in state["games"])
+    assert [g["round"] for g in sorted(state["games"], key=lambda g: g["index"])] == [
+        r for r in (0, 1, 2) for _ in range(4)
+    ]
+    # One finished match per game: the killed worker's game stored nothing, and was played
+    # again from its start by the other.
+    assert asyncio.run(_matches(url)) == 12
+
+
+def _done(http: httpx.Client, tournament_id: str) -> int:
+    return int(http.get(f"/tournaments/{tournament_id}").json()["games_done"])
+
+
+async def _matches(url: str) -> int:
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as connection:
+            return int(await connection.scalar(select(func.count()).select_from(Match)) or 0)
+    finally:
+        await engine.dispose()

@@ -18,9 +18,7 @@ from competition.openings import default_openings
 from competition.schedule import GameTask
 from competition.swiss_schedule import swiss_round
 from games import get_game
-from protocol.messages import TournamentCreate
 from server.settings import Settings
-from server.tournaments.played import is_for_workers
 from tests.server.conftest import RunningServer, arena_serve
 from tests.server.tournaments.test_tournaments import auth_headers, create
 
@@ -163,12 +161,6 @@ def test_a_large_swiss_tournament_is_accepted_and_ranked_by_its_table(
         created = create(http, headers, **body)
         assert created["games_total"] == 2 * 20 * 2
         assert "past 16 bots" in created["standings"]["rating_note"]
-
-
-def test_workers_never_play_a_swiss_tournament() -> None:
-    """Its rounds are paired from the results before them: a server's runner plays it."""
-    swiss = TournamentCreate.model_validate(SWISS)
-    assert not is_for_workers(swiss)
 
 
 def test_a_swiss_tournament_killed_mid_round_resumes_and_plays_no_game_twice(
