@@ -1,7 +1,7 @@
 """A class's Swiss tournament: 300 sandboxed agents, 7 rounds (1,050 games), on one server.
 
     python bench/class_swiss.py [--agents 300] [--rounds 7] [--concurrency 8] [--ply-cap 200]
-                                [--peer | --no-peer] [--json]
+                                [--peer | --no-peer] [--workers N ...] [--database URL] [--json]
 
 Measured in one run, each on its own `arena serve` (one uvicorn worker, a fresh SQLite file):
 
@@ -13,6 +13,12 @@ Measured in one run, each on its own `arena serve` (one uvicorn worker, a fresh 
    games at once. Timed: from the start to the last game's result.
 2. The peer: the same tournament with house bots in the server's own process (`random:seed=N`,
    the same random mover without the sandbox): what hosting the agents costs.
+
+3. With `--workers N` (repeatable, e.g. `--workers 1 --workers 2`): the hosted tournament again
+   on a cluster's processes, each N on a fresh PostgreSQL database (`--database`, default
+   ARENA_TEST_DATABASE_URL): one `arena serve` with ARENA_ROLE=server and N `arena worker`s of
+   `--concurrency / N` jobs each, which run the agents in their own sandboxes, a Swiss round at
+   a time (docs/SCALING.md). Timed the same way.
 
 Printed: games, the time, games per second, the server's CPU and its children's (the
 sandboxes), and the ratio of the hosted tournament's time to the peer's. Both must play every
@@ -72,11 +78,8 @@ def cpu_of(pid: int) -> tuple[float, float]:
     return own, children
 
 
-async def serve(
-    tmp: Path, name: str, args: argparse.Namespace
-) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {
+def environment(tmp: Path, name: str, args: argparse.Namespace) -> dict[str, str]:
+    return {
         **os.environ,
         "ARENA_HOSTED_DIR": str(tmp / f"{name}-hosted"),
         "ARENA_GRADER_DIR": str(tmp / f"{name}-grader"),
@@ -85,7 +88,30 @@ async def serve(
         "ARENA_HOSTED_MAX_RUNNING": str(2 * args.concurrency),
         "ARENA_HOSTED_MOVE_SECONDS": "5",
     }
-    database = f"sqlite+aiosqlite:///{tmp / f'{name}.db'}"
+
+
+async def fresh_database(url: str) -> None:
+    """Drop Arena's tables of the database at `url` (the server migrates it afresh; the job
+    queue's are kept, and a job of a tournament gone is dropped by the worker)."""
+    from sqlalchemy import text
+
+    from server.db.engine import create_engine
+    from server.db.models import Base
+
+    engine = create_engine(url)
+    async with engine.begin() as connection:
+        await connection.run_sync(Base.metadata.drop_all)
+        await connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
+    await engine.dispose()
+
+
+async def serve(
+    tmp: Path, name: str, args: argparse.Namespace, database: str | None = None,
+    extra: dict[str, str] | None = None,
+) -> tuple[subprocess.Popen[bytes], str]:  # fmt: skip
+    port = free_port()
+    env = environment(tmp, name, args) | (extra or {})
+    database = database or f"sqlite+aiosqlite:///{tmp / f'{name}.db'}"
     log = open(tmp / f"{name}.log", "wb")  # noqa: SIM115 - the server's, closed with it
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "arena"), "serve", "--port", str(port),
@@ -182,9 +208,34 @@ async def play(
     }
 
 
-async def run(args: argparse.Namespace, tmp: Path, hosted: bool) -> dict[str, Any]:
-    name = "hosted" if hosted else "peer"
-    process, base = await serve(tmp, name, args)
+async def run(
+    args: argparse.Namespace, tmp: Path, hosted: bool, workers: int = 0
+) -> dict[str, Any]:
+    name = ("hosted" if hosted else "peer") + (f"-{workers}-workers" if workers else "")
+    database, extra = None, None
+    crew: list[subprocess.Popen[bytes]] = []
+    if workers:
+        database = args.database
+        await fresh_database(database)
+        extra = {"ARENA_ROLE": "server", "ARENA_TOURNAMENT_FOLLOW_S": "1"}
+    process, base = await serve(tmp, name, args, database, extra)
+    for index in range(workers):
+        log = open(tmp / f"{name}-worker{index}.log", "wb")  # noqa: SIM115 - closed with it
+        crew.append(
+            subprocess.Popen(
+                [
+                    str(Path(sys.executable).parent / "arena"),
+                    "worker",
+                    "--database",
+                    str(database),
+                    "--concurrency",
+                    str(max(1, args.concurrency // workers)),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=environment(tmp, name, args) | (extra or {}),
+            )
+        )
     try:
         async with httpx.AsyncClient(base_url=base, timeout=600) as http:
             if hosted:
@@ -193,8 +244,20 @@ async def run(args: argparse.Namespace, tmp: Path, hosted: bool) -> dict[str, An
             else:
                 bots = [f"random:seed={index}" for index in range(args.agents)]
             print(f"  {name}: a Swiss of {args.rounds} rounds", flush=True)
-            return await play(http, process, bots, args)
+            result = await play(http, process, bots, args)
+            for worker in crew:
+                own, children = cpu_of(worker.pid)
+                result["server_cpu_s"] += own
+                result["children_cpu_s"] += children
+            return result
     finally:
+        for worker in crew:
+            worker.terminate()
+        for worker in crew:
+            try:
+                worker.wait(30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
         process.terminate()
         try:
             process.wait(30)
@@ -209,8 +272,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--ply-cap", type=int, default=200)
     parser.add_argument("--peer", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--workers", type=int, action="append", default=[])
+    parser.add_argument("--database", default=os.environ.get("ARENA_TEST_DATABASE_URL", ""))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.workers and not args.database.startswith("postgresql"):
+        parser.error("--workers needs a PostgreSQL --database (or ARENA_TEST_DATABASE_URL)")
     print(describe(machine_info()), flush=True)
     with open("/proc/loadavg") as handle:
         print(f"load before: {handle.read().split()[:3]}", flush=True)
@@ -218,12 +285,15 @@ def main() -> None:
         tmp = Path(folder)
         hosted = asyncio.run(run(args, tmp, hosted=True))
         peer = asyncio.run(run(args, tmp, hosted=False)) if args.peer else None
-    figures = {"args": vars(args), "hosted": hosted, "peer": peer}
-    for label, result in (("hosted agents", hosted), ("house bots (peer)", peer)):
+        clustered = {n: asyncio.run(run(args, tmp, hosted=True, workers=n)) for n in args.workers}
+    figures = {"args": vars(args), "hosted": hosted, "peer": peer, "workers": clustered}
+    rows = [("hosted agents", hosted), ("house bots (peer)", peer)]
+    rows += [(f"hosted, {n} worker{'s' if n > 1 else ''}", r) for n, r in clustered.items()]
+    for label, result in rows:
         if result is None:
             continue
         print(
-            f"{label:18s} {result['status']}: {result['games_done']}/{result['games_total']} "
+            f"{label:20s} {result['status']}: {result['games_done']}/{result['games_total']} "
             f"games ({result['distinct_matches']} matches, {result['byes']} byes) in "
             f"{result['seconds']:.1f} s = {result['games_per_s']:.2f} games/s; CPU: server "
             f"{result['server_cpu_s']:.1f} s, sandboxes {result['children_cpu_s']:.1f} s"
@@ -234,9 +304,12 @@ def main() -> None:
         print(f"load after: {handle.read().split()[:3]}")
     if args.json:
         print(json.dumps(figures, indent=1))
+    for n, result in clustered.items():
+        print(f"hosted on {n} worker(s) / hosted on the server: "
+              f"{result['seconds'] / hosted['seconds']:.2f}x")  # fmt: skip
     ok = all(
         r is None or (r["games_done"] == r["games_total"] == r["distinct_matches"])
-        for r in (hosted, peer)
+        for r in (hosted, peer, *clustered.values())
     )
     if not ok:
         raise SystemExit("not every game was played exactly once")
