@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from competition.stats.sprt import (
     MAX_ELO,
     NELO_PER_T,
+    REGULARIZE,
     SprtError,
     SprtTest,
     Verdict,
@@ -157,9 +158,11 @@ def test_a_better_result_raises_the_llr(
 ) -> None:
     """Turning one loss into a win (or one pair's score up a step) never lowers the LLR.
 
-    Up to the regularization of empty cells (REGULARIZE stands in for a zero count, as
-    fishtest's does): filling an empty cell drops its stand-in, which can move a tiny LLR by
-    some 1e-8 the other way ([0, 0, 2, 0, 2] with one pair moved up, logistic, H0 -1, H1 0).
+    Exactly so when no cell empties or fills. Otherwise up to the regularization of empty cells
+    (REGULARIZE stands in for a zero count, as fishtest's does): emptying or filling a cell adds
+    or drops its stand-in, which can move a small sample's LLR the other way by up to some 1e-4
+    (7e-5 over every sample of at most 3 in a cell; [0, 0, 2, 0, 2] with one pair moved up,
+    logistic, H0 -1, H1 0, moves by 1e-8).
     """
     elo0, elo1 = hyp
     movable = [i for i in range(len(counts) - 1) if counts[i]]
@@ -172,7 +175,8 @@ def test_a_better_result_raises_the_llr(
     better[i + step] += 1
     before = llr(model, elo0, elo1, counts)  # type: ignore[arg-type]
     after = llr(model, elo0, elo1, better)  # type: ignore[arg-type]
-    assert after > before - 1e-6
+    regularized = counts[i] == 1 or counts[i + step] == 0
+    assert after >= before - (REGULARIZE / 10 if regularized else 1e-9)
 
 
 @settings(max_examples=100, deadline=None)

@@ -12,7 +12,6 @@ import itertools
 import json
 import os
 import signal
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +28,7 @@ from server.db.models import Match, PoolGame
 from server.pool.store import PoolStore
 from tests.server.conftest import _reset_database, arena_serve
 from tests.server.hosted.test_hosted_bots import RANDOM_ENGINE
+from tests.waiting import wait_for
 
 DATABASE_URL = os.environ.get("ARENA_TEST_DATABASE_URL")
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL")
@@ -38,9 +38,6 @@ needs_cluster = pytest.mark.skipif(
     not (DATABASE_URL and REDIS_URL),
     reason="ARENA_TEST_DATABASE_URL and ARENA_TEST_REDIS_URL are needed",
 )
-
-LIVENESS_S = 180.0
-"""The bound on waiting for the pool to get somewhere (a failure, never a speed claim)."""
 
 
 @needs_postgres
@@ -138,13 +135,6 @@ def _finished(url: str) -> int:
     return sum(1 for game in pool["recent"] if game["status"] == "finished")
 
 
-def _wait_for(what: str, ready: Any) -> None:
-    deadline = time.monotonic() + LIVENESS_S
-    while not ready():
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.2)
-
-
 @needs_cluster
 def test_the_pool_plays_on_when_its_pairing_process_is_killed(tmp_path: Path) -> None:
     assert DATABASE_URL is not None
@@ -171,7 +161,7 @@ def test_the_pool_plays_on_when_its_pairing_process_is_killed(tmp_path: Path) ->
             )
             assert joined.status_code == 201, joined.text
         # The first process leads (it is alone); the second, started now, does not pair.
-        _wait_for("the first games", lambda: _finished(first_url) >= 4)
+        wait_for("the first games", lambda: _finished(first_url) >= 4)
         with pool_server(tmp_path, "b", prefix, 600) as (_second, second_url):
             assert _finished(second_url) >= 4  # one database: both show the pool
             first.send_signal(signal.SIGKILL)
@@ -179,7 +169,7 @@ def test_the_pool_plays_on_when_its_pairing_process_is_killed(tmp_path: Path) ->
             before = _finished(second_url)
             # The second takes the lead (the lock went with the dead process's connection)
             # and the matches the first owned are taken over and finished.
-            _wait_for("games paired by the second", lambda: _finished(second_url) >= before + 8)
+            wait_for("games paired by the second", lambda: _finished(second_url) >= before + 8)
             pool = http.get(f"{second_url}/pools/ttt").json()
             assert {entry["bot"] for entry in pool["ladder"]} == {
                 f"{who}/rnd" for who in ("ada", "bob", "cy", "dee")

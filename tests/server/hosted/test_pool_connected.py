@@ -20,6 +20,7 @@ import pytest
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
 from tests.server.hosted.test_hosted_bots import RANDOM_ENGINE, TIMEOUT, Client
+from tests.waiting import wait_for
 from tests.wsclient import connect
 
 POOL = {"name": "ttt", "game": "tictactoe", "base_ms": 60_000, "increment_ms": 0}
@@ -58,14 +59,11 @@ def _hosted(client: Client, who: str, name: str) -> None:
 
 
 def _wait(client: Client, pool: str, ready: Any) -> dict[str, Any]:
-    """Poll the pool until `ready(pool)`; fail after a generous bound (a liveness check)."""
-    deadline = time.monotonic() + 3 * TIMEOUT
-    while True:
-        answer: dict[str, Any] = client.http.get(f"/pools/{pool}").json()
-        if ready(answer):
-            return answer
-        assert time.monotonic() < deadline, f"the pool never got there: {answer}"
-        time.sleep(0.1)
+    """Read the pool until `ready(pool)` (a liveness bound, tests.waiting)."""
+    answer: dict[str, Any] = wait_for(
+        f"pool {pool} as awaited", lambda: client.http.get(f"/pools/{pool}").json(), ready
+    )
+    return answer
 
 
 def _arena() -> str:
