@@ -62,17 +62,16 @@ def tournament(
         int | None,
         typer.Option(
             "--games",
-            help="Games per pairing (even: colour-swapped pairs; a Swiss board plays 2). "
-            "[default: 2]",
+            help="Games per pairing, 2 unless told (even: colour-swapped pairs; a Swiss board "
+            "plays 2).",
         ),
     ] = None,
     rounds: Annotated[
         int | None,
         typer.Option(
             "--rounds",
-            help="With --format swiss: rounds to play, at most a round robin's (bots - 1, or "
-            "bots when odd). [default: ceil(log2(bots)), enough for a bot that wins every "
-            "board to finish alone on top]",
+            help="With --format swiss: rounds to play, at most bots - 1 (default: "
+            "ceil(log2(bots)), enough for a bot that wins every board to finish alone on top).",
         ),
     ] = None,
     concurrency: ConcurrencyOpt = 1,

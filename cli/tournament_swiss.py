@@ -43,7 +43,7 @@ BYE_POINTS = rules(0).bye_points * GAMES_PER_BOARD
 def default_rounds(bots: int) -> int:
     """Return the rounds a Swiss tournament of `bots` plays unless told: ceil(log2(bots)), the
     fewest after which a bot that wins every board is alone at the top (at least 1, at most a
-    round robin's rounds)."""
+    most_swiss_rounds)."""
     if bots < 2:
         return 1
     return min(max(1, math.ceil(math.log2(bots))), most_swiss_rounds(bots))

@@ -34,9 +34,9 @@ runs it in its sandbox: only tournaments on a server have them, and the server c
 
 
 def most_swiss_rounds(bots: int) -> int:
-    """Return the most rounds a Swiss tournament of `bots` may play: a round robin's (bots - 1,
-    or bots when odd, each sitting one round out), after which some two would meet again."""
-    return bots if bots % 2 else bots - 1
+    """Return the most rounds a Swiss tournament of `bots` may play: bots - 1, in which each
+    could meet every other once (a server's Swiss tournament allows as many)."""
+    return bots - 1
 
 
 def player_name(participant: str) -> str | None:
@@ -148,8 +148,8 @@ class TournamentSpec:
         if self.rounds > most:
             raise TournamentError(
                 f"a Swiss tournament of {len(self.bots)} bots plays at most {most} "
-                f"round{'' if most == 1 else 's'}, not {self.rounds}: in more, some two bots "
-                f"would meet twice (a round robin of {len(self.bots)} bots has {most})"
+                f"round{'' if most == 1 else 's'}, not {self.rounds}: each bot has {most} "
+                f"other{'' if most == 1 else 's'} to meet, and more rounds would pair some twice"
             )
 
     def build_game(self) -> Game:
