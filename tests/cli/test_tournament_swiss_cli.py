@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -232,6 +238,68 @@ def test_a_resumed_swiss_pairs_its_played_rounds_again_and_plays_on(
         _without_timing(g) for g in whole["games"]
     ]
     assert len(read_journal(journal)[1]) == 24
+
+
+def test_a_swiss_killed_in_its_second_round_resumes_from_its_journal(tmp_path: Path) -> None:
+    exe = shutil.which("arena", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("the arena console script is not installed in this environment")
+    bots = ["alphabeta:depth=5", "alphabeta:depth=4", "alphabeta:depth=3", "minimax:depth=3",
+            "greedy"]  # fmt: skip
+
+    def command(journal: Path, out: Path) -> list[str]:
+        return [
+            exe, "tournament", "--game", "connect4", "--format", "swiss", "--bots", *bots,
+            "--seed", "3", "-j", "2", "--journal", str(journal), "--json", str(out),
+        ]  # fmt: skip
+
+    def games(journal: Path) -> list[dict[str, Any]]:
+        if not journal.exists():
+            return []
+        lines = journal.read_text(encoding="utf-8").splitlines()[1:]
+        return [json.loads(line)["game"] for line in lines if line.strip()]
+
+    journal, out = tmp_path / "run.journal", tmp_path / "out.json"
+    process = subprocess.Popen(
+        command(journal, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        # A liveness bound only: it keeps a broken runner from hanging the run.
+        deadline = time.monotonic() + 300
+        while len(games(journal)) < 5:  # round one's four games and one of round two's
+            assert process.poll() is None, "the tournament ended before it could be killed"
+            assert time.monotonic() < deadline, "no game finished within 300 s"
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    kept = {game["index"] for game in games(journal)}
+    assert 5 <= len(kept) < 12 and not out.exists()
+
+    resumed = subprocess.run(
+        command(journal, out), capture_output=True, text=True, timeout=300, check=False
+    )
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    indexes = [game["index"] for game in games(journal)]
+    assert sorted(indexes) == list(range(12))  # none lost, none played twice
+    fresh_out = tmp_path / "fresh.json"
+    fresh = subprocess.run(
+        command(tmp_path / "fresh.journal", fresh_out),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    # The rounds are paired as in a run never killed, and the same games are played.
+    resumed_data, fresh_data = json.loads(out.read_text()), json.loads(fresh_out.read_text())
+    assert resumed_data["swiss"] == fresh_data["swiss"]
+    assert [_without_timing(g) for g in resumed_data["games"]] == [
+        _without_timing(g) for g in fresh_data["games"]
+    ]
+    check_rules(resumed_data, bots, rounds=3, seed=3)
 
 
 def _without_timing(game: dict[str, Any]) -> dict[str, Any]:
