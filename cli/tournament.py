@@ -205,7 +205,8 @@ def tournament(
             json_out.write_text(text + "\n", encoding="utf-8")
             console.print(f"wrote {json_out}", markup=False)
         if html_out is not None:
-            html_out.write_text(html_report(result), encoding="utf-8")
+            table = () if played is None else played.table()
+            html_out.write_text(html_report(result, table), encoding="utf-8")
             console.print(f"wrote {html_out}", markup=False)
         if records_dir is not None:
             numbers = None if played is None else played.round_numbers()

@@ -42,7 +42,7 @@ BYE_POINTS = rules(0).bye_points * GAMES_PER_BOARD
 
 def default_rounds(bots: int) -> int:
     """Return the rounds a Swiss tournament of `bots` plays unless told: ceil(log2(bots)), the
-    fewest after which a bot that wins every board is alone at the top (at least 1, at most a
+    fewest after which a bot that wins every board is alone at the top (at least 1, at most
     most_swiss_rounds)."""
     if bots < 2:
         return 1
@@ -136,9 +136,7 @@ def round_result(
         played.append(SwissBoard(number, first, second, indexes, points[first], points[second]))
     seated = {task.first for task in tasks} | {task.second for task in tasks}
     bye = next((bot for bot in bots if bot not in seated), None)
-    number = (tasks[0].round or 0) + 1 if tasks else 0
-    opening = tasks[0].opening.name if tasks else ""
-    return SwissRound(number, opening, tuple(played), bye)
+    return SwissRound((tasks[0].round or 0) + 1, tasks[0].opening.name, tuple(played), bye)
 
 
 def swiss_identity(spec: TournamentSpec, openings: Sequence[Opening]) -> dict[str, Any]:

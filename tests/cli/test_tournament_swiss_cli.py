@@ -142,8 +142,11 @@ def check_rules(data: dict[str, Any], bots: list[str], rounds: int, seed: int) -
 
 
 def test_an_odd_swiss_keeps_every_pairing_rule_and_writes_its_rounds(tmp_path: Path) -> None:
-    folder = tmp_path / "games"
-    data = swiss(tmp_path, SEVEN, "--rounds", "5", "--seed", "4", "--records", str(folder))
+    folder, page = tmp_path / "games", tmp_path / "report.html"
+    data = swiss(
+        tmp_path, SEVEN, "--rounds", "5", "--seed", "4", "--records", str(folder),
+        "--html", str(page),
+    )  # fmt: skip
     check_rules(data, SEVEN, rounds=5, seed=4)
     # Five rounds of seven bots: five different byes, 2 points each.
     assert len({entry["bye"] for entry in data["swiss"]["pairings"]}) == 5
@@ -158,6 +161,13 @@ def test_an_odd_swiss_keeps_every_pairing_rule_and_writes_its_rounds(tmp_path: P
     assert lines[0].endswith(f"; bye {first['bye']}")
     assert "tictactoe swiss: 30 games" in data["stdout"]
     assert "Swiss table" in data["stdout"] and "Buchholz" in data["stdout"]
+    # The page shows the Swiss table first, in its order.
+    html = page.read_text()
+    assert html.index("Swiss table") < html.index("<caption>Points")
+    rows = [f'<td class="bot">{row["bot"]}</td><td>{row["score"]:g}</td>'
+            for row in data["swiss"]["table"]]  # fmt: skip
+    places = [html.index(row) for row in rows]
+    assert places == sorted(places)
     # Each game's file says its round.
     rounds = {i: entry["round"] for entry in data["swiss"]["pairings"]
               for b in entry["boards"] for i in b["games"]}  # fmt: skip
