@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -28,8 +29,9 @@ from cli.tournament_options import (
 )
 
 if TYPE_CHECKING:
+    from cli.tournament_swiss import SwissPlayed
     from competition.openings import Opening
-    from competition.runner import GameRecord, TournamentSpec
+    from competition.runner import GameRecord, GameTask, TournamentSpec
 
 
 def register(app: typer.Typer) -> None:
@@ -50,12 +52,26 @@ def tournament(
     option: OptionOpt = None,
     fmt: Annotated[
         str,
-        typer.Option("--format", help="round-robin, or gauntlet (the first bot against each)."),
+        typer.Option(
+            "--format",
+            help="round-robin, gauntlet (the first bot against each), or swiss (rounds "
+            "paired from the results so far; see --rounds).",
+        ),
     ] = "round-robin",
     games: Annotated[
         int | None,
         typer.Option(
-            "--games", help="Games per pairing (even: colour-swapped pairs). [default: 2]"
+            "--games",
+            help="Games per pairing, 2 unless told (even: colour-swapped pairs; a Swiss board "
+            "plays 2).",
+        ),
+    ] = None,
+    rounds: Annotated[
+        int | None,
+        typer.Option(
+            "--rounds",
+            help="With --format swiss: rounds to play, at most bots - 1 (default: "
+            "ceil(log2(bots)), enough for a bot that wins every board to finish alone on top).",
         ),
     ] = None,
     concurrency: ConcurrencyOpt = 1,
@@ -84,9 +100,13 @@ def tournament(
 
     Checkers games start from the ACF 3-move deck (acf-3move), other games from
     seeded random openings; --openings names a deck or a file instead. Each
-    opening is played twice with colours swapped. With --journal, an interrupted
-    run continues where it stopped. With --sprt and two bots, pairs are played
-    until the test says whether the first bot is stronger (see `arena match`).
+    opening is played twice with colours swapped. With --format swiss, each round
+    pairs bots of like scores who have not met, every board one opening played
+    twice with colours swapped, and an odd bot out gets a bye worth a won board
+    (2 points); the Swiss table ranks by score, then Buchholz, then
+    Sonneborn-Berger. With --journal, an interrupted run continues where it
+    stopped. With --sprt and two bots, pairs are played until the test says
+    whether the first bot is stronger (see `arena match`).
     """
     from competition.journal import JournalError
     from competition.openings import OpeningError
@@ -97,6 +117,11 @@ def tournament(
     specs = [*bots, *(extra_bots or [])]
     if sprt is not None:
         specs, sprt_words = split_settings(specs)
+        if fmt == "swiss" or rounds is not None:
+            fail(
+                "--sprt plays a match of two bots, not a Swiss tournament: leave out "
+                "--format swiss and --rounds"
+            )
         if games is not None:
             fail("with --sprt the games are capped by --max-games, not --games")
         sprt_command(
@@ -118,9 +143,20 @@ def tournament(
             )
         )
         return
-    games = 2 if games is None else games
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+    if fmt == "swiss":
+        from cli.tournament_swiss import default_rounds
+
+        if games not in (None, 2):
+            fail(
+                f"a Swiss board is one colour-swapped pair of games, not --games {games}: "
+                "leave --games out, and play more --rounds for more games"
+            )
+        rounds = default_rounds(len(specs)) if rounds is None else rounds
+    elif rounds is not None:
+        fail(f"--rounds is for --format swiss (a {fmt} plays all its pairings, --games games each)")
+    games = 2 if games is None else games
     if concurrency < 1:
         fail(f"--concurrency must be at least 1, not {concurrency}")
     try:
@@ -136,27 +172,45 @@ def tournament(
         seed=seed,
         ply_cap=ply_cap,
         move_time=move_time,
+        rounds=rounds,
     )
+    played: SwissPlayed | None = None
     try:
         spec.validate()
-        chosen = openings(rules, openings_choice, games // 2, seed)
-        records = _play(spec, chosen, concurrency, journal)
+        if rounds is None:
+            chosen = openings(rules, openings_choice, games // 2, seed)
+            records = _play(spec, chosen, concurrency, journal)
+        else:
+            chosen = openings(rules, openings_choice, rounds, seed)  # one a round
+            played = _play_swiss(spec, chosen, concurrency, journal)
+            records = list(played.records)
     except (TournamentError, OpeningError, JournalError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot read {exc.filename or 'a file'}: {exc.strerror or exc}")
     result = summarize(spec, records)
     console.print(text_summary(result), markup=False, soft_wrap=True)
+    if played is not None:
+        from cli.tournament_swiss import table_text
+
+        console.print("\n" + table_text(played.table()), markup=False, soft_wrap=True)
     try:
         if json_out is not None:
-            text = json.dumps(result_json(result), indent=2, allow_nan=False)
+            data = result_json(result)
+            if played is not None:
+                from cli.tournament_swiss import swiss_json
+
+                data["swiss"] = swiss_json(played)
+            text = json.dumps(data, indent=2, allow_nan=False)
             json_out.write_text(text + "\n", encoding="utf-8")
             console.print(f"wrote {json_out}", markup=False)
         if html_out is not None:
-            html_out.write_text(html_report(result), encoding="utf-8")
+            table = () if played is None else played.table()
+            html_out.write_text(html_report(result, table), encoding="utf-8")
             console.print(f"wrote {html_out}", markup=False)
         if records_dir is not None:
-            paths = write_records(records_dir, spec, records, chosen)
+            numbers = None if played is None else played.round_numbers()
+            paths = write_records(records_dir, spec, records, chosen, rounds=numbers)
             console.print(f"wrote {plural(len(paths), 'file')} in {records_dir}", markup=False)
     except (OSError, ValueError) as exc:
         fail(f"cannot write the results: {exc}")
@@ -187,6 +241,68 @@ def _play(
             bar.update(task, completed=done, total=total, description=leaders(points))
 
         return run_tournament(spec, openings, concurrency, journal, progress=advance)
+
+
+def _play_swiss(
+    spec: TournamentSpec, openings: list[Opening], concurrency: int, journal: Path | None
+) -> SwissPlayed:
+    """Play a Swiss tournament round by round, each round's boards printed as it ends."""
+    from cli.tournament_swiss import BYE_POINTS, round_text, run_swiss
+    from competition.swiss_schedule import games_per_round
+
+    assert spec.rounds is not None
+    rounds = spec.rounds
+    columns = (
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+    )
+    scores = dict.fromkeys(spec.bots, 0.0)  # byes included, journal games too
+    done = 0
+    current = 0
+    with Progress(
+        *columns, console=console, transient=True, disable=not console.is_terminal
+    ) as bar:
+        task = bar.add_task("", total=rounds * games_per_round(len(spec.bots)))
+
+        def show() -> None:
+            description = f"round {current}/{rounds}  {leaders(scores)}"
+            bar.update(task, completed=done, description=description)
+
+        def round_start(tasks: Sequence[GameTask], stored: dict[int, GameRecord]) -> None:
+            nonlocal current
+            current += 1
+            seated = {t.first for t in tasks} | {t.second for t in tasks}
+            for bot in spec.bots:
+                if bot not in seated:
+                    scores[bot] += BYE_POINTS
+            for record in stored.values():
+                count(record)
+            show()
+
+        def count(record: GameRecord) -> None:
+            nonlocal done
+            done += 1
+            scores[record.first] += record.result
+            scores[record.second] += 1.0 - record.result
+
+        def game_over(record: GameRecord) -> None:
+            count(record)
+            show()
+
+        return run_swiss(
+            spec,
+            openings,
+            concurrency,
+            journal,
+            round_start=round_start,
+            game_over=game_over,
+            round_over=lambda result: console.print(
+                round_text(result, rounds), markup=False, soft_wrap=True
+            ),
+        )
 
 
 def leaders(points: dict[str, float], shown: int = 3) -> str:

@@ -47,6 +47,7 @@ __all__ = [
     "TournamentSpec",
     "pairings",
     "play_game",
+    "play_tasks",
     "player_name",
     "run_tournament",
     "schedule",
@@ -91,11 +92,7 @@ def run_tournament(
             if progress is not None:
                 progress(record, len(done), len(tasks))
 
-        if concurrency == 1:
-            for task in pending:
-                finish(play_game(task, spec.ply_cap, spec.move_time, bot_factory))
-        else:
-            _run_in_pool(spec, pending, concurrency, bot_factory, finish)
+        play_tasks(spec, pending, concurrency, finish, bot_factory)
     finally:
         if journal is not None:
             journal.close()
@@ -109,6 +106,26 @@ def _journal_records(journal: Journal, count: int) -> dict[int, GameRecord]:
         if 0 <= record.index < count:
             records[record.index] = record
     return records
+
+
+def play_tasks(
+    spec: TournamentSpec,
+    tasks: Sequence[GameTask],
+    concurrency: int,
+    finish: Callable[[GameRecord], None],
+    bot_factory: BotFactory = make_bot,
+) -> None:
+    """Play `tasks` under `spec`'s ply cap and move time, calling `finish` with each record.
+
+    `concurrency` worker processes play them (1: in this process, in order); records finished
+    together are passed on in index order. If `finish` raises, pending games are cancelled and
+    the exception propagates.
+    """
+    if concurrency == 1:
+        for task in tasks:
+            finish(play_game(task, spec.ply_cap, spec.move_time, bot_factory))
+    else:
+        _run_in_pool(spec, tasks, concurrency, bot_factory, finish)
 
 
 def _run_in_pool(

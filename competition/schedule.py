@@ -20,8 +20,8 @@ from bots.spec import BotSpecError, create_bot, parse_bot_spec
 from competition.openings import Opening, select_openings
 from games import Game, GameError, get_game
 
-Format = Literal["round-robin", "gauntlet"]
-FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
+Format = Literal["round-robin", "gauntlet", "swiss"]
+FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet", "swiss")
 
 PLAYER_PREFIX = "player:"
 """A participant written `player:NAME` is a registered player who plays over the network
@@ -31,6 +31,12 @@ PLAYER_PREFIX = "player:"
 HOSTED_PREFIX = "hosted:"
 """A participant written `hosted:OWNER/NAME[@N]` is a bot a player uploaded to a server, which
 runs it in its sandbox: only tournaments on a server have them, and the server checks them."""
+
+
+def most_swiss_rounds(bots: int) -> int:
+    """Return the most rounds a Swiss tournament of `bots` may play: bots - 1, in which each
+    could meet every other once (a server's Swiss tournament allows as many)."""
+    return bots - 1
 
 
 def player_name(participant: str) -> str | None:
@@ -49,8 +55,10 @@ class TournamentSpec:
     """What a tournament plays.
 
     `options` are the game's options as sorted (key, text) pairs. `format` is "round-robin"
-    (every bot against every other) or "gauntlet" (the first bot against each of the others).
-    `games_per_pairing` is even: each opening is played twice, colours swapped. `ply_cap` counts
+    (every bot against every other), "gauntlet" (the first bot against each of the others) or
+    "swiss" (`rounds` rounds, each paired from the results before it: competition.swiss_schedule;
+    `schedule` has no games for it). `games_per_pairing` is even: each opening is played twice,
+    colours swapped (a Swiss board is one such pair: 2). `ply_cap` counts
     every ply including the opening's; reaching it draws the game. `move_time` is seconds per
     move (passed to the bots as their time budget; exceeding it by MOVE_TIME_SLACK loses on
     time), or None: bots run with their spec's own limits, e.g. alphabeta:depth=3.
@@ -64,6 +72,8 @@ class TournamentSpec:
     seed: int = 0
     ply_cap: int = 200
     move_time: float | None = None
+    rounds: int | None = None
+    """A Swiss tournament's rounds (1 to most_swiss_rounds); None in the other formats."""
 
     def validate(self, *, players: bool = False) -> None:
         """Raise TournamentError naming what is wrong (bots are parsed, the game is built).
@@ -85,6 +95,7 @@ class TournamentSpec:
                 f"games per pairing must be even and at least 2 (colour-swapped pairs), "
                 f"not {self.games_per_pairing}"
             )
+        self._validate_rounds()
         if self.ply_cap < 1:
             raise TournamentError(f"the ply cap must be at least 1, not {self.ply_cap}")
         if self.move_time is not None and not (
@@ -118,6 +129,29 @@ class TournamentSpec:
             except BotSpecError as exc:
                 raise TournamentError(f"bot {spec!r}: {exc}") from None
 
+    def _validate_rounds(self) -> None:
+        if self.format != "swiss":
+            if self.rounds is not None:
+                raise TournamentError(
+                    f"rounds are for a Swiss tournament, not a {self.format} (which plays all "
+                    "its pairings)"
+                )
+            return
+        if self.games_per_pairing != 2:
+            raise TournamentError(
+                "a Swiss board is one colour-swapped pair of games: 2 games per pairing, "
+                f"not {self.games_per_pairing} (play more rounds instead)"
+            )
+        if self.rounds is None or self.rounds < 1:
+            raise TournamentError(f"a Swiss tournament plays at least 1 round, not {self.rounds}")
+        most = most_swiss_rounds(len(self.bots))
+        if self.rounds > most:
+            raise TournamentError(
+                f"a Swiss tournament of {len(self.bots)} bots plays at most {most} "
+                f"round{'' if most == 1 else 's'}, not {self.rounds}: each bot has {most} "
+                f"other{'' if most == 1 else 's'} to meet, and more rounds would pair some twice"
+            )
+
     def build_game(self) -> Game:
         """Return the game with its options."""
         return get_game(self.game, dict(self.options))
@@ -127,6 +161,8 @@ class TournamentSpec:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["options"] = dict(self.options)
+        if self.rounds is None:
+            del data["rounds"]  # as other formats' specs were written before Swiss had rounds
         return data
 
     @classmethod
@@ -141,6 +177,7 @@ class TournamentSpec:
             seed=data["seed"],
             ply_cap=data["ply_cap"],
             move_time=data.get("move_time"),
+            rounds=data.get("rounds"),
         )
 
 
@@ -175,9 +212,16 @@ def schedule(spec: TournamentSpec, openings: Sequence[Opening]) -> list[GameTask
 
     Each pairing plays the same games_per_pairing / 2 openings (select_openings with the spec's
     seed, so every pairing meets the same starts), each twice: first the pairing's first bot as
-    player 0, then colours swapped. Deterministic for a given spec and openings list.
+    player 0, then colours swapped. Deterministic for a given spec and openings list. A Swiss
+    tournament raises TournamentError: its rounds are paired as it goes
+    (competition.swiss_schedule.swiss_round).
     """
     spec.validate(players=True)
+    if spec.format == "swiss":
+        raise TournamentError(
+            "a Swiss tournament has no schedule ahead: each round is paired from the results "
+            "before it (competition.swiss_schedule)"
+        )
     chosen = select_openings(openings, spec.games_per_pairing // 2, spec.seed)
     tasks: list[GameTask] = []
     for pairing, (a, b) in enumerate(pairings(spec)):

@@ -10,6 +10,7 @@ from competition.report.result import ADJUDICATIONS, TournamentResult
 from competition.report.text import elo_text, percent, rate
 from competition.runner import TournamentSpec
 from competition.stats import UNBOUNDED_NOTE, EloFit, format_elo, has_unbounded_interval
+from competition.swiss_standings import SwissStanding
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
@@ -22,10 +23,11 @@ svg text { font-family: monospace; font-size: 12px; }
 """
 
 
-def html_report(result: TournamentResult) -> str:
+def html_report(result: TournamentResult, swiss: Sequence[SwissStanding] = ()) -> str:
     """Return a self-contained HTML page: spec, ratings, crosstable, LOS, search, Elo plot.
 
-    No scripts and no external assets; every bot spec and reason is HTML-escaped.
+    `swiss`: a Swiss tournament's table, shown first. No scripts and no external assets; every
+    bot spec and reason is HTML-escaped.
     """
     spec = result.spec
     title = f"Arena tournament: {spec.game} {spec.format}, {len(result.records)} games"
@@ -36,8 +38,10 @@ def html_report(result: TournamentResult) -> str:
         f"<style>{_CSS}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
         _spec_table(spec),
-        _standings_table(result),
     ]
+    if swiss:
+        parts.append(_swiss_table(swiss))
+    parts.append(_standings_table(result))
     if result.fit is None:
         parts.append(f'<p class="note">No Elo ratings: {_e(result.elo_error or "")}</p>')
     else:
@@ -69,6 +73,7 @@ def _spec_table(spec: TournamentSpec) -> str:
         ("format", spec.format),
         ("bots", ", ".join(spec.bots)),
         ("games per pairing", spec.games_per_pairing),
+        *([] if spec.rounds is None else [("rounds", spec.rounds)]),
         ("seed", spec.seed),
         ("ply cap", spec.ply_cap),
         ("move time", "bots' own limits" if spec.move_time is None else f"{spec.move_time} s"),
@@ -88,6 +93,16 @@ def _standings_table(result: TournamentResult) -> str:
             )
         )
     return f"<table><caption>Points</caption>{''.join(rows)}</table>"
+
+
+def _swiss_table(table: Sequence[SwissStanding]) -> str:
+    rows = [_row(["score", "Buchholz", "Sonneborn-Berger", "boards", "byes"], header=True,
+                 bot="bot")]  # fmt: skip
+    for s in table:
+        cells = [f"{s.score:g}", f"{s.buchholz:g}", f"{s.sonneborn_berger:g}", str(s.boards)]
+        rows.append(_row([*cells, str(s.byes)], bot=s.player))
+    caption = "Swiss table (score with byes; ties broken by Buchholz, then Sonneborn-Berger)"
+    return f"<table><caption>{caption}</caption>{''.join(rows)}</table>"
 
 
 def _ratings_table(fit: EloFit) -> str:

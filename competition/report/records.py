@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from competition.openings import Opening
@@ -18,15 +18,18 @@ def write_records(
     spec: TournamentSpec,
     records: Sequence[GameRecord],
     openings: Iterable[Opening] = (),
+    rounds: Mapping[int, int] | None = None,
 ) -> list[Path]:
     """Write every game as JSON (game-0001.json, ...) and, for checkers, all as games.pdn.
 
     Each JSON file is the record's `to_dict` plus `game`, `options` and `start_position` (the
     opening's position text, or None for the standard start). `openings` are the tournament's
     openings, looked up by name to find a game's start position; a game whose opening is not
-    among them is taken to start from the standard start. PDN games carry Event, Round (the
-    game number), Black (first), White (second) and, from a set position, FEN. Creates
-    `directory` if needed and returns the paths written. ValueError if a move does not replay.
+    among them is taken to start from the standard start. `rounds` gives a Swiss tournament's
+    games their round (from 1) by index: each JSON file gets `round`, and the PDN's Round is it.
+    PDN games carry Event, Round (the game number, or its Swiss round), Black (first), White
+    (second) and, from a set position, FEN. Creates `directory` if needed and returns the paths
+    written. ValueError if a move does not replay.
     """
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
@@ -41,13 +44,15 @@ def write_records(
             "game": spec.game,
             "options": dict(spec.options),
             "start_position": position,
+            **({} if rounds is None else {"round": rounds[record.index]}),
             **record.to_dict(),
         }
         path = folder / f"game-{record.index + 1:0{width}d}.json"
         path.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
         written.append(path)
         if game.name == "checkers":
-            pdn_games.append(_pdn(game, spec, record, position))
+            heading = record.index + 1 if rounds is None else rounds[record.index]
+            pdn_games.append(_pdn(game, spec, record, position, heading))
     if pdn_games:
         path = folder / "games.pdn"
         path.write_text("\n".join(pdn_games), encoding="utf-8")
@@ -55,7 +60,9 @@ def write_records(
     return written
 
 
-def _pdn(game: Game, spec: TournamentSpec, record: GameRecord, position: str | None) -> str:
+def _pdn(
+    game: Game, spec: TournamentSpec, record: GameRecord, position: str | None, heading: int
+) -> str:
     start = game.position_or_initial(position)
     state = start
     for number, text in enumerate(record.moves, start=1):
@@ -83,7 +90,7 @@ def _pdn(game: Game, spec: TournamentSpec, record: GameRecord, position: str | N
     )
     headers = {
         "Event": f"Arena {spec.format} tournament",
-        "Round": str(record.index + 1),
+        "Round": str(heading),
         "Black": record.first,
         "White": record.second,
     }

@@ -299,3 +299,13 @@ def test_colour_swapped_pairs_give_a_pentanomial_elo_with_its_interval() -> None
     paired = json.loads(json.dumps(result_json(result), allow_nan=False))["paired_elo"]
     assert paired[0]["pentanomial"] == [0, 1, 2, 1, 1] and paired[1]["elo"] is None
     assert "Colour-swapped pairs" in html_report(result)
+
+
+def test_write_records_gives_a_swiss_game_its_round(tmp_path: Path) -> None:
+    rounds = {0: 1, 1: 1, 2: 2}
+    paths = write_records(tmp_path, CHECKERS_SPEC, CHECKERS_RECORDS, CHECKERS_OPENINGS, rounds)
+    loaded = [json.loads(p.read_text()) for p in sorted(paths) if p.suffix == ".json"]
+    assert [d["round"] for d in loaded] == [1, 1, 2]
+    assert [GameRecord.from_dict(d) for d in loaded] == CHECKERS_RECORDS
+    games = PDNReader((tmp_path / "games.pdn").read_text()).games
+    assert [game.tags["Round"] for game in games] == ["1", "1", "2"]

@@ -82,8 +82,14 @@ def test_round_robin_of_three_has_three_pairings_and_gauntlet_two() -> None:
         ({"games_per_pairing": 3}, "even"),
         ({"bots": ("random",)}, "at least 2 bots"),
         ({"bots": ("random", "nonsense")}, "unknown bot"),
-        ({"format": "swiss"}, "unknown format"),
+        ({"format": "knockout"}, "unknown format"),
         ({"game": "chess"}, "chess"),
+        ({"rounds": 1}, "rounds are for a Swiss tournament, not a round-robin"),
+        ({"format": "swiss", "rounds": 1}, "2 games per pairing, not 4"),
+        ({"format": "swiss", "games_per_pairing": 2}, "at least 1 round, not None"),
+        ({"format": "swiss", "games_per_pairing": 2, "rounds": 0}, "at least 1 round, not 0"),
+        ({"format": "swiss", "games_per_pairing": 2, "rounds": 2}, "at most 1 round, not 2"),
+        ({"format": "swiss", "games_per_pairing": 2, "rounds": 1}, "no schedule ahead"),
     ],
 )
 def test_bad_specs_are_refused_with_a_reason(changes: dict[str, Any], message: str) -> None:
@@ -340,6 +346,11 @@ def test_records_round_trip_through_json() -> None:
     assert GameRecord.from_dict(json.loads(json.dumps(record.to_dict()))) == record
     spec = ttt_spec(move_time=0.5, options=())
     assert TournamentSpec.from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
+    # Only a Swiss spec writes its rounds: the journals of other formats read as before.
+    assert "rounds" not in spec.to_dict()
+    swiss = ttt_spec(format="swiss", games_per_pairing=2, rounds=1)
+    assert swiss.to_dict()["rounds"] == 1
+    assert TournamentSpec.from_dict(json.loads(json.dumps(swiss.to_dict()))) == swiss
 
 
 # -- the command ---------------------------------------------------------------------------------
@@ -384,7 +395,7 @@ def test_cli_tournament_writes_json(cli: CliRunner, tmp_path: Path) -> None:
         (["--bots", "random", "nonsense"], "unknown bot"),
         (["--bots", "random", STRONG, "--games", "3"], "even"),
         (["--game", "chess", "--bots", "random", STRONG], "unknown game"),
-        (["--bots", "random", STRONG, "--format", "swiss"], "unknown format"),
+        (["--bots", "random", STRONG, "--format", "knockout"], "unknown format"),
     ],
 )
 def test_cli_errors_exit_2_without_traceback(cli: CliRunner, args: list[str], message: str) -> None:
