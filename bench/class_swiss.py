@@ -1,7 +1,8 @@
 """A class's Swiss tournament: 300 sandboxed agents, 7 rounds (1,050 games), on one server.
 
     python bench/class_swiss.py [--agents 300] [--rounds 7] [--concurrency 8] [--ply-cap 200]
-                                [--peer | --no-peer] [--workers N ...] [--database URL] [--json]
+                                [--peer | --no-peer] [--on-server | --no-on-server]
+                                [--workers N ...] [--worker-concurrency J] [--database URL] [--json]
 
 Measured in one run, each on its own `arena serve` (one uvicorn worker, a fresh SQLite file):
 
@@ -17,8 +18,8 @@ Measured in one run, each on its own `arena serve` (one uvicorn worker, a fresh 
 3. With `--workers N` (repeatable, e.g. `--workers 1 --workers 2`): the hosted tournament again
    on a cluster's processes, each N on a fresh PostgreSQL database (`--database`, default
    ARENA_TEST_DATABASE_URL): one `arena serve` with ARENA_ROLE=server and N `arena worker`s of
-   `--concurrency / N` jobs each, which run the agents in their own sandboxes, a Swiss round at
-   a time (docs/SCALING.md). Timed the same way.
+   `--worker-concurrency` jobs each (default `--concurrency / N`), which run the agents in
+   their own sandboxes, a Swiss round at a time (docs/SCALING.md). Timed the same way.
 
 Printed: games, the time, games per second, the server's CPU and its children's (the
 sandboxes), and the ratio of the hosted tournament's time to the peer's. Both must play every
@@ -229,7 +230,7 @@ async def run(
                     "--database",
                     str(database),
                     "--concurrency",
-                    str(max(1, args.concurrency // workers)),
+                    str(args.worker_concurrency or max(1, args.concurrency // workers)),
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -272,7 +273,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--ply-cap", type=int, default=200)
     parser.add_argument("--peer", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--on-server", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--workers", type=int, action="append", default=[])
+    parser.add_argument("--worker-concurrency", type=int, default=0)
     parser.add_argument("--database", default=os.environ.get("ARENA_TEST_DATABASE_URL", ""))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -283,11 +286,11 @@ def main() -> None:
         print(f"load before: {handle.read().split()[:3]}", flush=True)
     with tempfile.TemporaryDirectory(prefix="arena-class-swiss-") as folder:
         tmp = Path(folder)
-        hosted = asyncio.run(run(args, tmp, hosted=True))
+        hosted = asyncio.run(run(args, tmp, hosted=True)) if args.on_server else None
         peer = asyncio.run(run(args, tmp, hosted=False)) if args.peer else None
         clustered = {n: asyncio.run(run(args, tmp, hosted=True, workers=n)) for n in args.workers}
     figures = {"args": vars(args), "hosted": hosted, "peer": peer, "workers": clustered}
-    rows = [("hosted agents", hosted), ("house bots (peer)", peer)]
+    rows = [("hosted on the server", hosted), ("house bots (peer)", peer)]
     rows += [(f"hosted, {n} worker{'s' if n > 1 else ''}", r) for n, r in clustered.items()]
     for label, result in rows:
         if result is None:
@@ -298,15 +301,22 @@ def main() -> None:
             f"{result['seconds']:.1f} s = {result['games_per_s']:.2f} games/s; CPU: server "
             f"{result['server_cpu_s']:.1f} s, sandboxes {result['children_cpu_s']:.1f} s"
         )
-    if peer is not None and peer["seconds"]:
+    if hosted is not None and peer is not None and peer["seconds"]:
         print(f"hosted / peer time: {hosted['seconds'] / peer['seconds']:.2f}x")
     with open("/proc/loadavg") as handle:
         print(f"load after: {handle.read().split()[:3]}")
     if args.json:
         print(json.dumps(figures, indent=1))
     for n, result in clustered.items():
-        print(f"hosted on {n} worker(s) / hosted on the server: "
-              f"{result['seconds'] / hosted['seconds']:.2f}x")  # fmt: skip
+        if hosted is not None:
+            print(f"hosted on {n} worker(s) / hosted on the server: "
+                  f"{result['seconds'] / hosted['seconds']:.2f}x")  # fmt: skip
+    if len(clustered) > 1:
+        fewest = min(clustered)
+        for n, result in clustered.items():
+            if n != fewest:
+                ratio = result["games_per_s"] / clustered[fewest]["games_per_s"]
+                print(f"{n} workers / {fewest}: {ratio:.2f}x the games per second")
     ok = all(
         r is None or (r["games_done"] == r["games_total"] == r["distinct_matches"])
         for r in (hosted, peer, *clustered.values())
