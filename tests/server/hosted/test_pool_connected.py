@@ -19,7 +19,8 @@ import pytest
 
 from server.settings import Settings
 from tests.server.conftest import RunningServer, start_server
-from tests.server.hosted.test_hosted_bots import RANDOM_ENGINE, TIMEOUT, Client
+from tests.server.hosted.test_hosted_bots import TIMEOUT, Client
+from tests.server.hosted.test_pools import _hosted
 from tests.waiting import wait_for
 from tests.wsclient import connect
 
@@ -50,12 +51,6 @@ def client(server_settings: Settings, tmp_path: Path) -> Iterator[Client]:
     finally:
         client.http.close()
         running.stop()
-
-
-def _hosted(client: Client, who: str, name: str) -> None:
-    assert client.create(who, name).status_code == 201
-    version = client.upload(who, name, "engine", {"bot.py": RANDOM_ENGINE})
-    assert version.json()["status"] == "ready", version.text
 
 
 def _wait(client: Client, pool: str, ready: Any) -> dict[str, Any]:

@@ -162,21 +162,27 @@ async def _check_games(matches: MatchService, tasks: list[GameTask], games: list
 # -- a role-server process and a worker process --------------------------------------------------
 
 
-def test_a_servers_hosted_tournament_is_played_by_a_worker_process(tmp_path: Path) -> None:
-    """`arena serve` with ARENA_ROLE=server defers a tournament of hosted bots to an `arena
-    worker`, which runs their programs from the servers' hosted files."""
+def _cluster(tmp_path: Path) -> tuple[str, dict[str, str]]:
+    """A fresh PostgreSQL database (skip without one), and the environment of its servers and
+    workers: role server, and one hosted volume they share."""
     url = os.environ.get("ARENA_TEST_DATABASE_URL") or ""
     if not url.startswith("postgresql"):
         pytest.skip("ARENA_TEST_DATABASE_URL (PostgreSQL) is not set")
     asyncio.run(_reset_database(url))
-    env = {
+    return url, {
         "ARENA_ROLE": "server",
         "ARENA_GRADER_DIR": str(tmp_path / "grader"),
-        "ARENA_HOSTED_DIR": str(tmp_path / "hosted"),  # the volume servers and workers share
+        "ARENA_HOSTED_DIR": str(tmp_path / "hosted"),
         "ARENA_HOSTED_ALLOW_UNSANDBOXED": "true",
         "ARENA_TOURNAMENT_FOLLOW_S": "0.5",
         **WORKER_ENV,
     }
+
+
+def test_a_servers_hosted_tournament_is_played_by_a_worker_process(tmp_path: Path) -> None:
+    """`arena serve` with ARENA_ROLE=server defers a tournament of hosted bots to an `arena
+    worker`, which runs their programs from the servers' hosted files."""
+    url, env = _cluster(tmp_path)
     log = tmp_path / "worker.log"
     with (
         arena_serve(url, **env) as (_server, base),
@@ -302,18 +308,7 @@ async def _swiss_on_a_worker(settings: Settings) -> None:
 def test_a_swiss_of_hosted_bots_on_two_workers_survives_a_killed_worker(tmp_path: Path) -> None:
     """A role-server process, two workers, a Swiss of hosted and house bots; a worker is
     SIGKILLed mid-tournament: every game is played once, each round paired from the last."""
-    url = os.environ.get("ARENA_TEST_DATABASE_URL") or ""
-    if not url.startswith("postgresql"):
-        pytest.skip("ARENA_TEST_DATABASE_URL (PostgreSQL) is not set")
-    asyncio.run(_reset_database(url))
-    env = {
-        "ARENA_ROLE": "server",
-        "ARENA_GRADER_DIR": str(tmp_path / "grader"),
-        "ARENA_HOSTED_DIR": str(tmp_path / "hosted"),
-        "ARENA_HOSTED_ALLOW_UNSANDBOXED": "true",
-        "ARENA_TOURNAMENT_FOLLOW_S": "0.5",
-        **WORKER_ENV,
-    }
+    url, env = _cluster(tmp_path)
     with (
         arena_serve(url, **env) as (_server, base),
         arena_worker(url, tmp_path / "doomed.log", **env) as doomed,
