@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from competition.runner import GameRecord, TournamentSpec
 from competition.schedule import most_swiss_rounds
 from competition.swiss import BoardResult, Entrant, PlayedRound, SwissRules, pair_round
 from competition.swiss_standings import swiss_standings
+from tests.waiting import wait_for
 
 # Fast, deterministic and unlike: seeded random movers, one-ply and shallow searches.
 SEVEN = [
@@ -274,12 +274,13 @@ def test_a_swiss_killed_in_its_second_round_resumes_from_its_journal(tmp_path: P
         command(journal, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        # A liveness bound only: it keeps a broken runner from hanging the run.
-        deadline = time.monotonic() + 300
-        while len(games(journal)) < 5:  # round one's four games and one of round two's
+
+        def played() -> int:
             assert process.poll() is None, "the tournament ended before it could be killed"
-            assert time.monotonic() < deadline, "no game finished within 300 s"
-            time.sleep(0.05)
+            return len(games(journal))
+
+        # Round one's four games and one of round two's (tests.waiting: a liveness bound).
+        wait_for("five games in the journal", played, lambda count: count >= 5, every_s=0.05)
         os.kill(process.pid, signal.SIGKILL)
         process.wait(10)
     finally:
